@@ -1,0 +1,67 @@
+# Finds what zeroflow builds with. Nothing is downloaded here: scripts/setup installs it all.
+find_package(Threads REQUIRED)
+
+# Header-only libraries (Debian: libfast-float-dev, libcli11-dev, nlohmann-json3-dev).
+set(ZEROFLOW_DEP_INCLUDE_DIRS "")
+foreach(header fast_float/fast_float.h CLI/CLI.hpp nlohmann/json.hpp)
+  string(MAKE_C_IDENTIFIER "${header}" var)
+  find_path(ZEROFLOW_${var}_DIR ${header} HINTS ${ZEROFLOW_EXTRA_INCLUDE_DIRS})
+  if(NOT ZEROFLOW_${var}_DIR)
+    message(FATAL_ERROR "zeroflow: header ${header} not found; run scripts/setup "
+                        "(or pass -DZEROFLOW_EXTRA_INCLUDE_DIRS=<folder holding it>)")
+  endif()
+  list(APPEND ZEROFLOW_DEP_INCLUDE_DIRS ${ZEROFLOW_${var}_DIR})
+endforeach()
+list(REMOVE_DUPLICATES ZEROFLOW_DEP_INCLUDE_DIRS)
+
+# CUDA: ON requires nvcc, AUTO takes it when present.
+set(ZEROFLOW_HAS_CUDA OFF)
+if(NOT ZEROFLOW_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90)  # H100/H200; override for other GPUs
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(ZEROFLOW_HAS_CUDA ON)
+  elseif(ZEROFLOW_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "zeroflow: ZEROFLOW_CUDA=ON but no CUDA compiler was found")
+  endif()
+endif()
+
+# LibTorch from the torch wheel of the Python that scripts/setup prepared (or Torch_DIR).
+set(ZEROFLOW_HAS_TORCH OFF)
+if(ZEROFLOW_TORCH)
+  if(NOT Torch_DIR)
+    find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python
+                 HINTS ${CMAKE_CURRENT_SOURCE_DIR}/.venv/bin NO_DEFAULT_PATH)
+    if(NOT ZEROFLOW_PYTHON_FOR_TORCH)
+      find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python)
+    endif()
+    execute_process(COMMAND ${ZEROFLOW_PYTHON_FOR_TORCH} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
+                    OUTPUT_VARIABLE torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE torch_rc)
+    if(torch_rc EQUAL 0)
+      list(APPEND CMAKE_PREFIX_PATH ${torch_prefix})
+    endif()
+  endif()
+  # The torch wheel's config looks for the CUDA toolkit it was built against; it is only used
+  # when zeroflow's own CUDA paths are on.
+  find_package(Torch REQUIRED)
+  set(ZEROFLOW_HAS_TORCH ON)
+endif()
+
+# Warnings on for our own code.
+function(zeroflow_warnings target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+endfunction()
+
+if(ZEROFLOW_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,47 @@
+#pragma once
+/// @file resource.hpp
+/// The stream-ordered memory resource interface every zeroflow allocation goes through,
+/// the same shape as the seeds' external-allocator hooks: allocate(bytes, stream) /
+/// deallocate(p, bytes, stream).
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "zeroflow/core/device.hpp"
+#include "zeroflow/core/stream.hpp"
+
+namespace zeroflow::memory {
+
+class resource {
+ public:
+  virtual ~resource() = default;
+
+  /// Returns `bytes` of memory usable in stream order on `stream` (256-byte aligned).
+  /// 0 bytes returns nullptr. Throws zeroflow::out_of_memory when it cannot.
+  void* allocate(std::size_t bytes, stream_view stream) { return bytes == 0 ? nullptr : do_allocate(bytes, stream); }
+  /// Gives back memory from allocate() with the same size; the memory may be reused by work
+  /// queued on `stream` after this call. Throws zeroflow::invalid_argument when an adaptor
+  /// can tell the pointer is not live (a double release).
+  void deallocate(void* p, std::size_t bytes, stream_view stream) {
+    if (p != nullptr) do_deallocate(p, bytes, stream);
+  }
+  /// The kind of memory handed out (cpu, cuda_host, cuda:N).
+  [[nodiscard]] virtual device where() const = 0;
+  /// A short name for logs: "host", "pinned", "cuda_pool", "statistics(host)"...
+  [[nodiscard]] virtual std::string name() const = 0;
+
+ private:
+  virtual void* do_allocate(std::size_t bytes, stream_view stream) = 0;
+  virtual void do_deallocate(void* p, std::size_t bytes, stream_view stream) = 0;
+};
+
+using resource_ptr = std::shared_ptr<resource>;
+
+/// The resource zeroflow allocates from on `where` (per device, process-wide). The defaults
+/// are a host resource for cpu, a pinned resource for cuda_host and a CUDA pool for cuda:N.
+[[nodiscard]] resource_ptr current_resource(device where);
+/// Replaces the current resource for `r->where()`; returns the previous one. Arrays already
+/// allocated keep the resource that made them alive.
+resource_ptr set_current_resource(resource_ptr r);
+
+}  // namespace zeroflow::memory

@@ -1,0 +1,50 @@
+#include "zeroflow/core/cuda.hpp"
+
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace zeroflow {
+
+int cuda_device_count() {
+#if ZEROFLOW_HAS_CUDA
+  // Asked once: the answer does not change during a process, and the call costs a driver init.
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();  // clear the sticky "no driver" error
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+#else
+  return 0;
+#endif
+}
+
+bool cuda_available() { return cuda_device_count() > 0; }
+
+void require_cuda(const char* what) {
+  if (cuda_available()) return;
+#if ZEROFLOW_HAS_CUDA
+  ZF_THROW(cuda_error, what, " needs a CUDA GPU, and none is visible");
+#else
+  ZF_THROW(cuda_error, what, " needs CUDA, and this build of zeroflow has none (configure with ZEROFLOW_CUDA=ON)");
+#endif
+}
+
+void synchronize(stream_view stream) {
+#if ZEROFLOW_HAS_CUDA
+  if (!cuda_available()) return;
+  if (auto rc = cudaStreamSynchronize(stream.value()); rc != cudaSuccess)
+    ZF_THROW(cuda_error, "cudaStreamSynchronize: ", cudaGetErrorString(rc));
+#else
+  (void)stream;
+#endif
+}
+
+}  // namespace zeroflow
