@@ -47,4 +47,44 @@ void synchronize(stream_view stream) {
 #endif
 }
 
+std::vector<gpu_info> cuda_devices() {
+  std::vector<gpu_info> out;
+#if ZEROFLOW_HAS_CUDA
+  for (int id = 0; id < cuda_device_count(); ++id) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, id) != cudaSuccess) continue;
+    gpu_info info{id, prop.name, prop.major, prop.minor, prop.totalGlobalMem, 0};
+    int previous = 0;
+    cudaGetDevice(&previous);
+    if (cudaSetDevice(id) == cudaSuccess) {
+      std::size_t free = 0, total = 0;
+      if (cudaMemGetInfo(&free, &total) == cudaSuccess) info.free_bytes = free;
+      cudaSetDevice(previous);
+    }
+    out.push_back(info);
+  }
+#endif
+  return out;
+}
+
+namespace {
+[[maybe_unused]] std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+}  // namespace
+
+std::string cuda_runtime_version() {
+#if ZEROFLOW_HAS_CUDA
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) return version_text(v);
+#endif
+  return "none";
+}
+
+std::string cuda_driver_version() {
+#if ZEROFLOW_HAS_CUDA
+  int v = 0;
+  if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0) return version_text(v);
+#endif
+  return "none";
+}
+
 }  // namespace zeroflow

@@ -2,6 +2,10 @@
 /// @file cuda.hpp
 /// Whether CUDA can run here. CUDA code is compiled when the toolkit is present and skipped
 /// cleanly at run time when no GPU is.
+#include <cstddef>
+#include <string>
+#include <vector>
+
 #include "zeroflow/core/stream.hpp"
 
 namespace zeroflow {
@@ -14,5 +18,18 @@ namespace zeroflow {
 void require_cuda(const char* what);
 /// Blocks until all work queued on `stream` is done (no-op without CUDA).
 void synchronize(stream_view stream);
+
+/// What `zeroflow info` shows of one GPU.
+struct gpu_info {
+  int id = 0;
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  std::size_t total_bytes = 0, free_bytes = 0;
+};
+/// Every visible GPU (empty without CUDA).
+[[nodiscard]] std::vector<gpu_info> cuda_devices();
+/// CUDA runtime and driver versions as "13.0" strings ("none" without CUDA).
+[[nodiscard]] std::string cuda_runtime_version();
+[[nodiscard]] std::string cuda_driver_version();
 
 }  // namespace zeroflow

@@ -1,0 +1,19 @@
+#pragma once
+// The subcommands of the zeroflow tool; each registers its options on a CLI11 app and
+// returns the callback that runs it.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace zeroflow::cli {
+
+// Each registers its subcommand and the callback that runs it (CLI11 calls it from parse()).
+void add_run(CLI::App& app);       // run INPUT --out DIR
+void add_score(CLI::App& app);     // score INPUT --model M --out DIR
+void add_generate(CLI::App& app);  // generate --hours H --out FILE.csv
+void add_demo(CLI::App& app);      // generate the default recording and run it
+void add_info(CLI::App& app);      // versions, devices, memory
+
+/// One progress line on stderr, prefixed with the elapsed time.
+void progress(const std::string& line);
+
+}  // namespace zeroflow::cli

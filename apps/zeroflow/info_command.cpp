@@ -1,0 +1,34 @@
+#include <cstdio>
+#include <thread>
+
+#include "commands.hpp"
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
+#if ZEROFLOW_HAS_TORCH
+#include <torch/version.h>
+#endif
+
+namespace zeroflow::cli {
+
+void add_info(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "Versions, devices and memory");
+  cmd->callback([] {
+    std::printf("zeroflow      %s\n", ZEROFLOW_VERSION);
+#if ZEROFLOW_HAS_TORCH
+    std::printf("LibTorch      %s\n", TORCH_VERSION);
+#else
+    std::printf("LibTorch      not built in\n");
+#endif
+    std::printf("CUDA build    %s\n", ZEROFLOW_HAS_CUDA ? "yes" : "no");
+    std::printf("CUDA runtime  %s, driver %s\n", cuda_runtime_version().c_str(), cuda_driver_version().c_str());
+    std::printf("CPU threads   %u\n", std::thread::hardware_concurrency());
+    const auto gpus = cuda_devices();
+    if (gpus.empty()) std::printf("GPUs          none (the pipeline runs on the CPU)\n");
+    for (const auto& g : gpus)
+      std::printf("GPU %d         %s, compute %d.%d, %.1f GiB (%.1f GiB free)\n", g.id, g.name.c_str(), g.compute_major,
+                  g.compute_minor, static_cast<double>(g.total_bytes) / (1 << 30),
+                  static_cast<double>(g.free_bytes) / (1 << 30));
+  });
+}
+
+}  // namespace zeroflow::cli

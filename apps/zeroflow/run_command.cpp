@@ -1,0 +1,83 @@
+#include <filesystem>
+#include <memory>
+
+#include "commands.hpp"
+#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/report/outputs.hpp"
+#include "zeroflow/synth/ecg.hpp"
+
+namespace zeroflow::cli {
+
+namespace {
+
+struct run_flags {
+  pipeline::run_options options;
+  std::string device = "auto";
+  std::string out = "out";
+  std::string labels;
+  std::string model;
+};
+
+void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
+  cmd.add_option("INPUT", f.options.input, "CSV recording (one value per line, or several columns)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--out,-o", f.out, "output folder: beats.csv, summary.json, report.html, model.pt")
+      ->capture_default_str();
+  cmd.add_option("--column,-c", f.options.column, "column name or 0-based index (default: the first column)");
+  cmd.add_option("--sample-rate,-r", f.options.segmentation.sample_rate, "samples per second of the recording")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--device,-d", f.device, "auto (GPU when present), cpu or cuda")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd.add_option("--labels", f.labels,
+                 "R-peak labels (sample,label) to evaluate against (default: INPUT's .labels.csv when present)");
+  cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")->capture_default_str();
+  if (training) {
+    cmd.add_option("--epochs", f.options.epochs, "training epochs")->capture_default_str()->check(CLI::Range(1, 100000));
+    cmd.add_option("--batch", f.options.batch, "training batch size")->capture_default_str()->check(CLI::Range(1, 1 << 24));
+    cmd.add_option("--seed", f.options.seed, "seed of the shuffle, split and initial weights")->capture_default_str();
+  }
+}
+
+void run_pipeline(run_flags& f, bool training) {
+  auto& o = f.options;
+  o.where = pipeline::parse_device_choice(f.device);
+  o.progress = progress;
+  if (!f.labels.empty()) {
+    o.labels = f.labels;
+  } else if (auto guess = synth::labels_path_for(o.input); std::filesystem::exists(guess)) {
+    o.labels = guess;
+  }
+  if (!training) o.model = f.model;
+  const std::filesystem::path out = f.out;
+  std::filesystem::create_directories(out);
+  const auto result = pipeline::run(o, training ? out / "model.pt" : std::filesystem::path{});
+  progress("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
+  report::write_all(result, o, out);
+  progress("done: " + std::to_string(result.length.size()) + " beats, " + std::to_string(result.beats_kept()) +
+           " kept" +
+           (result.quality ? ", sensitivity " + std::to_string(100 * result.quality->sensitivity) +
+                                 " %, AUROC " + std::to_string(result.quality->auroc)
+                           : std::string{}));
+}
+
+}  // namespace
+
+void add_run(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "Run the whole pipeline on a recording: segment, train, score, report");
+  auto flags = std::make_shared<run_flags>();
+  add_pipeline_flags(*cmd, *flags, true);
+  cmd->callback([flags] { run_pipeline(*flags, true); });
+}
+
+void add_score(CLI::App& app) {
+  auto* cmd = app.add_subcommand("score", "Score a recording's beats with a model trained by `zeroflow run`");
+  auto flags = std::make_shared<run_flags>();
+  add_pipeline_flags(*cmd, *flags, false);
+  cmd->add_option("--model,-m", flags->model, "model.pt written by `zeroflow run`")->required()->check(CLI::ExistingFile);
+  cmd->callback([flags] { run_pipeline(*flags, false); });
+}
+
+}  // namespace zeroflow::cli

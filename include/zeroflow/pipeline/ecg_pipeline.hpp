@@ -1,0 +1,82 @@
+#pragma once
+/// @file ecg_pipeline.hpp
+/// The ECG outlier pipeline of the seeds, end to end: load a CSV column, segment it into
+/// beats, train the VAE, score every kept beat, and (when labels are known) evaluate.
+/// Stages hand arrays to each other on one device; nothing crosses to the host between
+/// loading and the final results except the scalars the control flow needs.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/signal/segment.hpp"
+
+namespace zeroflow::pipeline {
+
+/// Where the pipeline runs; `automatic` takes the GPU when one is present.
+enum class device_choice { automatic, cpu, cuda };
+[[nodiscard]] device_choice parse_device_choice(const std::string& text);
+[[nodiscard]] device resolve(device_choice choice);
+
+struct run_options {
+  std::filesystem::path input;             ///< CSV recording
+  std::string column;                      ///< column name or 0-based index; empty = the first column
+  signal::segment_params segmentation{};   ///< sample rate and the seed's windows, in seconds
+  device_choice where = device_choice::automatic;
+  int epochs = 30;
+  int batch = 1024;
+  std::uint64_t seed = 42;
+  std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
+  std::optional<std::filesystem::path> model;   ///< score with this model instead of training one
+  int threads = 0;                          ///< CSV parser threads (0 = all cores)
+  /// Progress lines for a person (stderr in the CLI): loading, each epoch, each stage.
+  std::function<void(const std::string&)> progress;
+};
+
+struct stage_time {
+  std::string name;
+  double milliseconds;
+};
+
+/// Beat detection and anomaly ranking quality against labels.
+struct evaluation {
+  std::int64_t labelled_beats = 0, true_positives = 0, false_positives = 0, false_negatives = 0;
+  double sensitivity = 0, positive_predictivity = 0;
+  std::int64_t scored_normal = 0, scored_abnormal = 0;
+  double auroc = 0, average_precision = 0;
+};
+
+/// Everything a report needs, on the host (the final hand-off).
+struct run_result {
+  std::string input;
+  device where;
+  std::int64_t samples = 0;
+  double sample_rate = 0;
+  signal::segment_sizes sizes{};
+  signal::normalization norm{};
+  // One entry per beat candidate (a span between two consecutive gate positions).
+  std::vector<std::int64_t> start, peak, length;
+  std::vector<std::uint8_t> kept;
+  std::vector<char> split;             ///< 't' train, 'v' test (validation), '-' not kept / not split
+  std::vector<float> score, mu0, mu1;  ///< NaN where not kept
+  std::vector<std::int64_t> histogram; ///< beat-length histogram (samples)
+  std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures
+  std::vector<double> epoch_loss;
+  double test_loss = 0;
+  bool trained = false;
+  std::vector<float> decoded_grid;     ///< 5×5 latent grid, 25 × row_width
+  std::vector<stage_time> stages;
+  std::int64_t peak_host_bytes = 0, peak_device_bytes = 0;
+  std::optional<evaluation> quality;
+  std::filesystem::path model_file;    ///< where the trained model was saved (if any)
+  std::int64_t beats_kept() const;
+};
+
+/// Runs the whole pipeline; saves the trained model to `model_out` when it is not empty.
+/// Throws zeroflow::error (parse_error, invalid_argument, cuda_error...) with a clear message.
+[[nodiscard]] run_result run(const run_options& options, const std::filesystem::path& model_out = {});
+
+}  // namespace zeroflow::pipeline

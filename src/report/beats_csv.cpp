@@ -1,0 +1,35 @@
+#include <charconv>
+#include <cmath>
+
+#include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/report/outputs.hpp"
+
+namespace zeroflow::report {
+
+namespace {
+void put_float(std::ostream& out, float v) {
+  if (std::isnan(v)) return;  // empty cell: not kept / not scored
+  char text[32];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, v);  // shortest round-trip form
+  out.write(text, end - text);
+}
+const char* split_name(char s) { return s == 't' ? "train" : s == 'v' ? "test" : "-"; }
+}  // namespace
+
+void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path& path) {
+  io::write_atomically(path, [&](std::ostream& out) {
+    out << "beat,start,peak,length,kept,split,score,mu0,mu1\n";
+    for (std::size_t c = 0; c < r.length.size(); ++c) {
+      out << c << ',' << r.start[c] << ',' << r.peak[c] << ',' << r.length[c] << ',' << int{r.kept[c]} << ','
+          << split_name(r.split[c]) << ',';
+      put_float(out, r.score[c]);
+      out << ',';
+      put_float(out, r.mu0[c]);
+      out << ',';
+      put_float(out, r.mu1[c]);
+      out << '\n';
+    }
+  });
+}
+
+}  // namespace zeroflow::report
