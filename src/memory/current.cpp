@@ -2,12 +2,9 @@
 #include <mutex>
 
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/resource.hpp"
 
 namespace zeroflow::memory {
-
-resource_ptr make_default_resource(device where);  // defined beside the CUDA resources
 
 namespace {
 std::mutex registry_mutex;

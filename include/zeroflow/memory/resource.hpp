@@ -44,4 +44,10 @@ using resource_ptr = std::shared_ptr<resource>;
 /// allocated keep the resource that made them alive.
 resource_ptr set_current_resource(resource_ptr r);
 
+/// A new resource of the default kind for `where`: host_resource for cpu, pinned_resource for
+/// cuda_host, cuda_pool_resource for cuda:N (a pool of its own on GPU N).
+/// @throws zeroflow::cuda_error for a CUDA device when this build has no CUDA or no GPU, and
+///         for device types that have no default (cuda_managed).
+[[nodiscard]] resource_ptr make_default_resource(device where);
+
 }  // namespace zeroflow::memory
