@@ -1,0 +1,40 @@
+"""Shared fixtures: the zeroflow executable and small recordings made once per session."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def zeroflow_bin():
+    path = pathlib.Path(os.environ.get("ZEROFLOW_BIN", ROOT / "build" / "default" / "zeroflow"))
+    assert path.exists(), f"{path} not built: run scripts/test (or set ZEROFLOW_BIN)"
+    return path
+
+
+def run_cli(binary, *args, check=True):
+    """Runs the CLI; returns the CompletedProcess (text mode)."""
+    proc = subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True, timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"zeroflow {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def short_recording(zeroflow_bin, tmp_path_factory):
+    """12 minutes of synthetic ECG at 250 Hz with 5 % PVCs, and its labels."""
+    folder = tmp_path_factory.mktemp("rec")
+    csv = folder / "short.csv"
+    run_cli(zeroflow_bin, "generate", "--hours", 0.2, "--anomaly-rate", 0.05, "--seed", 7, "--out", csv)
+    return csv
+
+
+@pytest.fixture(scope="session")
+def short_run(zeroflow_bin, short_recording, tmp_path_factory):
+    """`zeroflow run` on the short recording (CPU, few epochs): its output folder."""
+    out = tmp_path_factory.mktemp("run")
+    proc = run_cli(zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 8)
+    return out, proc
