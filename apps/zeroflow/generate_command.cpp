@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "zeroflow/synth/ecg.hpp"
+#include "zeroflow/synth/ecg_io.hpp"
 
 namespace zeroflow::cli {
 

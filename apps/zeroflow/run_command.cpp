@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/report/outputs.hpp"
-#include "zeroflow/synth/ecg.hpp"
+#include "zeroflow/synth/ecg_io.hpp"
 
 namespace zeroflow::cli {
 
