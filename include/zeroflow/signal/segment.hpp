@@ -1,0 +1,36 @@
+#pragma once
+/// @file segment.hpp
+/// The seed's segmentation end to end: band-pass, NMS gate, beats, R-peaks, normalised rows.
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/core/stream.hpp"
+#include "zeroflow/signal/beats.hpp"
+#include "zeroflow/signal/embed.hpp"
+#include "zeroflow/signal/nms.hpp"
+#include "zeroflow/signal/normalize.hpp"
+#include "zeroflow/signal/params.hpp"
+#include "zeroflow/signal/ricker.hpp"
+
+namespace zeroflow::signal {
+
+/// Every intermediate of segment_beats, all on the signal's device.
+struct segmentation {
+  segment_sizes sizes;
+  array filtered;   ///< bandpass(signal, ricker_width), float32, N
+  array gate;       ///< nms_gate(filtered, nms_window), uint8, N − nms_window + 1
+  array positions;  ///< gate_positions(gate), int64; candidate c starts at positions[c]
+  array lengths;    ///< beat_lengths(positions), int64, one per candidate (positions.size() − 1)
+  array histogram;  ///< length_histogram(lengths, 2·max_length + 1): the last bin counts beats >= 2·max_length
+  /// locate_peaks(...), int64, one per POSITION: peaks[c] is candidate c's R-peak for
+  /// c < lengths.size(), and the last entry the R-peak of the final detection (which starts no
+  /// candidate); all of them count when beat-detection sensitivity is measured.
+  array peaks;
+  normalization norm;  ///< robust_zscore(signal)
+  embedding beats;     ///< embed_beats(signal, positions, lengths, min_length, max_length, row_width, norm)
+};
+
+/// @brief Runs the whole segmentation on the signal's device.
+/// @param signal raw 1-D float32 recording, any stride, at least max(ricker_width, nms_window) samples
+/// @throws zeroflow::invalid_argument on bad input or parameters (see the stages)
+[[nodiscard]] segmentation segment_beats(const array& signal, const segment_params& params, stream_view stream);
+
+}  // namespace zeroflow::signal

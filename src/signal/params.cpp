@@ -1,0 +1,39 @@
+#include "zeroflow/signal/params.hpp"
+
+#include <bit>
+#include <cmath>
+
+#include "zeroflow/core/error.hpp"
+
+namespace zeroflow::signal {
+
+namespace {
+// Seconds → samples, nearest; refuses values no recording could use (and int64 overflow).
+std::int64_t samples(double seconds, double rate, const char* name) {
+  ZF_EXPECTS(std::isfinite(seconds) && seconds > 0, "segment_params.", name, " must be a positive number of seconds, got ",
+             seconds);
+  const double n = std::round(seconds * rate);
+  ZF_EXPECTS(n >= 1 && n <= double{1LL << 40}, "segment_params.", name, " = ", seconds, " s at ", rate, " Hz gives ", n,
+             " samples; it must be between 1 and 2^40");
+  return static_cast<std::int64_t>(n);
+}
+}  // namespace
+
+segment_sizes sizes_for(const segment_params& params) {
+  ZF_EXPECTS(std::isfinite(params.sample_rate) && params.sample_rate > 0,
+             "segment_params.sample_rate must be a positive number of samples per second, got ", params.sample_rate);
+  segment_sizes s;
+  s.ricker_width = samples(params.ricker_seconds, params.sample_rate, "ricker_seconds");
+  s.nms_window = samples(params.nms_window_seconds, params.sample_rate, "nms_window_seconds");
+  s.min_length = samples(params.min_beat_seconds, params.sample_rate, "min_beat_seconds");
+  s.max_length = samples(params.max_beat_seconds, params.sample_rate, "max_beat_seconds");
+  ZF_EXPECTS(s.nms_window >= 2, "the NMS window must span at least 2 samples, got ", s.nms_window, " (",
+             params.nms_window_seconds, " s at ", params.sample_rate, " Hz)");
+  ZF_EXPECTS(s.min_length <= s.max_length, "min_beat_seconds (", s.min_length, " samples) exceeds max_beat_seconds (",
+             s.max_length, " samples)");
+  // The VAE halves the row three times and its decoder doubles it back: a power of two >= 16.
+  s.row_width = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(s.max_length, 16))));
+  return s;
+}
+
+}  // namespace zeroflow::signal
