@@ -2,7 +2,14 @@
 
 #include <cstring>
 
+#include "strided_copy.hpp"
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include "zeroflow/core/detail/cuda_check.hpp"
+#endif
 
 namespace zeroflow {
 
@@ -15,12 +22,13 @@ std::shared_ptr<buffer> allocate_buffer(std::size_t bytes, stream_view stream, m
 }
 
 array empty(shape_t shape, dtype type, stream_view stream, memory::resource_ptr mr) {
+  ZF_EXPECTS(mr != nullptr, "empty needs a resource");
+  ZF_EXPECTS(is_valid(type), "unsupported dtype ", type.name());
   std::int64_t n = 1;
   for (auto e : shape) {
     ZF_EXPECTS(e >= 0, "negative extent ", e);
     n *= e;
   }
-  ZF_EXPECTS(is_valid(type), "unsupported dtype ", type.name());
   auto bytes = static_cast<std::size_t>(n) * type.itemsize();
   return array(allocate_buffer(bytes, stream, std::move(mr)), type, std::move(shape));
 }
@@ -29,20 +37,109 @@ array empty(shape_t shape, dtype type, device where, stream_view stream) {
   return empty(std::move(shape), type, stream, memory::current_resource(where));
 }
 
+namespace {
+
+#if ZEROFLOW_HAS_CUDA
+/// The GPU whose legacy/per-thread default stream `stream` means for work touching `a` and `b`:
+/// the device side of the pair (memory on cuda:N is only reachable from device N's context).
+int working_device(device a, device b) {
+  if (a.type == device_type::cuda) return a.id;
+  if (b.type == device_type::cuda) return b.id;
+  int current = 0;
+  ZF_CUDA_TRY(cudaGetDevice(&current));
+  return current;
+}
+#endif
+
+/// Blocks until work queued on `stream` is done, when `d` is memory the GPU may still be using.
+void wait_if_cuda(device d, stream_view stream) {
+  if (d.is_cuda()) synchronize(stream);
+}
+
+/// Copies `bytes` contiguous bytes, stream-ordered; returns once the bytes are readable when
+/// the destination is host-accessible.
+void copy_bytes(void* dst, device to, const void* src, device from, std::size_t bytes, stream_view stream) {
+  if (bytes == 0) return;
+  if (!to.is_cuda() && !from.is_cuda()) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+#if ZEROFLOW_HAS_CUDA
+  require_cuda("copy_to between CUDA memories");
+  detail::cuda_device_guard guard(working_device(to, from));
+  // cudaMemcpyDefault: unified addressing tells host, pinned, managed and device pointers apart
+  // (pageable ones included), and handles peer copies between GPUs.
+  ZF_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream.value()));
+  if (to.host_accessible()) ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+#else
+  (void)dst, (void)src, (void)stream;
+  ZF_THROW(cuda_error, "copy_to from ", from.name(), " to ", to.name(), " needs a CUDA build of zeroflow");
+#endif
+}
+
+}  // namespace
+
 array zeros(shape_t shape, dtype type, device where, stream_view stream) {
   array out = empty(std::move(shape), type, where, stream);
-  ZF_EXPECTS(where.host_accessible(), "zeros on ", where.name(), " needs the CUDA build (TODO)");
-  std::memset(out.data(), 0, out.nbytes());
+  const std::size_t bytes = out.nbytes();
+  if (bytes == 0) return out;
+  if (!where.is_cuda()) {
+    std::memset(out.data(), 0, bytes);
+    return out;
+  }
+#if ZEROFLOW_HAS_CUDA
+  // Even for pinned memory: the block may come from a stream-ordered pool whose previous owner's
+  // work is still queued, so the fill goes through the stream too.
+  detail::cuda_device_guard guard(working_device(where, where));
+  ZF_CUDA_TRY(cudaMemsetAsync(out.data(), 0, bytes, stream.value()));
+  if (where.host_accessible()) ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+#else
+  ZF_THROW(cuda_error, "zeros on ", where.name(), " needs a CUDA build of zeroflow");
+#endif
   return out;
 }
 
 array copy_to(const array& src, device where, stream_view stream) {
-  ZF_EXPECTS(src.valid(), "copy_to of an empty array");
-  ZF_EXPECTS(src.is_contiguous(), "copy_to needs a contiguous array (TODO strided copies)");
-  ZF_EXPECTS(src.where().host_accessible() && where.host_accessible(), "device copies need the CUDA build (TODO)");
+  ZF_EXPECTS(src.valid(), "copy_to of an empty (default-constructed) array");
   array out = empty(src.shape(), src.type(), where, stream);
-  if (src.nbytes() > 0) std::memcpy(out.data(), src.data(), src.nbytes());
-  return out;
+  const std::size_t bytes = out.nbytes();
+  if (bytes == 0) return out;
+  if (src.is_contiguous()) {
+    copy_bytes(out.data(), where, src.data(), src.where(), bytes, stream);
+    return out;
+  }
+
+  if (src.where().host_accessible()) {
+    // Host gather: pending GPU writes to a pinned/managed source, or pending work on a pooled
+    // pinned destination block, must be done before the CPU touches them.
+    wait_if_cuda(src.where(), stream);
+    if (where.host_accessible()) {
+      wait_if_cuda(where, stream);
+      memory::detail::gather_host(src, out.data());
+      return out;
+    }
+    // To a GPU: gather into pageable host memory, then one upload. cudaMemcpyAsync from
+    // pageable memory returns once the bytes are staged, so `staging` may go right after.
+    array staging = empty(src.shape(), src.type(), cpu_device, stream);
+    memory::detail::gather_host(src, staging.data());
+    copy_bytes(out.data(), where, staging.data(), cpu_device, bytes, stream);
+    return out;
+  }
+
+#if ZEROFLOW_HAS_CUDA
+  // Device source: gather on its GPU (a kernel), then move the packed block if it must go elsewhere.
+  require_cuda("copy_to of a device array");
+  if (where == src.where()) {
+    memory::detail::gather_device(src, out.data(), stream);
+    return out;
+  }
+  array packed = empty(src.shape(), src.type(), src.where(), stream);
+  memory::detail::gather_device(src, packed.data(), stream);
+  copy_bytes(out.data(), where, packed.data(), src.where(), bytes, stream);
+  return out;  // `packed` is freed on `stream`, after the copy that reads it
+#else
+  ZF_THROW(cuda_error, "copy_to from ", src.where().name(), " needs a CUDA build of zeroflow");
+#endif
 }
 
 }  // namespace zeroflow
