@@ -1,0 +1,84 @@
+#pragma once
+/// @file light_vae.hpp
+/// Internal: the LightVAE LibTorch module and the seed's loss. This header pulls in LibTorch;
+/// include it only from src/model/*.cpp and tests/model (the public API is model/vae.hpp).
+///
+/// Submodule and parameter names follow the seed's Python class (sigma.alpha, conv0.weight,
+/// ..., restore.bias), and modules are created in the same order, so that for one seed the
+/// initial weights equal the Python model's.
+#include <cstdint>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+#include <torch/types.h>
+
+namespace zeroflow::model::detail {
+
+/// x·sigmoid(α·x) with one learnable α (init 1). The LightVAE owns one instance and applies it
+/// after every hidden convolution, so α is shared by all of them.
+class swish_impl : public torch::nn::Module {
+ public:
+  swish_impl();
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor alpha;
+};
+TORCH_MODULE_IMPL(swish, swish_impl);
+
+/// Fixed [1, 2, 1] depthwise filter with stride 2 and padding 1 (halves the length). The filter
+/// is a buffer, not a parameter: it moves with the module and is never trained.
+class downsample1d_impl : public torch::nn::Module {
+ public:
+  downsample1d_impl();
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor filter;  ///< shape (1, 1, 3)
+};
+TORCH_MODULE_IMPL(downsample1d, downsample1d_impl);
+
+/// μ and log σ² of a batch, each (N, 2).
+struct encoding {
+  torch::Tensor mu;
+  torch::Tensor logvar;
+};
+
+/// The reconstruction x̂ (N, W) from a sampled z, and the encoding it came from.
+struct reconstruction {
+  torch::Tensor recon;
+  torch::Tensor mu;
+  torch::Tensor logvar;
+};
+
+/// The seed's LightVAE for rows of width W (a power of two ≥ 16).
+class light_vae_impl : public torch::nn::Module {
+ public:
+  explicit light_vae_impl(std::int64_t width);
+
+  /// x: (N, W) or anything of N·W elements.
+  encoding encode(const torch::Tensor& x);
+  /// z: (N, 2) → (N, W).
+  torch::Tensor decode(const torch::Tensor& z);
+  /// encode, z = μ + ε·exp(½ log σ²) with ε ~ N(0, 1) from LibTorch's generator, decode.
+  reconstruction forward(const torch::Tensor& x);
+
+  [[nodiscard]] std::int64_t width() const { return width_; }
+
+ private:
+  std::int64_t width_;
+  downsample1d down{nullptr};
+  swish sigma{nullptr};
+  torch::nn::Conv1d conv0{nullptr}, conv1{nullptr}, conv2{nullptr}, convA{nullptr}, convB{nullptr};
+  torch::nn::Linear restore{nullptr};
+  torch::nn::Conv1d conv3{nullptr}, conv4{nullptr}, conv5{nullptr};
+};
+TORCH_MODULE_IMPL(light_vae, light_vae_impl);
+
+/// The seed's loss_function: Σ_n mean_t (x̂−x)² − 0.1 Σ_n mean_d (1 + log σ² − μ² − σ²), a 0-d
+/// tensor. x is reshaped to x̂'s shape.
+torch::Tensor vae_loss(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
+                       const torch::Tensor& logvar);
+
+/// Learnable scalars of a module.
+std::int64_t count_parameters(const torch::nn::Module& module);
+
+}  // namespace zeroflow::model::detail

@@ -1,0 +1,118 @@
+#pragma once
+/// @file vae.hpp
+/// The seed's LightVAE (DESIGN.md §1, rows "model" and "train"): a small 1-D convolutional
+/// variational autoencoder of fixed-width beat rows, trained with Adam on the seed's loss, and
+/// an anomaly score per row. LibTorch stays behind a pimpl: this header names no torch type,
+/// so only src/model/*.cpp pay for torch's headers.
+///
+/// Rows reach LibTorch through DLPack without a copy (when they already live on the model's
+/// device), and results come back as zeroflow arrays that view LibTorch's memory (DLPack again).
+/// CUDA work runs on LibTorch's current stream, which by default is the legacy default stream,
+/// the same stream zeroflow uses by default: rows produced on another stream must be ready first.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/core/device.hpp"
+
+namespace zeroflow::model {
+
+/// How vae::train runs; the defaults are the seed's (30 epochs, batch 1024, 25 % test, seed 42,
+/// Adam with its default learning rate and betas).
+struct train_options {
+  int epochs = 30;                ///< passes over the training split (0 is allowed: no step)
+  int batch = 1024;               ///< rows per optimisation step; the last batch may be smaller
+  double test_fraction = 0.25;    ///< share of rows held out, in [0, 1); train gets floor((1-f)·N)
+  std::uint64_t seed = 42;        ///< seeds the split, the per-epoch shuffles and the VAE's noise
+  double learning_rate = 1e-3;    ///< Adam's step size
+  /// Called after every epoch with its index (from 0) and its loss (as train_result::epoch_loss).
+  std::function<void(int epoch, double train_loss)> on_epoch;
+};
+
+/// What vae::train reports.
+struct train_result {
+  /// Per epoch, the seed's figure: Σ over the epoch's batches of the batch loss / train rows.
+  std::vector<double> epoch_loss;
+  /// The same over the test split after training (the forward pass samples z, as the seed's
+  /// does); NaN when the test split is empty.
+  double test_loss = 0.0;
+  array train_index;  ///< int64 row indices of the training split, ascending, on the rows' device
+  array test_index;   ///< int64 row indices of the test split, ascending, on the rows' device
+};
+
+/// Per-row output of vae::score, on the rows' device.
+struct scores {
+  /// float32 (N): anomaly score, higher = more anomalous (see vae::score).
+  array score;
+  /// float32 (N×2): latent mean μ of each row.
+  array mu;
+};
+
+/// A LightVAE of one row width on one device, with its training state.
+class vae {
+ public:
+  /// A freshly initialised model.
+  /// @param width row width W: a power of two, at least 16.
+  /// @param where cpu_device or cuda_device(id).
+  /// @param seed seeds LibTorch's global generators before the weights are drawn, so that the
+  ///        initial weights depend only on the seed (they are drawn on the CPU, then moved).
+  /// @throws invalid_argument for a bad width or device; cuda_error when CUDA is asked for and
+  ///         LibTorch has no GPU.
+  [[nodiscard]] static vae create(std::int64_t width, device where = cpu_device, std::uint64_t seed = 42);
+
+  /// Reads a model written by save() onto `where`.
+  /// @throws zeroflow::error when the file is missing or is not a zeroflow LightVAE.
+  [[nodiscard]] static vae load(const std::filesystem::path& path, device where = cpu_device);
+
+  vae(vae&&) noexcept;
+  vae& operator=(vae&&) noexcept;
+  vae(const vae&) = delete;
+  vae& operator=(const vae&) = delete;
+  ~vae();
+
+  /// Trains as the seed does: split the rows (shuffle from options.seed, first
+  /// floor((1-test_fraction)·N) rows of the shuffle train), then per epoch a fresh random
+  /// permutation of the training rows cut into batches, gathered on the model's device
+  /// (index_select, no DataLoader), Adam steps on
+  ///   loss = Σ_batch mean_t (x̂−x)² − 0.1 Σ_batch mean_d (1 + log σ² − μ² − σ²).
+  /// Reseeds LibTorch's global generators from options.seed. Bit-reproducible on the CPU for a
+  /// given seed and thread count. Continues from the current weights (a new optimiser each call).
+  /// @param rows float32 N×W (any strides), on the host or on the model's GPU; rows on another
+  ///        device than the model's are copied there once.
+  /// @throws invalid_argument for a bad shape, dtype or option.
+  train_result train(const array& rows, const train_options& options = {});
+
+  /// The anomaly score of every row: the reconstruction error mean_t (decode(μ(x)) − x)², with
+  /// z = μ (no sampling), so it is deterministic. Rows are processed `batch` at a time without
+  /// autograd.
+  /// @throws invalid_argument for a bad shape, dtype or batch.
+  [[nodiscard]] scores score(const array& rows, std::int64_t batch = 4096) const;
+
+  /// Decodes an n×n grid of latents, g = linspace(−extent, extent, n): row i·n + j is
+  /// decode((g[i], g[j])) (the seed's "meshgrid(indexing='ij')" figure).
+  /// @return float32 (n·n)×W on the model's device.
+  [[nodiscard]] array decode_grid(int n = 5, double extent = 2.0) const;
+
+  /// Writes the width, parameters and buffers (torch::save archive) to a temporary file beside
+  /// `path`, then renames it over `path`, so readers never see half a model.
+  /// @throws zeroflow::error when the file cannot be written.
+  void save(const std::filesystem::path& path) const;
+
+  /// Row width W.
+  [[nodiscard]] std::int64_t width() const;
+  /// Where the weights live.
+  [[nodiscard]] device where() const;
+  /// Number of learnable scalars (850 + 3·W for the seed's topology).
+  [[nodiscard]] std::int64_t parameter_count() const;
+
+  class impl;  ///< LibTorch state (src/model/vae.cpp)
+
+ private:
+  explicit vae(std::unique_ptr<impl> state);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace zeroflow::model

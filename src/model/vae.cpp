@@ -1,0 +1,257 @@
+/// @file vae.cpp
+/// zeroflow::model::vae: training, scoring and persistence of the LightVAE behind a pimpl.
+#include "zeroflow/model/vae.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <system_error>
+
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+#include <torch/optim/adam.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+#include <torch/utils.h>
+
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/model/detail/light_vae.hpp"
+#include "zeroflow/model/detail/tensor_bridge.hpp"
+
+namespace zeroflow::model {
+
+class vae::impl {
+ public:
+  impl(std::int64_t width, device where) : module{width}, place{where}, tdevice{detail::to_torch(where)} {}
+
+  detail::light_vae module;
+  device place;
+  c10::Device tdevice;
+};
+
+namespace {
+
+// Written into every archive so that load() can refuse files that are not ours.
+constexpr std::int64_t archive_format = 1;
+
+// LibTorch sizes its intra-op pool from the machine's cores; inside a container restricted to a
+// few of them that oversubscribes (and small convolutions then crawl), so cap it at the CPUs
+// this process may run on. Done once: the setting is process-wide.
+void configure_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return;
+    const int usable = CPU_COUNT(&set);
+    if (usable > 0 && at::get_num_threads() > usable) at::set_num_threads(usable);
+  });
+}
+
+void check_device(device where) {
+  ZF_EXPECTS(where.type == device_type::cpu || where.type == device_type::cuda,
+             "a model lives on the CPU or a CUDA device, not on ", where.name());
+  if (where.type == device_type::cuda) {
+    if (!torch::cuda::is_available())
+      ZF_THROW(cuda_error, "a model on ", where.name(), " needs LibTorch with a GPU, and none is available");
+    const int gpus = static_cast<int>(torch::cuda::device_count());
+    ZF_EXPECTS(where.id >= 0 && where.id < gpus, "no GPU ", where.id, " (LibTorch sees ", gpus, ")");
+  }
+}
+
+bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// The rows as a tensor on the model's device: a zero-copy view when they already live there.
+torch::Tensor rows_on(const array& rows, std::int64_t width, const c10::Device& target) {
+  ZF_EXPECTS(rows.valid(), "rows: empty array");
+  ZF_EXPECTS(rows.type() == float32, "rows must be float32, got ", rows.type().name());
+  ZF_EXPECTS(rows.ndim() == 2, "rows must be N x W, got ", rows.ndim(), " dimensions");
+  ZF_EXPECTS(rows.shape(1) == width, "rows have width ", rows.shape(1), ", the model ", width);
+  torch::Tensor t = detail::to_tensor(rows);
+  return t.device() == target ? t : t.to(target);
+}
+
+// A result for the caller: back on the rows' device, as an array viewing the tensor's memory.
+array export_to(const torch::Tensor& t, device rows_device) {
+  const c10::Device target = detail::to_torch(rows_device);
+  return detail::to_array(t.device() == target ? t : t.to(target));
+}
+
+}  // namespace
+
+vae::vae(std::unique_ptr<impl> state) : impl_{std::move(state)} {}
+vae::vae(vae&&) noexcept = default;
+vae& vae::operator=(vae&&) noexcept = default;
+vae::~vae() = default;
+
+vae vae::create(std::int64_t width, device where, std::uint64_t seed) {
+  ZF_EXPECTS(width >= 16 && is_power_of_two(width), "the VAE's width must be a power of two >= 16, got ", width);
+  check_device(where);
+  configure_threads();
+  // Weights are drawn on the CPU from the seed, so they are the same whatever the device.
+  torch::manual_seed(seed);
+  auto state = std::make_unique<impl>(width, where);
+  state->module->to(state->tdevice);
+  return vae{std::move(state)};
+}
+
+train_result vae::train(const array& rows, const train_options& options) {
+  ZF_EXPECTS(options.epochs >= 0, "epochs must be >= 0, got ", options.epochs);
+  ZF_EXPECTS(options.batch >= 1, "batch must be >= 1, got ", options.batch);
+  ZF_EXPECTS(options.test_fraction >= 0.0 && options.test_fraction < 1.0, "test_fraction must be in [0, 1), got ",
+             options.test_fraction);
+  ZF_EXPECTS(options.learning_rate > 0.0, "learning_rate must be > 0, got ", options.learning_rate);
+  configure_threads();
+  detail::light_vae& net = impl_->module;
+  const c10::Device dev = impl_->tdevice;
+  const torch::Tensor data = rows_on(rows, width(), dev);
+  const std::int64_t n = data.size(0);
+  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
+  ZF_EXPECTS(n_train >= 1, "too few rows to train on: ", n, " rows, test_fraction ", options.test_fraction);
+  const std::int64_t n_test = n - n_train;
+
+  // The split is drawn on the CPU, so it is the same on every device for a given seed.
+  torch::manual_seed(options.seed);
+  const torch::Tensor shuffle = torch::randperm(n, torch::TensorOptions().dtype(torch::kLong));
+  const torch::Tensor train_index = std::get<0>(shuffle.slice(0, 0, n_train).sort()).to(dev);
+  const torch::Tensor test_index = std::get<0>(shuffle.slice(0, n_train, n).sort()).to(dev);
+
+  torch::optim::Adam optimiser(net->parameters(), torch::optim::AdamOptions(options.learning_rate));
+  train_result result;
+  result.epoch_loss.reserve(static_cast<std::size_t>(options.epochs));
+  net->train();
+  const auto long_on_dev = torch::TensorOptions().dtype(torch::kLong).device(dev);
+  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+    const torch::Tensor order = train_index.index_select(0, torch::randperm(n_train, long_on_dev));
+    // Summed on the device: one host synchronisation per epoch instead of one per step.
+    torch::Tensor total = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
+    for (std::int64_t begin = 0; begin < n_train; begin += options.batch) {
+      const std::int64_t end = std::min(n_train, begin + options.batch);
+      const torch::Tensor x = data.index_select(0, order.slice(0, begin, end));
+      optimiser.zero_grad();
+      const detail::reconstruction out = net->forward(x);
+      const torch::Tensor loss = detail::vae_loss(out.recon, x, out.mu, out.logvar);
+      loss.backward();
+      total += loss.detach();
+      optimiser.step();
+    }
+    const double epoch_loss = total.item<double>() / static_cast<double>(n_train);
+    result.epoch_loss.push_back(epoch_loss);
+    if (options.on_epoch) options.on_epoch(epoch, epoch_loss);
+  }
+
+  net->eval();
+  {
+    torch::NoGradGuard no_grad;
+    torch::Tensor total = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
+    for (std::int64_t begin = 0; begin < n_test; begin += options.batch) {
+      const std::int64_t end = std::min(n_test, begin + options.batch);
+      const torch::Tensor x = data.index_select(0, test_index.slice(0, begin, end));
+      const detail::reconstruction out = net->forward(x);
+      total += detail::vae_loss(out.recon, x, out.mu, out.logvar);
+    }
+    result.test_loss = n_test > 0 ? total.item<double>() / static_cast<double>(n_test)
+                                  : std::numeric_limits<double>::quiet_NaN();
+  }
+  result.train_index = export_to(train_index, rows.where());
+  result.test_index = export_to(test_index, rows.where());
+  return result;
+}
+
+scores vae::score(const array& rows, std::int64_t batch) const {
+  ZF_EXPECTS(batch >= 1, "batch must be >= 1, got ", batch);
+  configure_threads();
+  detail::light_vae& net = impl_->module;
+  const torch::Tensor data = rows_on(rows, width(), impl_->tdevice);
+  const std::int64_t n = data.size(0);
+  torch::NoGradGuard no_grad;
+  net->eval();
+  const auto float_on_dev = torch::TensorOptions().dtype(torch::kFloat).device(impl_->tdevice);
+  torch::Tensor score = torch::empty({n}, float_on_dev);
+  torch::Tensor mu = torch::empty({n, 2}, float_on_dev);
+  for (std::int64_t begin = 0; begin < n; begin += batch) {
+    const std::int64_t end = std::min(n, begin + batch);
+    const torch::Tensor x = data.slice(0, begin, end);
+    const detail::encoding e = net->encode(x);
+    // z = μ: no sampling, so a row's score depends only on the row and the weights.
+    const torch::Tensor recon = net->decode(e.mu);
+    score.slice(0, begin, end).copy_(torch::mean(torch::square(recon - x), 1));
+    mu.slice(0, begin, end).copy_(e.mu);
+  }
+  return {export_to(score, rows.where()), export_to(mu, rows.where())};
+}
+
+array vae::decode_grid(int n, double extent) const {
+  ZF_EXPECTS(n >= 1, "decode_grid needs n >= 1, got ", n);
+  ZF_EXPECTS(std::isfinite(extent) && extent >= 0.0, "decode_grid needs a finite extent >= 0, got ", extent);
+  torch::NoGradGuard no_grad;
+  const auto float_on_dev = torch::TensorOptions().dtype(torch::kFloat).device(impl_->tdevice);
+  const torch::Tensor g = torch::linspace(-extent, extent, n, float_on_dev);
+  // meshgrid(g, g, indexing='ij') flattened: row i·n + j is (g[i], g[j]).
+  const torch::Tensor latents = torch::stack({g.repeat_interleave(n), g.repeat({n})}, 1);
+  return detail::to_array(impl_->module->decode(latents));
+}
+
+void vae::save(const std::filesystem::path& path) const {
+  static std::atomic<unsigned> counter{0};
+  std::filesystem::path temp = path;
+  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+  try {
+    torch::serialize::OutputArchive archive;
+    archive.write("zeroflow_format", torch::tensor(archive_format));
+    archive.write("width", torch::tensor(width()));
+    impl_->module->save(archive);
+    archive.save_to(temp.string());
+  } catch (const c10::Error& e) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    ZF_THROW(error, "cannot write the model to ", path.string(), ": ", e.what_without_backtrace());
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    ZF_THROW(error, "cannot write the model to ", path.string(), ": ", ec.message());
+  }
+}
+
+vae vae::load(const std::filesystem::path& path, device where) {
+  check_device(where);
+  configure_threads();
+  torch::serialize::InputArchive archive;
+  std::int64_t width = 0;
+  try {
+    archive.load_from(path.string(), torch::Device(torch::kCPU));
+    torch::Tensor format;
+    torch::Tensor stored_width;
+    if (!archive.try_read("zeroflow_format", format) || format.item<std::int64_t>() != archive_format ||
+        !archive.try_read("width", stored_width))
+      ZF_THROW(error, path.string(), " is not a zeroflow LightVAE (format ", archive_format, ")");
+    width = stored_width.item<std::int64_t>();
+  } catch (const c10::Error& e) {
+    ZF_THROW(error, "cannot read a model from ", path.string(), ": ", e.what_without_backtrace());
+  }
+  ZF_EXPECTS(width >= 16 && is_power_of_two(width), path.string(), " holds a bad width ", width);
+  auto state = std::make_unique<impl>(width, where);
+  try {
+    state->module->load(archive);
+  } catch (const c10::Error& e) {
+    ZF_THROW(error, "cannot read a model from ", path.string(), ": ", e.what_without_backtrace());
+  }
+  state->module->to(state->tdevice);
+  return vae{std::move(state)};
+}
+
+std::int64_t vae::width() const { return impl_->module->width(); }
+
+device vae::where() const { return impl_->place; }
+
+std::int64_t vae::parameter_count() const { return detail::count_parameters(*impl_->module); }
+
+}  // namespace zeroflow::model
