@@ -1,0 +1,285 @@
+#include "zeroflow/io/csv.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "csv_cells.hpp"
+#include "csv_lexer.hpp"
+#include "csv_scan.hpp"
+#include "parallel_tasks.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/mapped_file.hpp"
+#include "zeroflow/memory/allocate.hpp"
+
+namespace zeroflow::io {
+
+std::string column_ref::describe() const {
+  if (by_name()) return "\"" + name_ + "\"";
+  if (negative_) return "a negative index";
+  return "index " + std::to_string(*index_);
+}
+
+namespace {
+
+using detail::dialect;
+using detail::lexed_field;
+using detail::lex_status;
+
+bool number_char(char c) { return (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-'; }
+bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+void validate(const csv_options& o) {
+  const char d = o.delimiter;
+  if (d != 0) {
+    ZF_EXPECTS(d != '\n' && d != '\r' && !number_char(d) && !letter(d),
+               "csv delimiter '", detail::printable(std::string_view(&d, 1)),
+               "' is not allowed (line breaks, letters, digits, '.', '+' and '-' are refused)");
+    ZF_EXPECTS(d != o.quote, "csv delimiter and quote are the same character '", d, "'");
+  }
+  ZF_EXPECTS(o.quote != '\n' && o.quote != '\r' && o.quote != ' ' && o.quote != '\t' && !number_char(o.quote) &&
+                 !letter(o.quote),
+             "csv quote character '", detail::printable(std::string_view(&o.quote, 1)), "' is not allowed");
+  ZF_EXPECTS(o.comment.find_first_of("\r\n") == std::string::npos, "csv comment prefix may not hold a line break");
+  ZF_EXPECTS(o.comment.empty() || !number_char(o.comment.front()), "csv comment prefix \"", o.comment,
+             "\" would make numbers comments");
+  auto check_type = [](dtype t) {
+    ZF_EXPECTS(t == float32 || t == float64 || t == int64, "read_csv reads float32, float64 or int64 columns, not ",
+               t.name());
+  };
+  check_type(o.default_type);
+  for (const auto& ct : o.types) check_type(ct.type);
+}
+
+// The most frequent candidate outside quotes on the first line; ',' when none occurs.
+char detect_delimiter(const char* p, const char* eol, char quote) {
+  std::size_t comma = 0, tab = 0, semicolon = 0;
+  bool inside = false;
+  for (; p < eol; ++p) {
+    if (quote != 0 && *p == quote) inside = !inside;
+    if (inside) continue;
+    comma += *p == ',';
+    tab += *p == '\t';
+    semicolon += *p == ';';
+  }
+  if (tab > comma && tab >= semicolon) return '\t';
+  if (semicolon > comma && semicolon > tab) return ';';
+  return ',';
+}
+
+// The fields of one line (the header, or the first row when there is none).
+std::vector<lexed_field> split_line(const char* p, const char* end, const dialect& d, std::string_view name,
+                                    std::int64_t line) {
+  std::vector<lexed_field> fields;
+  for (;;) {
+    lexed_field f = detail::lex_field(p, end, d);
+    const std::string col = "column " + std::to_string(fields.size() + 1) + ": ";
+    if (f.status == lex_status::unclosed_quote)
+      detail::fail_line(name, line, col + "quoted field is not closed on its line (a quoted field may not contain a line break)");
+    if (f.status == lex_status::text_after_quote)
+      detail::fail_line(name, line, col + "unexpected text after the closing quote");
+    fields.push_back(f);
+    if (detail::at_line_end(f.stop, end)) return fields;
+    p = f.stop + 1;
+  }
+}
+
+// Index of the file column that `ref` names, or a parse_error saying why there is none.
+std::size_t resolve(const column_ref& ref, const std::vector<std::string>& names, bool has_header,
+                    std::string_view input, const char* what) {
+  if (!ref.by_name()) {
+    if (ref.negative() || ref.index() >= names.size())
+      throw parse_error(zeroflow::detail::concat(input, ": ", what, " ", ref.describe(), " is out of range: the file has ",
+                                                 names.size(), " column(s) (indices are 0-based)"));
+    return ref.index();
+  }
+  std::size_t found = names.size();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] != ref.name()) continue;
+    if (found != names.size())
+      throw parse_error(zeroflow::detail::concat(input, ": ", what, " ", ref.describe(), " is ambiguous: columns ",
+                                                 found + 1, " and ", i + 1, " have that name; select by index"));
+    found = i;
+  }
+  if (found == names.size()) {
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", \"" : "\"") + detail::printable(names[i]) + "\"";
+    throw parse_error(zeroflow::detail::concat(input, ": no column named \"", ref.name(), "\" (", what, "); ",
+                                               has_header ? "available: " : "the file has no header; columns are named ",
+                                               list));
+  }
+  return found;
+}
+
+detail::cell_kind kind_of(dtype t) {
+  if (t == float64) return detail::cell_kind::f64;
+  if (t == int64) return detail::cell_kind::i64;
+  return detail::cell_kind::f32;
+}
+
+// Range starts: the first line start at or after every multiple of `chunk` bytes.
+std::vector<const char*> split_ranges(const char* begin, const char* end, std::size_t chunk) {
+  std::vector<const char*> starts{begin};
+  const auto size = static_cast<std::size_t>(end - begin);
+  for (std::size_t offset = chunk; offset < size; offset += chunk) {
+    const char* nominal = begin + offset;
+    const char* start = nominal[-1] == '\n' ? nominal : detail::next_line(detail::line_end(nominal, end), end);
+    if (start == end) break;
+    if (start > starts.back()) starts.push_back(start);
+    // A line longer than `chunk` would otherwise be searched again from every multiple inside it.
+    const auto reached = static_cast<std::size_t>(start - begin);
+    offset = std::max(offset, (reached - 1) / chunk * chunk);
+  }
+  starts.push_back(end);
+  return starts;
+}
+
+table parse(std::string_view text, std::string_view name, const csv_options& options, stream_view stream) {
+  validate(options);
+  if (options.where.type == device_type::cuda) require_cuda("read_csv to a CUDA device");
+
+  const char* begin = text.data();
+  const char* const end = begin + text.size();
+  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte-order mark
+  if (begin == end) throw parse_error(zeroflow::detail::concat(name, ": the file is empty"));
+
+  // ---- the first line that is not blank or a comment: header or first row ----
+  dialect d{options.delimiter, options.quote, options.comment};
+  std::int64_t line = 1;
+  const char* first = begin;
+  const char* first_eol = detail::line_end(first, end);
+  while (detail::skipped_line(first, first_eol, d)) {
+    first = detail::next_line(first_eol, end);
+    ++line;
+    if (first == end)
+      throw parse_error(zeroflow::detail::concat(name, ": no data: the file holds only blank lines and comments"));
+    first_eol = detail::line_end(first, end);
+  }
+  if (d.delimiter == 0) d.delimiter = detect_delimiter(first, first_eol, d.quote);
+  const auto cells = split_line(first, end, d, name, line);
+  bool has_header = options.header == header_mode::yes;
+  if (options.header == header_mode::auto_detect)
+    has_header = std::any_of(cells.begin(), cells.end(), [](const lexed_field& f) {
+      return f.escaped || !detail::looks_numeric(std::string_view(f.begin, static_cast<std::size_t>(f.end - f.begin)));
+    });
+
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    names.push_back(has_header ? detail::unescape(cells[i], d.quote) : std::to_string(i));
+  const std::int64_t header_line = line;
+  const char* data = has_header ? detail::next_line(first_eol, end) : first;
+  const std::int64_t data_line = has_header ? line + 1 : line;
+
+  // ---- which columns, as which dtype ----
+  std::vector<std::size_t> selected;
+  if (options.columns.empty()) {
+    for (std::size_t i = 0; i < names.size(); ++i) selected.push_back(i);
+  } else {
+    for (const auto& ref : options.columns) {
+      const std::size_t index = resolve(ref, names, has_header, name, "requested column");
+      if (std::find(selected.begin(), selected.end(), index) != selected.end())
+        ZF_THROW(invalid_argument, "read_csv: column ", index + 1, " (\"", names[index], "\") is requested twice");
+      selected.push_back(index);
+    }
+  }
+  std::vector<dtype> types(names.size(), options.default_type);
+  for (const auto& ct : options.types) types[resolve(ct.column, names, has_header, name, "typed column")] = ct.type;
+
+  // ---- ranges of whole lines, pass 1 (count) ----
+  const unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const auto region = static_cast<std::size_t>(end - data);
+  std::size_t chunk = options.chunk_bytes;
+  if (chunk == 0) {
+    // A few ranges per thread evens out the load; ranges under 256 KiB cost more than they save.
+    chunk = threads == 1 ? std::max<std::size_t>(region, 1) : std::max<std::size_t>(region / (8 * threads) + 1, 256 << 10);
+  }
+  const std::vector<const char*> starts = split_ranges(data, end, chunk);
+  const std::size_t ranges = starts.size() - 1;
+
+  const auto total = static_cast<std::uint64_t>(text.size());
+  std::atomic<std::uint64_t> counted_bytes{0}, parsed_bytes{0};
+  std::uint64_t reported = 0;
+  std::function<void()> tick;
+  if (options.progress) {
+    tick = [&] {
+      // Both passes read every byte; half the sum is a fair "bytes done", kept monotone.
+      const std::uint64_t done = std::min(total, (counted_bytes.load() + parsed_bytes.load()) / 2);
+      reported = std::max(reported, done);
+      options.progress(reported, total);
+    };
+  }
+  const std::uint64_t skipped_prefix = static_cast<std::uint64_t>(data - text.data());
+  counted_bytes = skipped_prefix;
+  parsed_bytes = skipped_prefix;
+
+  std::vector<detail::range_counts> counts(ranges);
+  detail::run_tasks(
+      ranges, threads,
+      [&](std::size_t i) {
+        counts[i] = detail::count_range(starts[i], starts[i + 1], d);
+        counted_bytes += static_cast<std::uint64_t>(starts[i + 1] - starts[i]);
+      },
+      tick);
+
+  std::vector<std::int64_t> first_row(ranges + 1, 0), first_line(ranges + 1, data_line);
+  for (std::size_t i = 0; i < ranges; ++i) {
+    first_row[i + 1] = first_row[i] + counts[i].rows;
+    first_line[i + 1] = first_line[i] + counts[i].lines;
+  }
+  const std::int64_t rows = first_row[ranges];
+  if (rows == 0)  // the first content line is a row unless it is the header
+    throw parse_error(zeroflow::detail::concat(name, ':', header_line, ": the file has a header but no data rows"));
+
+  // ---- pass 2 (parse straight into the columns) ----
+  // CUDA output is staged in pinned host memory, so the copy runs at full bus speed.
+  const device staging = options.where.host_accessible() ? options.where : device{device_type::cuda_host, 0};
+  std::vector<array> host_columns;
+  detail::scan_context ctx{name, d, has_header ? names : std::vector<std::string>{},
+                           std::vector<detail::column_plan>(names.size()), options.na};
+  for (std::size_t index : selected) {
+    host_columns.push_back(empty({rows}, types[index], staging, stream));
+    ctx.plans[index] = {kind_of(types[index]), host_columns.back().data()};
+  }
+  detail::run_tasks(
+      ranges, threads,
+      [&](std::size_t i) {
+        detail::parse_range(starts[i], starts[i + 1], first_row[i], first_line[i], counts[i].rows, ctx);
+        parsed_bytes += static_cast<std::uint64_t>(starts[i + 1] - starts[i]);
+      },
+      tick);
+  if (options.progress) options.progress(total, total);
+
+  table out;
+  for (std::size_t k = 0; k < selected.size(); ++k) {
+    out.names.push_back(names[selected[k]]);
+    out.columns.push_back(staging == options.where ? host_columns[k] : copy_to(host_columns[k], options.where, stream));
+  }
+  if (staging != options.where) synchronize(stream);  // the staging buffers die with this frame
+  return out;
+}
+
+}  // namespace
+
+table read_csv_buffer(std::string_view text, std::string_view name_for_errors, const csv_options& options,
+                      stream_view stream) {
+  return parse(text, name_for_errors, options, stream);
+}
+
+table read_csv(const std::filesystem::path& path, const csv_options& options, stream_view stream) {
+  const std::string name = path.string();
+  std::optional<mapped_file> file;
+  try {
+    file.emplace(path, access_pattern::sequential);
+  } catch (const parse_error&) {
+    throw;
+  } catch (const error& e) {
+    // A file that cannot be read is bad input like one that does not parse.
+    throw parse_error(e.what());
+  }
+  return parse(file->view(), name, options, stream);
+}
+
+}  // namespace zeroflow::io

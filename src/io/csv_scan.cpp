@@ -1,0 +1,243 @@
+#include "csv_scan.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
+#include <fast_float/fast_float.h>
+
+#include "csv_cells.hpp"
+#include "zeroflow/core/error.hpp"
+
+namespace zeroflow::io::detail {
+
+void fail_line(std::string_view name, std::int64_t line, const std::string& what) {
+  throw parse_error(zeroflow::detail::concat(name, ':', line, ": ", what));
+}
+
+void fail_cell(const scan_context& ctx, std::int64_t line, std::size_t col, const std::string& what) {
+  std::string where = "column " + std::to_string(col + 1);
+  if (col < ctx.header.size()) where += " (\"" + printable(ctx.header[col]) + "\")";
+  fail_line(ctx.name, line, where + ": " + what);
+}
+
+// ---- pass 1 ----------------------------------------------------------------------------------
+
+range_counts count_range(const char* begin, const char* end, const dialect& d) {
+  // One memchr per line (glibc's is vectorised) and a one-byte look at each line start: lines
+  // that might be blank or comments are rare and checked in full.
+  range_counts counts;
+  std::int64_t skipped = 0;
+  for (const char* p = begin; p < end;) {
+    const char* eol = line_end(p, end);
+    if (maybe_skipped(*p, d) && skipped_line(p, eol, d)) ++skipped;
+    ++counts.lines;
+    p = next_line(eol, end);
+  }
+  counts.rows = counts.lines - skipped;
+  return counts;
+}
+
+// ---- pass 2 ----------------------------------------------------------------------------------
+
+namespace {
+
+const char* dtype_name(cell_kind kind) {
+  switch (kind) {
+    case cell_kind::f32: return "float32";
+    case cell_kind::f64: return "float64";
+    case cell_kind::i64: return "int64";
+    case cell_kind::skip: break;
+  }
+  return "skipped";
+}
+
+std::string quoted(std::string_view text) {
+  std::string out(1, '"');  // not "\"" + string&&: GCC 12 warns falsely (-Wrestrict) on that
+  out += printable(text);
+  out += '"';
+  return out;
+}
+
+template <class T>
+void store_float(std::string_view text, T* out, std::int64_t row, const scan_context& ctx, std::int64_t line,
+                 std::size_t col, cell_kind kind) {
+  T value{};
+  const cell_status status = parse_float_cell(text, value);
+  const bool allow = ctx.na == na_policy::nan;
+  switch (status) {
+    case cell_status::ok: break;
+    case cell_status::empty:
+      if (!allow) fail_cell(ctx, line, col, "empty cell (missing values need na_policy::nan)");
+      break;
+    case cell_status::missing:
+      if (!allow) fail_cell(ctx, line, col, "missing value " + quoted(text) + " (missing values need na_policy::nan)");
+      break;
+    case cell_status::infinite:
+      if (!allow)
+        fail_cell(ctx, line, col, "infinite value " + quoted(text) + " (non-finite values need na_policy::nan)");
+      break;
+    case cell_status::out_of_range:
+      if (!allow)
+        fail_cell(ctx, line, col,
+                  quoted(text) + " is out of range for " + dtype_name(kind) + " (reads as infinity with na_policy::nan)");
+      break;
+    case cell_status::bad: fail_cell(ctx, line, col, "cannot parse " + quoted(text) + " as " + dtype_name(kind));
+  }
+  out[row] = value;
+}
+
+void store_int(std::string_view text, std::int64_t* out, std::int64_t row, const scan_context& ctx, std::int64_t line,
+               std::size_t col) {
+  std::int64_t value = 0;
+  switch (parse_int_cell(text, value)) {
+    case cell_status::ok: break;
+    case cell_status::empty:
+    case cell_status::missing:
+    case cell_status::infinite:
+      fail_cell(ctx, line, col,
+                (text.empty() ? std::string("empty cell") : "missing value " + quoted(text)) +
+                    " in an int64 column (int64 has no NaN; read the column as a float dtype)");
+    case cell_status::out_of_range: fail_cell(ctx, line, col, quoted(text) + " is out of range for int64");
+    case cell_status::bad: fail_cell(ctx, line, col, "cannot parse " + quoted(text) + " as int64");
+  }
+  out[row] = value;
+}
+
+// The number of fields of the line from `p` (a field start) on, for the too-many-fields message.
+std::size_t count_fields(const char* p, const char* end, const dialect& d) {
+  std::size_t fields = 1;
+  for (;;) {
+    lexed_field f = lex_field(p, end, d);
+    if (f.status != lex_status::ok || at_line_end(f.stop, end)) return fields;
+    ++fields;
+    p = f.stop + 1;
+  }
+}
+
+// The complete treatment of field `col` starting at p: quotes, blanks, ragged rows, missing
+// values and every error. Returns where the field stopped: its delimiter or its line end.
+const char* slow_field(const char* p, const char* end, std::size_t col, std::int64_t row, std::int64_t line,
+                       const scan_context& ctx) {
+  const std::size_t columns = ctx.plans.size();
+  const lexed_field f = lex_field(p, end, ctx.d);
+  if (f.status == lex_status::unclosed_quote)
+    fail_cell(ctx, line, col, "quoted field is not closed on its line (a quoted field may not contain a line break)");
+  if (f.status == lex_status::text_after_quote)
+    fail_cell(ctx, line, col,
+              "unexpected text after the closing quote: " +
+                  quoted(std::string_view(f.stop, static_cast<std::size_t>(line_end(f.stop, end) - f.stop))));
+  const bool ends_line = at_line_end(f.stop, end);
+  if (ends_line && col + 1 < columns) {
+    const bool unterminated = f.stop == end || (*f.stop == '\r' && f.stop + 1 == end);
+    std::string what = "too few fields: found " + std::to_string(col + 1) + ", expected " + std::to_string(columns) +
+                       " (column " + std::to_string(col + 2);
+    if (col + 1 < ctx.header.size()) what += " (\"" + printable(ctx.header[col + 1]) + "\")";
+    what += " is missing)";
+    if (unterminated) what += "; the last line has no final newline: is the file truncated?";
+    fail_line(ctx.name, line, what);
+  }
+  if (!ends_line && col + 1 == columns) {
+    const std::size_t found = columns + count_fields(f.stop + 1, end, ctx.d);
+    fail_line(ctx.name, line,
+              "too many fields: found " + std::to_string(found) + ", expected " + std::to_string(columns));
+  }
+  const std::string_view text(f.begin, static_cast<std::size_t>(f.end - f.begin));
+  const column_plan& plan = ctx.plans[col];
+  switch (plan.kind) {
+    case cell_kind::skip: break;
+    case cell_kind::f32: store_float(text, static_cast<float*>(plan.out), row, ctx, line, col, plan.kind); break;
+    case cell_kind::f64: store_float(text, static_cast<double*>(plan.out), row, ctx, line, col, plan.kind); break;
+    case cell_kind::i64: store_int(text, static_cast<std::int64_t*>(plan.out), row, ctx, line, col); break;
+  }
+  return f.stop;
+}
+
+// One data row starting at p; returns the start of the next line. Each field first tries the
+// one-step path (a plain number right up to its delimiter) and falls back to slow_field.
+const char* parse_row(const char* p, const char* end, std::int64_t row, std::int64_t line, const scan_context& ctx) {
+  const std::size_t columns = ctx.plans.size();
+  const char delim = ctx.d.delimiter;
+  for (std::size_t col = 0; col < columns; ++col) {
+    const column_plan& plan = ctx.plans[col];
+    const char* q = nullptr;
+    switch (plan.kind) {
+      case cell_kind::f32: {
+        float v;
+        auto r = fast_float::from_chars(p, end, v);
+        if (r.ec == std::errc() && std::isfinite(v)) {
+          static_cast<float*>(plan.out)[row] = v;
+          q = r.ptr;
+        }
+        break;
+      }
+      case cell_kind::f64: {
+        double v;
+        auto r = fast_float::from_chars(p, end, v);
+        if (r.ec == std::errc() && std::isfinite(v)) {
+          static_cast<double*>(plan.out)[row] = v;
+          q = r.ptr;
+        }
+        break;
+      }
+      case cell_kind::i64: {
+        std::int64_t v;
+        auto r = std::from_chars(p, end, v);
+        if (r.ec == std::errc()) {
+          static_cast<std::int64_t*>(plan.out)[row] = v;
+          q = r.ptr;
+        }
+        break;
+      }
+      case cell_kind::skip:
+        if (ctx.d.quote == 0 || p == end || *p != ctx.d.quote) {
+          q = p;
+          while (q < end && *q != delim && *q != '\n') ++q;
+          if (q > p && (q == end || *q == '\n') && q[-1] == '\r') --q;
+        }
+        break;
+    }
+    if (q != nullptr) {
+      if (col + 1 < columns) {
+        if (q < end && *q == delim) {
+          p = q + 1;
+          continue;
+        }
+      } else if (at_line_end(q, end)) {
+        return after_line_end(q, end);
+      }
+    }
+    const char* stop = slow_field(p, end, col, row, line, ctx);
+    if (col + 1 == columns) return after_line_end(stop, end);
+    p = stop + 1;
+  }
+  return p;  // not reached: the last column returns
+}
+
+}  // namespace
+
+void parse_range(const char* begin, const char* end, std::int64_t first_row, std::int64_t first_line,
+                 std::int64_t rows, const scan_context& ctx) {
+  const char* p = begin;
+  std::int64_t row = first_row;
+  std::int64_t line = first_line;
+  const std::int64_t last_row = first_row + rows;
+  while (p < end) {
+    if (maybe_skipped(*p, ctx.d)) {
+      const char* eol = line_end(p, end);
+      if (skipped_line(p, eol, ctx.d)) {
+        p = next_line(eol, end);
+        ++line;
+        continue;
+      }
+    }
+    // Pass 1 and pass 2 share the line rules; a disagreement would write out of bounds.
+    if (row >= last_row) ZF_THROW(error, "internal: more rows than counted in ", ctx.name, " at line ", line);
+    p = parse_row(p, end, row, line, ctx);
+    ++row;
+    ++line;
+  }
+  if (row != last_row) ZF_THROW(error, "internal: ", row - first_row, " rows parsed, ", rows, " counted");
+}
+
+}  // namespace zeroflow::io::detail
