@@ -145,6 +145,35 @@ class scoped_current_resource {
   zm::resource_ptr previous_;
 };
 
+/// A stream other than the legacy default: a real non-blocking stream when a GPU is here
+/// (stream-ordered memory must then be used through that very stream), else the per-thread
+/// default handle, which host resources must accept and ignore.
+class test_stream {
+ public:
+  test_stream() {
+#if ZEROFLOW_HAS_CUDA
+    if (zf::cuda_available()) {
+      check_cuda(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+      view_ = zf::stream_view{handle_};
+    }
+#endif
+  }
+  test_stream(const test_stream&) = delete;
+  test_stream& operator=(const test_stream&) = delete;
+  ~test_stream() {
+#if ZEROFLOW_HAS_CUDA
+    if (handle_ != nullptr) (void)cudaStreamDestroy(handle_);
+#endif
+  }
+  [[nodiscard]] zf::stream_view view() const { return view_; }
+
+ private:
+#if ZEROFLOW_HAS_CUDA
+  cudaStream_t handle_ = nullptr;
+#endif
+  zf::stream_view view_ = zf::stream_view::per_thread();
+};
+
 /// A file path in the test scratch folder ($ZEROFLOW_TEST_TMP, else the system temp folder),
 /// unique to this process.
 inline std::filesystem::path scratch_path(const std::string& name) {
