@@ -2,6 +2,7 @@
 //
 // The array's buffer adopts the memory span the tensor can reach, and its release function is
 // the tensor's deleter, so the deleter runs exactly once, when the last view goes.
+#include <algorithm>
 #include <mutex>
 #include <unordered_set>
 
@@ -106,9 +107,11 @@ view_params describe(const DLTensor& t) {
   ZF_EXPECTS(t.ndim == 0 || t.shape != nullptr, "DLPack tensor has ndim ", t.ndim, " but a NULL shape");
   v.shape.assign(t.shape, t.shape + t.ndim);
   bool empty = false;
+  std::int64_t product = 1;  // of the extents, 0 counted as 1: contiguous strides must not overflow
   for (std::size_t d = 0; d < v.shape.size(); ++d) {
     ZF_EXPECTS(v.shape[d] >= 0, "DLPack tensor dimension ", d, " has negative extent ", v.shape[d]);
     empty = empty || v.shape[d] == 0;
+    product = checked_mul(product, std::max<std::int64_t>(v.shape[d], 1));
   }
   // NULL strides: a C-contiguous tensor (producers older than DLPack 1.0 may send them).
   v.strides = t.strides != nullptr ? shape_t(t.strides, t.strides + t.ndim) : contiguous_strides(v.shape);

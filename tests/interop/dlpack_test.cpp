@@ -454,6 +454,10 @@ TEST(Dlpack, UnsupportedDtypesAndBadShapesCallTheDeleterAndThrow) {
   foreign_versioned overflow(storage, zf::float32, {std::int64_t{1} << 62, 4}, std::nullopt);
   EXPECT_THROW((void)zf::from_dlpack(&overflow.managed), zf::invalid_argument);
   EXPECT_EQ(overflow.deletes, 1);
+  // Empty, yet its C-contiguous strides would overflow.
+  foreign_versioned empty_overflow(storage, zf::float32, {0, std::int64_t{1} << 62, 8}, std::nullopt);
+  EXPECT_THROW((void)zf::from_dlpack(&empty_overflow.managed), zf::invalid_argument);
+  EXPECT_EQ(empty_overflow.deletes, 1);
 }
 
 TEST(Dlpack, NullAndEmptyAreRefused) {
