@@ -1,0 +1,380 @@
+// CUDA half of normalize.hpp: median and MAD of the finite samples by radix selection on the GPU,
+// equal to the host's results.
+//
+// Selection, not sorting: every finite sample gets an order-preserving integer key (the float's
+// bits with the sign folded for the median; the bits of the double |x − median| for the MAD,
+// exactly the host's deviation, whose order is that of the doubles since they are >= 0). The key
+// is split into digits of at most 13 bits, most significant first. Level 0 histograms the top
+// digit over the whole signal (shared-memory counters, one global atomic per non-empty bin and
+// block); one block then finds the bucket holding the wanted rank. Each later level copies the
+// survivors of the previous bucket into a scratch buffer (warp-aggregated atomics: order does not
+// matter for a selection) while histogramming their next digit, so only the first two levels read
+// the whole signal. An even count needs the two middle ranks: while they share a bucket they are
+// tracked together; when they split, the lower one is the largest key of its bucket, which the next
+// compaction finds with a max-reduction on the side.
+//
+// Cost for N samples: the median reads the signal twice (histogram, first compaction), the MAD twice
+// more, i.e. 4 × 4N bytes, plus the survivors (typically a few per cent) and 16 small launches; no
+// host synchronisation until the final read-back of the three numbers. Scratch: two float buffers of
+// N samples (worst case: every sample survives a level) and the histograms.
+//
+// The host's scale falls back to the standard deviation when 1.4826·MAD is 0 (more than half the
+// samples equal) or not a finite float. Its mean and standard deviation are sequential double sums,
+// whose rounding a parallel reduction cannot reproduce, so in that degenerate case the signal is
+// copied to the host and the host implementation gives the answer (documented cost: a device-to-host
+// copy and two host selections, only for flat or clipped recordings).
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "detail_cuda/common.cuh"
+#include "detail_cuda/visit.cuh"
+#include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/signal/detail/normalize.hpp"
+
+namespace zeroflow::signal::detail {
+
+namespace {
+
+using u64 = unsigned long long;
+
+/// One digit of a key: `bits` bits starting at bit `shift`.
+struct digit_spec {
+  int shift;
+  int bits;
+};
+
+__device__ __forceinline__ unsigned digit_of(u64 key, digit_spec d) {
+  return static_cast<unsigned>((key >> d.shift) & ((u64{1} << d.bits) - 1));
+}
+
+// ---- keys ------------------------------------------------------------------------------------
+
+/// Finite floats as unsigned integers in the same order; −0 is folded onto +0 (equal values).
+struct value_key {
+  static constexpr int levels = 3;
+  __host__ __device__ static constexpr digit_spec digit(int level) {
+    return level == 0 ? digit_spec{19, 13} : level == 1 ? digit_spec{6, 13} : digit_spec{0, 6};
+  }
+  struct bound {
+    __device__ bool operator()(float v, u64& key) const {
+      if (!isfinite(v)) return false;
+      unsigned u = __float_as_uint(v);
+      if (u == 0x80000000u) u = 0;
+      key = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+      return true;
+    }
+  };
+  __device__ bound bind() const { return {}; }
+  __device__ static double value(u64 key) {
+    const auto k = static_cast<unsigned>(key);
+    return static_cast<double>(__uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k));
+  }
+};
+
+/// |x − median| in double (the host's deviations) as the bits of a non-negative double.
+struct deviation_key {
+  static constexpr int levels = 5;  // bit 63 (the sign) is always 0
+  __host__ __device__ static constexpr digit_spec digit(int level) {
+    return level < 4 ? digit_spec{50 - 13 * level, 13} : digit_spec{0, 11};
+  }
+  const double* median;  // device memory, written by the median's selection
+  struct bound {
+    double median;
+    __device__ bool operator()(float v, u64& key) const {
+      if (!isfinite(v)) return false;
+      key = static_cast<u64>(__double_as_longlong(fabs(__dsub_rn(static_cast<double>(v), median))));
+      return true;
+    }
+  };
+  __device__ bound bind() const { return {*median}; }
+  __device__ static double value(u64 key) { return __longlong_as_double(static_cast<long long>(key)); }
+};
+
+// ---- selection state -------------------------------------------------------------------------
+
+enum lower_rank : int {
+  lower_none = 0,     // odd count, or the lower middle value is already known
+  lower_follows = 1,  // same bucket as the upper one so far
+  lower_pending = 2,  // largest key of bucket_lo, found by the next compaction
+};
+
+struct select_state {
+  u64 count;       // samples in the current source (survivors of the previous level)
+  u64 next_count;  // compaction output counter
+  u64 rank_hi;     // rank of the upper middle value within the current source
+  u64 rank_lo;     // rank of the lower one (lower_follows)
+  u64 prefix;      // the upper value's key bits decided so far
+  u64 lo_key;      // the lower value's key (lower_pending: running max; lower_none: final)
+  u64 finite;      // number of finite samples
+  unsigned bucket_hi, bucket_lo;
+  int lower;
+  int pad;
+  double result;  // the median (or MAD) once finished
+};
+
+constexpr int max_bins = 1 << 13;
+constexpr int select_threads = 256;
+constexpr int choose_threads = 256;
+
+// Level 0: histogram of the top digit over the whole signal. Consecutive samples of a recording
+// often share a bucket, so each thread merges equal neighbours before touching shared memory.
+template <class Key>
+__global__ void __launch_bounds__(select_threads)
+    first_histogram_kernel(const float* __restrict__ x, std::int64_t n, Key key_source, u64* __restrict__ hist) {
+  extern __shared__ unsigned s_hist[];
+  constexpr digit_spec d = Key::digit(0);
+  for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x) s_hist[b] = 0;
+  __syncthreads();
+  const auto key_of = key_source.bind();
+  gpu::visit_quads(x, n, [&](const float (&v)[4], int valid) {
+    unsigned run_bin = 0, run = 0;
+    for (int k = 0; k < valid; ++k) {
+      u64 key;
+      if (!key_of(v[k], key)) continue;
+      const unsigned bin = digit_of(key, d);
+      if (run != 0 && bin != run_bin) {
+        atomicAdd(&s_hist[run_bin], run);
+        run = 0;
+      }
+      run_bin = bin;
+      ++run;
+    }
+    if (run != 0) atomicAdd(&s_hist[run_bin], run);
+  });
+  __syncthreads();
+  for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x)
+    if (s_hist[b] != 0) atomicAdd(&hist[b], static_cast<u64>(s_hist[b]));
+}
+
+// Picks the buckets of the wanted ranks from level `level`'s histogram; one block.
+template <class Key>
+__global__ void __launch_bounds__(choose_threads)
+    choose_kernel(const u64* __restrict__ hist, int level, select_state* state) {
+  using scan = cub::BlockScan<u64, choose_threads>;
+  __shared__ typename scan::TempStorage scan_storage;
+  __shared__ u64 s_total, s_rank_hi, s_rank_lo, s_before_hi, s_before_lo;
+  __shared__ unsigned s_bucket_hi, s_bucket_lo;
+  const digit_spec d = Key::digit(level);
+  const int bins = 1 << d.bits;
+  const int per_thread = (bins + choose_threads - 1) / choose_threads;
+  const int first = static_cast<int>(threadIdx.x) * per_thread;
+
+  u64 mine = 0;
+  for (int b = first; b < first + per_thread && b < bins; ++b) mine += hist[b];
+  u64 before = 0, total = 0;
+  scan(scan_storage).ExclusiveSum(mine, before, total);
+
+  if (threadIdx.x == 0) {
+    s_total = total;
+    if (level == 0) {
+      state->finite = total;
+      state->rank_hi = total / 2;
+      state->rank_lo = total / 2 - 1;  // unused unless the count is even
+      state->lower = total > 0 && total % 2 == 0 ? lower_follows : lower_none;
+      state->prefix = 0;
+      state->lo_key = 0;
+    } else if (state->lower == lower_pending) {
+      state->lower = lower_none;  // the compaction that just ran found lo_key
+    }
+    s_rank_hi = state->rank_hi;
+    s_rank_lo = state->rank_lo;
+    s_bucket_hi = s_bucket_lo = 0xffffffffu;  // matches no digit when there is nothing to select
+  }
+  __syncthreads();
+  const bool follow = state->lower == lower_follows;
+  if (s_total > 0) {
+    u64 at = before;
+    for (int b = first; b < first + per_thread && b < bins; ++b) {
+      const u64 c = hist[b];
+      if (s_rank_hi >= at && s_rank_hi < at + c) {
+        s_bucket_hi = static_cast<unsigned>(b);
+        s_before_hi = at;
+      }
+      if (follow && s_rank_lo >= at && s_rank_lo < at + c) {
+        s_bucket_lo = static_cast<unsigned>(b);
+        s_before_lo = at;
+      }
+      at += c;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  state->count = state->next_count;  // survivors written by the compaction before this choice
+  state->next_count = 0;
+  state->bucket_hi = s_bucket_hi;
+  state->bucket_lo = s_bucket_lo;
+  if (s_total == 0) return;
+  state->rank_hi = s_rank_hi - s_before_hi;
+  const u64 upper_prefix = state->prefix;
+  state->prefix = upper_prefix | (static_cast<u64>(s_bucket_hi) << d.shift);
+  if (!follow) return;
+  if (s_bucket_lo == s_bucket_hi) {
+    state->rank_lo = s_rank_lo - s_before_lo;
+  } else if (level + 1 == Key::levels) {
+    // Every digit is decided: the bucket is a single key.
+    state->lo_key = upper_prefix | (static_cast<u64>(s_bucket_lo) << d.shift);
+    state->lower = lower_none;
+  } else {
+    state->lo_key = 0;
+    state->lower = lower_pending;
+  }
+}
+
+// Level `level` (>= 1): keeps the samples of the chosen bucket of level − 1, histograms their
+// next digit, and finds the largest key of the lower rank's bucket when it has split off.
+template <class Key>
+__global__ void __launch_bounds__(select_threads)
+    compact_kernel(const float* __restrict__ src, std::int64_t n_src, bool src_is_buffer, Key key_source, int level,
+                   select_state* state, float* __restrict__ dst, u64* __restrict__ hist) {
+  extern __shared__ unsigned s_hist[];
+  const digit_spec d_prev = Key::digit(level - 1), d = Key::digit(level);
+  for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x) s_hist[b] = 0;
+  __syncthreads();
+  const auto key_of = key_source.bind();
+  const unsigned bucket_hi = state->bucket_hi, bucket_lo = state->bucket_lo;
+  const bool find_lower = state->lower == lower_pending;
+  const std::int64_t n = src_is_buffer ? static_cast<std::int64_t>(state->count) : n_src;
+  const unsigned lane = threadIdx.x & 31;
+  u64 lower_max = 0;
+
+  gpu::visit_quads(src, n, [&](const float (&v)[4], int valid) {
+    unsigned keep = 0;  // bit k: v[k] survives
+    for (int k = 0; k < valid; ++k) {
+      u64 key;
+      if (!key_of(v[k], key)) continue;
+      const unsigned digit = digit_of(key, d_prev);
+      if (digit == bucket_hi) {
+        keep |= 1u << k;
+        atomicAdd(&s_hist[digit_of(key, d)], 1u);
+      } else if (find_lower && digit == bucket_lo && key > lower_max) {
+        lower_max = key;
+      }
+    }
+    // One atomic per warp for the output slots.
+    const unsigned mine = __popc(keep);
+    unsigned offset = mine;
+#pragma unroll
+    for (int s = 1; s < 32; s *= 2) {
+      const unsigned other = __shfl_up_sync(0xffffffffu, offset, s);
+      if (lane >= static_cast<unsigned>(s)) offset += other;
+    }
+    const unsigned warp_total = __shfl_sync(0xffffffffu, offset, 31);
+    u64 base = 0;
+    if (lane == 31 && warp_total != 0) base = atomicAdd(&state->next_count, static_cast<u64>(warp_total));
+    base = __shfl_sync(0xffffffffu, base, 31);
+    u64 slot = base + offset - mine;
+    for (int k = 0; k < valid; ++k)
+      if (keep & (1u << k)) dst[slot++] = v[k];
+  });
+
+  if (find_lower) {
+    for (int s = 16; s > 0; s /= 2) {
+      const u64 other = __shfl_xor_sync(0xffffffffu, lower_max, s);
+      lower_max = other > lower_max ? other : lower_max;
+    }
+    if (lane == 0 && lower_max != 0) atomicMax(&state->lo_key, lower_max);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x)
+    if (s_hist[b] != 0) atomicAdd(&hist[b], static_cast<u64>(s_hist[b]));
+}
+
+// The median (or MAD) from the selected keys: the host's 0.5·(lower + upper) for an even count.
+template <class Key>
+__global__ void finish_kernel(select_state* state) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  if (state->finite == 0) {
+    state->result = 0.0;
+    return;
+  }
+  const double upper = Key::value(state->prefix);
+  if (state->finite % 2 == 1) {
+    state->result = upper;
+    return;
+  }
+  const double lower = Key::value(state->lower == lower_follows ? state->prefix : state->lo_key);
+  state->result = __dmul_rn(0.5, __dadd_rn(lower, upper));
+}
+
+struct select_buffers {
+  float* a;
+  float* b;
+  u64* hist;  // Key::levels × max_bins counters, zeroed
+};
+
+template <class Key>
+void select_middle(const float* x, std::int64_t n, Key key_source, select_state* state, select_buffers buffers,
+                   int device_id, stream_view stream) {
+  const int blocks = gpu::grid_for((n + 3) / 4, select_threads, device_id, 8);
+  auto hist = [&](int level) { return buffers.hist + static_cast<std::size_t>(level) * max_bins; };
+  auto smem = [](int level) { return sizeof(unsigned) << Key::digit(level).bits; };
+
+  first_histogram_kernel<Key><<<blocks, select_threads, smem(0), gpu::raw(stream)>>>(x, n, key_source, hist(0));
+  ZF_SIGNAL_LAUNCH_CHECK();
+  choose_kernel<Key><<<1, choose_threads, 0, gpu::raw(stream)>>>(hist(0), 0, state);
+  ZF_SIGNAL_LAUNCH_CHECK();
+  for (int level = 1; level < Key::levels; ++level) {
+    const float* src = level == 1 ? x : (level % 2 == 0 ? buffers.a : buffers.b);
+    float* dst = level % 2 == 1 ? buffers.a : buffers.b;
+    compact_kernel<Key><<<blocks, select_threads, smem(level), gpu::raw(stream)>>>(src, n, level > 1, key_source,
+                                                                                  level, state, dst, hist(level));
+    ZF_SIGNAL_LAUNCH_CHECK();
+    choose_kernel<Key><<<1, choose_threads, 0, gpu::raw(stream)>>>(hist(level), level, state);
+    ZF_SIGNAL_LAUNCH_CHECK();
+  }
+  finish_kernel<Key><<<1, 32, 0, gpu::raw(stream)>>>(state);
+  ZF_SIGNAL_LAUNCH_CHECK();
+}
+
+struct select_results {
+  u64 finite;
+  double median;
+  double mad;
+};
+
+__global__ void gather_results_kernel(const select_state* median, const select_state* mad, select_results* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) *out = {median->finite, median->result, mad->result};
+}
+
+}  // namespace
+
+normalization robust_zscore_cuda(const array& signal, stream_view stream) {
+  const device where = signal.where();
+  ::zeroflow::detail::cuda_device_guard guard(where.id);
+  const std::int64_t n = signal.size();
+  const auto* x = static_cast<const float*>(signal.data());
+
+  // One scratch block: two states, the results, the histograms of both selections.
+  constexpr std::size_t state_bytes = gpu::aligned_size(sizeof(select_state));
+  constexpr std::size_t results_bytes = gpu::aligned_size(sizeof(select_results));
+  constexpr std::size_t hist_bytes = sizeof(u64) * max_bins * (value_key::levels + deviation_key::levels);
+  array block = gpu::scratch(2 * state_bytes + results_bytes + hist_bytes, where, stream);
+  auto* base = static_cast<unsigned char*>(block.data());
+  ZF_CUDA_TRY(cudaMemsetAsync(base, 0, block.nbytes(), gpu::raw(stream)));
+  auto* median_state = reinterpret_cast<select_state*>(base);
+  auto* mad_state = reinterpret_cast<select_state*>(base + state_bytes);
+  auto* results = reinterpret_cast<select_results*>(base + 2 * state_bytes);
+  auto* hist = reinterpret_cast<u64*>(base + 2 * state_bytes + results_bytes);
+
+  array a = empty({n}, float32, where, stream), b = empty({n}, float32, where, stream);
+  select_buffers buffers{static_cast<float*>(a.data()), static_cast<float*>(b.data()), hist};
+  select_middle(x, n, value_key{}, median_state, buffers, where.id, stream);
+  buffers.hist = hist + static_cast<std::size_t>(value_key::levels) * max_bins;
+  select_middle(x, n, deviation_key{&median_state->result}, mad_state, buffers, where.id, stream);
+  gather_results_kernel<<<1, 1, 0, gpu::raw(stream)>>>(median_state, mad_state, results);
+  ZF_SIGNAL_LAUNCH_CHECK();
+
+  const select_results r = gpu::read_back(results, stream);  // host synchronisation: the result is a host value
+  if (r.finite == 0) return {0.0f, 1.0f};
+  const auto scale = static_cast<float>(1.4826 * r.mad);
+  if (std::isfinite(scale) && scale > 0) return {static_cast<float>(r.median), scale};
+  // Degenerate spread: the standard-deviation fallback needs the host's summation order.
+  return robust_zscore_host(copy_to(signal, cpu_device, stream), stream);
+}
+
+}  // namespace zeroflow::signal::detail
