@@ -50,6 +50,11 @@ if(ZEROFLOW_TORCH)
   endif()
   # The torch wheel's config looks for the CUDA toolkit it was built against; it is only used
   # when zeroflow's own CUDA paths are on.
+  # Naming the architecture skips the wheel's GPU-detection try_run, which fails on machines
+  # without a GPU (and with CMake versions that do not know nvcc's C++20 flags).
+  if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+    set(TORCH_CUDA_ARCH_LIST "9.0")
+  endif()
   find_package(Torch REQUIRED)
   set(ZEROFLOW_HAS_TORCH ON)
 endif()
