@@ -58,11 +58,12 @@ def main():
     size_mb = os.path.getsize(args.file) / 1e6
 
     import pandas as pd
-    pandas_times = []
+    pandas_times, pandas_cpu = [], []
     for _ in range(args.runs):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         df = pd.read_csv(args.file, dtype="float32")
         pandas_times.append(time.perf_counter() - t0)
+        pandas_cpu.append(time.process_time() - c0)
     pandas_rows = len(df)
     reference = df["heartbeats"].to_numpy()
     del df
@@ -71,19 +72,25 @@ def main():
                          check=True, capture_output=True, text=True).stdout
     print(out.strip())
     fields = dict(kv.split("=") for kv in out.strip().splitlines()[-1].split()[1:])
-    zf_time, zf_rows = float(fields["seconds"]), int(fields["rows"])
+    zf_time, zf_cpu, zf_rows = float(fields["seconds"]), float(fields["cpu_seconds"]), int(fields["rows"])
     if zf_rows != pandas_rows:
         sys.exit(f"row counts differ: zeroflow {zf_rows}, pandas {pandas_rows}")
 
     pandas_median = statistics.median(pandas_times)
+    pandas_cpu_median = statistics.median(pandas_cpu)
+    load = os.getloadavg()[0]
     print()
-    print(f"file: {args.file} ({size_mb:.1f} MB, {pandas_rows} rows), cores: {os.cpu_count()}")
-    print(f"{'reader':32s} {'median s':>9s} {'MB/s':>8s} {'vs pandas':>10s}")
-    print(f"{'pandas.read_csv(float32)':32s} {pandas_median:9.3f} {size_mb / pandas_median:8.1f} {1.0:9.2f}x")
-    print(f"{'zeroflow read_csv (float32)':32s} {zf_time:9.3f} {size_mb / zf_time:8.1f} "
-          f"{pandas_median / zf_time:9.2f}x")
+    print(f"file: {args.file} ({size_mb:.1f} MB, {pandas_rows} rows), cores: {os.cpu_count()}, load: {load:.1f}")
+    print(f"{'reader':30s} {'wall s':>8s} {'MB/s':>8s} {'speedup':>8s} {'CPU s':>8s} {'CPU ratio':>10s}")
+    print(f"{'pandas.read_csv(float32)':30s} {pandas_median:8.3f} {size_mb / pandas_median:8.1f} {1.0:7.2f}x "
+          f"{pandas_cpu_median:8.3f} {1.0:9.2f}x")
+    print(f"{'zeroflow read_csv (float32)':30s} {zf_time:8.3f} {size_mb / zf_time:8.1f} "
+          f"{pandas_median / zf_time:7.2f}x {zf_cpu:8.3f} {pandas_cpu_median / zf_cpu:9.2f}x")
     print(f"pandas runs: {', '.join(f'{t:.3f}' for t in pandas_times)} s")
+    if load > os.cpu_count():
+        print(f"note: load average {load:.1f} on {os.cpu_count()} cores: other work shares the CPUs, wall times are noisy")
     print(f"RESULT pandas_s={pandas_median:.4f} zeroflow_s={zf_time:.4f} speedup={pandas_median / zf_time:.2f} "
+          f"pandas_cpu_s={pandas_cpu_median:.4f} zeroflow_cpu_s={zf_cpu:.4f} "
           f"mb={size_mb:.1f} rows={pandas_rows} first={reference[0]!r}")
 
 

@@ -108,6 +108,14 @@ std::string quoted(std::string_view text) {
   return out;
 }
 
+// The end of a finite float or double at p, or nullptr (not a plain number, or NaN/inf/overflow:
+// slow_field sorts those out).
+template <class T>
+const char* parse_finite(const char* p, const char* end, T& v) {
+  const auto r = fast_float::from_chars(p, end, v);
+  return r.ec == std::errc() && std::isfinite(v) ? r.ptr : nullptr;
+}
+
 template <class T>
 void store_float(std::string_view text, T* out, std::int64_t row, const scan_context& ctx, std::int64_t line,
                  std::size_t col, cell_kind kind) {
@@ -213,20 +221,14 @@ const char* parse_row(const char* p, const char* end, std::int64_t row, std::int
     switch (plan.kind) {
       case cell_kind::f32: {
         float v;
-        auto r = fast_float::from_chars(p, end, v);
-        if (r.ec == std::errc() && std::isfinite(v)) {
-          static_cast<float*>(plan.out)[row] = v;
-          q = r.ptr;
-        }
+        q = parse_finite(p, end, v);
+        if (q != nullptr) static_cast<float*>(plan.out)[row] = v;
         break;
       }
       case cell_kind::f64: {
         double v;
-        auto r = fast_float::from_chars(p, end, v);
-        if (r.ec == std::errc() && std::isfinite(v)) {
-          static_cast<double*>(plan.out)[row] = v;
-          q = r.ptr;
-        }
+        q = parse_finite(p, end, v);
+        if (q != nullptr) static_cast<double*>(plan.out)[row] = v;
         break;
       }
       case cell_kind::i64: {
@@ -284,9 +286,8 @@ void parse_single_column(const char* p, const char* end, std::int64_t row, std::
     }
     if (row >= last_row) ZF_THROW(error, "internal: more rows than counted in ", ctx.name, " at line ", line);
     T v;
-    const auto r = fast_float::from_chars(p, end, v);
-    const char* q = r.ptr;
-    if (r.ec == std::errc() && q < end && *q == '\n' && std::isfinite(v)) {
+    const char* q = parse_finite(p, end, v);
+    if (q != nullptr && q < end && *q == '\n') {
       out[row] = v;
       p = q + 1;
     } else {
