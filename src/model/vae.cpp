@@ -42,9 +42,10 @@ constexpr std::int64_t archive_format = 1;
 // LibTorch sizes its intra-op pool from the machine's cores; inside a container restricted to a
 // few of them that oversubscribes (and small convolutions then crawl), so cap it at the CPUs
 // this process may run on. Done once: the setting is process-wide.
+std::once_flag threads_configured;
+
 void configure_threads() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  std::call_once(threads_configured, [] {
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return;
@@ -83,6 +84,17 @@ array export_to(const torch::Tensor& t, device rows_device) {
 }
 
 }  // namespace
+
+void set_cpu_threads(int threads) {
+  ZF_EXPECTS(threads >= 1, "set_cpu_threads needs at least 1 thread, got ", threads);
+  configure_threads();  // so that the automatic cap never runs after an explicit choice
+  at::set_num_threads(threads);
+}
+
+int cpu_threads() {
+  configure_threads();
+  return at::get_num_threads();
+}
 
 vae::vae(std::unique_ptr<impl> state) : impl_{std::move(state)} {}
 vae::vae(vae&&) noexcept = default;

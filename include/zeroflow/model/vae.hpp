@@ -51,6 +51,16 @@ struct scores {
   array mu;
 };
 
+/// Sets how many CPU threads LibTorch's intra-op pool uses, for the whole process (LibTorch has
+/// one pool). Until this is called, zeroflow caps LibTorch's default (or OMP_NUM_THREADS) at the
+/// CPUs this process may run on. The model's tensors are small, so on a machine shared with
+/// other busy processes one thread is often faster than several that wait on each other.
+/// @param threads at least 1.
+/// @throws invalid_argument when threads < 1.
+void set_cpu_threads(int threads);
+/// The number of CPU threads LibTorch uses now.
+[[nodiscard]] int cpu_threads();
+
 /// A LightVAE of one row width on one device, with its training state.
 class vae {
  public:
