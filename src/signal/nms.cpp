@@ -41,14 +41,18 @@ class max_queue {
   }
   void drop_before(std::int64_t first) {
     while (size_ > 0 && at(0) < first) {
-      head_ = (head_ + 1) % ring_.size();
+      head_ = slot(1);
       --size_;
     }
   }
   [[nodiscard]] float max() const { return size_ > 0 ? x_[at(0)] : -std::numeric_limits<float>::infinity(); }
 
  private:
-  [[nodiscard]] std::size_t slot(std::size_t k) const { return (head_ + k) % ring_.size(); }
+  // head_ + k < 2 · capacity, so one conditional subtraction wraps it (cheaper than %).
+  [[nodiscard]] std::size_t slot(std::size_t k) const {
+    const std::size_t s = head_ + k;
+    return s >= ring_.size() ? s - ring_.size() : s;
+  }
   [[nodiscard]] std::int64_t at(std::size_t k) const { return ring_[slot(k)]; }
 
   const float* x_;
