@@ -4,10 +4,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "io/csv_test_util.hpp"
 #include "io/io_test_util.hpp"
@@ -454,4 +458,39 @@ TEST(Csv, CudaOutput) {
   EXPECT_EQ(t.column("y").where(), zf::cuda_device(0));
   const auto back = zf::copy_to(t.column("y"), zf::cpu_device);
   EXPECT_THAT(values<float>(back), ElementsAre(2.0f, 4.0f));
+}
+
+TEST(Csv, NeverReadsPastTheEndOfTheInput) {
+  // The text ends right before a page that may not be touched: any over-read crashes.
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  void* block = ::mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(block, MAP_FAILED);
+  char* guard = static_cast<char*>(block) + 2 * page;
+  ASSERT_EQ(::mprotect(guard, page, PROT_NONE), 0);
+  for (const std::string tail : {"7", "7\r", "7,", "\"7", "\"7\"", "\"7\" ", "7.5e", "-", "nan", "# c", "   ", "\r", ""}) {
+    std::string text = "a,b\n";
+    std::int64_t rows = 1;  // the last line
+    for (; text.size() + 200 < 2 * page; ++rows) text += "1,2\n";
+    const std::string last = "1," + tail;
+    text += "#" + std::string(2 * page - text.size() - last.size() - 2, '-') + "\n" + last;
+    ASSERT_EQ(text.size(), 2 * page);
+    std::memcpy(block, text.data(), text.size());
+    const std::string_view view(static_cast<const char*>(block), text.size());
+    for (unsigned threads : {1u, 3u}) {
+      io::csv_options o;
+      o.threads = threads;
+      o.chunk_bytes = threads == 1 ? 0 : 100;
+      o.na = io::na_policy::nan;
+      try {
+        const auto t = io::read_csv_buffer(view, "t.csv", o);
+        EXPECT_EQ(t.num_rows(), rows) << tail;
+        const bool parses = tail == "7" || tail == "7\r" || tail == "nan" || tail == "   " || tail == "\r" ||
+                            tail.empty() || (tail[0] == '"' && tail.size() > 2);
+        EXPECT_TRUE(parses) << '"' << tail << "\" should not parse";
+      } catch (const zf::parse_error& e) {
+        EXPECT_THAT(e.what(), HasSubstr("t.csv:")) << tail;
+      }
+    }
+  }
+  ::munmap(block, 3 * page);
 }
