@@ -6,10 +6,14 @@
 #include <torch/nn/options/conv.h>
 
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/model/detail/cpu_ops.hpp"
 
 namespace zeroflow::model::detail {
 
 namespace {
+
+// The seed's Conv1d(k=3, stride 1, padding 1) applied through conv1d_k3 (fast CPU kernels).
+torch::Tensor run_conv(const torch::nn::Conv1d& conv, const torch::Tensor& x) { return conv1d_k3(x, conv->weight, conv->bias); }
 
 torch::nn::Conv1d make_conv(std::int64_t in, std::int64_t out) {
   return torch::nn::Conv1d(torch::nn::Conv1dOptions(in, out, 3).stride(1).padding(1));
@@ -33,12 +37,8 @@ downsample1d_impl::downsample1d_impl() {
   filter = register_buffer("filter", torch::tensor({1.0F, 2.0F, 1.0F}).view({1, 1, 3}));
 }
 
-torch::Tensor downsample1d_impl::forward(const torch::Tensor& x) {
-  const std::int64_t channels = x.size(1);
-  // One copy of the filter per channel (groups = channels), as the seed's torch.cat does.
-  const torch::Tensor weight = filter.expand({channels, 1, 3}).contiguous();
-  return torch::conv1d(x, weight, /*bias=*/{}, /*stride=*/2, /*padding=*/1, /*dilation=*/1, /*groups=*/channels);
-}
+// One copy of the filter per channel (groups = channels), as the seed's torch.cat does.
+torch::Tensor downsample1d_impl::forward(const torch::Tensor& x) { return downsample3(x, filter); }
 
 light_vae_impl::light_vae_impl(std::int64_t width) : width_{width} {
   ZF_EXPECTS(width >= 16 && is_power_of_two(width), "LightVAE width must be a power of two >= 16, got ", width);
@@ -58,17 +58,17 @@ light_vae_impl::light_vae_impl(std::int64_t width) : width_{width} {
 
 encoding light_vae_impl::encode(const torch::Tensor& x) {
   torch::Tensor h = x.reshape({-1, 1, width_});
-  h = down(sigma(conv0(h)));
-  h = down(sigma(conv1(h)));
-  h = down(sigma(conv2(h)));
-  return {convA(h).mean(2), convB(h).mean(2)};
+  h = down(sigma(run_conv(conv0, h)));
+  h = down(sigma(run_conv(conv1, h)));
+  h = down(sigma(run_conv(conv2, h)));
+  return {run_conv(convA, h).mean(2), run_conv(convB, h).mean(2)};
 }
 
 torch::Tensor light_vae_impl::decode(const torch::Tensor& z) {
   torch::Tensor h = restore(z).view({-1, 8, width_ / 8});
-  h = sigma(conv3(upsample2(h)));
-  h = sigma(conv4(upsample2(h)));
-  return conv5(upsample2(h)).view({-1, width_});
+  h = sigma(run_conv(conv3, upsample2(h)));
+  h = sigma(run_conv(conv4, upsample2(h)));
+  return run_conv(conv5, upsample2(h)).view({-1, width_});
 }
 
 reconstruction light_vae_impl::forward(const torch::Tensor& x) {
