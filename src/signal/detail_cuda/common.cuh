@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
@@ -48,32 +47,10 @@ inline array scratch(std::size_t bytes, device where, stream_view stream) {
 /// Rounds a byte count up so that the next carve-out of a scratch block stays 256-byte aligned.
 constexpr std::size_t aligned_size(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-namespace kernels {
-constexpr std::size_t upload_chunk = 2048;  // bytes per launch; kernel parameters may hold 4 KiB
-struct upload_payload {
-  unsigned char bytes[upload_chunk];
-};
-// The payload travels in the launch's parameter block, so the host buffer may go at once and
-// nothing waits for the stream (a cudaMemcpyAsync from pageable memory would).
-__global__ void upload_kernel(unsigned char* dst, upload_payload payload, unsigned count) {
-  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) dst[i] = payload.bytes[i];
-}
-}  // namespace kernels
-
 /// Copies `bytes` from pageable host memory to device memory in stream order without blocking
 /// the host: the bytes ride in kernel parameters, 2 KiB per launch (meant for filter taps and
-/// other small tables).
-inline void upload(void* device_dst, const void* host_src, std::size_t bytes, stream_view stream) {
-  auto* dst = static_cast<unsigned char*>(device_dst);
-  const auto* src = static_cast<const unsigned char*>(host_src);
-  for (std::size_t done = 0; done < bytes; done += kernels::upload_chunk) {
-    const std::size_t count = std::min(kernels::upload_chunk, bytes - done);
-    kernels::upload_payload payload;
-    std::memcpy(payload.bytes, src + done, count);
-    kernels::upload_kernel<<<1, 256, 0, raw(stream)>>>(dst + done, payload, static_cast<unsigned>(count));
-    ZF_SIGNAL_LAUNCH_CHECK();
-  }
-}
+/// other small tables; a cudaMemcpyAsync from pageable memory would wait for the stream).
+void upload(void* device_dst, const void* host_src, std::size_t bytes, stream_view stream);
 
 /// Reads one value back from device memory. This is a host synchronisation point (it waits for
 /// everything queued on `stream`); the stages use it only where the size of an output depends

@@ -1,0 +1,137 @@
+#pragma once
+// Shared pieces of the signal layer's GPU tests: a fixture that skips without a GPU and poisons
+// every device allocation (so an output element a kernel forgets to write fails the comparison),
+// transfers between std::vector and device arrays, exact comparisons, and an owned CUDA stream.
+// Compiled in every build; without CUDA the fixture skips and nothing touches a device.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "signal_test_helpers.hpp"
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/resource.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace zeroflow::signal::testing {
+
+inline constexpr device gpu0 = cuda_device(0);
+
+#if ZEROFLOW_HAS_CUDA
+/// Fills every block it hands out with `byte` (in stream order, before any kernel writes it).
+class device_poison_resource final : public memory::resource {
+ public:
+  device_poison_resource(memory::resource_ptr inner, unsigned char byte) : inner_{std::move(inner)}, byte_{byte} {}
+  [[nodiscard]] device where() const override { return inner_->where(); }
+  [[nodiscard]] std::string name() const override { return "poison(" + inner_->name() + ")"; }
+
+ private:
+  void* do_allocate(std::size_t bytes, stream_view stream) override {
+    void* p = inner_->allocate(bytes, stream);
+    if (cudaMemsetAsync(p, byte_, bytes, stream.value()) != cudaSuccess) {
+      inner_->deallocate(p, bytes, stream);
+      throw std::runtime_error("device_poison_resource: cudaMemsetAsync failed");
+    }
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, stream_view stream) override { inner_->deallocate(p, bytes, stream); }
+  memory::resource_ptr inner_;
+  unsigned char byte_;
+};
+
+/// A CUDA stream owned by the test. Declare it before the arrays that use it, so that they are
+/// released (in its order) before it is destroyed.
+class owned_stream {
+ public:
+  owned_stream() {
+    if (cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking) != cudaSuccess)
+      throw std::runtime_error("cudaStreamCreate failed");
+  }
+  owned_stream(const owned_stream&) = delete;
+  owned_stream& operator=(const owned_stream&) = delete;
+  ~owned_stream() {
+    (void)cudaStreamSynchronize(stream_);
+    (void)cudaStreamDestroy(stream_);
+  }
+  [[nodiscard]] stream_view view() const { return stream_view{stream_}; }
+
+ private:
+  cudaStream_t stream_{};
+};
+#endif
+
+/// Skips without a GPU; poisons device allocations with 0xFF (NaN, −1, 255) unless a test
+/// picks another byte with poison_with().
+class cuda_signal_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+    poison_with(0xFF);
+  }
+  void TearDown() override {
+    if (previous_) memory::set_current_resource(previous_);
+    previous_ = nullptr;
+  }
+  /// Installs a poisoning resource with `byte` for the rest of the test. 0x7F gives a large
+  /// finite float (3.4e38), for outputs where NaN is a legitimate value.
+  void poison_with([[maybe_unused]] unsigned char byte) {
+#if ZEROFLOW_HAS_CUDA
+    if (previous_) memory::set_current_resource(previous_);
+    previous_ = memory::set_current_resource(
+        std::make_shared<device_poison_resource>(memory::current_resource(gpu0), byte));
+#endif
+  }
+
+ private:
+  memory::resource_ptr previous_;
+};
+
+template <class T>
+array to_device(const std::vector<T>& values, stream_view stream = {}) {
+  return copy_to(to_array(values), gpu0, stream);
+}
+
+/// A device (or host) 1-D array's elements, after the work queued on `stream`.
+template <class T>
+std::vector<T> from_device(const array& a, stream_view stream = {}) {
+  EXPECT_EQ(a.where(), gpu0);
+  return to_vector<T>(copy_to(a, cpu_device, stream));
+}
+
+/// Bit-for-bit equality, except that any NaN equals any NaN (the GPU's NaNs carry other payloads
+/// than x86's) — the tests ask for exactly the host's floats.
+inline bool same_float(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+/// Empty when equal; otherwise the first mismatching index and values.
+inline std::string float_mismatch(const std::vector<float>& got, const std::vector<float>& want) {
+  if (got.size() != want.size()) return "sizes " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!same_float(got[i], want[i]))
+      return "index " + std::to_string(i) + ": GPU " + std::to_string(got[i]) + " vs host " + std::to_string(want[i]);
+  return {};
+}
+
+template <class T>
+std::string int_mismatch(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size()) return "sizes " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i])
+      return "index " + std::to_string(i) + ": GPU " + std::to_string(+got[i]) + " vs host " + std::to_string(+want[i]);
+  return {};
+}
+
+}  // namespace zeroflow::signal::testing

@@ -1,0 +1,131 @@
+// segment_beats on the GPU against the CPU on long synthetic ECGs: every intermediate (filtered
+// signal, gate, positions, lengths, histogram, peaks, normalisation, kept flags, indices, rows)
+// identical, on the legacy default stream, a created non-blocking stream and the per-thread
+// default stream; and the fused band-pass + gate on the same recordings.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../../src/signal/detail_cuda/bandpass_gate.hpp"
+#include "cuda_test_helpers.hpp"
+#include "zeroflow/signal/segment.hpp"
+#include "zeroflow/synth/ecg.hpp"
+
+namespace zf = zeroflow;
+namespace sig = zeroflow::signal;
+namespace synth = zeroflow::synth;
+using namespace zeroflow::signal::testing;
+
+namespace {
+
+synth::ecg_recording recording(double hours, double rate, std::uint64_t seed) {
+  synth::ecg_options o;
+  o.hours = hours;
+  o.sample_rate = rate;
+  o.seed = seed;
+  return synth::generate_ecg(o);
+}
+
+std::vector<float> flat(const zf::array& rows, zf::stream_view stream) {
+  const zf::array host = zf::copy_to(rows, zf::cpu_device, stream);
+  return to_vector<float>(host.reshape({host.size()}));
+}
+
+void expect_same_segmentation(const sig::segmentation& gpu, const sig::segmentation& cpu, zf::stream_view stream,
+                              const std::string& what) {
+  EXPECT_EQ(gpu.sizes.ricker_width, cpu.sizes.ricker_width);
+  EXPECT_EQ(float_mismatch(from_device<float>(gpu.filtered, stream), to_vector<float>(cpu.filtered)), "")
+      << what << ": filtered";
+  EXPECT_EQ(int_mismatch(from_device<std::uint8_t>(gpu.gate, stream), to_vector<std::uint8_t>(cpu.gate)), "")
+      << what << ": gate";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.positions, stream), to_vector<std::int64_t>(cpu.positions)), "")
+      << what << ": positions";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.lengths, stream), to_vector<std::int64_t>(cpu.lengths)), "")
+      << what << ": lengths";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.histogram, stream), to_vector<std::int64_t>(cpu.histogram)), "")
+      << what << ": histogram";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.peaks, stream), to_vector<std::int64_t>(cpu.peaks)), "")
+      << what << ": peaks";
+  EXPECT_EQ(gpu.norm.center, cpu.norm.center) << what;
+  EXPECT_EQ(gpu.norm.scale, cpu.norm.scale) << what;
+  EXPECT_EQ(int_mismatch(from_device<std::uint8_t>(gpu.beats.kept, stream), to_vector<std::uint8_t>(cpu.beats.kept)),
+            "")
+      << what << ": kept";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.beats.kept_index, stream),
+                         to_vector<std::int64_t>(cpu.beats.kept_index)),
+            "")
+      << what << ": kept_index";
+  ASSERT_EQ(gpu.beats.rows.shape(), cpu.beats.rows.shape()) << what;
+  EXPECT_EQ(float_mismatch(flat(gpu.beats.rows, stream), flat(cpu.beats.rows, {})), "") << what << ": rows";
+}
+
+}  // namespace
+
+using SignalSegmentCuda = cuda_signal_test;
+
+TEST_F(SignalSegmentCuda, LongEcgIsIdenticalOnCpuAndGpu) {
+  // Six hours at 250 Hz (5.4 M samples, ~25 000 beats), and shorter recordings at other rates.
+  struct variant {
+    double hours, rate;
+    std::uint64_t seed;
+  };
+  for (const variant v : {variant{6.0, 250, 42}, variant{0.5, 360, 7}, variant{0.5, 500, 3}, variant{0.01, 250, 5}}) {
+    const auto ecg = recording(v.hours, v.rate, v.seed);
+    sig::segment_params params;
+    params.sample_rate = v.rate;
+    const auto cpu = sig::segment_beats(to_array(ecg.samples), params, {});
+    const auto gpu = sig::segment_beats(to_device(ecg.samples), params, {});
+    ASSERT_GT(cpu.beats.kept_index.size(), 0) << "the recording should have kept beats";
+    expect_same_segmentation(gpu, cpu, {}, std::to_string(v.hours) + " h at " + std::to_string(v.rate) + " Hz");
+  }
+}
+
+TEST_F(SignalSegmentCuda, ShortestSignalsAndFlatSignals) {
+  sig::segment_params params;  // 30 taps, window 180: 180 samples is the minimum
+  std::vector<float> x(180);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
+  expect_same_segmentation(sig::segment_beats(to_device(x), params, {}), sig::segment_beats(to_array(x), params, {}),
+                           {}, "180 samples");
+  const std::vector<float> constant(5000, 3.0f);  // MAD 0 and stddev 0: scale 1, no beats
+  expect_same_segmentation(sig::segment_beats(to_device(constant), params, {}),
+                           sig::segment_beats(to_array(constant), params, {}), {}, "constant");
+}
+
+TEST_F(SignalSegmentCuda, NonDefaultStream) {
+  const auto ecg = recording(1.0, 250, 17);
+  const auto cpu = sig::segment_beats(to_array(ecg.samples), {}, {});
+#if ZEROFLOW_HAS_CUDA
+  const owned_stream stream;  // outlives every array below (they are released on it)
+  {
+    const zf::array x = to_device(ecg.samples, stream.view());
+    const auto gpu = sig::segment_beats(x, {}, stream.view());
+    expect_same_segmentation(gpu, cpu, stream.view(), "created stream");
+  }
+#endif
+}
+
+TEST_F(SignalSegmentCuda, PerThreadDefaultStream) {
+  const auto ecg = recording(1.0, 250, 18);
+  const auto cpu = sig::segment_beats(to_array(ecg.samples), {}, {});
+  const zf::stream_view stream = zf::stream_view::per_thread();
+  const zf::array x = to_device(ecg.samples, stream);
+  const auto gpu = sig::segment_beats(x, {}, stream);
+  expect_same_segmentation(gpu, cpu, stream, "per-thread stream");
+}
+
+TEST_F(SignalSegmentCuda, FusedBandpassAndGateOnAnEcg) {
+  const auto ecg = recording(2.0, 250, 19);
+  const auto cpu = sig::segment_beats(to_array(ecg.samples), {}, {});
+#if ZEROFLOW_HAS_CUDA
+  const owned_stream stream;
+  {
+    const auto fused = sig::detail::bandpass_gate_cuda(to_device(ecg.samples, stream.view()), cpu.sizes.ricker_width,
+                                                       cpu.sizes.nms_window, stream.view());
+    EXPECT_EQ(float_mismatch(from_device<float>(fused.filtered, stream.view()), to_vector<float>(cpu.filtered)), "");
+    EXPECT_EQ(int_mismatch(from_device<std::uint8_t>(fused.gate, stream.view()), to_vector<std::uint8_t>(cpu.gate)),
+              "");
+  }
+#endif
+}
