@@ -1,6 +1,6 @@
 #include "zeroflow/signal/nms.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -25,40 +25,10 @@ array nms_gate(const array& filtered, std::int64_t window, stream_view stream) {
 namespace detail {
 
 namespace {
-// Indices of a sliding window whose values decrease from front to back: the front is the window
-// maximum. NaNs are never entered, which is the seed's `value > accum` maximum (NaN never wins).
-class max_queue {
- public:
-  max_queue(const float* x, std::int64_t window) : x_{x}, ring_(static_cast<std::size_t>(window + 1)) {}
-
-  void push(std::int64_t i) {
-    const float v = x_[i];
-    if (std::isnan(v)) return;
-    // Older values <= v can never be the maximum again while i is in the window.
-    while (size_ > 0 && x_[at(size_ - 1)] <= v) --size_;
-    ring_[slot(size_)] = i;
-    ++size_;
-  }
-  void drop_before(std::int64_t first) {
-    while (size_ > 0 && at(0) < first) {
-      head_ = slot(1);
-      --size_;
-    }
-  }
-  [[nodiscard]] float max() const { return size_ > 0 ? x_[at(0)] : -std::numeric_limits<float>::infinity(); }
-
- private:
-  // head_ + k < 2 · capacity, so one conditional subtraction wraps it (cheaper than %).
-  [[nodiscard]] std::size_t slot(std::size_t k) const {
-    const std::size_t s = head_ + k;
-    return s >= ring_.size() ? s - ring_.size() : s;
-  }
-  [[nodiscard]] std::int64_t at(std::size_t k) const { return ring_[slot(k)]; }
-
-  const float* x_;
-  std::vector<std::int64_t> ring_;
-  std::size_t head_ = 0, size_ = 0;
-};
+// The seed's running maximum step: keep the value when it is greater. A NaN is never greater
+// and the accumulator starts at -inf, so accumulators never hold NaN.
+inline float keep_greater(float accum, float value) { return value > accum ? value : accum; }
+constexpr float minus_inf = -std::numeric_limits<float>::infinity();
 }  // namespace
 
 array nms_gate_host(const array& filtered, std::int64_t window, stream_view stream) {
@@ -68,18 +38,35 @@ array nms_gate_host(const array& filtered, std::int64_t window, stream_view stre
   const float* x = filtered.data_as<const float>();
   std::uint8_t* gate = out.data_as<std::uint8_t>();
 
+  // Sliding-window maxima by van Herk / Gil-Werman: cut the input into blocks of `window`
+  // samples; a window [j, j+window) meets at most two blocks, so its maximum is
+  // max(suffix maximum of its first block from j, prefix maximum of the next block up to
+  // j+window−1). O(1) per output, branch-free scans. Done in tiles of outputs so that the prefix
+  // and suffix arrays stay in cache.
+  const std::int64_t tile = std::max<std::int64_t>(8192, 2 * window);
   parallel_chunks(count, std::int64_t{1} << 16, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<float> prefix(static_cast<std::size_t>(tile + window - 1));
+    std::vector<float> suffix(prefix.size());
     // A chunk also evaluates the raw gate at begin−1: the rising-edge rule needs it.
-    const std::int64_t first = begin > 0 ? begin - 1 : 0;
-    max_queue queue(x, window);
-    for (std::int64_t i = first; i < first + window - 1; ++i) queue.push(i);
     bool previous = false;  // raw (unmodified) gate at p − 1
-    for (std::int64_t p = first; p < end; ++p) {
-      queue.push(p + window - 1);
-      queue.drop_before(p);
-      const bool raw = x[p + half] == queue.max();
-      if (p >= begin) gate[p] = (raw && !previous) ? 1 : 0;
-      previous = raw;
+    for (std::int64_t t0 = begin > 0 ? begin - 1 : 0; t0 < end; t0 += tile) {
+      const std::int64_t outputs = std::min(tile, end - t0);
+      const std::int64_t span = outputs + window - 1;  // inputs x[t0, t0 + span)
+      const float* xs = x + t0;
+      for (std::int64_t b = 0; b < span; b += window) {  // blocks [b, b + window) of the tile
+        const std::int64_t e = std::min(span, b + window);
+        float acc = minus_inf;
+        for (std::int64_t j = b; j < e; ++j) prefix[static_cast<std::size_t>(j)] = acc = keep_greater(acc, xs[j]);
+        acc = minus_inf;
+        for (std::int64_t j = e; j-- > b;) suffix[static_cast<std::size_t>(j)] = acc = keep_greater(acc, xs[j]);
+      }
+      for (std::int64_t j = 0; j < outputs; ++j) {
+        const float top = keep_greater(suffix[static_cast<std::size_t>(j)], prefix[static_cast<std::size_t>(j + window - 1)]);
+        const bool raw = xs[j + half] == top;
+        const std::int64_t p = t0 + j;
+        if (p >= begin) gate[p] = (raw && !previous) ? 1 : 0;
+        previous = raw;
+      }
     }
   });
   return out;

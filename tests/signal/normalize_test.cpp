@@ -61,6 +61,26 @@ TEST_F(SignalNormalize, MatchesSortingOnRandomInputs) {
   }
 }
 
+TEST_F(SignalNormalize, MatchesSortingOnLongInputsWithDuplicatesAndSignedZeros) {
+  // Long enough for several threads; small integers, ±0 and a few huge values put many samples
+  // in the same selection bucket and ranks on both sides of zero.
+  std::mt19937_64 rng(77);
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::int64_t n = std::uniform_int_distribution<std::int64_t>(200000, 700000)(rng);
+    std::vector<float> x(static_cast<std::size_t>(n));
+    std::uniform_int_distribution<int> small(-3, 3 + trial), pick(0, 999);
+    for (auto& v : x) {
+      const int p = pick(rng);
+      v = p == 0 ? -0.0f : p == 1 ? 3e38f : p == 2 ? -1e-40f : p == 3 ? std::numeric_limits<float>::quiet_NaN()
+                                                                     : static_cast<float>(small(rng)) * 0.25f;
+    }
+    const auto got = sig::robust_zscore(to_array(x), {});
+    const auto want = reference(x);
+    EXPECT_FLOAT_EQ(got.center, want.center) << "n=" << n;
+    EXPECT_FLOAT_EQ(got.scale, want.scale) << "n=" << n;
+  }
+}
+
 TEST_F(SignalNormalize, SmallCasesByHand) {
   auto z = [](std::vector<float> x) { return sig::robust_zscore(to_array(x), {}); };
   auto r = z({3, 1, 2});  // median 2, deviations 1 1 0 -> MAD 1
@@ -69,6 +89,12 @@ TEST_F(SignalNormalize, SmallCasesByHand) {
   r = z({4, 1, 2, 10});  // median 3, deviations 1 2 1 7 -> MAD 1.5
   EXPECT_EQ(r.center, 3.0f);
   EXPECT_FLOAT_EQ(r.scale, 1.4826f * 1.5f);
+  r = z({1, 2, 100, -5});  // the middle values 1 and 2 lie in different selection buckets
+  EXPECT_EQ(r.center, 1.5f);
+  EXPECT_FLOAT_EQ(r.scale, 1.4826f * 3.5f);  // deviations 0.5 0.5 6.5 98.5
+  r = z({1000, 1});  // and with empty buckets between them
+  EXPECT_EQ(r.center, 500.5f);
+  EXPECT_FLOAT_EQ(r.scale, 1.4826f * 499.5f);
   r = z({5, 5, 5, 9});  // MAD 0 -> population sd of {5,5,5,9} = sqrt(3)
   EXPECT_EQ(r.center, 5.0f);
   EXPECT_FLOAT_EQ(r.scale, std::sqrt(3.0f));

@@ -24,8 +24,9 @@ struct normalization {
 /// When MAD is 0 (more than half the samples equal, e.g. a flat or clipped recording) the scale
 /// falls back to the population standard deviation, and to 1 when that is 0 too.
 /// Non-finite samples (NaN, ±inf) are ignored; with none finite the result is {0, 1}.
-/// Medians of an even count are the mean of the two middle values; everything is computed in
-/// double and rounded to float at the end.
+/// Medians of an even count are the mean of the two middle values. Sums and the median are
+/// computed in double; the deviations are ranked after rounding to float (monotonic, so the MAD
+/// is the exact one rounded to float, up to one ulp when two middle values are averaged).
 /// @param signal 1-D float32, any stride, not empty
 /// @throws zeroflow::invalid_argument on a non-1-D, non-float32 or empty signal
 [[nodiscard]] normalization robust_zscore(const array& signal, stream_view stream);
