@@ -186,7 +186,7 @@ TEST(EvalRanking, AgreesWithBruteForceOnRandomScoresWithTies) {
     std::vector<double> s(n);
     std::vector<std::uint8_t> y(n);
     for (std::size_t i = 0; i < n; ++i) {
-      s[i] = static_cast<double>(rng() % levels) * 0.25 - 1.0;
+      s[i] = static_cast<double>(rng() % static_cast<unsigned>(levels)) * 0.25 - 1.0;
       y[i] = static_cast<std::uint8_t>(rng() % 3 == 0 ? 1 + rng() % 200 : 0);  // any nonzero is positive
     }
     y[0] = 1, y[1] = 0;  // both classes present
