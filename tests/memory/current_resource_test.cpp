@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "memory_test_util.hpp"
-#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/all.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/pinned_resource.hpp"

@@ -179,7 +179,9 @@ TEST_P(ResourceConformance, WorksOnANonDefaultStream) {
   expect_intact(again, stream.view());
   mr_->deallocate(again.p, again.bytes, stream.view());
 #if ZEROFLOW_HAS_CUDA
-  if (zf::cuda_available()) ASSERT_EQ(cudaStreamSynchronize(stream.view().value()), cudaSuccess);
+  if (zf::cuda_available()) {
+    ASSERT_EQ(cudaStreamSynchronize(stream.view().value()), cudaSuccess);
+  }
 #endif
 }
 

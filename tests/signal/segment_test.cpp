@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -109,6 +110,29 @@ TEST_F(SignalSegment, MillivoltsAndAdcUnitsGiveTheSameBeats) {
   const auto rb = to_vector<float>(b.beats.rows.reshape({b.beats.rows.size()}));
   ASSERT_EQ(ra.size(), rb.size());
   for (std::size_t i = 0; i < ra.size(); ++i) ASSERT_NEAR(ra[i], rb[i], 2e-3 * (1 + std::fabs(ra[i]))) << i;
+}
+
+TEST_F(SignalSegment, APulseCloserThanHalfAWindowToALargerOneIsSuppressed) {
+  // The seed's NMS keeps a peak only when it is the largest within ±90 samples (±0.36 s at
+  // 250 Hz). Large pulses every 170 samples (so every window holds one), and a smaller pulse
+  // `gap` samples after one of them, 100 samples before the next.
+  for (const auto& [gap, found] : {std::pair{80, false}, std::pair{100, true}}) {
+    std::vector<std::int64_t> large, all;
+    for (std::int64_t q = 120; q <= 970; q += 170) large.push_back(q);
+    const std::int64_t small = 970 + gap;
+    for (std::int64_t q = small + 100; q < 2200; q += 170) large.push_back(q);
+    // The first and the last window must hold a pulse too, or their plain zeros tie for the maximum.
+    std::vector<float> x(static_cast<std::size_t>(large.back() + 150), 0.0f);
+    auto add = [&x](std::int64_t q, float a) {
+      for (std::int64_t i = -10; i <= 10; ++i) x[static_cast<std::size_t>(q + i)] += a * std::exp(-0.5f * static_cast<float>(i * i) / 6.25f);
+    };
+    for (auto q : large) add(q, 1.0f);
+    add(small, 0.6f);
+    all = large;
+    if (found) all.insert(std::upper_bound(all.begin(), all.end(), small), small);
+    const auto s = sig::segment_beats(to_array(x), {}, {});
+    EXPECT_EQ(to_vector<std::int64_t>(s.peaks), all) << "gap " << gap;
+  }
 }
 
 TEST_F(SignalSegment, RejectsBadInput) {

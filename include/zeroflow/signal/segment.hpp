@@ -29,6 +29,14 @@ struct segmentation {
 };
 
 /// @brief Runs the whole segmentation on the signal's device.
+///
+/// Limits inherited from the seed's method (kept on purpose, they define the pipeline):
+/// a beat is found only when its band-passed peak is the largest within ±nms_window/2
+/// (±0.36 s by default), so a premature beat closer than that to a larger neighbour is not
+/// found (at 110 bpm most PVCs, whose coupling interval is ~0.35 s, are missed; at 60-80 bpm
+/// they are found); shorten nms_window_seconds for fast rhythms. A beat in the last
+/// nms_window − (nms_window+1)/2 + (ricker_width−1)/2 samples (~0.4 s) or in the first
+/// (nms_window+1)/2 − (ricker_width−1)/2 samples (~0.3 s) cannot be gated at all.
 /// @param signal raw 1-D float32 recording, any stride, at least max(ricker_width, nms_window) samples
 /// @throws zeroflow::invalid_argument on bad input or parameters (see the stages)
 [[nodiscard]] segmentation segment_beats(const array& signal, const segment_params& params, stream_view stream);
