@@ -37,6 +37,10 @@ namespace zeroflow::signal {
 /// [a − ricker_width/2, a + ricker_width/2] ∩ [0, N): the band-pass blurs the peak over about
 /// one kernel width, and the absolute value also finds R-peaks of inverted leads. Ties go to the
 /// lowest index; NaNs never win; if no sample qualifies, a clamped to [0, N) is returned.
+/// Peaks follow the order of the positions and are ascending, except that two gate positions
+/// closer than about ricker_width (possible only when the filtered signal has two exactly equal
+/// window maxima) may give swapped peaks: sort a copy before using them as a sorted set
+/// (e.g. eval::match_peaks).
 /// @param signal the raw 1-D float32 signal (not the filtered one), any stride, not empty
 /// @param positions 1-D int64 gate positions (gate_positions), any stride, may be empty
 /// @param nms_window, ricker_width the sizes the gate was computed with (>= 1)
