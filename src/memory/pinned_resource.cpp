@@ -21,7 +21,12 @@ void* pinned_resource::do_allocate(std::size_t bytes, stream_view) {
 }
 
 void pinned_resource::do_deallocate(void* p, std::size_t, stream_view stream) {
-  ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+  // A stream destroyed before the block is given back cannot be waited on; waiting for the
+  // whole device instead still frees the block rather than leaking it.
+  if (cudaStreamSynchronize(stream.value()) != cudaSuccess) {
+    (void)cudaGetLastError();
+    ZF_CUDA_TRY(cudaDeviceSynchronize());
+  }
   ZF_CUDA_TRY(cudaFreeHost(p));
 }
 
