@@ -1,28 +1,28 @@
 // CUDA half of normalize.hpp: median and MAD of the finite samples by radix selection on the GPU,
 // equal to the host's results.
 //
-// Selection, not sorting: every finite sample gets an order-preserving integer key (the float's
-// bits with the sign folded for the median; the bits of the double |x − median| for the MAD,
-// exactly the host's deviation, whose order is that of the doubles since they are >= 0). The key
-// is split into digits of at most 13 bits, most significant first. Level 0 histograms the top
-// digit over the whole signal (shared-memory counters, one global atomic per non-empty bin and
-// block); one block then finds the bucket holding the wanted rank. Each later level copies the
-// survivors of the previous bucket into a scratch buffer (warp-aggregated atomics: order does not
-// matter for a selection) while histogramming their next digit, so only the first two levels read
-// the whole signal. An even count needs the two middle ranks: while they share a bucket they are
-// tracked together; when they split, the lower one is the largest key of its bucket, which the next
-// compaction finds with a max-reduction on the side.
+// Selection, not sorting: every finite sample gets an order-preserving 32-bit key (the float's
+// bits with negative values flipped, the host's ordered_key, for the median; for the MAD the bits
+// of the host's deviation, |x − median| computed in double and rounded to float, which order like
+// the values since they are >= 0). The key is split into digits of at most 13 bits, most significant
+// first. Level 0 histograms the top digit over the whole signal (shared-memory counters, one global
+// atomic per non-empty bin and block); one block then finds the bucket holding the wanted rank.
+// Each later level copies the survivors of the previous bucket into a scratch buffer
+// (warp-aggregated atomics: order does not matter for a selection) while histogramming their next
+// digit, so only the first two levels read the whole signal. An even count needs the two middle
+// ranks: while they share a bucket they are tracked together; when they split, the lower one is
+// the largest key of its bucket, which the next compaction finds with a max-reduction on the side.
+// The result is 0.5·(lower + upper) in double, as on the host.
 //
-// Cost for N samples: the median reads the signal twice (histogram, first compaction), the MAD twice
-// more, i.e. 4 × 4N bytes, plus the survivors (typically a few per cent) and 16 small launches; no
-// host synchronisation until the final read-back of the three numbers. Scratch: two float buffers of
-// N samples (worst case: every sample survives a level) and the histograms.
+// Cost for N samples: each selection reads the signal twice (histogram, first compaction), i.e.
+// 4 × 4N bytes in all, plus the survivors (typically a few per cent) and 14 small launches; no host
+// synchronisation until the final read-back of the three numbers. Scratch: two float buffers of N
+// samples (worst case: every sample survives a level) and the histograms.
 //
 // The host's scale falls back to the standard deviation when 1.4826·MAD is 0 (more than half the
-// samples equal) or not a finite float. Its mean and standard deviation are sequential double sums,
-// whose rounding a parallel reduction cannot reproduce, so in that degenerate case the signal is
-// copied to the host and the host implementation gives the answer (documented cost: a device-to-host
-// copy and two host selections, only for flat or clipped recordings).
+// samples equal) or not a finite float. Rather than mirror the host's summation order on the GPU,
+// that degenerate case copies the signal to the host and returns the host implementation's answer
+// (a device-to-host copy and a host pass, only for flat or clipped recordings).
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
@@ -54,7 +54,8 @@ __device__ __forceinline__ unsigned digit_of(u64 key, digit_spec d) {
 
 // ---- keys ------------------------------------------------------------------------------------
 
-/// Finite floats as unsigned integers in the same order; −0 is folded onto +0 (equal values).
+/// Finite floats as unsigned integers in the same order (the host's ordered_key: −0 sorts just
+/// below +0, which does not change any selected value).
 struct value_key {
   static constexpr int levels = 3;
   __host__ __device__ static constexpr digit_spec digit(int level) {
@@ -63,8 +64,7 @@ struct value_key {
   struct bound {
     __device__ bool operator()(float v, u64& key) const {
       if (!isfinite(v)) return false;
-      unsigned u = __float_as_uint(v);
-      if (u == 0x80000000u) u = 0;
+      const unsigned u = __float_as_uint(v);
       key = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
       return true;
     }
@@ -76,23 +76,25 @@ struct value_key {
   }
 };
 
-/// |x − median| in double (the host's deviations) as the bits of a non-negative double.
+/// The host's deviation: |x − median| computed in double and rounded to float (+inf when it
+/// overflows a float), ranked as a float. Non-negative floats order like their bits, and the sign
+/// bit is 0, so the key has 31 bits.
 struct deviation_key {
-  static constexpr int levels = 5;  // bit 63 (the sign) is always 0
+  static constexpr int levels = 3;
   __host__ __device__ static constexpr digit_spec digit(int level) {
-    return level < 4 ? digit_spec{50 - 13 * level, 13} : digit_spec{0, 11};
+    return level == 0 ? digit_spec{18, 13} : level == 1 ? digit_spec{5, 13} : digit_spec{0, 5};
   }
   const double* median;  // device memory, written by the median's selection
   struct bound {
     double median;
     __device__ bool operator()(float v, u64& key) const {
       if (!isfinite(v)) return false;
-      key = static_cast<u64>(__double_as_longlong(fabs(__dsub_rn(static_cast<double>(v), median))));
+      key = __float_as_uint(__double2float_rn(fabs(__dsub_rn(static_cast<double>(v), median))));
       return true;
     }
   };
   __device__ bound bind() const { return {*median}; }
-  __device__ static double value(u64 key) { return __longlong_as_double(static_cast<long long>(key)); }
+  __device__ static double value(u64 key) { return static_cast<double>(__uint_as_float(static_cast<unsigned>(key))); }
 };
 
 // ---- selection state -------------------------------------------------------------------------
