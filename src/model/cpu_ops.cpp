@@ -2,11 +2,11 @@
 /// Hand-written CPU kernels for the LightVAE's tiny-channel convolutions (see cpu_ops.hpp).
 #include "zeroflow/model/detail/cpu_ops.hpp"
 
-#include <algorithm>
-#include <vector>
-
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "zeroflow/core/error.hpp"
 
@@ -120,7 +120,8 @@ std::pair<torch::Tensor, torch::Tensor> conv_backward_weight(const torch::Tensor
   });
   std::vector<double> total(static_cast<std::size_t>(per_chunk), 0.0);
   for (std::int64_t ch = 0; ch < chunks; ++ch)
-    for (std::int64_t j = 0; j < per_chunk; ++j) total[static_cast<std::size_t>(j)] += partial[static_cast<std::size_t>(ch * per_chunk + j)];
+    for (std::int64_t j = 0; j < per_chunk; ++j)
+      total[static_cast<std::size_t>(j)] += partial[static_cast<std::size_t>(ch * per_chunk + j)];
   torch::Tensor all = torch::from_blob(total.data(), {per_chunk}, torch::kDouble).to(torch::kFloat);
   return {all.slice(0, 0, o * c * 3).view({o, c, 3}), all.slice(0, o * c * 3, per_chunk).clone()};
 }
@@ -215,8 +216,7 @@ torch::Tensor conv1d_k3(const torch::Tensor& x, const torch::Tensor& weight, con
   ZF_EXPECTS(weight.dim() == 3 && weight.size(2) == 3, "conv1d_k3 needs an (O, C, 3) weight");
   if (!uses_cpu_kernels(x, weight) || bias.scalar_type() != torch::kFloat)
     return torch::conv1d(x, weight, bias, /*stride=*/1, /*padding=*/1);
-  ZF_EXPECTS(x.size(1) == weight.size(1), "conv1d_k3: ", x.size(1), " input channels, weight expects ",
-             weight.size(1));
+  ZF_EXPECTS(x.size(1) == weight.size(1), "conv1d_k3: ", x.size(1), " input channels, weight expects ", weight.size(1));
   return conv1d_k3_function::apply(x, weight, bias);
 }
 

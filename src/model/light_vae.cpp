@@ -13,7 +13,9 @@ namespace zeroflow::model::detail {
 namespace {
 
 // The seed's Conv1d(k=3, stride 1, padding 1) applied through conv1d_k3 (fast CPU kernels).
-torch::Tensor run_conv(const torch::nn::Conv1d& conv, const torch::Tensor& x) { return conv1d_k3(x, conv->weight, conv->bias); }
+torch::Tensor run_conv(const torch::nn::Conv1d& conv, const torch::Tensor& x) {
+  return conv1d_k3(x, conv->weight, conv->bias);
+}
 
 torch::nn::Conv1d make_conv(std::int64_t in, std::int64_t out) {
   return torch::nn::Conv1d(torch::nn::Conv1dOptions(in, out, 3).stride(1).padding(1));

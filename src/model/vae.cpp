@@ -2,7 +2,13 @@
 /// zeroflow::model::vae: training, scoring and persistence of the LightVAE behind a pimpl.
 #include "zeroflow/model/vae.hpp"
 
+#include <ATen/Parallel.h>
 #include <sched.h>
+#include <torch/cuda.h>
+#include <torch/optim/adam.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+#include <torch/utils.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,13 +17,6 @@
 #include <mutex>
 #include <string>
 #include <system_error>
-
-#include <ATen/Parallel.h>
-#include <torch/cuda.h>
-#include <torch/optim/adam.h>
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
-#include <torch/utils.h>
 
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/detail/light_vae.hpp"
@@ -167,8 +166,8 @@ train_result vae::train(const array& rows, const train_options& options) {
       const detail::reconstruction out = net->forward(x);
       total += detail::vae_loss(out.recon, x, out.mu, out.logvar);
     }
-    result.test_loss = n_test > 0 ? total.item<double>() / static_cast<double>(n_test)
-                                  : std::numeric_limits<double>::quiet_NaN();
+    result.test_loss =
+        n_test > 0 ? total.item<double>() / static_cast<double>(n_test) : std::numeric_limits<double>::quiet_NaN();
   }
   result.train_index = export_to(train_index, rows.where());
   result.test_index = export_to(test_index, rows.where());

@@ -1,12 +1,11 @@
 // The hand-written CPU convolutions against LibTorch's own conv1d: values and all gradients.
-#include <gtest/gtest.h>
-
-#include <tuple>
+#include "zeroflow/model/detail/cpu_ops.hpp"
 
 #include <ATen/Parallel.h>
+#include <gtest/gtest.h>
 #include <torch/utils.h>
 
-#include "zeroflow/model/detail/cpu_ops.hpp"
+#include <tuple>
 
 using zeroflow::model::detail::conv1d_k3;
 using zeroflow::model::detail::downsample3;

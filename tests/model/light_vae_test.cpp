@@ -1,16 +1,15 @@
 // The LightVAE module against the seed's Python class: topology, parameter count, the fixed
 // downsample filter, the loss, and outputs of the Python model itself for one seed.
+#include "zeroflow/model/detail/light_vae.hpp"
+
 #include <gtest/gtest.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include <torch/utils.h>
-
 #include "zeroflow/core/error.hpp"
-
-#include "zeroflow/model/detail/light_vae.hpp"
 
 namespace zf = zeroflow;
 using zf::model::detail::light_vae;
@@ -92,7 +91,8 @@ TEST(LightVae, ExactlyOneSharedSwishAlpha) {
 
 TEST(LightVae, DownsampleFilterIsABufferNotAParameter) {
   light_vae net(64);
-  for (const auto& item : net->named_parameters()) EXPECT_EQ(item.key().find("filter"), std::string::npos) << item.key();
+  for (const auto& item : net->named_parameters())
+    EXPECT_EQ(item.key().find("filter"), std::string::npos) << item.key();
   const auto buffers = net->named_buffers();
   ASSERT_EQ(buffers.size(), 1U);
   ASSERT_TRUE(buffers.contains("down.filter"));
@@ -177,10 +177,10 @@ TEST(LightVae, MatchesTheSeedsPythonModel) {
   const torch::Tensor x = reference_rows();
   const auto e = net->encode(x);
   const torch::Tensor d = net->decode(e.mu);
-  const std::vector<double> mu{0.71112459897995,    -0.2534776031970978,  0.5675934553146362, -0.16805793344974518,
-                               0.5248003005981445,  -0.06272747367620468, 0.5521103739738464, -0.030903350561857224};
-  const std::vector<double> logvar{-1.0842796564102173, 0.3683743178844452,   -0.8966315388679504,
-                                   0.09722880274057388, -0.7049816250801086,  -0.08083438873291016,
+  const std::vector<double> mu{0.71112459897995,   -0.2534776031970978,  0.5675934553146362, -0.16805793344974518,
+                               0.5248003005981445, -0.06272747367620468, 0.5521103739738464, -0.030903350561857224};
+  const std::vector<double> logvar{-1.0842796564102173, 0.3683743178844452,  -0.8966315388679504,
+                                   0.09722880274057388, -0.7049816250801086, -0.08083438873291016,
                                    -0.5876461267471313, -0.11821383237838745};
   const std::vector<double> dec{-0.1332264244556427,  -0.18005430698394775, -0.20255181193351746, -0.12906289100646973,
                                 -0.13344895839691162, -0.18198662996292114, -0.19592945277690887, -0.13185159862041473,

@@ -1,14 +1,14 @@
 // zeroflow arrays ⇄ LibTorch tensors through DLPack: same memory, shapes and strides, and each
 // side keeps the other's memory alive.
-#include <gtest/gtest.h>
+#include "zeroflow/model/detail/tensor_bridge.hpp"
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 #include <torch/cuda.h>
 
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/model/detail/tensor_bridge.hpp"
 
 namespace zf = zeroflow;
 using zf::model::detail::to_array;
@@ -55,7 +55,7 @@ TEST(TensorBridge, StridedViewsKeepTheirLayout) {
   EXPECT_EQ(t.data_ptr(), every_other.data());
   EXPECT_EQ(t.sizes(), (std::vector<std::int64_t>{3, 4}));
   EXPECT_EQ(t.strides(), (std::vector<std::int64_t>{8, 1}));
-  EXPECT_EQ(t[2][3].item<float>(), 23.5F);  // row 5, column 3
+  EXPECT_EQ(t[2][3].item<float>(), 23.5F);    // row 5, column 3
   const zf::array column = a.slice(1, 2, 3);  // one column, row stride 4
   const at::Tensor c = to_tensor(column);
   EXPECT_EQ(c.data_ptr(), column.data());

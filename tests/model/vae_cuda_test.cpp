@@ -1,6 +1,7 @@
 // zeroflow::model::vae on a GPU: rows, indices and scores stay on the device, the split is the
 // CPU's, and a model moves between devices through save/load. Skipped without a GPU.
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <torch/cuda.h>
-
+#include "model/model_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/vae.hpp"
-#include "model/model_test_util.hpp"
 
 namespace zf = zeroflow;
 using zf::model::vae;
@@ -103,6 +102,6 @@ TEST(VaeCuda, SavedOnTheGpuLoadsOnTheCpu) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_NEAR(a[i], b[i], 1e-4F * (1 + a[i])) << i;  // other kernels, same weights
-    EXPECT_EQ(a[i], c[i]) << i;
+    EXPECT_FLOAT_EQ(a[i], c[i]) << i;                  // same weights, same kernels
   }
 }

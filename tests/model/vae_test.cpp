@@ -1,12 +1,14 @@
 // zeroflow::model::vae on the CPU: training, reproducibility, the anomaly score, persistence.
+#include "zeroflow/model/vae.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -15,10 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "model/model_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/model/vae.hpp"
-#include "model/model_test_util.hpp"
 
 namespace zf = zeroflow;
 using zf::model::vae;
@@ -75,10 +76,10 @@ TEST_F(Vae, RejectsBadArguments) {
   EXPECT_THROW((void)vae::create(64, zf::device{zf::device_type::cuda_host, 0}), zf::invalid_argument);
   vae m = vae::create(64);
   const zf::array rows = make_rows(16, 64, 1);
-  EXPECT_THROW((void)m.score(make_rows(4, 32, 1)), zf::invalid_argument);                   // width
-  EXPECT_THROW((void)m.score(zf::empty({4, 64}, zf::float64)), zf::invalid_argument);       // dtype
-  EXPECT_THROW((void)m.score(rows.reshape({16 * 64})), zf::invalid_argument);                // 1-D
-  EXPECT_THROW((void)m.score(rows, 0), zf::invalid_argument);                               // batch
+  EXPECT_THROW((void)m.score(make_rows(4, 32, 1)), zf::invalid_argument);              // width
+  EXPECT_THROW((void)m.score(zf::empty({4, 64}, zf::float64)), zf::invalid_argument);  // dtype
+  EXPECT_THROW((void)m.score(rows.reshape({16 * 64})), zf::invalid_argument);          // 1-D
+  EXPECT_THROW((void)m.score(rows, 0), zf::invalid_argument);                          // batch
   zf::model::train_options bad;
   bad.test_fraction = 1.0;
   EXPECT_THROW((void)m.train(rows, bad), zf::invalid_argument);

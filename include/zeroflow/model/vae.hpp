@@ -23,11 +23,11 @@ namespace zeroflow::model {
 /// How vae::train runs; the defaults are the seed's (30 epochs, batch 1024, 25 % test, seed 42,
 /// Adam with its default learning rate and betas).
 struct train_options {
-  int epochs = 30;                ///< passes over the training split (0 is allowed: no step)
-  int batch = 1024;               ///< rows per optimisation step; the last batch may be smaller
-  double test_fraction = 0.25;    ///< share of rows held out, in [0, 1); train gets floor((1-f)·N)
-  std::uint64_t seed = 42;        ///< seeds the split, the per-epoch shuffles and the VAE's noise
-  double learning_rate = 1e-3;    ///< Adam's step size
+  int epochs = 30;              ///< passes over the training split (0 is allowed: no step)
+  int batch = 1024;             ///< rows per optimisation step; the last batch may be smaller
+  double test_fraction = 0.25;  ///< share of rows held out, in [0, 1); train gets floor((1-f)·N)
+  std::uint64_t seed = 42;      ///< seeds the split, the per-epoch shuffles and the VAE's noise
+  double learning_rate = 1e-3;  ///< Adam's step size
   /// Called after every epoch with its index (from 0) and its loss (as train_result::epoch_loss).
   std::function<void(int epoch, double train_loss)> on_epoch;
 };

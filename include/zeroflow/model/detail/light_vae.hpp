@@ -6,13 +6,13 @@
 /// Submodule and parameter names follow the seed's Python class (sigma.alpha, conv0.weight,
 /// ..., restore.bias), and modules are created in the same order, so that for one seed the
 /// initial weights equal the Python model's.
-#include <cstdint>
-
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
+
+#include <cstdint>
 
 namespace zeroflow::model::detail {
 
