@@ -24,6 +24,10 @@ if(NOT ZEROFLOW_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 90)  # H100/H200; override for other GPUs
     endif()
     enable_language(CUDA)
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)  # CMake < 3.26 does not know nvcc's C++20 flag
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
