@@ -290,6 +290,9 @@ void parse_single_column(const char* p, const char* end, std::int64_t row, std::
     if (q != nullptr && q < end && *q == '\n') {
       out[row] = v;
       p = q + 1;
+    } else if (q != nullptr && end - q >= 2 && q[0] == '\r' && q[1] == '\n') {  // CRLF files
+      out[row] = v;
+      p = q + 2;
     } else {
       p = parse_row(p, end, row, line, ctx);
     }
