@@ -52,11 +52,15 @@ ZF_SAME_FIELD(DLManagedTensorVersioned, deleter);
 ZF_SAME_FIELD(DLManagedTensorVersioned, flags);
 ZF_SAME_FIELD(DLManagedTensorVersioned, dl_tensor);
 #undef ZF_SAME_FIELD
-static_assert(::kDLCPU == dl::kDLCPU && ::kDLCUDA == dl::kDLCUDA && ::kDLCUDAHost == dl::kDLCUDAHost &&
-              ::kDLCUDAManaged == dl::kDLCUDAManaged && ::kDLMetal == dl::kDLMetal);
-static_assert(::kDLInt == dl::kDLInt && ::kDLUInt == dl::kDLUInt && ::kDLFloat == dl::kDLFloat &&
-              ::kDLOpaqueHandle == dl::kDLOpaqueHandle && ::kDLBfloat == dl::kDLBfloat &&
-              ::kDLComplex == dl::kDLComplex && ::kDLBool == dl::kDLBool);
+// Enumerators of two different enum types: compared as the integers the ABI carries.
+constexpr bool same_value(int a, int b) { return a == b; }
+static_assert(same_value(::kDLCPU, dl::kDLCPU) && same_value(::kDLCUDA, dl::kDLCUDA) &&
+              same_value(::kDLCUDAHost, dl::kDLCUDAHost) && same_value(::kDLCUDAManaged, dl::kDLCUDAManaged) &&
+              same_value(::kDLMetal, dl::kDLMetal));
+static_assert(same_value(::kDLInt, dl::kDLInt) && same_value(::kDLUInt, dl::kDLUInt) &&
+              same_value(::kDLFloat, dl::kDLFloat) && same_value(::kDLOpaqueHandle, dl::kDLOpaqueHandle) &&
+              same_value(::kDLBfloat, dl::kDLBfloat) && same_value(::kDLComplex, dl::kDLComplex) &&
+              same_value(::kDLBool, dl::kDLBool));
 static_assert(DLPACK_FLAG_BITMASK_READ_ONLY == dl::flag_bitmask_read_only &&
               DLPACK_FLAG_BITMASK_IS_COPIED == dl::flag_bitmask_is_copied);
 static_assert(DLPACK_MAJOR_VERSION == dl::major_version);
