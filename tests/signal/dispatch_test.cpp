@@ -1,6 +1,6 @@
-// Device arrays reach the CUDA implementations. In a build without CUDA these are the stubs,
-// which throw cuda_error without touching the (fake) device pointer; CUDA builds test the real
-// kernels against the host versions in their own tests.
+// Device arrays reach the CUDA implementations. In a build without CUDA these are the stand-ins
+// of cuda_unavailable.cpp, which throw cuda_error without touching the (fake) device pointer;
+// CUDA builds test the real kernels against the host versions in their own tests.
 #include <gtest/gtest.h>
 
 #include "zeroflow/config.hpp"
@@ -15,7 +15,7 @@ TEST(SignalDispatch, DeviceArraysGoToTheCudaPath) {
 #if ZEROFLOW_HAS_CUDA
   GTEST_SKIP() << "CUDA build: the CUDA signal tests cover the device path";
 #else
-  // Never dereferenced: the stubs throw first.
+  // Never dereferenced: the stand-ins throw first.
   auto fake = zf::buffer::adopt(reinterpret_cast<void*>(std::uintptr_t{0x1000}), 4096, zf::cuda_device(0), nullptr);
   const zf::array x(fake, zf::float32, {1000});
   const zf::array p(fake, zf::int64, {10});

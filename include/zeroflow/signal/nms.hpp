@@ -16,7 +16,7 @@ namespace zeroflow::signal {
 /// skipped and an all-NaN window has maximum −inf). Equal values (plateaus) all pass the test.
 /// Then the seed's `gate[1:] *= diff(gate) == 1` with the difference taken on the unmodified gate:
 /// out[0] = g[0], out[p] = g[p] && !g[p−1], i.e. only rising edges survive.
-/// The host version finds window maxima with a monotonic queue in O(N).
+/// The host version finds window maxima in O(N) with the van Herk / Gil-Werman block scans.
 /// @param filtered 1-D float32 (the output of bandpass), any stride, length N >= window
 /// @param window 2 <= window <= N (a window of 1 would read past its end, as in the seed)
 /// @return 1-D uint8 of length N − window + 1 with values 0 or 1, on the input's device
