@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <system_error>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -12,6 +13,7 @@
 #include <fast_float/fast_float.h>
 
 #include "csv_cells.hpp"
+#include "float32_fast_path.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::io::detail {
@@ -43,22 +45,23 @@ std::int64_t skipped_after_newlines(const char* begin, const char* end, std::siz
   return skipped;
 }
 
-}  // namespace
+// Pass 1's progress through a range: bytes [0, i) are counted.
+struct scan_state {
+  std::size_t i{0};
+  std::size_t newlines{0};
+  std::int64_t skipped{0};
+};
 
-range_counts count_range(const char* begin, const char* end, const dialect& d) {
-  range_counts counts;
-  if (begin == end) return counts;
-  const auto n = static_cast<std::size_t>(end - begin);
-  std::int64_t skipped = maybe_skipped(begin[0], d) && skipped_line(begin, line_end(begin, end), d) ? 1 : 0;
-  std::size_t newlines = 0;
-  std::size_t i = 0;  // bytes [0, i) are done; the newline at n - 1, if any, is counted last
 #if defined(__SSE2__)
-  // 16 bytes a step: count the '\n' bytes, and flag a '\n' followed by a byte that may start a
-  // blank or comment line. Flags are rare (none in ordinary files) and only send their block
-  // to the byte-by-byte check. Counts live in 8-bit lanes, so a block is at most 255 steps.
+// The vector part of pass 1, 16 bytes a step: counts the '\n' bytes and flags a '\n' followed
+// by a byte that may start a blank or comment line. Flags are rare (none in ordinary files) and
+// only send their block to the byte-by-byte check. Counts live in 8-bit lanes, so a block is at
+// most 255 steps. Leaves the tail (at least the last byte, whose successor is not in the range).
+void count_sse2(const char* begin, const char* end, const dialect& d, scan_state& st) {
+  const auto n = static_cast<std::size_t>(end - begin);
   const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), sp = _mm_set1_epi8(' '),
-                tab = _mm_set1_epi8('\t'),
-                cm = _mm_set1_epi8(d.comment.empty() ? '\n' : d.comment.front());
+                tab = _mm_set1_epi8('\t'), cm = _mm_set1_epi8(d.comment.empty() ? '\n' : d.comment.front());
+  std::size_t i = st.i;
   while (i + 17 <= n) {
     const std::size_t steps = std::min<std::size_t>((n - 1 - i) / 16, 255);
     const std::size_t block_start = i;
@@ -74,16 +77,31 @@ range_counts count_range(const char* begin, const char* end, const dialect& d) {
       flags = _mm_or_si128(flags, _mm_and_si128(is_nl, odd));
     }
     const __m128i sums = _mm_sad_epu8(count, _mm_setzero_si128());
-    newlines += static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) +
-                static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_unpackhi_epi64(sums, sums)));
-    if (_mm_movemask_epi8(flags) != 0) skipped += skipped_after_newlines(begin, end, block_start, i, d);
+    st.newlines += static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) +
+                   static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_unpackhi_epi64(sums, sums)));
+    if (_mm_movemask_epi8(flags) != 0) st.skipped += skipped_after_newlines(begin, end, block_start, i, d);
   }
+  st.i = i;
+}
 #endif
-  for (std::size_t j = i; j + 1 < n; ++j) newlines += begin[j] == '\n';
-  if (i + 1 < n) skipped += skipped_after_newlines(begin, end, i, n - 1, d);
-  if (begin[n - 1] == '\n') ++newlines;
-  counts.lines = static_cast<std::int64_t>(newlines) + (begin[n - 1] == '\n' ? 0 : 1);  // unterminated last line
-  counts.rows = counts.lines - skipped;
+
+}  // namespace
+
+range_counts count_range(const char* begin, const char* end, const dialect& d) {
+  range_counts counts;
+  if (begin == end) return counts;
+  const auto n = static_cast<std::size_t>(end - begin);
+  scan_state st;
+  st.skipped = maybe_skipped(begin[0], d) && skipped_line(begin, line_end(begin, end), d) ? 1 : 0;
+#if defined(__SSE2__)
+  count_sse2(begin, end, d, st);
+#endif
+  // bytes [0, st.i) are done; the scalar tail, then the last byte, whose successor is not ours
+  for (std::size_t j = st.i; j + 1 < n; ++j) st.newlines += begin[j] == '\n';
+  if (st.i + 1 < n) st.skipped += skipped_after_newlines(begin, end, st.i, n - 1, d);
+  if (begin[n - 1] == '\n') ++st.newlines;
+  counts.lines = static_cast<std::int64_t>(st.newlines) + (begin[n - 1] == '\n' ? 0 : 1);  // unterminated last line
+  counts.rows = counts.lines - st.skipped;
   return counts;
 }
 
@@ -109,9 +127,12 @@ std::string quoted(std::string_view text) {
 }
 
 // The end of a finite float or double at p, or nullptr (not a plain number, or NaN/inf/overflow:
-// slow_field sorts those out).
+// slow_field sorts those out). Plain float32 decimals take the exact shortcut first.
 template <class T>
 const char* parse_finite(const char* p, const char* end, T& v) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (const char* q = parse_float32_plain(p, end, v)) return q;
+  }
   const auto r = fast_float::from_chars(p, end, v);
   return r.ec == std::errc() && std::isfinite(v) ? r.ptr : nullptr;
 }

@@ -190,3 +190,41 @@ TEST(CsvValues, Int64MatchesStrtoll) {
     ASSERT_EQ(n[i], want) << cells[i];
   }
 }
+
+TEST(CsvValues, Float32NearRoundingBoundaries) {
+  // Plain decimals ("0.000123...", no exponent, 17 digits) a few doubles away from the midpoint
+  // of two adjacent floats: where a float32 reader that goes through double would round wrongly.
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
+  std::vector<std::string> cells;
+  std::string text = "f\n";
+  for (int i = 0; i < 2000; ++i) {
+    const double v = mantissa(rng) * std::pow(10.0, static_cast<int>(rng() % 17) - 4);
+    const float f = static_cast<float>(v);
+    double point = (static_cast<double>(f) + static_cast<double>(std::nextafter(f, 2 * f))) / 2;
+    for (int k = 0; k < 40; ++k) point = std::nextafter(point, 0.0);  // 40 doubles below the midpoint
+    for (int k = -40; k <= 40; k += 2) {
+      for (int digits : {16, 17, 19}) {
+        std::string s = printf_string("%.*g", digits, point);
+        if (rng() % 2) s.insert(0, 1, '-');
+        text.append(s).append("\n");
+        cells.push_back(std::move(s));
+      }
+      point = std::nextafter(std::nextafter(point, 1e300), 1e300);
+    }
+  }
+  for (unsigned threads : {1u, 2u}) {
+    io::csv_options o;
+    o.threads = threads;
+    const auto f = zf::test::values<float>(io::read_csv_buffer(text, "near.csv", o).column(0));
+    ASSERT_EQ(f.size(), cells.size());
+    int mismatches = 0;
+    for (std::size_t i = 0; i < cells.size() && mismatches < 10; ++i) {
+      const float want = std::strtof(cells[i].c_str(), nullptr);
+      if (bits_of(f[i]) != bits_of(want)) {
+        ++mismatches;
+        ADD_FAILURE() << "\"" << cells[i] << "\": " << f[i] << " vs strtof " << want;
+      }
+    }
+  }
+}
