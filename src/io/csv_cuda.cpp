@@ -11,6 +11,7 @@
 
 #if ZEROFLOW_HAS_CUDA
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <thread>
@@ -107,7 +108,13 @@ struct gpu_input {
   std::string_view name;
 };
 
+// Data rows up to this size go to the GPU in one copy from pageable memory: pinning staging
+// chunks for them would cost more than the copy.
+constexpr std::int64_t direct_copy_limit = std::int64_t{4} << 20;
+
 table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view stream, csv_cuda_report& report) {
+  using clock = std::chrono::steady_clock;
+  const auto started = clock::now();
   std::string why;
   const std::optional<csv_layout> planned = plan_layout(in.source, options, why);
   if (!planned) {
@@ -141,12 +148,26 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
     // Staging is most of the time; the parse is a few milliseconds at the end.
     tick = [&](std::size_t staged) { options.progress(layout.data_offset + staged, total); };
   }
-  const unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  staged_copy staging(in.source, layout.data_offset, static_cast<std::size_t>(n), d_text, options.chunk_bytes, threads,
-                      s, where.id, tick);
-  report.chunks = staging.chunks();
-  report.chunk_bytes = staging.chunk_bytes();
-  report.copy_threads = staging.threads();
+  std::optional<staged_copy> staging;
+  std::string small_input;  // a small file's data rows, alive until the stream is synchronised
+  if (options.chunk_bytes == 0 && n <= direct_copy_limit) {
+    const char* from = in.text.data() + layout.data_offset;
+    if (in.path != nullptr) {
+      small_input = in.source.read_string(layout.data_offset, static_cast<std::size_t>(n));
+      from = small_input.data();
+    }
+    ZF_CUDA_TRY(cudaMemcpyAsync(d_text, from, static_cast<std::size_t>(n), cudaMemcpyHostToDevice, s));
+    report.chunks = 1;
+    report.chunk_bytes = static_cast<std::size_t>(n);
+  } else {
+    const unsigned threads =
+        options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    staging.emplace(in.source, layout.data_offset, static_cast<std::size_t>(n), d_text, options.chunk_bytes, threads,
+                    s, tick);
+    report.chunks = staging->chunks();
+    report.chunk_bytes = staging->chunk_bytes();
+    report.copy_threads = staging->threads();
+  }
 
   // ---- pass 1: data rows and lines per block, then their running sums ----
   csv_row::row_dialect d{layout.delimiter, layout.quote, static_cast<std::uint8_t>(layout.comment.size()), {}};
@@ -161,8 +182,10 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
   const std::size_t temp_bytes = csv_gpu::scan_temp_bytes(blocks + 1);
   array temp = device_bytes(temp_bytes, where, stream);
   csv_gpu::scan_counts(d_totals, d_offsets, blocks + 1, temp.data(), temp_bytes, s);
-  staging.finish();  // the staging chunks go back for the next read
+  if (staging) staging->finish();  // the staging chunks go back for the next read
   const auto sums = read_back<line_counts>(d_offsets + blocks, stream);
+  const auto staged = clock::now();
+  report.staged_seconds = std::chrono::duration<double>(staged - started).count();
   const std::int64_t rows = sums.rows;
   if (rows == 0) {
     report.host_reason = "no data rows";
@@ -232,6 +255,7 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
   }
   ZF_CUDA_TRY(cudaStreamSynchronize(s));  // as documented for CUDA output; `values` dies here too
 
+  report.parsed_seconds = std::chrono::duration<double>(clock::now() - staged).count();
   report.gpu_parsed = true;
   report.rows = rows;
   report.host_cells = static_cast<std::int64_t>(values.size());
@@ -290,13 +314,13 @@ table read_csv_cuda_buffer(std::string_view text, std::string_view name_for_erro
 
 table read_csv_cuda(const std::filesystem::path& path, const csv_options& options, stream_view stream,
                     csv_cuda_report* report) {
-  if (report != nullptr) *report = {false, "a CPU build", 0, 0, 0, 0, 0};
+  if (report != nullptr) *report = {false, "a CPU build", 0, 0, 0, 0, 0, 0, 0};
   return read_csv(path, options, stream);
 }
 
 table read_csv_cuda_buffer(std::string_view text, std::string_view name_for_errors, const csv_options& options,
                            stream_view stream, csv_cuda_report* report) {
-  if (report != nullptr) *report = {false, "a CPU build", 0, 0, 0, 0, 0};
+  if (report != nullptr) *report = {false, "a CPU build", 0, 0, 0, 0, 0, 0, 0};
   return read_csv_buffer(text, name_for_errors, options, stream);
 }
 

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include "zeroflow/core/detail/cuda_check.hpp"
@@ -68,15 +67,16 @@ class staging_cache {
 }  // namespace
 
 staged_copy::staged_copy(const byte_source& source, std::size_t offset, std::size_t bytes, void* device_dst,
-                         std::size_t chunk_bytes, unsigned threads, cudaStream_t stream, int device_id,
+                         std::size_t chunk_bytes, unsigned threads, cudaStream_t stream,
                          const std::function<void(std::size_t)>& tick) {
   if (bytes == 0) return;
-  chunk_bytes_ = std::min(chunk_bytes != 0 ? chunk_bytes : default_staging_chunk, bytes);
+  // The default size always, so that the cached chunks fit every read; a requested size as is.
+  chunk_bytes_ = chunk_bytes != 0 ? std::min(chunk_bytes, bytes) : default_staging_chunk;
   chunks_ = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
   const std::size_t slots = std::min<std::size_t>(3, chunks_);
   // Slices of at least 1 MiB: smaller ones cost more in coordination than they gain.
   constexpr std::size_t min_slice = std::size_t{1} << 20;
-  const std::size_t useful = std::max<std::size_t>(1, chunk_bytes_ / min_slice);
+  const std::size_t useful = std::max<std::size_t>(1, std::min(chunk_bytes_, bytes) / min_slice);
   threads_ = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::min<std::size_t>(useful, 64)));
 
   slots_ = staging_cache::instance().take(slots, chunk_bytes_);
@@ -102,26 +102,21 @@ staged_copy::staged_copy(const byte_source& source, std::size_t offset, std::siz
     return std::pair{begin, std::min(chunk_bytes_, bytes - begin)};
   };
 
-  // Runs once per chunk, after every thread has filled its slice: send the chunk, then make sure
-  // the slot of the next chunk is free before anyone writes into it.
-  std::size_t phase = 0;
-  auto send = [&]() noexcept {
-    const std::size_t i = phase++;
-    if (stop) return;
-    try {
-      const auto [begin, size] = chunk_range(i);
-      const std::size_t slot = i % slots;
-      ZF_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(device_dst) + begin, slots_[slot]->data(), size,
-                                  cudaMemcpyHostToDevice, stream));
-      ZF_CUDA_TRY(cudaEventRecord(events_[slot], stream));
-      recorded_[slot] = true;
-      const std::size_t next = i + 1;
-      if (next < chunks_ && next >= slots) ZF_CUDA_TRY(cudaEventSynchronize(events_[next % slots]));
-    } catch (...) {
-      fail(std::current_exception());
-    }
+  // Every CUDA call is made on the calling thread: the stream may be cudaStreamPerThread, which
+  // names a different stream on every thread. Per chunk: all threads fill their slices; the
+  // calling thread sends the chunk and waits until the slot of the next chunk is free (its
+  // previous copy has finished); then everyone goes on to the next chunk.
+  std::barrier sync(static_cast<std::ptrdiff_t>(threads_));
+  auto send = [&](std::size_t i) {
+    const auto [begin, size] = chunk_range(i);
+    const std::size_t slot = i % slots;
+    ZF_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(device_dst) + begin, slots_[slot]->data(), size,
+                                cudaMemcpyHostToDevice, stream));
+    ZF_CUDA_TRY(cudaEventRecord(events_[slot], stream));
+    recorded_[slot] = true;
+    const std::size_t next = i + 1;
+    if (next < chunks_ && next >= slots) ZF_CUDA_TRY(cudaEventSynchronize(events_[next % slots]));
   };
-  std::barrier sync(static_cast<std::ptrdiff_t>(threads_), send);
 
   auto last_tick = std::chrono::steady_clock::now();
   auto work = [&](unsigned t) {
@@ -137,34 +132,27 @@ staged_copy::staged_copy(const byte_source& source, std::size_t offset, std::siz
           fail(std::current_exception());
         }
       }
-      sync.arrive_and_wait();
-      if (t == 0 && tick && !stop) {  // callbacks only on the calling thread, about every 50 ms
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_tick >= std::chrono::milliseconds(50) && i + 1 < chunks_) {
-          last_tick = now;
-          try {
+      sync.arrive_and_wait();  // chunk i is filled
+      if (t == 0 && !stop) {
+        try {
+          send(i);
+          const auto now = std::chrono::steady_clock::now();
+          if (tick && now - last_tick >= std::chrono::milliseconds(50) && i + 1 < chunks_) {
+            last_tick = now;  // callbacks only on the calling thread, about every 50 ms
             tick(std::min(bytes, (i + 1) * chunk_bytes_));
-          } catch (...) {
-            fail(std::current_exception());
           }
+        } catch (...) {
+          fail(std::current_exception());
         }
       }
+      if (threads_ > 1) sync.arrive_and_wait();  // the next chunk's slot is free
     }
   };
   {
     std::vector<std::jthread> helpers;  // joined on every way out
     for (unsigned t = 1; t < threads_; ++t) {
       try {
-        helpers.emplace_back([&, t] {
-          // The copy step may run on this thread: it must see the reader's device.
-          std::optional<::zeroflow::detail::cuda_device_guard> guard;
-          try {
-            guard.emplace(device_id);
-          } catch (...) {
-            fail(std::current_exception());
-          }
-          work(t);  // even after a failure: every thread must reach every barrier phase
-        });
+        helpers.emplace_back([&, t] { work(t); });  // keeps going after a failure: every barrier phase needs it
       } catch (...) {
         // No thread for slices t and up: stop, and take their places out of the barrier.
         fail(std::current_exception());

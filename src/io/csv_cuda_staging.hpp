@@ -3,6 +3,7 @@
 // pinned staging chunks. Several host threads fill a chunk together (pread from the page cache,
 // or memcpy), then one cudaMemcpyAsync sends it while the threads fill the next one; three
 // chunks rotate, so a chunk is refilled only after its previous copy has finished (an event).
+// Only the calling thread makes CUDA calls (the stream may be cudaStreamPerThread).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -28,7 +29,7 @@ class staged_copy {
   /// from it (or from reading the source) stops the copy and is rethrown here, after the copies
   /// already queued have finished.
   staged_copy(const byte_source& source, std::size_t offset, std::size_t bytes, void* device_dst,
-              std::size_t chunk_bytes, unsigned threads, cudaStream_t stream, int device_id,
+              std::size_t chunk_bytes, unsigned threads, cudaStream_t stream,
               const std::function<void(std::size_t)>& tick);
   staged_copy(const staged_copy&) = delete;
   staged_copy& operator=(const staged_copy&) = delete;
