@@ -101,6 +101,7 @@ TEST_F(SignalRickerCuda, BandpassFollowsTheDocumentedOrderOfOperations) {
   for (std::int64_t n : {5, 1800, 40000}) {
     const auto x = random_signal(rng, n, false);
     for (std::int64_t width : {1, 4, 30}) {
+      if (width > n) continue;
       const auto gpu = from_device<float>(sig::bandpass(to_device(x), width, {}));
       EXPECT_EQ(float_mismatch(gpu, direct_convolution(x, width)), "") << "n=" << n << " width=" << width;
     }
