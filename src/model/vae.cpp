@@ -19,6 +19,7 @@
 #include <system_error>
 
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
 #include "zeroflow/model/detail/light_vae.hpp"
 #include "zeroflow/model/detail/tensor_bridge.hpp"
 
@@ -82,6 +83,35 @@ array export_to(const torch::Tensor& t, device rows_device) {
   return detail::to_array(t.device() == target ? t : t.to(target));
 }
 
+// The training epochs one kernel launch at a time, with torch::optim::Adam: the CPU path, and on a
+// GPU the reference that the CUDA-graph trainer replays.
+void train_eagerly(detail::light_vae& net, const torch::Tensor& data, const torch::Tensor& train_index,
+                   const train_options& options, train_result& result) {
+  const c10::Device dev = data.device();
+  const std::int64_t n_train = train_index.size(0);
+  torch::optim::Adam optimiser(net->parameters(), torch::optim::AdamOptions(options.learning_rate));
+  result.epoch_loss.reserve(static_cast<std::size_t>(options.epochs));
+  const auto long_on_dev = torch::TensorOptions().dtype(torch::kLong).device(dev);
+  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+    const torch::Tensor order = train_index.index_select(0, torch::randperm(n_train, long_on_dev));
+    // Summed on the device: one host synchronisation per epoch instead of one per step.
+    torch::Tensor total = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
+    for (std::int64_t begin = 0; begin < n_train; begin += options.batch) {
+      const std::int64_t end = std::min(n_train, begin + options.batch);
+      const torch::Tensor x = data.index_select(0, order.slice(0, begin, end));
+      optimiser.zero_grad();
+      const detail::reconstruction out = net->forward(x);
+      const torch::Tensor loss = detail::vae_loss(out.recon, x, out.mu, out.logvar);
+      loss.backward();
+      total += loss.detach();
+      optimiser.step();
+    }
+    const double epoch_loss = total.item<double>() / static_cast<double>(n_train);
+    result.epoch_loss.push_back(epoch_loss);
+    if (options.on_epoch) options.on_epoch(epoch, epoch_loss);
+  }
+}
+
 }  // namespace
 
 void set_cpu_threads(int threads) {
@@ -132,28 +162,14 @@ train_result vae::train(const array& rows, const train_options& options) {
   const torch::Tensor train_index = std::get<0>(shuffle.slice(0, 0, n_train).sort()).to(dev);
   const torch::Tensor test_index = std::get<0>(shuffle.slice(0, n_train, n).sort()).to(dev);
 
-  torch::optim::Adam optimiser(net->parameters(), torch::optim::AdamOptions(options.learning_rate));
   train_result result;
-  result.epoch_loss.reserve(static_cast<std::size_t>(options.epochs));
   net->train();
-  const auto long_on_dev = torch::TensorOptions().dtype(torch::kLong).device(dev);
-  for (int epoch = 0; epoch < options.epochs; ++epoch) {
-    const torch::Tensor order = train_index.index_select(0, torch::randperm(n_train, long_on_dev));
-    // Summed on the device: one host synchronisation per epoch instead of one per step.
-    torch::Tensor total = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
-    for (std::int64_t begin = 0; begin < n_train; begin += options.batch) {
-      const std::int64_t end = std::min(n_train, begin + options.batch);
-      const torch::Tensor x = data.index_select(0, order.slice(0, begin, end));
-      optimiser.zero_grad();
-      const detail::reconstruction out = net->forward(x);
-      const torch::Tensor loss = detail::vae_loss(out.recon, x, out.mu, out.logvar);
-      loss.backward();
-      total += loss.detach();
-      optimiser.step();
-    }
-    const double epoch_loss = total.item<double>() / static_cast<double>(n_train);
-    result.epoch_loss.push_back(epoch_loss);
-    if (options.on_epoch) options.on_epoch(epoch, epoch_loss);
+  if (dev.is_cuda() && detail::cuda_graph_training_available() &&
+      detail::get_cuda_step_mode() == detail::cuda_step_mode::graph) {
+    // The same epochs with each step replayed from a CUDA graph (cuda_graph_trainer.hpp).
+    result.epoch_loss = detail::train_with_cuda_graphs(net, data, train_index, options).epoch_loss;
+  } else {
+    train_eagerly(net, data, train_index, options, result);
   }
 
   net->eval();

@@ -1,0 +1,166 @@
+// LibTorch's CUDA allocations routed to a zeroflow resource (torch_cuda_allocator.hpp): tensors
+// are counted byte for byte by a statistics_adaptor, rebinding works, and the CUDA-graph training
+// runs from the resource, releases its graph pools and learns what it learns with LibTorch's own
+// allocator. LibTorch accepts a new allocator only before its first CUDA allocation, and other
+// tests of this program make such allocations, so the routed part runs in a fresh process (a
+// "threadsafe" death test re-executes this program for the one test). Skipped without a GPU.
+#include "zeroflow/model/torch_cuda_allocator.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+#include <torch/types.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model_test_util.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/cuda_pool_resource.hpp"
+#include "zeroflow/memory/statistics_adaptor.hpp"
+#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
+#include "zeroflow/model/vae.hpp"
+
+namespace zf = zeroflow;
+using zf::model::vae;
+using namespace zeroflow::model_test;
+
+namespace {
+
+bool have_gpu() {
+  return zf::model::detail::cuda_graph_training_available() && zf::cuda_available() && torch::cuda::is_available();
+}
+
+std::filesystem::path loss_file() {
+  const char* env = std::getenv("ZEROFLOW_TEST_TMP");
+  const std::filesystem::path dir = env != nullptr ? env : std::filesystem::temp_directory_path();
+  std::filesystem::create_directories(dir);
+  return dir / "torch_cuda_allocator_test_losses.txt";
+}
+
+zf::model::train_options small_training() {
+  zf::model::train_options opt;
+  opt.epochs = 3;
+  opt.batch = 128;  // 1500 training rows: 11 full batches and one of 92 rows
+  return opt;
+}
+
+std::vector<double> graph_training_losses() {
+  namespace detail = zf::model::detail;
+  const detail::cuda_step_mode saved = detail::get_cuda_step_mode();
+  detail::set_cuda_step_mode(detail::cuda_step_mode::graph);
+  const zf::array rows = zf::copy_to(make_rows(2000, 64, 21), zf::cuda_device(0));
+  vae m = vae::create(64, zf::cuda_device(0), 4);
+  std::vector<double> losses = m.train(rows, small_training()).epoch_loss;
+  detail::set_cuda_step_mode(saved);
+  return losses;
+}
+
+// The routed process: every failed check is printed; the exit code says whether any failed.
+[[noreturn]] void routed_process() {
+  std::vector<std::string> problems;
+  const auto check = [&](bool ok, const std::string& what) {
+    if (!ok) problems.push_back(what);
+  };
+  try {
+    namespace mem = zf::memory;
+    auto stats = std::make_shared<mem::statistics_adaptor>(std::make_shared<mem::cuda_pool_resource>(0));
+    check(!zf::model::torch_allocator_routed(), "routed before routing");
+    zf::model::route_torch_allocator_to(stats);
+    check(zf::model::torch_allocator_routed(), "not routed after routing");
+    const auto on_gpu = torch::TensorOptions().dtype(torch::kFloat).device(torch::kCUDA, 0);
+    {  // LibTorch's lazy initialisation first, so that the counts below see only the tensors
+      const torch::Tensor warm = torch::ones({16}, on_gpu);
+      check(warm.sum().item<float>() == 16.0F, "a routed tensor computes wrongly");
+    }
+    const mem::allocation_statistics before = stats->statistics();
+    {
+      torch::Tensor t = torch::empty({1 << 20}, on_gpu);
+      const mem::allocation_statistics during = stats->statistics();
+      check(during.current_bytes - before.current_bytes == (std::size_t{4} << 20),
+            "a 4 MiB tensor changed the resource's bytes by " +
+                std::to_string(during.current_bytes - before.current_bytes));
+      check(during.current_count == before.current_count + 1, "a tensor is not one allocation");
+      check(zf::model::torch_allocation_counts_now().live >= 1, "the router does not count the live tensor");
+      t.fill_(2.0F);
+      check(t.sum().item<float>() == 2.0F * (1 << 20), "routed memory computes wrongly");
+    }
+    check(stats->statistics().current_bytes == before.current_bytes, "a freed tensor's bytes stay allocated");
+
+    // Rebinding: new allocations come from the new resource, the old one sees none.
+    auto stats2 = std::make_shared<mem::statistics_adaptor>(std::make_shared<mem::cuda_pool_resource>(0));
+    zf::model::route_torch_allocator_to(stats2);
+    const std::int64_t old_total = stats->statistics().total_count;
+    {
+      const torch::Tensor t = torch::zeros({1000}, on_gpu);
+      check(stats2->statistics().current_bytes == 4000, "the rebound resource does not hold the new tensor");
+    }
+    check(stats->statistics().total_count == old_total, "the old resource still allocates after rebinding");
+
+    // Training with CUDA graphs from the resource; the graphs' pools are given back afterwards.
+    const std::int64_t allocations_before = stats2->statistics().total_count;
+    const std::vector<double> losses = graph_training_losses();
+    const zf::model::torch_allocation_counts counts = zf::model::torch_allocation_counts_now();
+    check(stats2->statistics().total_count - allocations_before > 100, "training did not allocate from the resource");
+    check(counts.graph_pools == 0, "graph pools not released: " + std::to_string(counts.graph_pools));
+    check(counts.graph_blocks == 0, "graph blocks left: " + std::to_string(counts.graph_blocks));
+    check(counts.deferred_frees == 0, "frees still deferred: " + std::to_string(counts.deferred_frees));
+    check(counts.failed_frees == 0, "failed frees: " + std::to_string(counts.failed_frees));
+    check(losses.size() == 3 && std::isfinite(losses.back()) && losses.back() < losses.front(),
+          "routed graph training does not learn");
+    std::ofstream out(loss_file());
+    out.precision(17);
+    for (const double l : losses) out << l << '\n';
+    out.close();
+    check(static_cast<bool>(out), "cannot write the losses");
+
+    // The eager loop under routing (hundreds of allocations per step) works too.
+    zf::model::detail::set_cuda_step_mode(zf::model::detail::cuda_step_mode::eager);
+    zf::model::train_options one = small_training();
+    one.epochs = 1;
+    vae m = vae::create(64, zf::cuda_device(0), 4);
+    check(std::isfinite(m.train(zf::copy_to(make_rows(500, 64, 3), zf::cuda_device(0)), one).epoch_loss.front()),
+          "routed eager training fails");
+  } catch (const std::exception& e) {
+    problems.push_back(std::string("exception: ") + e.what());
+  }
+  for (const auto& p : problems) std::fprintf(stderr, "routed process: %s\n", p.c_str());
+  std::fflush(stderr);
+  // _Exit: the check is done; LibTorch's static teardown is not what this test is about.
+  std::_Exit(problems.empty() ? 0 : 1);
+}
+
+}  // namespace
+
+TEST(TorchCudaAllocator, RoutesLibTorchAndItsGraphsToAZeroflowResource) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::filesystem::remove(loss_file());
+  EXPECT_EXIT(routed_process(), ::testing::ExitedWithCode(0), "");
+
+  // This process keeps LibTorch's own allocator: the same training is the reference.
+  const std::vector<double> reference = graph_training_losses();
+  std::ifstream in(loss_file());
+  std::vector<double> routed;
+  for (double l = 0; in >> l;) routed.push_back(l);
+  ASSERT_EQ(routed.size(), reference.size());
+  for (std::size_t e = 0; e < routed.size(); ++e)
+    EXPECT_NEAR(routed[e], reference[e], 1e-3 * reference[e]) << "epoch " << e;  // only cuDNN's atomics differ
+
+  // LibTorch has allocated through its own allocator here: routing now must be refused.
+  EXPECT_FALSE(zf::model::torch_allocator_routed());
+  EXPECT_THROW(zf::model::route_torch_allocator_to(zf::memory::current_resource(zf::cuda_device(0))), zf::error);
+}
+
+TEST(TorchCudaAllocator, RejectsBadResources) {
+  EXPECT_THROW(zf::model::route_torch_allocator_to(nullptr), zf::invalid_argument);
+  EXPECT_THROW(zf::model::route_torch_allocator_to(zf::memory::current_resource(zf::cpu_device)), zf::invalid_argument);
+  EXPECT_FALSE(zf::model::torch_allocator_routed());
+}
