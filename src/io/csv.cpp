@@ -10,8 +10,10 @@
 #include "csv_lexer.hpp"
 #include "csv_scan.hpp"
 #include "parallel_tasks.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/detail/csv_cuda.hpp"
 #include "zeroflow/io/mapped_file.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -266,10 +268,18 @@ table parse(std::string_view text, std::string_view name, const csv_options& opt
 
 table read_csv_buffer(std::string_view text, std::string_view name_for_errors, const csv_options& options,
                       stream_view stream) {
+#if ZEROFLOW_HAS_CUDA
+  // CUDA output is parsed on the GPU (csv_cuda.cpp), which hands back to this reader, with a
+  // CPU target, whatever it does not take (bad options or header, no data rows).
+  if (options.where.type == device_type::cuda) return detail::read_csv_cuda_buffer(text, name_for_errors, options, stream);
+#endif
   return parse(text, name_for_errors, options, stream);
 }
 
 table read_csv(const std::filesystem::path& path, const csv_options& options, stream_view stream) {
+#if ZEROFLOW_HAS_CUDA
+  if (options.where.type == device_type::cuda) return detail::read_csv_cuda(path, options, stream);  // see above
+#endif
   const std::string name = path.string();
   std::optional<mapped_file> file;
   try {

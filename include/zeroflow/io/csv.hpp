@@ -114,13 +114,15 @@ struct csv_options {
   na_policy na{na_policy::error};
   /// Worker threads; 0 = std::thread::hardware_concurrency().
   unsigned threads{0};
-  /// Where the columns end up. CUDA devices: parsed on the host, then copied (stream-ordered on
-  /// the stream given to read_csv, which is synchronised before returning).
+  /// Where the columns end up. CUDA devices (CUDA builds): parsed on the GPU, bit-identical to the
+  /// host parse and with the same errors (see io/detail/csv_cuda.hpp), stream-ordered on the
+  /// stream given to read_csv, which is synchronised before returning.
   device where{cpu_device};
   /// Optional progress report (see progress_fn); empty = none.
   progress_fn progress;
   /// Bytes per work item (each begins at a line start); 0 chooses from the size and the thread
-  /// count. Exposed for tests and tuning: tiny values exercise every range split.
+  /// count. Exposed for tests and tuning: tiny values exercise every range split. For CUDA
+  /// output it is the size of the chunks staged to the GPU instead (0: 16 MiB).
   std::size_t chunk_bytes{0};
 };
 
