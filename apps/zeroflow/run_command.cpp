@@ -31,6 +31,17 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("--device,-d", f.device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd.add_option("--min-beat", f.options.segmentation.min_beat_seconds, "shortest kept beat, seconds (seed: 0.4)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--max-beat", f.options.segmentation.max_beat_seconds,
+                 "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--min-peak-ratio", f.options.segmentation.min_peak_ratio,
+                 "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   cmd.add_option("--labels", f.labels,
                  "R-peak labels (sample,label) to evaluate against (default: INPUT's .labels.csv when present)");
   cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")->capture_default_str();

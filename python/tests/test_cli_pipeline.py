@@ -26,9 +26,9 @@ def test_generate_writes_signal_and_labels(short_recording):
                            encoding="utf-8")
     assert set(labels["label"]) <= {"N", "V"}
     assert 0.02 < np.mean(labels["label"] == "V") < 0.09
-    # Mean heart rate near the default 70 bpm.
+    # Mean heart rate near the requested 90 bpm.
     bpm = 60 * 250 / np.mean(np.diff(labels["sample"]))
-    assert 60 < bpm < 80
+    assert 85 < bpm < 95
 
 
 def test_run_outputs_follow_the_contract(short_run):
@@ -56,7 +56,7 @@ def test_run_outputs_follow_the_contract(short_run):
 def test_beats_match_the_seed_numpy_reference(short_recording, short_run):
     out, _ = short_run
     signal = np.loadtxt(short_recording, skiprows=1, dtype=np.float32)
-    _, indices, lengths, kept = segment(signal)
+    _, indices, lengths, kept = segment(signal)  # with zeroflow's weak-peak filter (ratio 0.1)
     rows = read_beats(out)
     starts = np.array([int(r["start"]) for r in rows])
     ours_lengths = np.array([int(r["length"]) for r in rows])
@@ -75,7 +75,8 @@ def test_detection_and_ranking_quality_on_synthetic_data(short_run):
     quality = json.loads((out / "summary.json").read_text())["evaluation"]
     assert quality["sensitivity"] >= 0.995
     assert quality["positive_predictivity"] >= 0.995
-    assert quality["auroc"] >= 0.9  # only 8 epochs here; the benchmark measures the full schedule
+    assert quality["scored_abnormal"] >= 0.8 * quality["labelled_beats"] * 0.05 * 0.5
+    assert quality["auroc"] >= 0.9  # only 8 epochs here; the demo measures the full schedule
 
 
 def test_score_with_saved_model_reproduces_scores(zeroflow_bin, short_recording, short_run, tmp_path):

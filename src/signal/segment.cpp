@@ -4,6 +4,7 @@
 
 #include "checks.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/signal/peak_filter.hpp"
 
 namespace zeroflow::signal {
 
@@ -20,7 +21,13 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   s.norm = robust_zscore(x, stream);
   s.filtered = bandpass(x, s.sizes.ricker_width, stream);
   s.gate = nms_gate(s.filtered, s.sizes.nms_window, stream);
-  s.positions = gate_positions(s.gate, stream);
+  // What the band-pass makes of the recording's offset, so the weak-peak test ignores units.
+  const array kernel = ricker_kernel(s.sizes.ricker_width, cpu_device, stream);  // named: span() must not dangle
+  double kernel_sum = 0;
+  for (float tap : kernel.span<const float>()) kernel_sum += tap;
+  const auto baseline = static_cast<float>(s.norm.center * kernel_sum);
+  s.positions = drop_weak_peaks(s.filtered, gate_positions(s.gate, stream), s.sizes.nms_window,
+                                params.min_peak_ratio, baseline, stream);
   s.lengths = beat_lengths(s.positions, stream);
   s.histogram = length_histogram(s.lengths, 2 * s.sizes.max_length + 1, stream);
   s.peaks = locate_peaks(x, s.positions, s.sizes.nms_window, s.sizes.ricker_width, s.norm.center, stream);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "zeroflow/signal/peak_filter.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -85,7 +87,11 @@ TEST_F(SignalSegment, IsTheCompositionOfTheStages) {
   EXPECT_EQ(to_vector<float>(s.filtered), to_vector<float>(filtered));
   const auto gate = sig::nms_gate(filtered, 180, {});
   EXPECT_EQ(to_vector<std::uint8_t>(s.gate), to_vector<std::uint8_t>(gate));
-  const auto positions = sig::gate_positions(gate, {});
+  double kernel_sum = 0;
+  for (float tap : to_vector<float>(sig::ricker_kernel(30, zf::cpu_device, {}))) kernel_sum += tap;
+  const auto positions = sig::drop_weak_peaks(filtered, sig::gate_positions(gate, {}), 180, 0.1,
+                                              static_cast<float>(norm.center * kernel_sum), {});
+  ASSERT_EQ(s.positions.size(), positions.size());
   EXPECT_EQ(to_vector<std::int64_t>(s.positions), to_vector<std::int64_t>(positions));
   const auto lengths = sig::beat_lengths(positions, {});
   EXPECT_EQ(to_vector<std::int64_t>(s.lengths), to_vector<std::int64_t>(lengths));

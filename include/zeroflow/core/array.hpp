@@ -57,11 +57,14 @@ class array {
   }
   /// Typed span over a contiguous host-accessible array.
   template <class T>
-  [[nodiscard]] std::span<T> span() const {
+  [[nodiscard]] std::span<T> span() const& {
     ZF_EXPECTS(is_contiguous(), "span() needs a contiguous array");
     ZF_EXPECTS(where().host_accessible(), "span() needs host-accessible memory, array is on ", where().name());
     return {data_as<T>(), static_cast<std::size_t>(size())};
   }
+  /// A span of a temporary array would dangle once the statement ends (the buffer may die).
+  template <class T>
+  std::span<T> span() const&& = delete;
 
   /// The same view, marked read-only (writes through data_as<T> are refused).
   [[nodiscard]] array as_read_only() const;

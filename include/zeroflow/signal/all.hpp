@@ -6,5 +6,6 @@
 #include "zeroflow/signal/nms.hpp"
 #include "zeroflow/signal/normalize.hpp"
 #include "zeroflow/signal/params.hpp"
+#include "zeroflow/signal/peak_filter.hpp"
 #include "zeroflow/signal/ricker.hpp"
 #include "zeroflow/signal/segment.hpp"

@@ -14,6 +14,9 @@ struct segment_params {
   double nms_window_seconds = 180 / 250.;    ///< non-maximum-suppression window (seed: 180 samples)
   double min_beat_seconds = 100 / 250.;      ///< shortest kept beat (seed: 100 samples)
   double max_beat_seconds = 256 / 250.;      ///< longest kept beat (seed: 256 samples)
+  /// Gate positions whose band-passed height is under this fraction of the median height are
+  /// dropped (peak_filter.hpp says why); 0 keeps the seed's unthresholded detector.
+  double min_peak_ratio = 0.1;
 };
 
 /// The same windows in samples.

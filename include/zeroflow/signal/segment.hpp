@@ -17,7 +17,7 @@ struct segmentation {
   segment_sizes sizes;
   array filtered;   ///< bandpass(signal, ricker_width), float32, N
   array gate;       ///< nms_gate(filtered, nms_window), uint8, N − nms_window + 1
-  array positions;  ///< gate_positions(gate), int64; candidate c starts at positions[c]
+  array positions;  ///< drop_weak_peaks(filtered, gate_positions(gate)), int64; candidate c starts at positions[c]
   array lengths;    ///< beat_lengths(positions), int64, one per candidate (positions.size() − 1)
   array histogram;  ///< length_histogram(lengths, 2·max_length + 1): the last bin counts beats >= 2·max_length
   /// locate_peaks(...), int64, one per POSITION: peaks[c] is candidate c's R-peak for
