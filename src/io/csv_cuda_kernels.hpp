@@ -7,11 +7,13 @@
 #include <cstdint>
 
 #include "csv_cuda_row.hpp"
+#include "csv_cuda_segments.hpp"
 
 namespace zeroflow::io::detail::csv_gpu {
 
-/// Bytes each thread of the line passes looks at, and threads per block.
-inline constexpr int segment_bytes = 32;
+/// Bytes each thread of the line passes looks at (csv_cuda_segments.hpp), and threads per block.
+using csv_segments::line_counts;
+using csv_segments::segment_bytes;
 inline constexpr int block_threads = 256;
 inline constexpr std::int64_t tile_bytes = std::int64_t{segment_bytes} * block_threads;
 
@@ -20,12 +22,6 @@ constexpr std::int64_t padded_size(std::int64_t n) { return (n + segment_bytes -
 
 /// Blocks of the line passes for n bytes of text.
 constexpr std::int64_t line_blocks(std::int64_t n) { return (n + tile_bytes - 1) / tile_bytes; }
-
-/// Data rows and line breaks in a stretch of text.
-struct line_counts {
-  long long rows;
-  long long lines;
-};
 
 /// The GPU's verdict on the rows, read back by the host.
 struct parse_status {

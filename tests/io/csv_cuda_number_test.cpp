@@ -77,6 +77,7 @@ std::string random_decimal(std::mt19937_64& rng) {
     case 4: {  // exact halfway points between adjacent floats, and just above them
       float f;
       auto bits = static_cast<std::uint32_t>(rng()) & 0x7f7fffffu;
+      if (bits == 0x7f7fffffu) --bits;  // the largest float has no finite neighbour above
       std::memcpy(&f, &bits, sizeof f);
       const double mid = (static_cast<double>(f) + static_cast<double>(std::nextafter(f, 2 * f + 1))) / 2;
       std::string s = printf_string("%.*e", 120, mid);

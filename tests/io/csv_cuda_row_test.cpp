@@ -16,6 +16,7 @@
 #include "../../src/io/csv_cells.hpp"
 #include "../../src/io/csv_cuda_layout.hpp"
 #include "../../src/io/csv_cuda_row.hpp"
+#include "../../src/io/csv_cuda_segments.hpp"
 #include "../../src/io/csv_lexer.hpp"
 #include "io/csv_cuda_test_util.hpp"
 #include "io/csv_test_util.hpp"
@@ -25,50 +26,62 @@ namespace zf = zeroflow;
 namespace io = zeroflow::io;
 namespace row = zeroflow::io::detail::csv_row;
 namespace num = zeroflow::io::detail::csv_number;
+namespace seg = zeroflow::io::detail::csv_segments;
 using zf::io::detail::csv_layout;
 
 namespace {
 
 // What the GPU path computes for `text`, emulated on the CPU: the columns (as raw 8-byte slots)
-// or the first bad line; nullopt when plan_layout declines the input.
+// or the first bad line; nullopt when plan_layout declines the input. The two GPU passes run
+// here block by block, `block_threads` segments a block, with csv_cuda_segments.hpp's per-thread
+// code; the scans are plain sums. Undecided cells are then settled as csv_cuda.cpp does.
 struct emulated {
   std::vector<std::string> names;
   std::vector<std::vector<std::uint64_t>> columns;  // one 8-byte slot per row (float32: 4-byte elements)
   std::vector<zf::dtype> types;
   std::int64_t rows{0};
   std::int64_t bad_line{0};  // 0: none
+  std::int64_t bad_offset{0};
+  std::int64_t undecided{0};
+  std::size_t data_offset{0};
 };
 
-std::optional<emulated> emulate(std::string_view text, const io::csv_options& options) {
+std::optional<emulated> emulate(std::string_view text, const io::csv_options& options, int block_threads = 256) {
   const io::detail::memory_source source(text);
   std::string why;
   const std::optional<csv_layout> layout = io::detail::plan_layout(source, options, why);
   if (!layout) return std::nullopt;
   row::row_dialect d{layout->delimiter, layout->quote, static_cast<std::uint8_t>(layout->comment.size()), {}};
   std::memcpy(d.comment, layout->comment.data(), layout->comment.size());
-  const char* const begin = text.data() + layout->data_offset;
-  const char* const end = text.data() + text.size();
+  // The device buffer: the data rows, padded to whole segments (with bytes that must not matter).
+  const auto n = static_cast<std::int64_t>(text.size() - layout->data_offset);
+  std::string buffer(text.substr(layout->data_offset));
+  buffer.resize(static_cast<std::size_t>((n + seg::segment_bytes - 1) / seg::segment_bytes * seg::segment_bytes), '\n');
+  const char* const device_text = buffer.data();
+  const std::int64_t tile = std::int64_t{seg::segment_bytes} * block_threads;
+  const std::int64_t blocks = (n + tile - 1) / tile;
 
-  // Line starts: the region's first byte, and every byte after a '\n' (except at the end).
-  std::vector<const char*> starts;
-  std::vector<std::int64_t> lines;
-  std::int64_t line = layout->data_line;
-  for (const char* p = begin; p < end; ++p) {
-    if (p == begin || p[-1] == '\n') {
-      if (row::is_data_line(p, end, d)) {
-        starts.push_back(p);
-        lines.push_back(line);
-      }
+  // pass 1 and the scan over blocks
+  std::vector<seg::line_counts> offsets(static_cast<std::size_t>(blocks) + 1, seg::line_counts{0, 0});
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    seg::line_counts total{0, 0};
+    for (int t = 0; t < block_threads; ++t) {
+      const auto s = seg::load_segment(device_text, n, b * block_threads + t);
+      total = seg::add(total, seg::count_segment(device_text, n, s, d));
     }
-    line += *p == '\n';
+    offsets[static_cast<std::size_t>(b) + 1] = seg::add(offsets[static_cast<std::size_t>(b)], total);
   }
   emulated out;
-  out.rows = static_cast<std::int64_t>(starts.size());
+  out.data_offset = layout->data_offset;
+  out.rows = offsets.back().rows;
+  if (out.rows == 0) return std::nullopt;  // csv_cuda.cpp hands such files to the host reader
+
+  // pass 2
   std::vector<row::column_out> plans(layout->names.size());
   for (std::size_t index : layout->selected) {
     out.names.push_back(layout->names[index]);
     out.types.push_back(layout->types[index]);
-    out.columns.emplace_back(starts.size(), 0xdeadbeefdeadbeefull);  // poisoned
+    out.columns.emplace_back(static_cast<std::size_t>(out.rows), 0xdeadbeefdeadbeefull);  // poisoned
     const zf::dtype t = layout->types[index];
     plans[index] = {t == zf::float64 ? row::column_kind::f64 : t == zf::int64 ? row::column_kind::i64
                                                                                : row::column_kind::f32,
@@ -76,31 +89,57 @@ std::optional<emulated> emulate(std::string_view text, const io::csv_options& op
   }
   const row::row_params params{d, options.na == io::na_policy::nan, static_cast<std::int32_t>(plans.size()),
                                plans.data(), num::host_pow5_table()};
-  for (std::size_t r = 0; r < starts.size(); ++r) {
-    bool refused = false;
-    const bool fine = row::parse_row(starts[r], end, static_cast<std::int64_t>(r), params,
-                                     [&](int column, const char* b, const char* e) {
-                                       // What csv_cuda.cpp does with an undecided cell.
-                                       const std::string_view cell(b, static_cast<std::size_t>(e - b));
-                                       const auto& plan = plans[static_cast<std::size_t>(column)];
-                                       io::detail::cell_status status;
-                                       if (plan.kind == row::column_kind::f64) {
-                                         double v = 0;
-                                         status = io::detail::parse_float_cell(cell, v);
-                                         static_cast<std::uint64_t*>(plan.out)[r] = num::bits_of(v);
-                                       } else {
-                                         float v = 0;
-                                         status = io::detail::parse_float_cell(cell, v);
-                                         static_cast<std::uint32_t*>(plan.out)[r] = num::bits_of(v);
-                                       }
-                                       refused = refused || status == io::detail::cell_status::bad ||
-                                                 (status != io::detail::cell_status::ok &&
-                                                  options.na != io::na_policy::nan);
-                                     });
-    if (!fine || refused) {
-      out.bad_line = lines[r];
-      break;
+  struct cell {
+    long long row, line, line_begin, begin, end;
+    int column;
+  };
+  std::vector<cell> undecided;
+  std::uint64_t bad_line = ~0ull, bad_offset = ~0ull;
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    seg::line_counts before{0, 0};  // the block's exclusive scan
+    for (int t = 0; t < block_threads; ++t) {
+      const auto s = seg::load_segment(device_text, n, b * block_threads + t);
+      const auto mine = seg::count_segment(device_text, n, s, d);
+      const auto& start = offsets[static_cast<std::size_t>(b)];
+      seg::parse_segment(
+          device_text, n, s, params, start.rows + before.rows,
+          static_cast<long long>(layout->data_line) + start.lines + before.lines,
+          [&](long long line, long long line_begin) {
+            bad_line = std::min(bad_line, static_cast<std::uint64_t>(line));
+            bad_offset = std::min(bad_offset, static_cast<std::uint64_t>(line_begin));
+          },
+          [&](long long r, long long line, long long line_begin, int column, long long b0, long long e0) {
+            undecided.push_back({r, line, line_begin, b0, e0, column});
+          });
+      before = seg::add(before, mine);
     }
+  }
+  // the host settles the undecided cells (from the original text, as csv_cuda.cpp reads them)
+  for (const cell& c : undecided) {
+    const std::string_view text_of_cell = text.substr(layout->data_offset + static_cast<std::size_t>(c.begin),
+                                                      static_cast<std::size_t>(c.end - c.begin));
+    const auto& plan = plans[static_cast<std::size_t>(c.column)];
+    io::detail::cell_status status;
+    if (plan.kind == row::column_kind::f64) {
+      double v = 0;
+      status = io::detail::parse_float_cell(text_of_cell, v);
+      static_cast<std::uint64_t*>(plan.out)[c.row] = num::bits_of(v);
+    } else {
+      float v = 0;
+      status = io::detail::parse_float_cell(text_of_cell, v);
+      static_cast<std::uint32_t*>(plan.out)[c.row] = num::bits_of(v);
+    }
+    const bool refused = status == io::detail::cell_status::bad ||
+                         (status != io::detail::cell_status::ok && options.na != io::na_policy::nan);
+    if (refused && static_cast<std::uint64_t>(c.line) < bad_line) {
+      bad_line = static_cast<std::uint64_t>(c.line);
+      bad_offset = static_cast<std::uint64_t>(c.line_begin);
+    }
+  }
+  out.undecided = static_cast<std::int64_t>(undecided.size());
+  if (bad_line != ~0ull) {
+    out.bad_line = static_cast<std::int64_t>(bad_line);
+    out.bad_offset = static_cast<std::int64_t>(bad_offset);
   }
   return out;
 }
@@ -123,16 +162,23 @@ std::uint64_t slot_bits(const std::vector<std::uint64_t>& column, std::size_t r)
 
 // The emulation must match read_csv_buffer (host) exactly: values bit for bit, or the line of
 // its error.
-void expect_same_as_host(const std::string& text, const io::csv_options& options, const std::string& what) {
+void expect_same_as_host(const std::string& text, const io::csv_options& options, const std::string& what,
+                         int block_threads = 256) {
   SCOPED_TRACE(what);
-  const std::optional<emulated> mine = emulate(text, options);
+  const std::optional<emulated> mine = emulate(text, options, block_threads);
   const std::string host_error = zf::test::csv_error(text, options);
   if (!mine) {
-    EXPECT_NE(host_error, "") << "the layout declined an input the host reader takes";
+    EXPECT_NE(host_error, "") << "the GPU path declined an input the host reader takes";
     return;
   }
   if (!host_error.empty()) {
-    EXPECT_EQ(mine->bad_line, line_of(host_error)) << host_error;
+    ASSERT_EQ(mine->bad_line, line_of(host_error)) << host_error;
+    // the offset names the start of that very line
+    const std::size_t at = mine->data_offset + static_cast<std::size_t>(mine->bad_offset);
+    std::int64_t line = 1;
+    for (std::size_t i = 0; i < at; ++i) line += text[i] == '\n';
+    EXPECT_EQ(line, mine->bad_line);
+    EXPECT_TRUE(at == 0 || text[at - 1] == '\n');
     return;
   }
   ASSERT_EQ(mine->bad_line, 0) << "the host reader takes the file";
@@ -217,6 +263,30 @@ TEST(CsvCudaRow, RandomFilesParseLikeTheHostReader) {
     all.columns.clear();
     expect_same_as_host(f.text, all, "all columns, round " + std::to_string(round));
   }
+}
+
+TEST(CsvCudaRow, BlockSizesDoNotMatter) {
+  // The scans over blocks and within them: with 1, 3 or 256 segments a block, segment and block
+  // boundaries fall everywhere (1 segment a block: every 32 bytes).
+  std::mt19937_64 rng(8);
+  for (int round = 0; round < 6; ++round) {
+    zf::test::random_csv_spec spec;
+    spec.rows = 3000;
+    spec.crlf = round % 3;
+    spec.missing = round % 2 == 0;
+    auto f = zf::test::make_random_csv(rng, spec);
+    for (int threads : {1, 3, 256}) {
+      expect_same_as_host(f.text, f.options, "block of " + std::to_string(threads), threads);
+      const std::string bad = zf::test::replace_line(f.text, f.data_lines[rng() % f.data_lines.size()],
+                                                     zf::test::bad_line(rng, spec.delimiter));
+      expect_same_as_host(bad, f.options, "bad, block of " + std::to_string(threads), threads);
+    }
+  }
+  // tiny inputs: a single line, no final newline, CRLF, blank tails
+  for (const std::string& text : std::vector<std::string>{"x\n1", "x\n1\n", "x\r\n1\r\n", "x\n1\n\n\n", "x\n1\n  ", "x\n1\n#",
+                                 "x\n\n\n1", "1", "1\n2", "x\n" + std::string(31, '1') + "\n2",
+                                 "x\n" + std::string(30, '1') + "\n2\n", "x\n" + std::string(32, '\n') + "5"})
+    for (int threads : {1, 2, 256}) expect_same_as_host(text, {}, "tiny " + text, threads);
 }
 
 TEST(CsvCudaRow, FirstBadLineIsTheHostReadersErrorLine) {

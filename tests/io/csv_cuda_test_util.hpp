@@ -39,7 +39,8 @@ inline std::string random_number(std::mt19937_64& rng, bool wide = false) {
       double v;
       std::uint64_t bits = rng();
       std::memcpy(&v, &bits, sizeof v);
-      if (!std::isfinite(v) || (!wide && std::fabs(v) > 1e38)) v = 0.5;
+      // few digits of a value near the largest double (or float) may round past it: overflow
+      if (!std::isfinite(v) || std::fabs(v) > (wide ? 1e307 : 1e38)) v = 0.5;
       std::snprintf(buffer, sizeof buffer, "%.*g", 1 + pick(17), std::fabs(v));
       return s + buffer;
     }
@@ -54,6 +55,7 @@ inline std::string random_number(std::mt19937_64& rng, bool wide = false) {
     case 7: {  // exact float halfway points (hard rounding)
       float f;
       auto bits = static_cast<std::uint32_t>(rng()) & 0x7f7fffffu;
+      if (bits == 0x7f7fffffu) --bits;  // the largest float has no finite neighbour above
       std::memcpy(&f, &bits, sizeof f);
       const double mid = (static_cast<double>(f) + static_cast<double>(std::nextafter(f, 2 * f + 1))) / 2;
       std::snprintf(buffer, sizeof buffer, "%.*e", 60 + pick(60), mid);
