@@ -3,6 +3,10 @@
 #include <algorithm>
 
 #include "checks.hpp"
+#include "zeroflow/config.hpp"
+#if ZEROFLOW_HAS_CUDA
+#include "detail_cuda/bandpass_gate.hpp"
+#endif
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
 
@@ -16,11 +20,22 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   ZF_EXPECTS(signal.size() >= needed, "segment_beats: the signal has ", signal.size(),
              " samples, fewer than the band-pass and NMS windows need (", needed, " at ", params.sample_rate, " Hz)");
   // Strided input is made contiguous once here instead of once per stage.
-  const array x = detail::on_cuda(signal) ? signal : detail::host_input(signal, stream);
+  const array x = detail::on_cuda(signal) ? detail::cuda_input(signal, "segment_beats: signal")
+                                           : detail::host_input(signal, stream);
 
   s.norm = robust_zscore(x, stream);
-  s.filtered = bandpass(x, s.sizes.ricker_width, stream);
-  s.gate = nms_gate(s.filtered, s.sizes.nms_window, stream);
+#if ZEROFLOW_HAS_CUDA
+  if (detail::on_cuda(x)) {
+    // One kernel for band-pass + gate: the filtered tile stays in shared memory (same bits).
+    auto fused = detail::bandpass_gate_cuda(x, s.sizes.ricker_width, s.sizes.nms_window, stream);
+    s.filtered = std::move(fused.filtered);
+    s.gate = std::move(fused.gate);
+  } else
+#endif
+  {
+    s.filtered = bandpass(x, s.sizes.ricker_width, stream);
+    s.gate = nms_gate(s.filtered, s.sizes.nms_window, stream);
+  }
   // What the band-pass makes of the recording's offset, so the weak-peak test ignores units.
   const array kernel = ricker_kernel(s.sizes.ricker_width, cpu_device, stream);  // named: span() must not dangle
   double kernel_sum = 0;
