@@ -11,6 +11,7 @@ namespace {
 struct generate_flags {
   synth::ecg_options options;
   std::string out;
+  int decimals = 4;
 };
 
 std::filesystem::path generate(const generate_flags& f) {
@@ -20,7 +21,7 @@ std::filesystem::path generate(const generate_flags& f) {
   const auto recording = synth::generate_ecg(f.options);
   const std::filesystem::path csv = f.out;
   if (csv.has_parent_path()) std::filesystem::create_directories(csv.parent_path());
-  synth::write_ecg_csv(recording, csv);
+  synth::write_ecg_csv(recording, csv, f.decimals);
   synth::write_labels_csv(recording, synth::labels_path_for(csv));
   progress("wrote " + csv.string() + " (" + std::to_string(recording.samples.size()) + " samples) and " +
            synth::labels_path_for(csv).string() + " (" + std::to_string(recording.r_peaks.size()) + " beats)");
@@ -40,6 +41,9 @@ void add_generate_flags(CLI::App& cmd, generate_flags& f) {
       ->check(CLI::Range(30.0, 220.0));
   cmd.add_option("--noise", f.options.noise_mv, "white noise (mV, standard deviation)")->capture_default_str();
   cmd.add_option("--seed", f.options.seed, "random seed")->capture_default_str();
+  cmd.add_option("--decimals", f.decimals, "digits after the decimal point in the CSV")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 9));
 }
 }  // namespace
 
