@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       rows = t.num_rows();
       staged.push_back(report.staged_seconds);
       parsed.push_back(report.parsed_seconds);
-    });  // the columns are freed inside the timing, as a caller's would be eventually
+    });                            // the columns are freed inside the timing, as a caller's would be eventually
     staged.erase(staged.begin());  // the warm-up read (it pins the staging chunks)
     parsed.erase(parsed.begin());
     if (!report.gpu_parsed) std::printf("note: the host reader read the file (%s)\n", report.host_reason.c_str());
@@ -84,19 +84,21 @@ int main(int argc, char** argv) {
     });
 
     std::printf("%s: %.1f MB, %lld rows\n", path.c_str(), bytes / 1e6, static_cast<long long>(rows));
-    std::printf("read_csv -> GPU (CUDA path): median %.2f ms of %d runs, %.1f GB/s "
-                "(staging+count %.2f ms, parse %.2f ms; %zu chunks of %.1f MiB, %u copy threads, %lld host cells)\n",
-                1e3 * gpu_seconds, runs, bytes / gpu_seconds / 1e9, 1e3 * median(staged), 1e3 * median(parsed),
-                report.chunks, static_cast<double>(report.chunk_bytes) / (1 << 20), report.copy_threads,
-                static_cast<long long>(report.host_cells));
+    std::printf(
+        "read_csv -> GPU (CUDA path): median %.2f ms of %d runs, %.1f GB/s "
+        "(staging+count %.2f ms, parse %.2f ms; %zu chunks of %.1f MiB, %u copy threads, %lld host cells)\n",
+        1e3 * gpu_seconds, runs, bytes / gpu_seconds / 1e9, 1e3 * median(staged), 1e3 * median(parsed), report.chunks,
+        static_cast<double>(report.chunk_bytes) / (1 << 20), report.copy_threads,
+        static_cast<long long>(report.host_cells));
     std::printf("read_csv -> host:            median %.2f ms, %.1f GB/s\n", 1e3 * host_seconds,
                 bytes / host_seconds / 1e9);
     std::printf("read_csv -> host, then copy: median %.2f ms, %.1f GB/s (%.1fx the CUDA path's time)\n",
                 1e3 * host_copy_seconds, bytes / host_copy_seconds / 1e9, host_copy_seconds / gpu_seconds);
-    std::printf("RESULT gpu_seconds=%.6f staged_seconds=%.6f parsed_seconds=%.6f host_seconds=%.6f "
-                "host_copy_seconds=%.6f bytes=%.0f rows=%lld\n",
-                gpu_seconds, median(staged), median(parsed), host_seconds, host_copy_seconds, bytes,
-                static_cast<long long>(rows));
+    std::printf(
+        "RESULT gpu_seconds=%.6f staged_seconds=%.6f parsed_seconds=%.6f host_seconds=%.6f "
+        "host_copy_seconds=%.6f bytes=%.0f rows=%lld\n",
+        gpu_seconds, median(staged), median(parsed), host_seconds, host_copy_seconds, bytes,
+        static_cast<long long>(rows));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

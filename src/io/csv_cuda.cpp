@@ -160,10 +160,9 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
     report.chunks = 1;
     report.chunk_bytes = static_cast<std::size_t>(n);
   } else {
-    const unsigned threads =
-        options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    staging.emplace(in.source, layout.data_offset, static_cast<std::size_t>(n), d_text, options.chunk_bytes, threads,
-                    s, tick);
+    const unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    staging.emplace(in.source, layout.data_offset, static_cast<std::size_t>(n), d_text, options.chunk_bytes, threads, s,
+                    tick);
     report.chunks = staging->chunks();
     report.chunk_bytes = staging->chunk_bytes();
     report.copy_threads = staging->threads();
@@ -234,8 +233,8 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
     const std::string cell = in.source.read_string(layout.data_offset + static_cast<std::size_t>(c.cell_begin),
                                                    static_cast<std::size_t>(c.cell_end - c.cell_begin));
     const dtype type = layout.types[static_cast<std::size_t>(c.column)];
-    const std::optional<std::uint64_t> bits = type == float64 ? host_cell_bits<double>(cell, options.na)
-                                                              : host_cell_bits<float>(cell, options.na);
+    const std::optional<std::uint64_t> bits =
+        type == float64 ? host_cell_bits<double>(cell, options.na) : host_cell_bits<float>(cell, options.na);
     if (bits) {
       values.push_back({c.row, *bits, c.column, 0});
     } else if (static_cast<std::uint64_t>(c.line) < bad_line) {
@@ -248,8 +247,8 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
                      in.name);
   if (!values.empty()) {
     array d_values = device_bytes(values.size() * sizeof(host_value), where, stream);
-    ZF_CUDA_TRY(cudaMemcpyAsync(d_values.data(), values.data(), values.size() * sizeof(host_value),
-                                cudaMemcpyHostToDevice, s));
+    ZF_CUDA_TRY(
+        cudaMemcpyAsync(d_values.data(), values.data(), values.size() * sizeof(host_value), cudaMemcpyHostToDevice, s));
     csv_gpu::scatter_values(static_cast<const csv_row::column_out*>(d_plans.data()),
                             static_cast<const host_value*>(d_values.data()), static_cast<long long>(values.size()), s);
   }

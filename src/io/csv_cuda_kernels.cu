@@ -5,11 +5,11 @@
 //   pass 2 (parse_rows): each block recounts per thread, scans within the block, and every
 //   thread parses its rows, knowing each row's index and line number.
 // The two passes cost two reads of the text.
+#include <cuda_runtime.h>
+
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cuda_runtime.h>
-
 #include <mutex>
 #include <vector>
 
@@ -77,10 +77,17 @@ __global__ void scatter_kernel(const csv_row::column_out* __restrict__ plans, co
     const host_value v = values[i];
     const csv_row::column_out plan = plans[v.column];
     switch (plan.kind) {
-      case csv_row::column_kind::f32: static_cast<std::uint32_t*>(plan.out)[v.row] = static_cast<std::uint32_t>(v.bits); break;
-      case csv_row::column_kind::f64: static_cast<std::uint64_t*>(plan.out)[v.row] = v.bits; break;
-      case csv_row::column_kind::i64: static_cast<std::uint64_t*>(plan.out)[v.row] = v.bits; break;
-      case csv_row::column_kind::skip: break;
+      case csv_row::column_kind::f32:
+        static_cast<std::uint32_t*>(plan.out)[v.row] = static_cast<std::uint32_t>(v.bits);
+        break;
+      case csv_row::column_kind::f64:
+        static_cast<std::uint64_t*>(plan.out)[v.row] = v.bits;
+        break;
+      case csv_row::column_kind::i64:
+        static_cast<std::uint64_t*>(plan.out)[v.row] = v.bits;
+        break;
+      case csv_row::column_kind::skip:
+        break;
     }
   }
 }
@@ -124,8 +131,8 @@ std::size_t scan_temp_bytes(std::int64_t count) {
 
 void scan_counts(const line_counts* totals, line_counts* offsets, std::int64_t count, void* temp,
                  std::size_t temp_bytes, cudaStream_t stream) {
-  ZF_CUDA_TRY(cub::DeviceScan::ExclusiveScan(temp, temp_bytes, totals, offsets, add_counts{}, line_counts{0, 0},
-                                             count, stream));
+  ZF_CUDA_TRY(cub::DeviceScan::ExclusiveScan(temp, temp_bytes, totals, offsets, add_counts{}, line_counts{0, 0}, count,
+                                             stream));
 }
 
 void parse_rows(const char* text, std::int64_t n, const row_params& params, const line_counts* offsets,
@@ -133,13 +140,12 @@ void parse_rows(const char* text, std::int64_t n, const row_params& params, cons
                 cudaStream_t stream) {
   const std::int64_t blocks = line_blocks(n);
   if (blocks == 0) return;
-  parse_rows_kernel<<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(text, n, params, offsets,
-                                                                                 first_line, status, cells, capacity);
+  parse_rows_kernel<<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(text, n, params, offsets, first_line,
+                                                                                 status, cells, capacity);
   ZF_CUDA_TRY(cudaGetLastError());
 }
 
-void scatter_values(const csv_row::column_out* plans, const host_value* values, long long count,
-                    cudaStream_t stream) {
+void scatter_values(const csv_row::column_out* plans, const host_value* values, long long count, cudaStream_t stream) {
   if (count == 0) return;
   constexpr int threads = 256;
   const long long blocks = (count + threads - 1) / threads;

@@ -71,7 +71,6 @@ void parse_rows(const char* text, std::int64_t n, const csv_row::row_params& par
                 cudaStream_t stream);
 
 /// Writes host-computed values into the plans' outputs.
-void scatter_values(const csv_row::column_out* plans, const host_value* values, long long count,
-                    cudaStream_t stream);
+void scatter_values(const csv_row::column_out* plans, const host_value* values, long long count, cudaStream_t stream);
 
 }  // namespace zeroflow::io::detail::csv_gpu

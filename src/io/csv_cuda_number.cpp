@@ -47,8 +47,10 @@ void window_128(const big& x, int from, std::uint64_t& hi, std::uint64_t& lo) {
   hi = lo = 0;
   for (int k = 0; k < 128; ++k) {
     if (from + k < 0 || !bit(x, from + k)) continue;
-    if (k < 64) lo |= std::uint64_t{1} << k;
-    else hi |= std::uint64_t{1} << (k - 64);
+    if (k < 64)
+      lo |= std::uint64_t{1} << k;
+    else
+      hi |= std::uint64_t{1} << (k - 64);
   }
 }
 

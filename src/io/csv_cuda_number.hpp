@@ -199,7 +199,7 @@ ZF_CSV_HD typename float_format<T>::bits_type round_to(const u192& v, int scale)
   using F = float_format<T>;
   using bits_type = typename F::bits_type;
   constexpr int n = F::mantissa_bits;
-  const int top = bit_length(v) - 1 + scale;  // v * 2^scale is in [2^top, 2^(top+1))
+  const int top = bit_length(v) - 1 + scale;                                // v * 2^scale is in [2^top, 2^(top+1))
   int quantum = (top > F::min_exponent ? top : F::min_exponent) - (n - 1);  // exponent of one ulp
   const int shift = quantum - scale;
   std::uint64_t m;
@@ -453,9 +453,12 @@ ZF_CSV_HD cell_result parse_float_cell(const char* p, const char* end, const pow
   decimal d;
   if (!scan_decimal(p, end, d)) return cell_result::bad;
   switch (convert<T>(d, table, bits)) {
-    case conversion::exact: return cell_result::ok;
-    case conversion::overflow: return cell_result::out_of_range;
-    case conversion::undecided: break;
+    case conversion::exact:
+      return cell_result::ok;
+    case conversion::overflow:
+      return cell_result::out_of_range;
+    case conversion::undecided:
+      break;
   }
   return cell_result::undecided;
 }
@@ -477,8 +480,10 @@ ZF_CSV_HD inline cell_result parse_int_cell(const char* p, const char* end, std:
   for (; p < end; ++p) {
     if (!is_digit(*p)) return cell_result::bad;
     const auto digit = static_cast<std::uint64_t>(*p - '0');
-    if (magnitude > (limit - digit) / 10) overflow = true;
-    else magnitude = magnitude * 10 + digit;
+    if (magnitude > (limit - digit) / 10)
+      overflow = true;
+    else
+      magnitude = magnitude * 10 + digit;
   }
   if (overflow) return cell_result::out_of_range;
   value = negative ? static_cast<std::int64_t>(std::uint64_t{0} - magnitude) : static_cast<std::int64_t>(magnitude);

@@ -129,7 +129,8 @@ ZF_CSV_HD bool parse_row(const char* p, const char* end, std::int64_t row, const
     if (at_line_end(f.stop, end) != last) return false;  // too few or too many fields
     const column_out plan = rp.plans[col];
     switch (plan.kind) {
-      case column_kind::skip: break;
+      case column_kind::skip:
+        break;
       case column_kind::f32: {
         std::uint32_t bits = 0;
         const cell_result r = csv_number::parse_float_cell<float>(f.begin, f.end, rp.pow5, bits);

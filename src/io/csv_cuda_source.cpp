@@ -1,12 +1,12 @@
 #include "csv_cuda_source.hpp"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "zeroflow/core/error.hpp"
 

@@ -2,8 +2,6 @@
 
 #if ZEROFLOW_HAS_CUDA
 
-#include "csv_cuda_staging.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <barrier>
@@ -12,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "csv_cuda_staging.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -127,7 +126,8 @@ staged_copy::staged_copy(const byte_source& source, std::size_t offset, std::siz
           const std::size_t slice = (size + threads_ - 1) / threads_;
           const std::size_t from = std::min(size, t * slice);
           const std::size_t to = std::min(size, from + slice);
-          if (to > from) source.read(offset + begin + from, to - from, static_cast<char*>(slots_[i % slots]->data()) + from);
+          if (to > from)
+            source.read(offset + begin + from, to - from, static_cast<char*>(slots_[i % slots]->data()) + from);
         } catch (...) {
           fail(std::current_exception());
         }

@@ -1,6 +1,8 @@
 // The GPU CSV parser's number core (src/io/csv_cuda_number.hpp), compiled here as host code:
 // the very functions the kernels run must give strtof / strtod's bits on millions of random
 // decimal strings, and classify every cell exactly as the host reader (csv_cells.hpp) does.
+#include "../../src/io/csv_cuda_number.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "../../src/io/csv_cells.hpp"
-#include "../../src/io/csv_cuda_number.hpp"
 
 namespace num = zeroflow::io::detail::csv_number;
 namespace host = zeroflow::io::detail;
@@ -53,7 +54,10 @@ std::string random_decimal(std::mt19937_64& rng) {
       if (pick(3) != 0) s = cat(s, std::string("."), digits(rng, pick(25)));
       if (s.find_first_of("0123456789") == std::string::npos) s = cat(s, digits(rng, 1 + pick(5)));
       if (pick(2) == 0)
-        s = cat(s, std::string(pick(2) ? "e" : "E"), std::string(pick(2) ? "-" : pick(2) ? "+" : ""),
+        s = cat(s, std::string(pick(2) ? "e" : "E"),
+                std::string(pick(2)   ? "-"
+                            : pick(2) ? "+"
+                                      : ""),
                 std::to_string(pick(360)));
       return s;
     }
@@ -100,10 +104,14 @@ std::string random_decimal(std::mt19937_64& rng) {
     }
     default:  // ".5", "5.", leading zeros, big exponents
       switch (pick(4)) {
-        case 0: return cat(sign, std::string("."), digits(rng, 1 + pick(10)));
-        case 1: return cat(sign, digits(rng, 1 + pick(10)), std::string("."));
-        case 2: return cat(sign, std::string(static_cast<std::size_t>(1 + pick(30)), '0'), digits(rng, 1 + pick(8)));
-        default: return cat(sign, digits(rng, 1 + pick(3)), std::string("e"), std::to_string(30 + pick(300)));
+        case 0:
+          return cat(sign, std::string("."), digits(rng, 1 + pick(10)));
+        case 1:
+          return cat(sign, digits(rng, 1 + pick(10)), std::string("."));
+        case 2:
+          return cat(sign, std::string(static_cast<std::size_t>(1 + pick(30)), '0'), digits(rng, 1 + pick(8)));
+        default:
+          return cat(sign, digits(rng, 1 + pick(3)), std::string("e"), std::to_string(30 + pick(300)));
       }
   }
 }
@@ -122,11 +130,11 @@ TEST(CsvCudaNumber, PowerOfFiveTable) {
   const num::pow5_entry* table = num::host_pow5_table();
   for (int q = num::pow5_min; q <= num::pow5_max; ++q) {
     const num::pow5_entry& e = table[q - num::pow5_min];
-    ASSERT_NE(e.hi >> 63, 0u) << q;  // normalised
+    ASSERT_NE(e.hi >> 63, 0u) << q;                   // normalised
     EXPECT_EQ(e.exact != 0, q >= 0 && q <= 55) << q;  // 5^55 < 2^128 < 5^56
     // Against long double: T * 2^e is 5^q within the table's 2^-127 and long double's rounding.
-    const long double approx = std::ldexp(static_cast<long double>(e.hi), e.e + 64) +
-                               std::ldexp(static_cast<long double>(e.lo), e.e);
+    const long double approx =
+        std::ldexp(static_cast<long double>(e.hi), e.e + 64) + std::ldexp(static_cast<long double>(e.lo), e.e);
     const long double want = std::pow(5.0L, static_cast<long double>(q));
     EXPECT_NEAR(static_cast<double>(approx / want), 1.0, 1e-17) << q;
   }
@@ -214,19 +222,56 @@ TEST(CsvCudaNumber, ShortDecimalsAreAlmostAlwaysDecided) {
 }
 
 TEST(CsvCudaNumber, HardCases) {
-  const std::vector<std::string> cells = {
-      "0", "-0", "+0", "-0.0", "0e999", "-0e-999", "0e99999999999999999999", "1e-400", "-1e-400",
-      "4.9406564584124654e-324", "2.4703282292062327e-324", "2.4703282292062328e-324", "2.2250738585072011e-308",
-      "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "1.4e-45", "7e-46",
-      "7.006492321624085e-46", "7.006492321624086e-46", "1.17549435e-38", "1.1754942e-38", "3.4028235e38",
-      "3.4028236e38", "3.40282356779733661637539395458142568447e38", "16777216", "16777217", "16777218",
-      "16777219", "9007199254740993", "9007199254740992.5", "0.1", ".1", "1.", "-.5e-3",
-      "123456789012345678901234567890", "1e23", "8.589973e9", "2.2250738585072012e-308",
-      "0.000000000000000000000000000000000000000000001", "340282356779733661637539395458142568448",
-      "1e38", "1e39", "1e308", "1e309", "0.00000000000000000000000000000000000000000000000000000001e56",
-      "100000000000000000000000000000000000000000000000000000000000e-59", "2560000152587890625e-16",
-      cat(std::string("1"), std::string(400, '0'), std::string("e-400")),
-      cat(std::string("0."), std::string(500, '0'), std::string("1e501"))};
+  const std::vector<std::string> cells = {"0",
+                                          "-0",
+                                          "+0",
+                                          "-0.0",
+                                          "0e999",
+                                          "-0e-999",
+                                          "0e99999999999999999999",
+                                          "1e-400",
+                                          "-1e-400",
+                                          "4.9406564584124654e-324",
+                                          "2.4703282292062327e-324",
+                                          "2.4703282292062328e-324",
+                                          "2.2250738585072011e-308",
+                                          "1.7976931348623157e308",
+                                          "1.7976931348623158e308",
+                                          "1.7976931348623159e308",
+                                          "1.4e-45",
+                                          "7e-46",
+                                          "7.006492321624085e-46",
+                                          "7.006492321624086e-46",
+                                          "1.17549435e-38",
+                                          "1.1754942e-38",
+                                          "3.4028235e38",
+                                          "3.4028236e38",
+                                          "3.40282356779733661637539395458142568447e38",
+                                          "16777216",
+                                          "16777217",
+                                          "16777218",
+                                          "16777219",
+                                          "9007199254740993",
+                                          "9007199254740992.5",
+                                          "0.1",
+                                          ".1",
+                                          "1.",
+                                          "-.5e-3",
+                                          "123456789012345678901234567890",
+                                          "1e23",
+                                          "8.589973e9",
+                                          "2.2250738585072012e-308",
+                                          "0.000000000000000000000000000000000000000000001",
+                                          "340282356779733661637539395458142568448",
+                                          "1e38",
+                                          "1e39",
+                                          "1e308",
+                                          "1e309",
+                                          "0.00000000000000000000000000000000000000000000000000000001e56",
+                                          "100000000000000000000000000000000000000000000000000000000000e-59",
+                                          "2560000152587890625e-16",
+                                          cat(std::string("1"), std::string(400, '0'), std::string("e-400")),
+                                          cat(std::string("0."), std::string(500, '0'), std::string("1e501"))};
   for (const std::string& s : cells) {
     std::uint32_t f = 0;
     std::uint64_t d = 0;
@@ -274,11 +319,12 @@ TEST(CsvCudaNumber, HardCases) {
 TEST(CsvCudaNumber, CellsClassifiedLikeTheHostReader) {
   const std::string alphabet = "0123456789.+-eEnNaAiIfFtTyYlLuUoO/ x#_";
   std::mt19937_64 rng(5);
-  const std::vector<std::string> fixed = {"", "nan", "NaN", "+nan", "-NAN", "na", "N/A", "null", "NULL", "none",
-                                          "None", "inf", "-inf", "+INF", "infinity", "-Infinity", "+-1", "-+1",
-                                          "+", "-", ".", "+.", "-.", "1e", "1e+", "1e-", "e5", ".e5", "1.e5",
-                                          "1e5x", "0x10", "nan(1)", "infinit", "infinityy", "n/", "+-nan", "--1",
-                                          "++1", " 1", "1 ", "1.2.3", "1_0", "+-.5", "-0", "+0.0e-0"};
+  const std::vector<std::string> fixed = {
+      "",     "nan",  "NaN",  "+nan", "-NAN",   "na",       "N/A",       "null", "NULL",
+      "none", "None", "inf",  "-inf", "+INF",   "infinity", "-Infinity", "+-1",  "-+1",
+      "+",    "-",    ".",    "+.",   "-.",     "1e",       "1e+",       "1e-",  "e5",
+      ".e5",  "1.e5", "1e5x", "0x10", "nan(1)", "infinit",  "infinityy", "n/",   "+-nan",
+      "--1",  "++1",  " 1",   "1 ",   "1.2.3",  "1_0",      "+-.5",      "-0",   "+0.0e-0"};
   auto check = [&](const std::string& s) {
     double host_d = 0;
     float host_f = 0;
@@ -318,9 +364,20 @@ TEST(CsvCudaNumber, CellsClassifiedLikeTheHostReader) {
 
 TEST(CsvCudaNumber, Int64CellsLikeStrtoll) {
   std::mt19937_64 rng(11);
-  const std::vector<std::string> fixed = {"0", "-0", "+0", "007", "-007", "9223372036854775807",
-                                          "-9223372036854775808", "9223372036854775808", "-9223372036854775809",
-                                          "99999999999999999999", "00000000000000000000000000042", "+-1", "-", "+"};
+  const std::vector<std::string> fixed = {"0",
+                                          "-0",
+                                          "+0",
+                                          "007",
+                                          "-007",
+                                          "9223372036854775807",
+                                          "-9223372036854775808",
+                                          "9223372036854775808",
+                                          "-9223372036854775809",
+                                          "99999999999999999999",
+                                          "00000000000000000000000000042",
+                                          "+-1",
+                                          "-",
+                                          "+"};
   auto check = [](const std::string& s) {
     std::int64_t v = 0, want = 0;
     const cell_result r = num::parse_int_cell(s.data(), s.data() + s.size(), v);

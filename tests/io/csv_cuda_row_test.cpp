@@ -3,6 +3,8 @@
 // host code), driven line by line as the kernels drive them. Their values and their first bad
 // line must be the host reader's on random files with every quirk. The GPU scaffolding (blocks,
 // scans, staging) is tested against the host reader in csv_cuda_test.cpp.
+#include "../../src/io/csv_cuda_row.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +17,6 @@
 
 #include "../../src/io/csv_cells.hpp"
 #include "../../src/io/csv_cuda_layout.hpp"
-#include "../../src/io/csv_cuda_row.hpp"
 #include "../../src/io/csv_cuda_segments.hpp"
 #include "../../src/io/csv_lexer.hpp"
 #include "io/csv_cuda_test_util.hpp"
@@ -83,8 +84,9 @@ std::optional<emulated> emulate(std::string_view text, const io::csv_options& op
     out.types.push_back(layout->types[index]);
     out.columns.emplace_back(static_cast<std::size_t>(out.rows), 0xdeadbeefdeadbeefull);  // poisoned
     const zf::dtype t = layout->types[index];
-    plans[index] = {t == zf::float64 ? row::column_kind::f64 : t == zf::int64 ? row::column_kind::i64
-                                                                               : row::column_kind::f32,
+    plans[index] = {t == zf::float64 ? row::column_kind::f64
+                    : t == zf::int64 ? row::column_kind::i64
+                                     : row::column_kind::f32,
                     out.columns.back().data()};
   }
   const row::row_params params{d, options.na == io::na_policy::nan, static_cast<std::int32_t>(plans.size()),
@@ -116,8 +118,8 @@ std::optional<emulated> emulate(std::string_view text, const io::csv_options& op
   }
   // the host settles the undecided cells (from the original text, as csv_cuda.cpp reads them)
   for (const cell& c : undecided) {
-    const std::string_view text_of_cell = text.substr(layout->data_offset + static_cast<std::size_t>(c.begin),
-                                                      static_cast<std::size_t>(c.end - c.begin));
+    const std::string_view text_of_cell =
+        text.substr(layout->data_offset + static_cast<std::size_t>(c.begin), static_cast<std::size_t>(c.end - c.begin));
     const auto& plan = plans[static_cast<std::size_t>(c.column)];
     io::detail::cell_status status;
     if (plan.kind == row::column_kind::f64) {
@@ -224,7 +226,8 @@ TEST(CsvCudaRow, LexerMatchesTheHostLexer) {
     const row::row_dialect dd{delimiter, quote, 1, {'#'}};
     const char* const b = line.data();
     const char* const e = b + line.size();
-    ASSERT_EQ(row::maybe_skipped(line.empty() ? '\n' : line[0], dd), io::detail::maybe_skipped(line.empty() ? '\n' : line[0], hd));
+    ASSERT_EQ(row::maybe_skipped(line.empty() ? '\n' : line[0], dd),
+              io::detail::maybe_skipped(line.empty() ? '\n' : line[0], hd));
     if (!line.empty()) {
       ASSERT_EQ(row::skipped_line(b, e, dd), io::detail::skipped_line(b, io::detail::line_end(b, e), hd)) << line;
     }
@@ -283,9 +286,10 @@ TEST(CsvCudaRow, BlockSizesDoNotMatter) {
     }
   }
   // tiny inputs: a single line, no final newline, CRLF, blank tails
-  for (const std::string& text : std::vector<std::string>{"x\n1", "x\n1\n", "x\r\n1\r\n", "x\n1\n\n\n", "x\n1\n  ", "x\n1\n#",
-                                 "x\n\n\n1", "1", "1\n2", "x\n" + std::string(31, '1') + "\n2",
-                                 "x\n" + std::string(30, '1') + "\n2\n", "x\n" + std::string(32, '\n') + "5"})
+  for (const std::string& text :
+       std::vector<std::string>{"x\n1", "x\n1\n", "x\r\n1\r\n", "x\n1\n\n\n", "x\n1\n  ", "x\n1\n#", "x\n\n\n1", "1",
+                                "1\n2", "x\n" + std::string(31, '1') + "\n2", "x\n" + std::string(30, '1') + "\n2\n",
+                                "x\n" + std::string(32, '\n') + "5"})
     for (int threads : {1, 2, 256}) expect_same_as_host(text, {}, "tiny " + text, threads);
 }
 
@@ -302,7 +306,8 @@ TEST(CsvCudaRow, FirstBadLineIsTheHostReadersErrorLine) {
     // one to three bad lines; the earliest must be reported
     const int bad = 1 + static_cast<int>(rng() % 3);
     for (int b = 0; b < bad; ++b)
-      text = zf::test::replace_line(text, f.data_lines[rng() % f.data_lines.size()], zf::test::bad_line(rng, spec.delimiter));
+      text = zf::test::replace_line(text, f.data_lines[rng() % f.data_lines.size()],
+                                    zf::test::bad_line(rng, spec.delimiter));
     expect_same_as_host(text, f.options, "round " + std::to_string(round));
   }
 }

@@ -2,6 +2,8 @@
 // read_csv parses on the host, and every error must carry the host reader's exact message, on
 // millions of random decimals, on random files with every quirk, with staging chunk boundaries
 // everywhere, from memory and from files. Skipped without a GPU.
+#include "zeroflow/io/detail/csv_cuda.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -18,7 +20,6 @@
 #include "io/io_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/io/csv.hpp"
-#include "zeroflow/io/detail/csv_cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -28,8 +29,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
-#define ZF_REQUIRE_GPU()                                       \
-  do {                                                         \
+#define ZF_REQUIRE_GPU()                                         \
+  do {                                                           \
     if (!zf::cuda_available()) GTEST_SKIP() << "no CUDA device"; \
   } while (0)
 
@@ -198,8 +199,8 @@ TEST(CsvCuda, ManyBlocksAndLongLines) {
   std::string text = "a,b,c\n";
   for (int i = 0; i < 3001; ++i) {
     const std::size_t pad = rng() % 7 == 0 ? 9000 + rng() % 20000 : rng() % 40;
-    text += std::to_string(i) + "," + std::string(pad, ' ') + zf::test::random_number(rng) + std::string(pad % 13, ' ') +
-            "," + zf::test::random_number(rng) + "\n";
+    text += std::to_string(i) + "," + std::string(pad, ' ') + zf::test::random_number(rng) +
+            std::string(pad % 13, ' ') + "," + zf::test::random_number(rng) + "\n";
   }
   const auto report = expect_same_as_host(text, {});
   EXPECT_TRUE(report.gpu_parsed);
@@ -387,7 +388,8 @@ TEST(CsvCuda, FilesOnDisk) {
     }
     return std::string();
   };
-  EXPECT_EQ(message(bad, on_gpu({})), bad.string() + ":3: column 1 (\"heartbeats\"): cannot parse \"1.2.3\" as float32");
+  EXPECT_EQ(message(bad, on_gpu({})),
+            bad.string() + ":3: column 1 (\"heartbeats\"): cannot parse \"1.2.3\" as float32");
   const auto missing = dir.path() / "missing.csv";
   EXPECT_EQ(message(missing, on_gpu({})), message(missing, on_host({})));
   EXPECT_THAT(message(missing, on_gpu({})), HasSubstr("No such file or directory"));
@@ -421,8 +423,7 @@ TEST(CsvCuda, OptionsAndStreams) {
   // a non-default stream: the columns are complete when read_csv returns
   io::csv_options plain;
   plain.where = zf::cuda_device(0);
-  const zf::table t =
-      io::detail::read_csv_cuda_buffer("x\n1\n2\n3\n", "t.csv", plain, zf::stream_view::per_thread());
+  const zf::table t = io::detail::read_csv_cuda_buffer("x\n1\n2\n3\n", "t.csv", plain, zf::stream_view::per_thread());
   const zf::array back = zf::copy_to(t.column(0), zf::cpu_device, zf::stream_view::per_thread());
   zf::synchronize(zf::stream_view::per_thread());
   EXPECT_THAT(zf::test::values<float>(back), ::testing::ElementsAre(1.0f, 2.0f, 3.0f));

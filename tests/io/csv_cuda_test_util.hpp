@@ -32,7 +32,11 @@ inline std::string random_number(std::mt19937_64& rng, bool wide = false) {
       return s + random_digits(rng, pick(2)) + "." + random_digits(rng, 1 + pick(9));
     case 1:  // exponents
       return s + random_digits(rng, 1 + pick(4)) + (pick(2) ? "." + random_digits(rng, pick(8)) : "") +
-             (pick(2) ? "e" : "E") + (pick(2) ? "-" : pick(2) ? "+" : "") + std::to_string(pick(wide ? 300 : 34));
+             (pick(2) ? "e" : "E") +
+             (pick(2)   ? "-"
+              : pick(2) ? "+"
+                        : "") +
+             std::to_string(pick(wide ? 300 : 34));
     case 2:  // 20 to 50 significant digits
       return s + random_digits(rng, 1 + pick(25)) + "." + random_digits(rng, pick(25) + 1);
     case 3: {  // round trips of random doubles
@@ -80,10 +84,10 @@ struct random_csv_spec {
   char delimiter{','};
   int crlf{0};  // 0: "\n", 1: "\r\n", 2: mixed
   bool final_newline{true};
-  bool comments{true};     // comment and blank lines between rows
-  bool quotes{true};       // quoted cells, quoted text with delimiters and doubled quotes
-  bool blanks{true};       // spaces/tabs around cells
-  bool missing{false};     // empty cells and NaN/inf spellings (read with na_policy::nan)
+  bool comments{true};  // comment and blank lines between rows
+  bool quotes{true};    // quoted cells, quoted text with delimiters and doubled quotes
+  bool blanks{true};    // spaces/tabs around cells
+  bool missing{false};  // empty cells and NaN/inf spellings (read with na_policy::nan)
 };
 
 /// A random file with columns t (int64), label (text, never parsed), x (float32), y (float64),
@@ -106,9 +110,7 @@ inline random_csv make_random_csv(std::mt19937_64& rng, const random_csv_spec& s
     if (!spec.blanks || rng() % 8 != 0) return std::string();
     return std::string(rng() % 2 || spec.delimiter == '\t' ? " " : "\t");
   };
-  auto maybe_quoted = [&](std::string cell) {
-    return spec.quotes && rng() % 10 == 0 ? "\"" + cell + "\"" : cell;
-  };
+  auto maybe_quoted = [&](std::string cell) { return spec.quotes && rng() % 10 == 0 ? "\"" + cell + "\"" : cell; };
   auto number = [&](bool allow_missing, bool wide) {
     if (allow_missing && spec.missing && rng() % 20 == 0) {
       static const char* spellings[] = {"", "nan", "NA", "n/a", "null", "None", "-nan", "inf", "-Infinity", "1e39"};
@@ -120,7 +122,8 @@ inline random_csv make_random_csv(std::mt19937_64& rng, const random_csv_spec& s
   f.text += "t" + d + "label" + d + "\"x\"" + d + "y" + eol();
   for (std::int64_t r = 0; r < spec.rows; ++r) {
     if (spec.comments && rng() % 50 == 0) {
-      f.text += (rng() % 2 ? "# comment" + d + " with" + d + " delimiters" : std::string(rng() % 2 ? "" : " \t")) + eol();
+      f.text +=
+          (rng() % 2 ? "# comment" + d + " with" + d + " delimiters" : std::string(rng() % 2 ? "" : " \t")) + eol();
       --r;
       continue;
     }
@@ -154,18 +157,30 @@ inline std::string replace_line(const std::string& text, std::size_t line, const
 inline std::string bad_line(std::mt19937_64& rng, char delimiter) {
   const std::string d(1, delimiter);
   switch (rng() % 12) {
-    case 0: return "1" + d + "a" + d + "2";                      // too few fields
-    case 1: return "1" + d + "a" + d + "2" + d + "3" + d + "4";  // too many fields
-    case 2: return "1" + d + "a" + d + "abc" + d + "3";          // not a number
-    case 3: return "1" + d + "a" + d + "" + d + "3";             // empty (an error without na_policy::nan)
-    case 4: return "1" + d + "a" + d + "\"2" + d + "3";          // unclosed quote
-    case 5: return "1" + d + "a" + d + "\"2\"x" + d + "3";       // text after the closing quote
-    case 6: return "1.5" + d + "a" + d + "2" + d + "3";          // not an int64
-    case 7: return "1" + d + "a" + d + "1e39" + d + "3";         // out of range for float32
-    case 8: return "1" + d + "a" + d + "2" + d + "1e-5x";        // trailing text
-    case 9: return "99999999999999999999" + d + "a" + d + "2" + d + "3";  // int64 overflow
-    case 10: return "1" + d + "a" + d + "2 # note" + d + "3";   // a comment after data
-    default: return "1" + d + "a" + d + "0x1p3" + d + "3";      // hexadecimal
+    case 0:
+      return "1" + d + "a" + d + "2";  // too few fields
+    case 1:
+      return "1" + d + "a" + d + "2" + d + "3" + d + "4";  // too many fields
+    case 2:
+      return "1" + d + "a" + d + "abc" + d + "3";  // not a number
+    case 3:
+      return "1" + d + "a" + d + "" + d + "3";  // empty (an error without na_policy::nan)
+    case 4:
+      return "1" + d + "a" + d + "\"2" + d + "3";  // unclosed quote
+    case 5:
+      return "1" + d + "a" + d + "\"2\"x" + d + "3";  // text after the closing quote
+    case 6:
+      return "1.5" + d + "a" + d + "2" + d + "3";  // not an int64
+    case 7:
+      return "1" + d + "a" + d + "1e39" + d + "3";  // out of range for float32
+    case 8:
+      return "1" + d + "a" + d + "2" + d + "1e-5x";  // trailing text
+    case 9:
+      return "99999999999999999999" + d + "a" + d + "2" + d + "3";  // int64 overflow
+    case 10:
+      return "1" + d + "a" + d + "2 # note" + d + "3";  // a comment after data
+    default:
+      return "1" + d + "a" + d + "0x1p3" + d + "3";  // hexadecimal
   }
 }
 

@@ -28,15 +28,15 @@ namespace zeroflow::io::detail {
 
 /// What one call of the CUDA path did (for tests and benchmarks).
 struct csv_cuda_report {
-  bool gpu_parsed{false};       ///< false: the host reader read the input (see `host_reason`)
-  std::string host_reason;      ///< why the host reader was used; empty when gpu_parsed
-  std::int64_t rows{0};         ///< data rows parsed on the GPU
-  std::int64_t host_cells{0};   ///< cells whose value the host computed (undecided on the GPU)
-  std::size_t chunks{0};        ///< staging chunks copied to the GPU
-  std::size_t chunk_bytes{0};   ///< their size
-  unsigned copy_threads{0};     ///< host threads that filled them; 0: one direct copy (small input)
-  double staged_seconds{0};     ///< wall time until the text was on the GPU and its lines counted
-  double parsed_seconds{0};     ///< wall time of the rest (parse, undecided cells, synchronisation)
+  bool gpu_parsed{false};      ///< false: the host reader read the input (see `host_reason`)
+  std::string host_reason;     ///< why the host reader was used; empty when gpu_parsed
+  std::int64_t rows{0};        ///< data rows parsed on the GPU
+  std::int64_t host_cells{0};  ///< cells whose value the host computed (undecided on the GPU)
+  std::size_t chunks{0};       ///< staging chunks copied to the GPU
+  std::size_t chunk_bytes{0};  ///< their size
+  unsigned copy_threads{0};    ///< host threads that filled them; 0: one direct copy (small input)
+  double staged_seconds{0};    ///< wall time until the text was on the GPU and its lines counted
+  double parsed_seconds{0};    ///< wall time of the rest (parse, undecided cells, synchronisation)
 };
 
 /// read_csv for a CUDA `options.where`: parses on the GPU (see the file comment).
