@@ -76,6 +76,7 @@ class router {
   }
 
   void* allocate(std::size_t bytes, int device, cudaStream_t stream) {
+    if (bytes == 0) return nullptr;  // as zeroflow's resources answer; never recorded, never freed
     const std::lock_guard lock(mutex_);
     flush_deferred_frees();
     for (const auto& [id, filter] : captures_)
@@ -278,6 +279,24 @@ void* allocate_for_torch(std::size_t bytes, int device, cudaStream_t stream) {
   return nullptr;  // not reached: both handlers throw
 }
 
+// LibTorch's pluggable allocator with one gap filled: cuDNN's benchmark mode sizes its workspace
+// with cacheInfo, which the base class refuses. The largest block the resource could hand out is
+// not known; the device's free memory is the honest upper bound.
+class routed_allocator final : public torch::cuda::CUDAPluggableAllocator::CUDAPluggableAllocator {
+ public:
+  using CUDAPluggableAllocator::CUDAPluggableAllocator;
+
+  void cacheInfo(c10::DeviceIndex device, std::size_t* largest_block) override {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    const ::zeroflow::detail::cuda_device_guard on_device(device);
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      free_bytes = 0;
+    }
+    *largest_block = free_bytes;
+  }
+};
+
 void check_routable(const memory::resource_ptr& r) {
   ZF_EXPECTS(r != nullptr, "route_torch_allocator_to needs a resource");
   ZF_EXPECTS(r->where().type == device_type::cuda, "route_torch_allocator_to needs a CUDA resource, got ", r->name(),
@@ -296,9 +315,10 @@ void route_torch_allocator_to(memory::resource_ptr r) {
                "LibTorch's CUDA allocator is already in use; route_torch_allocator_to must be called before "
                "LibTorch's first CUDA allocation");
     namespace pluggable = torch::cuda::CUDAPluggableAllocator;
-    auto allocator = std::static_pointer_cast<pluggable::CUDAPluggableAllocator>(pluggable::createCustomAllocator(
+    auto allocator = std::make_shared<routed_allocator>(
         allocate_for_torch,
-        [](void* p, std::size_t, int device, cudaStream_t) { router::instance().deallocate(p, device); }));
+        [](void* p, std::size_t, int device, cudaStream_t) { router::instance().deallocate(p, device); });
+    allocator->init(0);  // as createCustomAllocator does: nothing to set up, but it reports itself ready
     allocator->set_record_stream_fn([](void* p, cudaStream_t s) { router::instance().record_stream(p, s); });
     allocator->set_begin_allocate_to_pool([](int device, mempool_id id, capture_filter filter) {
       router::instance().begin_capture(device, id, std::move(filter));
