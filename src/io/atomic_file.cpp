@@ -27,7 +27,9 @@ void write_atomically(const std::filesystem::path& path, const std::function<voi
       out.flush();
       if (!out) ZF_THROW(error, "writing ", path.string(), " failed (disk full?)");
     }
-    std::filesystem::rename(temp, path);
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) ZF_THROW(error, "cannot write ", path.string(), ": ", ec.message());
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(temp, ignored);

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "atomic_file.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/atomic_file.hpp"
 
 namespace zeroflow::synth {
 namespace {
@@ -30,44 +30,44 @@ std::string quoted(std::string_view line) {
 
 void write_ecg_csv(const ecg_recording& recording, const std::filesystem::path& csv, int decimals) {
   ZF_EXPECTS(decimals >= 0 && decimals <= 9, "write_ecg_csv: decimals must be in [0, 9], got ", decimals);
-  detail::atomic_file file(csv);
-  std::string text = "heartbeats\n";
-  text.reserve(chunk_bytes + 128);
-  char number[64];  // the widest float in fixed notation with 9 decimals needs 50
-  for (const float value : recording.samples) {
-    const auto [end, ec] = std::to_chars(number, number + sizeof number, value, std::chars_format::fixed, decimals);
-    if (ec != std::errc{}) ZF_THROW(error, "write_ecg_csv: cannot format ", value);
-    text.append(number, end);
-    text.push_back('\n');
-    if (text.size() >= chunk_bytes) {
-      file.write(text);
-      text.clear();
+  io::write_atomically(csv, [&](std::ostream& file) {
+    std::string text = "heartbeats\n";
+    text.reserve(chunk_bytes + 128);
+    char number[64];  // the widest float in fixed notation with 9 decimals needs 50
+    for (const float value : recording.samples) {
+      const auto [end, ec] = std::to_chars(number, number + sizeof number, value, std::chars_format::fixed, decimals);
+      if (ec != std::errc{}) ZF_THROW(error, "write_ecg_csv: cannot format ", value);
+      text.append(number, end);
+      text.push_back('\n');
+      if (text.size() >= chunk_bytes) {
+        file.write(text.data(), static_cast<std::streamsize>(text.size()));
+        text.clear();
+      }
     }
-  }
-  file.write(text);
-  file.commit();
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  });
 }
 
 void write_labels_csv(const ecg_recording& recording, const std::filesystem::path& path) {
   ZF_EXPECTS(recording.r_peaks.size() == recording.labels.size(), "write_labels_csv: ", recording.r_peaks.size(),
              " r_peaks but ", recording.labels.size(), " labels");
-  detail::atomic_file file(path);
-  std::string text = "sample,label\n";
-  char number[32];
-  for (std::size_t i = 0; i < recording.r_peaks.size(); ++i) {
-    const auto [end, ec] = std::to_chars(number, number + sizeof number, recording.r_peaks[i]);
-    (void)ec;  // an int64 always fits in 32 characters
-    text.append(number, end);
-    text.push_back(',');
-    text.push_back(recording.labels[i]);
-    text.push_back('\n');
-    if (text.size() >= chunk_bytes) {
-      file.write(text);
-      text.clear();
+  io::write_atomically(path, [&](std::ostream& file) {
+    std::string text = "sample,label\n";
+    char number[32];
+    for (std::size_t i = 0; i < recording.r_peaks.size(); ++i) {
+      const auto [end, ec] = std::to_chars(number, number + sizeof number, recording.r_peaks[i]);
+      (void)ec;  // an int64 always fits in 32 characters
+      text.append(number, end);
+      text.push_back(',');
+      text.push_back(recording.labels[i]);
+      text.push_back('\n');
+      if (text.size() >= chunk_bytes) {
+        file.write(text.data(), static_cast<std::streamsize>(text.size()));
+        text.clear();
+      }
     }
-  }
-  file.write(text);
-  file.commit();
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  });
 }
 
 std::filesystem::path labels_path_for(const std::filesystem::path& csv) {
