@@ -92,6 +92,24 @@ settings parse(int argc, char** argv) {
   return s;
 }
 
+int run_all_allocators(const char* self, int argc, char** argv) {
+  int rc = 0;
+  for (const char* allocator : {"torch", "zeroflow"}) {
+    std::string command = std::string("'") + self + "'";
+    for (int i = 1; i < argc; ++i) command += std::string(" '") + argv[i] + "'";
+    command += std::string(" --allocator=") + allocator;
+    std::fflush(stdout);
+    if (std::system(command.c_str()) != 0) rc = 1;
+  }
+  return rc;
+}
+
+#if ZEROFLOW_HAS_TORCH && ZEROFLOW_HAS_CUDA
+
+namespace zf = zeroflow;
+namespace zmd = zeroflow::model::detail;
+using clock_type = std::chrono::steady_clock;
+
 // Smooth rows: one to three Gaussian bumps of random sign, place and width on a slow baseline.
 std::vector<float> smooth_rows(std::int64_t n, std::int64_t w, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -113,24 +131,6 @@ std::vector<float> smooth_rows(std::int64_t n, std::int64_t w, std::uint64_t see
   }
   return out;
 }
-
-int run_all_allocators(const char* self, int argc, char** argv) {
-  int rc = 0;
-  for (const char* allocator : {"torch", "zeroflow"}) {
-    std::string command = std::string("'") + self + "'";
-    for (int i = 1; i < argc; ++i) command += std::string(" '") + argv[i] + "'";
-    command += std::string(" --allocator=") + allocator;
-    std::fflush(stdout);
-    if (std::system(command.c_str()) != 0) rc = 1;
-  }
-  return rc;
-}
-
-#if ZEROFLOW_HAS_TORCH && ZEROFLOW_HAS_CUDA
-
-namespace zf = zeroflow;
-namespace zmd = zeroflow::model::detail;
-using clock_type = std::chrono::steady_clock;
 
 int bench(const settings& s) {
   std::shared_ptr<zf::memory::statistics_adaptor> pool_stats;
