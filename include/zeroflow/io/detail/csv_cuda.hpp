@@ -8,7 +8,9 @@
 /// find the data rows and their line numbers and parse every cell with a device float parser
 /// that is bit-identical to the host reader's (fast_float). The host does the header, and the
 /// rare cells whose rounding the GPU cannot decide. Only counts, the first bad line and those
-/// rare cells cross back to the host.
+/// rare cells cross back to the host. The pinned staging buffers (3 x 16 MiB, from the current
+/// cuda_host resource) are kept after the first staged read and reused by later ones: pinning
+/// them costs more than reading 500 MB takes. They are never freed (the process exit does it).
 ///
 /// The result is exactly the host reader's, errors included: when a row does not parse, the
 /// host reader re-reads that one line and throws its message. Inputs whose header or options
