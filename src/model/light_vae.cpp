@@ -7,6 +7,7 @@
 
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/detail/cpu_ops.hpp"
+#include "zeroflow/model/detail/cuda_ops.hpp"
 
 namespace zeroflow::model::detail {
 
@@ -33,7 +34,8 @@ bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 swish_impl::swish_impl() { alpha = register_parameter("alpha", torch::ones({1})); }
 
-torch::Tensor swish_impl::forward(const torch::Tensor& x) { return x * torch::sigmoid(alpha * x); }
+// On a GPU one fused kernel each way instead of three forward and ~7 backward launches.
+torch::Tensor swish_impl::forward(const torch::Tensor& x) { return apply_swish(x, alpha); }
 
 downsample1d_impl::downsample1d_impl() {
   filter = register_buffer("filter", torch::tensor({1.0F, 2.0F, 1.0F}).view({1, 1, 3}));
@@ -82,9 +84,7 @@ reconstruction light_vae_impl::forward(const torch::Tensor& x) {
 
 torch::Tensor vae_loss(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
                        const torch::Tensor& logvar) {
-  const torch::Tensor mse = torch::sum(torch::mean(torch::square(recon - x.reshape(recon.sizes())), 1));
-  const torch::Tensor kld = -0.1 * torch::sum(torch::mean(1 + logvar - mu.pow(2) - logvar.exp(), 1));
-  return mse + kld;
+  return seed_loss(recon, x, mu, logvar);  // fused kernels on a GPU (cuda_ops.hpp)
 }
 
 std::int64_t count_parameters(const torch::nn::Module& module) {

@@ -1,0 +1,31 @@
+#pragma once
+/// @file cuda_ops.hpp
+/// Internal: the LightVAE's swish and loss as fused CUDA kernels with their own autograd
+/// (src/model/cuda_kernels.cu), used for float32 tensors on a GPU in a CUDA build. Everything
+/// else — the CPU above all — computes them with LibTorch's ops exactly as before, so the host's
+/// training is unchanged bit for bit. Pulls in LibTorch; include it only from src/model/*.cpp and
+/// tests/model.
+#include <torch/types.h>
+
+namespace zeroflow::model::detail {
+
+/// Whether GPU tensors take the fused kernels: true by default in a CUDA build unless the
+/// environment has ZEROFLOW_FUSED_CUDA_OPS=0; false in a CPU build. Process-wide.
+[[nodiscard]] bool fused_cuda_ops_enabled();
+/// Switches the fused kernels on or off for later calls (ignored in a CPU build).
+void set_fused_cuda_ops(bool enabled);
+
+/// x·σ(α·x) with one learnable α (a 1-element tensor), differentiable in x and α.
+torch::Tensor apply_swish(const torch::Tensor& x, const torch::Tensor& alpha);
+
+/// The seed's loss Σ_n mean_t (x̂ − x)² − 0.1 Σ_n mean_d (1 + log σ² − μ² − σ²), a 0-d tensor,
+/// differentiable in recon, x, mu and logvar. x is reshaped to recon's shape.
+torch::Tensor seed_loss(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
+                        const torch::Tensor& logvar);
+
+/// LibTorch's composite versions (the reference, and what the CPU uses).
+torch::Tensor apply_swish_reference(const torch::Tensor& x, const torch::Tensor& alpha);
+torch::Tensor seed_loss_reference(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
+                                  const torch::Tensor& logvar);
+
+}  // namespace zeroflow::model::detail
