@@ -37,6 +37,17 @@ void require_cuda(const char* what) {
 #endif
 }
 
+void cuda_initialize(int device_id) {
+  require_cuda("cuda_initialize");
+#if ZEROFLOW_HAS_CUDA
+  if (auto rc = cudaSetDevice(device_id); rc != cudaSuccess)
+    ZF_THROW(cuda_error, "cudaSetDevice(", device_id, "): ", cudaGetErrorString(rc));
+  if (auto rc = cudaFree(nullptr); rc != cudaSuccess) ZF_THROW(cuda_error, "cudaFree(0): ", cudaGetErrorString(rc));
+#else
+  (void)device_id;
+#endif
+}
+
 void synchronize(stream_view stream) {
 #if ZEROFLOW_HAS_CUDA
   if (!cuda_available()) return;

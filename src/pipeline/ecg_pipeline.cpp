@@ -151,6 +151,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   memory_watch memory(result.where);
   stage_clock stage(result, stream, options);
 
+  if (result.where.type == device_type::cuda) stage("cuda_init", [&] { cuda_initialize(result.where.id); });
+
   // load: the column straight into the run's device
   array signal = stage("load", [&] {
     io::csv_options csv;
