@@ -6,8 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <optional>
-#include <string>
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
