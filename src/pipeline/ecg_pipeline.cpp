@@ -12,6 +12,7 @@
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
+#include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 
@@ -151,7 +152,15 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   memory_watch memory(result.where);
   stage_clock stage(result, stream, options);
 
-  if (result.where.type == device_type::cuda) stage("cuda_init", [&] { cuda_initialize(result.where.id); });
+  if (result.where.type == device_type::cuda) {
+    stage("cuda_init", [&] {
+      cuda_initialize(result.where.id);
+      // One pool for everything: LibTorch's tensors come from the same (statistics-wrapped) pool
+      // as zeroflow's arrays. LibTorch accepts this only before its first CUDA allocation.
+      if (options.route_torch_memory && !model::torch_allocator_routed())
+        model::route_torch_allocator_to(memory::current_resource(result.where));
+    });
+  }
 
   // load: the column straight into the run's device
   array signal = stage("load", [&] {

@@ -32,6 +32,9 @@ struct run_options {
   std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
   std::optional<std::filesystem::path> model;   ///< score with this model instead of training one
   int threads = 0;                          ///< CSV parser threads (0 = all cores)
+  /// On CUDA, make LibTorch allocate from zeroflow's pool too (must precede LibTorch's first
+  /// CUDA allocation in the process; later runs in the same process keep the first routing).
+  bool route_torch_memory = true;
   /// Progress lines for a person (stderr in the CLI): loading, each epoch, each stage.
   std::function<void(const std::string&)> progress;
 };
