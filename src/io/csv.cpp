@@ -56,22 +56,6 @@ void validate(const csv_options& o) {
   for (const auto& ct : o.types) check_type(ct.type);
 }
 
-// The most frequent candidate outside quotes on the first line; ',' when none occurs.
-char detect_delimiter(const char* p, const char* eol, char quote) {
-  std::size_t comma = 0, tab = 0, semicolon = 0;
-  bool inside = false;
-  for (; p < eol; ++p) {
-    if (quote != 0 && *p == quote) inside = !inside;
-    if (inside) continue;
-    comma += *p == ',';
-    tab += *p == '\t';
-    semicolon += *p == ';';
-  }
-  if (tab > comma && tab >= semicolon) return '\t';
-  if (semicolon > comma && semicolon > tab) return ';';
-  return ',';
-}
-
 // The fields of one line (the header, or the first row when there is none).
 std::vector<lexed_field> split_line(const char* p, const char* end, const dialect& d, std::string_view name,
                                     std::int64_t line) {
@@ -160,7 +144,7 @@ table parse(std::string_view text, std::string_view name, const csv_options& opt
       throw parse_error(zeroflow::detail::concat(name, ": no data: the file holds only blank lines and comments"));
     first_eol = detail::line_end(first, end);
   }
-  if (d.delimiter == 0) d.delimiter = detect_delimiter(first, first_eol, d.quote);
+  if (d.delimiter == 0) d.delimiter = detail::detect_delimiter(first, first_eol, d.quote);
   const auto cells = split_line(first, end, d, name, line);
   bool has_header = options.header == header_mode::yes;
   if (options.header == header_mode::auto_detect)

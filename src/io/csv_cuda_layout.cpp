@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "csv_cells.hpp"
+#include "csv_lexer.hpp"
 
 namespace zeroflow::io::detail {
 
@@ -12,22 +13,6 @@ namespace {
 bool number_char(char c) { return (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-'; }
 bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool readable_type(dtype t) { return t == float32 || t == float64 || t == int64; }
-
-// csv.cpp's detect_delimiter.
-char detect_delimiter(const char* p, const char* eol, char quote) {
-  std::size_t comma = 0, tab = 0, semicolon = 0;
-  bool inside = false;
-  for (; p < eol; ++p) {
-    if (quote != 0 && *p == quote) inside = !inside;
-    if (inside) continue;
-    comma += *p == ',';
-    tab += *p == '\t';
-    semicolon += *p == ';';
-  }
-  if (tab > comma && tab >= semicolon) return '\t';
-  if (semicolon > comma && semicolon > tab) return ';';
-  return ',';
-}
 
 // csv.cpp's resolve, declining where it throws.
 std::optional<std::size_t> resolve(const column_ref& ref, const std::vector<std::string>& names) {

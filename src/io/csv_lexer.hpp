@@ -53,6 +53,23 @@ inline const char* after_line_end(const char* q, const char* end) {
   return q == end ? end : q + 1;
 }
 
+/// The delimiter of a file whose options leave it open (0): the most frequent of ',', '\t', ';'
+/// outside quotes on the first line; ',' when none occurs.
+inline char detect_delimiter(const char* p, const char* eol, char quote) {
+  std::size_t comma = 0, tab = 0, semicolon = 0;
+  bool inside = false;
+  for (; p < eol; ++p) {
+    if (quote != 0 && *p == quote) inside = !inside;
+    if (inside) continue;
+    comma += *p == ',';
+    tab += *p == '\t';
+    semicolon += *p == ';';
+  }
+  if (tab > comma && tab >= semicolon) return '\t';
+  if (semicolon > comma && semicolon > tab) return ';';
+  return ',';
+}
+
 enum class lex_status { ok, unclosed_quote, text_after_quote };
 
 /// One field as found in the text.
