@@ -52,6 +52,28 @@ struct evaluation {
   double auroc = 0, average_precision = 0;
 };
 
+/// The figures' data, computed on the run's device and handed to the host once, with the
+/// per-beat results. Sized for the report (a few MB at most), never the raw recording.
+struct figure_data {
+  /// Finest overview level: min and max of every `overview_bucket` consecutive samples
+  /// (the last bucket may be shorter); the report derives the coarser levels. A bucket of 1
+  /// means the whole recording fits the budget and these are the raw samples.
+  std::int64_t overview_bucket = 1;
+  std::vector<float> overview_min, overview_max;
+  /// A few seconds of the recording as the seed plots them: raw signal and band-pass response
+  /// from sample `excerpt_start` on (the gates are the candidates' starts inside it).
+  std::int64_t excerpt_start = 0;
+  std::vector<float> excerpt_signal, excerpt_filtered;
+  /// Full-width embedded rows (normalised, zero-padded, sizes.row_width each) of selected
+  /// candidates: the most anomalous ones and a few dozen others for the overlay figure.
+  std::vector<std::int64_t> row_beats;  ///< candidate index of each row
+  std::vector<float> rows;              ///< row_beats.size() × sizes.row_width
+  /// Every kept beat's row reduced to `thumb_width` points (hover previews in the latent
+  /// figure), in kept order (the order of candidates with kept = 1).
+  std::int64_t thumb_width = 0;
+  std::vector<float> thumbs;
+};
+
 /// Everything a report needs, on the host (the final hand-off).
 struct run_result {
   std::string input;
@@ -71,6 +93,7 @@ struct run_result {
   double test_loss = 0;
   bool trained = false;
   std::vector<float> decoded_grid;     ///< 5×5 latent grid, 25 × row_width
+  figure_data figures;
   std::vector<stage_time> stages;
   std::int64_t peak_host_bytes = 0, peak_device_bytes = 0;
   std::optional<evaluation> quality;
