@@ -72,7 +72,8 @@ T* capsule_pointer(nb::handle capsule, const char* name) {
 }
 
 void warn_copy(const char* message) {
-  if (PyErr_WarnEx(copy_warning_type, message, 2) != 0) throw nb::python_error();
+  // stacklevel 1: the innermost Python frame, i.e. the code that called the consumer (pa.array...).
+  if (PyErr_WarnEx(copy_warning_type, message, 1) != 0) throw nb::python_error();
 }
 
 /// requested_schema is best effort (spec): zeroflow has one representation of each array, so
@@ -85,8 +86,12 @@ void check_device_kwargs(const nb::kwargs& kwargs) {
   std::string unknown;
   for (auto [key, value] : kwargs)
     if (!value.is_none()) unknown += (unknown.empty() ? "" : ", ") + nb::cast<std::string>(nb::str(key));
-  if (!unknown.empty())
-    throw nb::type_error(("unsupported keyword argument(s) of __arrow_c_device_array__: " + unknown).c_str());
+  if (!unknown.empty()) {
+    // The PyCapsule interface asks for NotImplementedError, so that new keywords can be probed.
+    PyErr_SetString(PyExc_NotImplementedError,
+                    ("unsupported keyword argument(s) of __arrow_c_device_array__: " + unknown).c_str());
+    throw nb::python_error();
+  }
 }
 
 nb::tuple array_capsules(const py_array& self, nb::handle requested) {

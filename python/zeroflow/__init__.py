@@ -6,6 +6,7 @@ from ._load import load_core
 _core = load_core()
 
 from ._interop import CopyWarning, asarray, ascontiguousarray, from_dlpack  # noqa: E402
+from ._arrow import Table, as_table, table  # noqa: E402
 
 Array = _core.Array
 Error = _core.Error

@@ -11,6 +11,8 @@ without one).
 """
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import Any, Optional
 
@@ -21,7 +23,7 @@ Array = _core.Array
 
 #: DLPack device types that take a stream (CUDA, CUDA managed).
 _STREAM_DEVICES = (2, 13)
-_DLPACK_CAPSULES = ("dltensor", "dltensor_versioned", "used_dltensor", "used_dltensor_versioned")
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 #: zeroflow copied data that it could not use in place (``copy=None``); a UserWarning.
@@ -32,12 +34,20 @@ def _is_capsule(obj: Any) -> bool:
     return type(obj).__name__ == "PyCapsule"
 
 
-def _copy_needed(reason: str, copy: Optional[bool], stacklevel: int = 4) -> None:
+def _caller_stacklevel() -> int:
+    """The stacklevel of the first frame outside the zeroflow package (the user's call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _copy_needed(reason: str, copy: Optional[bool]) -> None:
     """Called before an unavoidable copy: raises with copy=False, warns with copy=None."""
     if copy is False:
         raise ValueError(f"{reason}: a copy is needed and copy=False was given")
     if copy is None:
-        warnings.warn(f"zeroflow copied the input: {reason}", CopyWarning, stacklevel=stacklevel)
+        warnings.warn(f"zeroflow copied the input: {reason}", CopyWarning, stacklevel=_caller_stacklevel())
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[bool] = None, stream: Any = None) -> Array:
@@ -92,16 +102,16 @@ def _import(obj: Any, copy: Optional[bool], stream: Any) -> tuple[Array, bool]:
         return obj, False
     if _is_capsule(obj):
         return from_dlpack(obj, stream=stream), False
+    arrow = _arrow_import(obj, copy, stream)  # Arrow objects first: their __dlpack__ (if any) skips bools
+    if arrow is not None:
+        return arrow
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         try:
             return from_dlpack(obj, stream=stream, copy=False if copy is False else None), False
-        except BufferError:
-            pass  # e.g. NumPy's byte-swapped or unaligned arrays: the interfaces below may still work
+        except (BufferError, TypeError):
+            pass  # a layout the producer cannot export (NumPy's byte-swapped arrays...): try the others
     if hasattr(obj, "__cuda_array_interface__"):
         return _core._from_cuda_array_interface(obj, stream), False
-    arrow = _arrow_import(obj, copy)
-    if arrow is not None:
-        return arrow
     if hasattr(obj, "__array_interface__"):
         try:
             return _core._from_array_interface(obj), False
@@ -110,11 +120,11 @@ def _import(obj: Any, copy: Optional[bool], stream: Any) -> tuple[Array, bool]:
     return _via_numpy(obj, copy), True
 
 
-def _arrow_import(obj: Any, copy: Optional[bool]):
-    """Arrow inputs (set by zeroflow._arrow once it is loaded)."""
+def _arrow_import(obj: Any, copy: Optional[bool], stream: Any):
+    """Arrow inputs (zeroflow._arrow, imported late: it builds on this module)."""
     from . import _arrow
 
-    return _arrow.import_array(obj, copy)
+    return _arrow.import_array(obj, copy, stream)
 
 
 def _via_numpy(obj: Any, copy: Optional[bool]) -> Array:
