@@ -9,8 +9,9 @@
 // for graphs, the epochs, the test loss), with the GPU idle before and synchronised after. One
 // untimed 1-epoch run per mode first pays LibTorch's and cuDNN's one-off initialisation.
 //
-// Modes: eager / graph with the fused swish and loss kernels (cuda_ops.hpp, the default on GPUs),
-// eager-unfused / graph-unfused with LibTorch's composite ops only (the seed's kernels).
+// Modes: eager / graph-ops with the fused swish and loss kernels (cuda_ops.hpp), eager-unfused /
+// graph-unfused with LibTorch's composite ops only (the seed's kernels), and graph (the default
+// on GPUs): forward, loss and backward as the two fused step kernels (fused_step.hpp) + fused Adam.
 //
 // The step is latency-bound, not bandwidth-bound: a batch is 1 MiB of rows, and the ~200 kernels
 // of forward, backward and Adam each touch at most a few MiB, so at 3 TB/s the bytes of a step
@@ -23,7 +24,7 @@
 // in a process of its own: without --allocator the program runs itself once per allocator.
 //
 // Usage: zeroflow_train_bench [--rows=N] [--width=W] [--epochs=E] [--batch=B] [--repeat=R]
-//                             [--mode=all|eager|graph|eager-unfused|graph-unfused]
+//                             [--mode=all|eager|graph|graph-ops|eager-unfused|graph-unfused]
 //                             [--allocator=torch|zeroflow]
 #include <chrono>
 #include <cmath>
@@ -47,6 +48,7 @@
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/model/detail/cuda_graph_trainer.hpp"
+#include "zeroflow/model/detail/fused_step.hpp"
 #include "zeroflow/model/detail/cuda_ops.hpp"
 #include "zeroflow/model/detail/light_vae.hpp"
 #include "zeroflow/model/detail/tensor_bridge.hpp"
@@ -163,11 +165,12 @@ int bench(const settings& s) {
               s.allocator.c_str(), static_cast<long long>(s.rows), static_cast<long long>(s.width),
               static_cast<long long>(n_train), s.epochs, s.batch, static_cast<long long>(steps));
 
-  for (const char* mode : {"eager-unfused", "eager", "graph-unfused", "graph"}) {
+  for (const char* mode : {"eager-unfused", "eager", "graph-unfused", "graph-ops", "graph"}) {
     if (s.mode != "all" && s.mode != mode) continue;
     zmd::set_cuda_step_mode(std::strncmp(mode, "graph", 5) == 0 ? zmd::cuda_step_mode::graph
                                                                 : zmd::cuda_step_mode::eager);
     zmd::set_fused_cuda_ops(std::strstr(mode, "unfused") == nullptr);
+    zmd::set_fused_step_enabled(std::strcmp(mode, "graph") == 0);
     {  // one-off initialisation (cuDNN handles and plans, cuBLAS, lazy CUDA modules)
       zf::model::train_options once = opt;
       once.epochs = 1;
@@ -210,8 +213,8 @@ int bench(const settings& s) {
       const auto t1 = clock_type::now();
       const double setup = std::chrono::duration<double>(epochs_start - t0).count();
       const double epochs = std::chrono::duration<double>(t1 - epochs_start).count();
-      std::printf("  %-13s warm-up + capture of %d graphs %.1f ms; %lld replays %.3f s = %.3f ms/step\n", "",
-                  report.graphs, 1e3 * setup, static_cast<long long>(report.replays), epochs,
+      std::printf("  %-13s warm-up + capture of %d graphs%s %.1f ms; %lld replays %.3f s = %.3f ms/step\n", "",
+                  report.graphs, report.fused ? " (fused step)" : "", 1e3 * setup, static_cast<long long>(report.replays), epochs,
                   1e3 * epochs / static_cast<double>(report.replays));
     }
   }

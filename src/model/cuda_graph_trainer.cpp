@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
@@ -19,6 +21,7 @@
 #include <c10/util/Exception.h>
 
 #include "zeroflow/model/detail/capturable_adam.hpp"
+#include "zeroflow/model/detail/fused_step.hpp"
 #endif
 
 namespace zeroflow::model::detail {
@@ -73,7 +76,15 @@ class graph_step {
     epoch_losses_ = torch::zeros({std::max(options.epochs, 1)}, double_on_dev);
     if (full_steps_ > 0) full_batches_ = order_.narrow(0, 0, full_steps_ * options.batch).view({full_steps_, -1});
     if (tail_rows_ > 0) tail_batch_ = order_.narrow(0, full_steps_ * options.batch, tail_rows_);
+    if (fused_step_enabled() && fused_step_supported(net->width()) && data.is_contiguous()) {
+      std::vector<std::int64_t> batches;
+      if (full_steps_ > 0) batches.push_back(options.batch);
+      if (tail_rows_ > 0) batches.push_back(tail_rows_);
+      fused_.emplace(net, batches);
+    }
   }
+
+  [[nodiscard]] bool fused() const { return fused_.has_value(); }
 
   [[nodiscard]] std::int64_t full_steps() const { return full_steps_; }
   [[nodiscard]] bool has_tail() const { return tail_rows_ > 0; }
@@ -82,6 +93,18 @@ class graph_step {
   // batch. Queues device work only, so it can be captured.
   void run(bool full) {
     const torch::Tensor rows = full ? full_batches_.index_select(0, batch_index_).view({-1}) : tail_batch_;
+    if (fused_) {
+      // Forward, loss and backward in two kernels; the noise is drawn as the eager forward
+      // draws it (randn_like of the batch × 2 standard deviations), so the generator advances alike.
+      const torch::Tensor eps = torch::randn({rows.size(0), 2}, data_.options());
+      fused_->run(data_, rows, eps, total_);
+      if (full) {
+        const torch::NoGradGuard no_grad;
+        batch_index_.add_(1);
+      }
+      adam_.step();
+      return;
+    }
     const torch::Tensor x = data_.index_select(0, rows);
     const reconstruction out = net_->forward(x);
     const torch::Tensor loss = vae_loss(out.recon, x, out.mu, out.logvar);
@@ -170,6 +193,7 @@ class graph_step {
   torch::Tensor batch_index_;   // (1) int64: which full batch the next replay takes
   torch::Tensor total_;         // 0-d float64: Σ of this epoch's batch losses so far
   torch::Tensor epoch_losses_;  // (epochs) float64: Σ of each epoch's batch losses
+  std::optional<fused_step> fused_;  // forward + backward in two kernels, when it applies
 };
 
 // Captures one step into `graph`. A failed capture leaves LibTorch's CUDA state in a bad way;
@@ -218,6 +242,7 @@ graph_training_report train_with_cuda_graphs(light_vae& net, const torch::Tensor
   {
     const c10::cuda::CUDAStreamGuard on_side(side);
     graph_step step(net, data, train_index, options);
+    report.fused = step.fused();
     step.warm_up();
 
     at::cuda::CUDAGraph full_graph;

@@ -56,6 +56,7 @@ struct graph_training_report {
   int graphs = 0;                  ///< graphs captured: 1, or 2 with a partial last batch (0 without epochs)
   std::int64_t replays = 0;        ///< graph launches (= optimisation steps)
   int host_syncs = 0;              ///< times the trainer waited for the GPU to read losses
+  bool fused = false;              ///< forward and backward ran as the fused kernels (fused_step.hpp)
 };
 
 /// Runs options.epochs epochs of training on `net` (already on a CUDA device, in training mode).

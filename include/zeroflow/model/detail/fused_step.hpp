@@ -1,0 +1,50 @@
+#pragma once
+/// @file fused_step.hpp
+/// Internal: the LightVAE's training step (forward, the seed's loss, backward) as two fused CUDA
+/// kernels instead of ~70 LibTorch kernels (src/model/fused_vae_step.hpp says how and why). The
+/// parameters stay LibTorch tensors and the optimiser stays LibTorch's fused Adam: this only
+/// replaces autograd's forward and backward, writing every parameter's .grad().
+///
+/// The CUDA graph trainer uses it when it applies (a CUDA build, a width from 16 to 1024 that is a
+/// power of two) unless ZEROFLOW_FUSED_STEP=0 or set_fused_step_enabled(false); tests compare its
+/// gradients with autograd's (tests/model/fused_step_cuda_test.cpp). Pulls in LibTorch.
+#include <torch/types.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "zeroflow/model/detail/light_vae.hpp"
+
+namespace zeroflow::model::detail {
+
+/// Process-wide switch, read when a training run starts (default: on, or the environment's
+/// ZEROFLOW_FUSED_STEP=0 turns it off).
+void set_fused_step_enabled(bool enabled);
+[[nodiscard]] bool fused_step_enabled();
+/// True when this build and `width` allow the fused step (whatever the switch says).
+[[nodiscard]] bool fused_step_supported(std::int64_t width);
+
+/// The fused step for one network, prepared for the given batch sizes. Construct it outside any
+/// CUDA stream capture (it queries the device); run() may be captured.
+class fused_step {
+ public:
+  /// @throws invalid_argument when the network is not on a GPU or its width is unsupported.
+  fused_step(light_vae& net, const std::vector<std::int64_t>& batch_sizes);
+  ~fused_step();
+  fused_step(const fused_step&) = delete;
+  fused_step& operator=(const fused_step&) = delete;
+
+  /// Gradients of the seed's loss Σ_batch (mean_t (x̂ − x)² − 0.1·mean_c(1 + logvar − mu² − e^logvar))
+  /// for rows `rows` (int64, one of the prepared batch sizes) of `data` (float32 N × width, on the
+  /// network's GPU), with reparameterisation noise `eps` (float32 batch × 2): written into every
+  /// parameter's grad (created when missing); the batch's loss is added to `loss_total` (0-d
+  /// float64). Queues work on the current CUDA stream only.
+  void run(const torch::Tensor& data, const torch::Tensor& rows, const torch::Tensor& eps, torch::Tensor& loss_total);
+
+ private:
+  struct impl;
+  impl* impl_;
+};
+
+}  // namespace zeroflow::model::detail

@@ -1,0 +1,148 @@
+/// @file fused_step.cpp
+/// LibTorch glue of the fused training step (see fused_step.hpp and fused_vae_step.hpp).
+#include "zeroflow/model/detail/fused_step.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "fused_vae_step.hpp"
+#endif
+
+namespace zeroflow::model::detail {
+
+namespace {
+
+bool enabled_from_environment() {
+  const char* v = std::getenv("ZEROFLOW_FUSED_STEP");
+  return !(v != nullptr && std::strcmp(v, "0") == 0);
+}
+
+std::atomic<bool>& enabled_slot() {
+  static std::atomic<bool> enabled{enabled_from_environment()};
+  return enabled;
+}
+
+}  // namespace
+
+void set_fused_step_enabled(bool enabled) { enabled_slot().store(enabled); }
+bool fused_step_enabled() { return enabled_slot().load(); }
+
+#if ZEROFLOW_HAS_CUDA
+
+bool fused_step_supported(std::int64_t width) { return fused_vae::supported_width(width); }
+
+namespace {
+
+// The parameters by their seed names, in the kernels' slot order.
+constexpr const char* slot_names[fused_vae::slot_count] = {
+    "conv0.weight", "conv0.bias", "conv1.weight", "conv1.bias", "conv2.weight",   "conv2.bias",   "convA.weight",
+    "convA.bias",   "convB.weight", "convB.bias", "restore.weight", "restore.bias", "conv3.weight", "conv3.bias",
+    "conv4.weight", "conv4.bias",   "conv5.weight", "conv5.bias", "sigma.alpha"};
+
+}  // namespace
+
+struct fused_step::impl {
+  std::vector<torch::Tensor> params;  // slot order
+  std::int64_t width = 0;
+  std::map<std::int64_t, fused_vae::launch_plan> plans;  // by batch size
+  torch::Tensor partial_grads;  // float32 scratch, sized for the largest plan
+  torch::Tensor partial_loss;   // float64 scratch
+};
+
+fused_step::fused_step(light_vae& net, const std::vector<std::int64_t>& batch_sizes) : impl_{new impl} {
+  try {
+    impl_->width = net->width();
+    ZF_EXPECTS(fused_step_supported(impl_->width), "fused training step: unsupported width ", impl_->width);
+    auto named = net->named_parameters();
+    for (const char* name : slot_names) {
+      const torch::Tensor* p = named.find(name);
+      ZF_EXPECTS(p != nullptr, "fused training step: the network has no parameter ", name);
+      ZF_EXPECTS(p->is_cuda() && p->scalar_type() == torch::kFloat && p->is_contiguous(),
+                 "fused training step: parameter ", name, " must be contiguous float32 on a GPU");
+      impl_->params.push_back(*p);
+    }
+    for (int s = 0; s < fused_vae::slot_count; ++s)
+      ZF_EXPECTS(impl_->params[static_cast<std::size_t>(s)].numel() == fused_vae::slot_size(s, impl_->width),
+                 "fused training step: parameter ", slot_names[s], " has ", impl_->params[static_cast<std::size_t>(s)].numel(),
+                 " values, expected ", fused_vae::slot_size(s, impl_->width));
+    const c10::cuda::CUDAGuard on_device(impl_->params.front().device());
+    std::int64_t most_floats = 1, most_blocks = 1;
+    for (std::int64_t batch : batch_sizes) {
+      const auto p = fused_vae::plan(batch, impl_->width);
+      impl_->plans.emplace(batch, p);
+      most_floats = std::max(most_floats, p.partial_floats(impl_->width));
+      most_blocks = std::max<std::int64_t>(most_blocks, p.blocks);
+    }
+    const auto on_gpu = torch::TensorOptions().device(impl_->params.front().device());
+    impl_->partial_grads = torch::empty({most_floats}, on_gpu.dtype(torch::kFloat));
+    impl_->partial_loss = torch::empty({most_blocks}, on_gpu.dtype(torch::kDouble));
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+fused_step::~fused_step() { delete impl_; }
+
+void fused_step::run(const torch::Tensor& data, const torch::Tensor& rows, const torch::Tensor& eps,
+                     torch::Tensor& loss_total) {
+  const std::int64_t batch = rows.size(0);
+  const auto found = impl_->plans.find(batch);
+  ZF_EXPECTS(found != impl_->plans.end(), "fused training step: batch size ", batch, " was not prepared");
+  const torch::Device gpu = impl_->params.front().device();
+  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
+                 data.size(1) == impl_->width && data.is_contiguous(),
+             "fused training step: data must be contiguous float32 N x ", impl_->width, " on ", gpu.str());
+  ZF_EXPECTS(rows.device() == gpu && rows.scalar_type() == torch::kLong && rows.dim() == 1 && rows.is_contiguous(),
+             "fused training step: rows must be contiguous int64 on ", gpu.str());
+  ZF_EXPECTS(eps.device() == gpu && eps.scalar_type() == torch::kFloat && eps.is_contiguous() &&
+                 eps.numel() == 2 * batch,
+             "fused training step: eps must be contiguous float32 batch x 2 on ", gpu.str());
+  ZF_EXPECTS(loss_total.device() == gpu && loss_total.scalar_type() == torch::kDouble && loss_total.numel() == 1,
+             "fused training step: loss_total must be one float64 on ", gpu.str());
+  fused_vae::step_args a{};
+  for (int s = 0; s < fused_vae::slot_count; ++s) {
+    torch::Tensor& p = impl_->params[static_cast<std::size_t>(s)];
+    if (!p.grad().defined()) p.mutable_grad() = torch::empty_like(p);
+    a.params[s] = p.data_ptr<float>();
+    a.grads[s] = p.mutable_grad().data_ptr<float>();
+  }
+  a.data = data.data_ptr<float>();
+  a.width = impl_->width;
+  a.rows = rows.data_ptr<std::int64_t>();
+  a.batch = batch;
+  a.eps = eps.data_ptr<float>();
+  a.loss_total = loss_total.data_ptr<double>();
+  a.partial_grads = impl_->partial_grads.data_ptr<float>();
+  a.partial_loss = impl_->partial_loss.data_ptr<double>();
+  const c10::cuda::CUDAGuard on_device(gpu);
+  fused_vae::train_step(a, found->second, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+}
+
+#else
+
+bool fused_step_supported(std::int64_t) { return false; }
+
+struct fused_step::impl {};
+
+fused_step::fused_step(light_vae&, const std::vector<std::int64_t>&) : impl_{nullptr} {
+  ZF_THROW(cuda_error, "the fused training step needs a CUDA build of zeroflow");
+}
+fused_step::~fused_step() = default;
+void fused_step::run(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&, torch::Tensor&) {
+  ZF_THROW(cuda_error, "the fused training step needs a CUDA build of zeroflow");
+}
+
+#endif
+
+}  // namespace zeroflow::model::detail

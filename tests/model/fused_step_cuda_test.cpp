@@ -1,0 +1,171 @@
+// The fused training step (fused_step.hpp) against LibTorch's autograd on the same batch and the
+// same noise: every parameter's gradient and the loss. GPU tests skip without one.
+//
+// Tolerance: both sides compute in float32 with different summation orders (cuDNN's convolutions
+// and LibTorch's reductions against per-warp sums); gradients are sums of up to batch × width
+// products, so each parameter tensor is compared relative to its largest gradient (1e-3), the
+// loss relative to itself (1e-5).
+#include "zeroflow/model/detail/fused_step.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "model/model_test_util.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
+#include "zeroflow/model/detail/cuda_ops.hpp"
+#include "zeroflow/model/detail/light_vae.hpp"
+
+namespace zf = zeroflow;
+namespace zmd = zeroflow::model::detail;
+
+namespace {
+
+bool have_gpu() { return zmd::fused_step_supported(64) && zf::cuda_available() && torch::cuda::is_available(); }
+
+struct batch_case {
+  torch::Tensor data, rows, eps;
+};
+
+// Smooth beats and noise at a few amplitudes, random rows (repeats allowed), standard normal noise.
+batch_case make_case(std::int64_t width, std::int64_t batch, std::uint64_t seed) {
+  const std::int64_t n = std::max<std::int64_t>(batch, 50);
+  const zf::array host = zf::model_test::make_rows(static_cast<int>(n), static_cast<int>(width), seed, {1, 7, 20});
+  const auto cuda = torch::TensorOptions().device(torch::kCUDA, 0);
+  torch::manual_seed(seed);
+  batch_case c;
+  c.data = torch::from_blob(host.data(), {n, width}, torch::kFloat).to(cuda.dtype(torch::kFloat)) *
+           torch::linspace(0.5, 2.0, n, cuda.dtype(torch::kFloat)).unsqueeze(1);
+  c.data = c.data.contiguous();
+  c.rows = torch::randint(0, n, {batch}, cuda.dtype(torch::kLong));
+  c.eps = torch::randn({batch, 2}, cuda.dtype(torch::kFloat));
+  return c;
+}
+
+zmd::light_vae make_net(std::int64_t width, std::uint64_t seed) {
+  torch::manual_seed(seed);
+  zmd::light_vae net(width);
+  net->to(torch::Device(torch::kCUDA, 0));
+  torch::NoGradGuard no_grad;
+  net->named_parameters()["sigma.alpha"].fill_(1.3);  // α ≠ 1, so its gradient terms are exercised
+  return net;
+}
+
+// Autograd's gradients and loss for the batch with the given noise, using LibTorch's own ops.
+std::pair<std::map<std::string, torch::Tensor>, double> autograd_reference(zmd::light_vae& net, const batch_case& c) {
+  const bool fused_ops = zmd::fused_cuda_ops_enabled();
+  zmd::set_fused_cuda_ops(false);
+  for (auto& p : net->parameters()) p.mutable_grad().reset();
+  const torch::Tensor x = c.data.index_select(0, c.rows);
+  const zmd::encoding e = net->encode(x);
+  const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
+  const torch::Tensor recon = net->decode(z);
+  const torch::Tensor loss = zmd::vae_loss(recon, x, e.mu, e.logvar);
+  loss.backward();
+  zmd::set_fused_cuda_ops(fused_ops);
+  std::map<std::string, torch::Tensor> grads;
+  for (const auto& item : net->named_parameters()) {
+    grads[item.key()] = item.value().grad().detach().clone();
+    item.value().mutable_grad().reset();
+  }
+  return {grads, loss.item<double>()};
+}
+
+std::map<std::string, torch::Tensor> fused_gradients(zmd::light_vae& net, const batch_case& c, double& loss) {
+  zmd::fused_step step(net, {c.rows.size(0)});
+  // Poison: every gradient element must be written.
+  for (auto& p : net->parameters()) p.mutable_grad() = torch::full_like(p, std::nan(""));
+  torch::Tensor total = torch::full({}, 5.0, c.data.options().dtype(torch::kDouble));
+  step.run(c.data, c.rows, c.eps, total);
+  loss = total.item<double>() - 5.0;
+  std::map<std::string, torch::Tensor> grads;
+  for (const auto& item : net->named_parameters()) grads[item.key()] = item.value().grad().detach().clone();
+  return grads;
+}
+
+}  // namespace
+
+TEST(FusedStep, SupportedWidths) {
+  if (!zmd::fused_step_supported(64)) GTEST_SKIP() << "not a CUDA build";
+  for (std::int64_t w : {16, 32, 256, 1024}) EXPECT_TRUE(zmd::fused_step_supported(w)) << w;
+  for (std::int64_t w : {8, 48, 2048}) EXPECT_FALSE(zmd::fused_step_supported(w)) << w;
+}
+
+TEST(FusedStep, GradientsAndLossMatchAutograd) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  struct shape {
+    std::int64_t width, batch;
+  };
+  for (const shape s : {shape{16, 1}, shape{64, 37}, shape{256, 1024}, shape{256, 333}, shape{1024, 64}}) {
+    SCOPED_TRACE("width " + std::to_string(s.width) + ", batch " + std::to_string(s.batch));
+    zmd::light_vae net = make_net(s.width, 11);
+    const batch_case c = make_case(s.width, s.batch, 5 + static_cast<std::uint64_t>(s.batch));
+    const auto [want, want_loss] = autograd_reference(net, c);
+    double got_loss = 0;
+    const auto got = fused_gradients(net, c, got_loss);
+    EXPECT_NEAR(got_loss, want_loss, 1e-5 * std::abs(want_loss));
+    ASSERT_EQ(got.size(), want.size());
+    for (const auto& [name, w] : want) {
+      const torch::Tensor g = got.at(name);
+      ASSERT_EQ(g.sizes(), w.sizes()) << name;
+      ASSERT_TRUE(torch::isfinite(g).all().item<bool>()) << name << " has unwritten or non-finite entries";
+      const double scale = w.abs().max().item<double>();
+      const double diff = (g - w).abs().max().item<double>();
+      EXPECT_LE(diff, 1e-3 * scale + 1e-7) << name << ": largest gradient " << scale;
+    }
+  }
+}
+
+TEST(FusedStep, IsDeterministic) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  zmd::light_vae net = make_net(256, 3);
+  const batch_case c = make_case(256, 700, 9);
+  double l1 = 0, l2 = 0;
+  const auto g1 = fused_gradients(net, c, l1);
+  const auto g2 = fused_gradients(net, c, l2);
+  EXPECT_EQ(l1, l2);
+  for (const auto& [name, g] : g1) EXPECT_TRUE(torch::equal(g, g2.at(name))) << name;
+}
+
+TEST(FusedStep, RejectsWhatItWasNotPreparedFor) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  zmd::light_vae net = make_net(64, 1);
+  const batch_case c = make_case(64, 32, 2);
+  zmd::fused_step step(net, {32});
+  torch::Tensor total = torch::zeros({}, c.data.options().dtype(torch::kDouble));
+  EXPECT_THROW(step.run(c.data, c.rows.narrow(0, 0, 16), c.eps.narrow(0, 0, 16), total), zf::invalid_argument);
+  EXPECT_THROW(step.run(c.data.to(torch::kDouble), c.rows, c.eps, total), zf::invalid_argument);
+  EXPECT_THROW(step.run(c.data, c.rows.to(torch::kInt), c.eps, total), zf::invalid_argument);
+  torch::Tensor float_total = torch::zeros({}, c.data.options());
+  EXPECT_THROW(step.run(c.data, c.rows, c.eps, float_total), zf::invalid_argument);
+  zmd::light_vae wide = make_net(2048, 1);
+  EXPECT_THROW({ zmd::fused_step too_wide(wide, {32}); }, zf::invalid_argument);
+}
+
+TEST(FusedStep, GraphTrainingUsesItAndCanBeSwitchedOff) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const batch_case c = make_case(64, 200, 4);
+  const torch::Tensor train_index = torch::arange(150, c.rows.options());
+  zf::model::train_options opt;
+  opt.epochs = 2;
+  opt.batch = 64;  // two full batches and a tail of 22
+  {
+    zmd::light_vae net = make_net(64, 8);
+    net->train();
+    const auto report = zmd::train_with_cuda_graphs(net, c.data, train_index, opt);
+    EXPECT_TRUE(report.fused);
+    EXPECT_EQ(report.graphs, 2);
+  }
+  zmd::set_fused_step_enabled(false);
+  zmd::light_vae net = make_net(64, 8);
+  net->train();
+  const auto report = zmd::train_with_cuda_graphs(net, c.data, train_index, opt);
+  zmd::set_fused_step_enabled(true);
+  EXPECT_FALSE(report.fused);
+}
