@@ -42,6 +42,13 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
                  "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option_function<std::string>(
+         "--normalize",
+         [&f](const std::string& how) { f.options.segmentation.normalize_rows = how == "robust"; },
+         "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none "
+         "(raw samples, as the seed; its losses are then comparable)")
+      ->default_str("robust")
+      ->check(CLI::IsMember({"robust", "none"}));
   cmd.add_option("--labels", f.labels,
                  "R-peak labels (sample,label) to evaluate against (default: INPUT's .labels.csv when present)");
   cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")->capture_default_str();

@@ -24,6 +24,7 @@
 #include "csv_cuda_staging.hpp"
 #include "csv_scan.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/core/transfers.hpp"
 #endif
 
 namespace zeroflow::io::detail {
@@ -56,6 +57,7 @@ cudaStream_t raw(stream_view s) { return s.value(); }
 template <class T>
 T read_back(const void* device_src, stream_view stream) {
   T value{};
+  zeroflow::detail::note_device_to_host(sizeof(T));
   ZF_CUDA_TRY(cudaMemcpyAsync(&value, device_src, sizeof(T), cudaMemcpyDeviceToHost, raw(stream)));
   ZF_CUDA_TRY(cudaStreamSynchronize(raw(stream)));
   return value;
@@ -222,6 +224,7 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
   // ---- the host settles undecided cells and words the first error ----
   std::vector<undecided_cell> undecided(static_cast<std::size_t>(status.undecided));
   if (!undecided.empty()) {
+    zeroflow::detail::note_device_to_host(undecided.size() * sizeof(undecided_cell));
     ZF_CUDA_TRY(cudaMemcpyAsync(undecided.data(), cells.data(), undecided.size() * sizeof(undecided_cell),
                                 cudaMemcpyDeviceToHost, s));
     ZF_CUDA_TRY(cudaStreamSynchronize(s));

@@ -6,6 +6,7 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/core/transfers.hpp"
 
 #if ZEROFLOW_HAS_CUDA
 #include "zeroflow/core/detail/cuda_check.hpp"
@@ -69,6 +70,7 @@ void copy_bytes(void* dst, device to, const void* src, device from, std::size_t 
   detail::cuda_device_guard guard(working_device(to, from));
   // cudaMemcpyDefault: unified addressing tells host, pinned, managed and device pointers apart
   // (pageable ones included), and handles peer copies between GPUs.
+  if (to.host_accessible() && !from.host_accessible()) zeroflow::detail::note_device_to_host(bytes);
   ZF_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream.value()));
   if (to.host_accessible()) ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
 #else

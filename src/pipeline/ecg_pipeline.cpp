@@ -8,6 +8,7 @@
 
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/core/transfers.hpp"
 #include "zeroflow/eval/metrics.hpp"
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -51,10 +52,11 @@ class stage_clock {
   decltype(auto) operator()(const char* name, Fn&& fn) {
     if (options_.progress) options_.progress(std::string(name) + "...");
     const auto start = std::chrono::steady_clock::now();
+    const std::int64_t copied_before = device_to_host_transfers().bytes;
     auto finish = [&] {
       synchronize(stream_);
       const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-      result_.stages.push_back({name, took.count()});
+      result_.stages.push_back({name, took.count(), device_to_host_transfers().bytes - copied_before});
     };
     if constexpr (std::is_void_v<decltype(fn())>) {
       fn();
@@ -213,8 +215,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       train.epochs = options.epochs;
       train.batch = options.batch;
       train.seed = options.seed;
-      train.on_epoch = [&](int epoch, double loss) {
-        if (options.progress)
+      // Each epoch's loss costs a synchronisation; only taken when someone is watching.
+      if (options.progress) train.on_epoch = [&](int epoch, double loss) {
           options.progress("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) +
                            "  loss " + std::to_string(loss));
       };

@@ -9,9 +9,11 @@ namespace zeroflow::report {
 nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_options& options) {
   using nlohmann::json;
   json stages = json::object();
+  json copied = json::object();
   double total = 0;
   for (const auto& s : r.stages) {
     stages[s.name] = s.milliseconds;
+    copied[s.name] = s.device_to_host_bytes;
     total += s.milliseconds;
   }
   stages["total"] = total;
@@ -25,11 +27,14 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
       {"beats_found", static_cast<std::int64_t>(r.length.size())},
       {"beats_kept", r.beats_kept()},
       {"stages_ms", stages},
+      {"stages_device_to_host_bytes", copied},
       {"peak_host_bytes", r.peak_host_bytes},
       {"peak_device_bytes", r.peak_device_bytes},
       {"loss_per_epoch", r.epoch_loss},
       {"test_loss", r.trained ? json(r.test_loss) : json(nullptr)},
-      {"normalization", {{"method", "robust z-score (median, 1.4826 MAD)"}, {"center", r.norm.center},
+      {"normalization", {{"method", options.segmentation.normalize_rows ? "robust z-score (median, 1.4826 MAD)"
+                                                                       : "none (raw samples, as the seed)"},
+                         {"center", r.norm.center},
                          {"scale", r.norm.scale}}},
       {"parameters",
        {{"column", options.column},

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "zeroflow/core/transfers.hpp"
+
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
@@ -78,6 +80,7 @@ array drop_weak_peaks_cuda(const array& filtered, const array& positions, std::i
                                          flags.data_as<const unsigned char>(), out.data_as<std::int64_t>(),
                                          kept_count, count, s));
   std::int64_t host_scalars[2] = {0, 0};  // the one scalar hand-off: the output size
+  zeroflow::detail::note_device_to_host(sizeof host_scalars);
   ZF_CUDA_TRY(cudaMemcpyAsync(host_scalars, scalars.data(), sizeof host_scalars, cudaMemcpyDeviceToHost, s));
   ZF_CUDA_TRY(cudaStreamSynchronize(s));
   ZF_EXPECTS(static_cast<int>(host_scalars[0] & 0xffffffff) == 0,

@@ -163,3 +163,45 @@ TEST_F(SignalSegment, FlatSignalFindsNoBeatsButDoesNotFail) {
   EXPECT_EQ(s.norm.center, 1.0f);
   EXPECT_EQ(s.norm.scale, 1.0f);
 }
+
+TEST_F(SignalSegment, LongRecordingsTakeTheirStatisticsFromAStridedSubsample) {
+  // 2.5 M samples: every 2nd sample (N >> 20 = 2) gives the median and MAD.
+  const auto train = make_pulse_train(250, 10000, 21);
+  const zf::array x = to_array(train.samples);
+  ASSERT_GE(x.size(), std::int64_t{2} << sig::statistics_sample_bits);
+  const std::int64_t stride = x.size() >> sig::statistics_sample_bits;
+  const auto s = sig::segment_beats(x, {}, {});
+  const auto sub = sig::robust_zscore(x.slice(0, 0, x.size(), stride), {});
+  EXPECT_EQ(s.norm.center, sub.center);
+  EXPECT_EQ(s.norm.scale, sub.scale);
+  const auto exact = sig::robust_zscore(x, {});
+  EXPECT_NEAR(s.norm.center, exact.center, 1e-3 * std::abs(exact.center) + 1e-4);
+  EXPECT_NEAR(s.norm.scale, exact.scale, 1e-2 * exact.scale);
+}
+
+TEST_F(SignalSegment, RawRowsKeepTheSamplesAndTheSameBeats) {
+  const auto train = make_pulse_train(250, 60, 4);
+  const zf::array x = to_array(train.samples);
+  sig::segment_params raw;
+  raw.normalize_rows = false;
+  const auto s = sig::segment_beats(x, raw, {});
+  const auto normalised = sig::segment_beats(x, {}, {});
+  EXPECT_EQ(s.norm.center, 0.0f);
+  EXPECT_EQ(s.norm.scale, 1.0f);
+  EXPECT_EQ(to_vector<std::int64_t>(s.positions), to_vector<std::int64_t>(normalised.positions));
+  EXPECT_EQ(to_vector<std::int64_t>(s.beats.kept_index), to_vector<std::int64_t>(normalised.beats.kept_index));
+  // Row r of kept beat c holds the raw samples from positions[c] on, zero-padded.
+  const auto rows = to_vector<float>(s.beats.rows.reshape({s.beats.rows.size()}));
+  const auto kept = to_vector<std::int64_t>(s.beats.kept_index);
+  const auto starts = to_vector<std::int64_t>(s.positions);
+  const auto lengths = to_vector<std::int64_t>(s.lengths);
+  ASSERT_FALSE(kept.empty());
+  const std::int64_t w = s.sizes.row_width;
+  for (std::size_t r = 0; r < kept.size(); ++r) {
+    const auto c = static_cast<std::size_t>(kept[r]);
+    for (std::int64_t t = 0; t < w; ++t) {
+      const float want = t < lengths[c] ? train.samples[static_cast<std::size_t>(starts[c] + t)] : 0.0f;
+      ASSERT_EQ(rows[r * static_cast<std::size_t>(w) + static_cast<std::size_t>(t)], want) << "row " << r << " t " << t;
+    }
+  }
+}

@@ -42,6 +42,9 @@ struct run_options {
 struct stage_time {
   std::string name;
   double milliseconds;
+  /// Bytes zeroflow copied from device to host during the stage (core/transfers.hpp): only
+  /// scalars between loading and collecting on a GPU.
+  std::int64_t device_to_host_bytes = 0;
 };
 
 /// Beat detection and anomaly ranking quality against labels.

@@ -17,7 +17,13 @@ struct segment_params {
   /// Gate positions whose band-passed height is under this fraction of the median height are
   /// dropped (peak_filter.hpp says why); 0 keeps the seed's unthresholded detector.
   double min_peak_ratio = 0.1;
+  /// Rows reach the model as robust z-scores (normalize.hpp says why); false keeps the raw
+  /// samples, as the seed does (its losses are then comparable with ours).
+  bool normalize_rows = true;
 };
+
+/// The recording's median and MAD come from every (N >> statistics_sample_bits)-th sample.
+inline constexpr int statistics_sample_bits = 20;
 
 /// The same windows in samples.
 struct segment_sizes {

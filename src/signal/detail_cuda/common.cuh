@@ -12,6 +12,7 @@
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/stream.hpp"
+#include "zeroflow/core/transfers.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zeroflow::signal::detail::gpu {
@@ -58,6 +59,7 @@ void upload(void* device_dst, const void* host_src, std::size_t bytes, stream_vi
 template <class T>
 [[nodiscard]] T read_back(const T* device_src, stream_view stream) {
   T value{};
+  zeroflow::detail::note_device_to_host(sizeof(T));
   ZF_CUDA_TRY(cudaMemcpyAsync(&value, device_src, sizeof(T), cudaMemcpyDeviceToHost, raw(stream)));
   ZF_CUDA_TRY(cudaStreamSynchronize(raw(stream)));
   return value;
