@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "figures.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/core/transfers.hpp"
@@ -267,6 +268,10 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
         result.split[static_cast<std::size_t>(kept_index[static_cast<std::size_t>(row)])] = 'v';
     }
   });
+
+  // The report's figure inputs, reduced where the data is (overview buckets, thumbnails) so that
+  // only a few MB reach the host.
+  stage("figures", [&] { result.figures = detail::collect_figures(signal, seg.filtered, rows, result, stream); });
 
   if (options.labels) {
     stage("evaluate", [&] { result.quality = evaluate(result, synth::read_labels_csv(*options.labels)); });
