@@ -63,6 +63,34 @@ if(ZEROFLOW_TORCH)
   set(ZEROFLOW_HAS_TORCH ON)
 endif()
 
+# cairo (optional, Debian: libcairo2-dev) draws the PNG figures of `zeroflow run --figures png`.
+# Without it src/report/png_*.cpp are not compiled (the GPU machine may lack the headers) and
+# png_unavailable.cpp says so instead.
+set(ZEROFLOW_HAS_CAIRO OFF)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(CAIRO QUIET IMPORTED_TARGET GLOBAL cairo)
+endif()
+file(GLOB ZEROFLOW_PNG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/report/png_*.cpp)
+set(ZEROFLOW_PNG_FALLBACK ${CMAKE_CURRENT_SOURCE_DIR}/src/report/png_unavailable.cpp)
+list(REMOVE_ITEM ZEROFLOW_PNG_SOURCES ${ZEROFLOW_PNG_FALLBACK})
+if(CAIRO_FOUND)
+  set(ZEROFLOW_HAS_CAIRO ON)
+  set_source_files_properties(${ZEROFLOW_PNG_FALLBACK} PROPERTIES HEADER_FILE_ONLY ON)
+  # The library and the test program (which reads the PNGs back) link cairo; the targets are
+  # made after this file is read, so the link is deferred to the end of the top-level CMakeLists.
+  function(zeroflow_link_cairo)
+    foreach(target zeroflow zeroflow_tests)
+      if(TARGET ${target})
+        target_link_libraries(${target} PRIVATE PkgConfig::CAIRO)
+      endif()
+    endforeach()
+  endfunction()
+  cmake_language(DEFER CALL zeroflow_link_cairo)
+elseif(ZEROFLOW_PNG_SOURCES)
+  set_source_files_properties(${ZEROFLOW_PNG_SOURCES} PROPERTIES HEADER_FILE_ONLY ON)
+endif()
+
 # Warnings on for our own code.
 function(zeroflow_warnings target)
   target_compile_options(${target} PRIVATE

@@ -2,8 +2,11 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/report/outputs.hpp"
+#include "zeroflow/report/png_figures.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 
 namespace zeroflow::cli {
@@ -16,13 +19,15 @@ struct run_flags {
   std::string out = "out";
   std::string labels;
   std::string model;
+  std::string figures = "none";
 };
 
 void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("INPUT", f.options.input, "CSV recording (one value per line, or several columns)")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd.add_option("--out,-o", f.out, "output folder: beats.csv, summary.json, report.html, model.pt")
+  cmd.add_option("--out,-o", f.out,
+                 "output folder: beats.csv, summary.json, report.html, model.pt (figures/ with --figures png)")
       ->capture_default_str();
   cmd.add_option("--column,-c", f.options.column, "column name or 0-based index (default: the first column)");
   cmd.add_option("--sample-rate,-r", f.options.segmentation.sample_rate, "samples per second of the recording")
@@ -52,6 +57,11 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("--labels", f.labels,
                  "R-peak labels (sample,label) to evaluate against (default: INPUT's .labels.csv when present)");
   cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--figures", f.figures,
+                 "also write the report's figures as image files: none, or png (OUT/figures/*.png, 1600x1000, "
+                 "for papers and slides)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "png"}));
   if (training) {
     cmd.add_option("--epochs", f.options.epochs, "training epochs")->capture_default_str()->check(CLI::Range(1, 100000));
     cmd.add_option("--batch", f.options.batch, "training batch size")->capture_default_str()->check(CLI::Range(1, 1 << 24));
@@ -61,6 +71,9 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
 
 void run_pipeline(run_flags& f, bool training) {
   auto& o = f.options;
+  // Said before the pipeline runs, not after minutes of training.
+  if (f.figures == "png" && !ZEROFLOW_HAS_CAIRO)
+    throw error("--figures png: this zeroflow was built without cairo; install libcairo2-dev and rebuild");
   o.where = pipeline::parse_device_choice(f.device);
   o.progress = progress;
   if (!f.labels.empty()) {
@@ -74,6 +87,10 @@ void run_pipeline(run_flags& f, bool training) {
   const auto result = pipeline::run(o, training ? out / "model.pt" : std::filesystem::path{});
   progress("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
   report::write_all(result, o, out);
+  if (f.figures == "png") {
+    const auto written = report::write_png_figures(result, o, out / "figures");
+    progress("wrote " + std::to_string(written.size()) + " PNG figures to " + (out / "figures").string());
+  }
   progress("done: " + std::to_string(result.length.size()) + " beats, " + std::to_string(result.beats_kept()) +
            " kept" +
            (result.quality ? ", sensitivity " + std::to_string(100 * result.quality->sensitivity) +
