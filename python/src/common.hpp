@@ -93,5 +93,6 @@ void bind_memory(nb::module_& m);
 void bind_io(nb::module_& m);
 void bind_signal(nb::module_& m);
 void bind_model(nb::module_& m);
+void bind_synth(nb::module_& m);
 
 }  // namespace zeroflow::python

@@ -51,4 +51,9 @@ NB_MODULE(_zeroflow, m) {
   m.attr("has_torch") = bool{ZEROFLOW_HAS_TORCH};
   zeroflow::python::bind_array(m);
   zeroflow::python::bind_arrow(m);
+  zeroflow::python::bind_memory(m);
+  zeroflow::python::bind_io(m);
+  zeroflow::python::bind_signal(m);
+  zeroflow::python::bind_model(m);
+  zeroflow::python::bind_synth(m);
 }

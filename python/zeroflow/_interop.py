@@ -130,7 +130,7 @@ def _arrow_import(obj: Any, copy: Optional[bool], stream: Any):
 def _via_numpy(obj: Any, copy: Optional[bool]) -> Array:
     import numpy
 
-    if isinstance(obj, (list, tuple, int, float, bool, complex)):
+    if isinstance(obj, (list, tuple, int, float, bool, complex, str, bytes)):
         if copy is False:
             raise ValueError("a Python sequence or scalar has no memory to share; copy=False cannot be honoured")
         array = numpy.asarray(obj)  # Python values are always copied: no warning

@@ -1,0 +1,206 @@
+// The VAE (train, score, decode, save/load) and the whole pipeline (run), for builds with
+// LibTorch. Long calls release the GIL; progress callbacks take it back.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "zeroflow/config.hpp"
+
+#if ZEROFLOW_HAS_TORCH
+#include <nlohmann/json.hpp>
+
+#include "zeroflow/model/vae.hpp"
+#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/report/outputs.hpp"
+#endif
+
+namespace zeroflow::python {
+
+#if ZEROFLOW_HAS_TORCH
+namespace {
+
+/// A host array that owns `values` (moved in, no copy); not from a zeroflow resource.
+template <class T>
+py_array host_array(std::vector<T> values, dtype type) {
+  auto* held = new std::vector<T>(std::move(values));
+  const auto n = static_cast<std::int64_t>(held->size());
+  auto owner = buffer::adopt(held->data(), held->size() * sizeof(T), cpu_device,
+                             [held](void*, std::size_t) { delete held; });
+  return {array(std::move(owner), type, {n}), legacy_stream};
+}
+
+/// A callback from C++ worker code into Python (takes the GIL; a Python error stops the work).
+template <class... Args>
+auto python_callback(nb::handle f) {
+  return [f = nb::borrow<nb::object>(f)](Args... args) {
+    nb::gil_scoped_acquire acquire;
+    f(args...);
+  };
+}
+
+nb::dict train_result_dict(model::train_result r) {
+  nb::dict d;
+  d["epoch_loss"] = r.epoch_loss;
+  d["test_loss"] = r.test_loss;
+  d["train_index"] = py_array{r.train_index, legacy_stream};
+  d["test_index"] = py_array{r.test_index, legacy_stream};
+  return d;
+}
+
+nb::object json_to_python(const nlohmann::json& j) {
+  return nb::module_::import_("json").attr("loads")(j.dump());
+}
+
+nb::dict result_dict(pipeline::run_result r, const pipeline::run_options& options) {
+  nb::dict d;
+  d["summary"] = json_to_python(report::summary_json(r, options));
+  d["input"] = r.input;
+  d["device"] = r.where.name();
+  d["samples"] = r.samples;
+  d["sample_rate"] = r.sample_rate;
+  d["row_width"] = r.sizes.row_width;
+  d["norm"] = r.norm;
+  d["epoch_loss"] = r.epoch_loss;
+  d["test_loss"] = r.test_loss;
+  d["trained"] = r.trained;
+  d["peak_host_bytes"] = r.peak_host_bytes;
+  d["peak_device_bytes"] = r.peak_device_bytes;
+  d["model_file"] = r.model_file.string();
+  nb::dict stages;
+  for (const auto& s : r.stages) stages[s.name.c_str()] = s.milliseconds;
+  d["stages_ms"] = stages;
+  std::vector<std::int8_t> split(r.split.size());
+  for (std::size_t i = 0; i < split.size(); ++i) split[i] = r.split[i] == 't' ? 1 : r.split[i] == 'v' ? 2 : 0;
+  const auto decoded = static_cast<std::int64_t>(r.decoded_grid.size());
+  d["start"] = host_array(std::move(r.start), int64);
+  d["peak"] = host_array(std::move(r.peak), int64);
+  d["length"] = host_array(std::move(r.length), int64);
+  d["kept"] = host_array(std::move(r.kept), bool8);
+  d["split"] = host_array(std::move(split), int8);
+  d["score"] = host_array(std::move(r.score), float32);
+  d["mu0"] = host_array(std::move(r.mu0), float32);
+  d["mu1"] = host_array(std::move(r.mu1), float32);
+  d["histogram"] = host_array(std::move(r.histogram), int64);
+  d["detected_peaks"] = host_array(std::move(r.detected_peaks), int64);
+  py_array grid = host_array(std::move(r.decoded_grid), float32);
+  if (r.sizes.row_width > 0 && decoded % r.sizes.row_width == 0)
+    grid.value = grid.value.reshape({decoded / r.sizes.row_width, r.sizes.row_width});
+  d["decoded_grid"] = grid;
+  return d;
+}
+
+}  // namespace
+
+void bind_model(nb::module_& m) {
+  using namespace nb::literals;
+  nb::class_<model::vae>(m, "VAE",
+                         "The seed's LightVAE on one device: train on beat rows, score them (reconstruction error "
+                         "from the latent mean), decode a latent grid, save and load.")
+      .def(nb::new_([](std::int64_t width, nb::handle device, std::uint64_t seed) {
+             return model::vae::create(width, parse_device(device), seed);
+           }),
+           "width"_a, "device"_a = "cpu", "seed"_a = 42,
+           "A freshly initialised model for rows of `width` samples (a power of two >= 16).")
+      .def_static(
+          "load",
+          [](const std::string& path, nb::handle device) {
+            return model::vae::load(path, parse_device(device));
+          },
+          "path"_a, "device"_a = "cpu", "Reads a model written by save() (or `zeroflow run`'s model.pt).")
+      .def(
+          "_train",
+          [](model::vae& self, const py_array& rows, int epochs, int batch, double test_fraction, std::uint64_t seed,
+             double learning_rate, nb::handle on_epoch) {
+            model::train_options o;
+            o.epochs = epochs;
+            o.batch = batch;
+            o.test_fraction = test_fraction;
+            o.seed = seed;
+            o.learning_rate = learning_rate;
+            if (!on_epoch.is_none()) o.on_epoch = python_callback<int, double>(on_epoch);
+            model::train_result r;
+            {
+              nb::gil_scoped_release release;
+              r = self.train(rows.value, o);
+            }
+            return train_result_dict(std::move(r));
+          },
+          "rows"_a, "epochs"_a, "batch"_a, "test_fraction"_a, "seed"_a, "learning_rate"_a, "on_epoch"_a.none())
+      .def(
+          "_score",
+          [](const model::vae& self, const py_array& rows, std::int64_t batch) {
+            model::scores s;
+            {
+              nb::gil_scoped_release release;
+              s = self.score(rows.value, batch);
+            }
+            return nb::make_tuple(py_array{s.score, legacy_stream}, py_array{s.mu, legacy_stream});
+          },
+          "rows"_a, "batch"_a)
+      .def(
+          "decode_grid",
+          [](const model::vae& self, int n, double extent) {
+            nb::gil_scoped_release release;
+            return py_array{self.decode_grid(n, extent), legacy_stream};
+          },
+          "n"_a = 5, "extent"_a = 2.0,
+          "Decodes the n x n latent grid linspace(-extent, extent, n)^2: an (n*n, width) float32 array.")
+      .def(
+          "save", [](const model::vae& self, const std::string& path) { self.save(path); }, "path"_a,
+          "Writes the model atomically (torch::save archive).")
+      .def_prop_ro("width", &model::vae::width)
+      .def_prop_ro("device", [](const model::vae& self) { return self.where().name(); })
+      .def_prop_ro("parameter_count", &model::vae::parameter_count);
+
+  m.def("set_cpu_threads", &model::set_cpu_threads, "threads"_a,
+        "Threads of LibTorch's CPU pool (process-wide); one is often fastest on a shared machine.");
+  m.def("cpu_threads", &model::cpu_threads);
+  m.def(
+      "_run",
+      [](const std::string& input, const std::string& column, double rate, double ricker, double nms,
+         double min_beat, double max_beat, double ratio, const std::string& device, int epochs, int batch,
+         std::uint64_t seed, nb::handle labels, nb::handle model_path, int threads, bool route_torch_memory,
+         nb::handle progress, const std::string& model_out, nb::handle out) {
+        pipeline::run_options o;
+        o.input = input;
+        o.column = column;
+        o.segmentation.sample_rate = rate;
+        o.segmentation.ricker_seconds = ricker;
+        o.segmentation.nms_window_seconds = nms;
+        o.segmentation.min_beat_seconds = min_beat;
+        o.segmentation.max_beat_seconds = max_beat;
+        o.segmentation.min_peak_ratio = ratio;
+        o.where = pipeline::parse_device_choice(device);
+        o.epochs = epochs;
+        o.batch = batch;
+        o.seed = seed;
+        if (!labels.is_none()) o.labels = nb::cast<std::string>(nb::str(labels));
+        if (!model_path.is_none()) o.model = nb::cast<std::string>(nb::str(model_path));
+        o.threads = threads;
+        o.route_torch_memory = route_torch_memory;
+        if (!progress.is_none()) o.progress = python_callback<const std::string&>(progress);
+        const std::string folder = out.is_none() ? std::string() : nb::cast<std::string>(nb::str(out));
+        pipeline::run_result r;
+        {
+          nb::gil_scoped_release release;
+          r = pipeline::run(o, model_out);
+          if (!folder.empty()) report::write_all(r, o, folder);
+        }
+        return result_dict(std::move(r), o);
+      },
+      "input"_a, "column"_a, "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a,
+      "max_beat_seconds"_a, "min_peak_ratio"_a, "device"_a.none(), "epochs"_a, "batch"_a, "seed"_a, "labels"_a.none(), "model"_a.none(),
+      "threads"_a, "route_torch_memory"_a, "progress"_a.none(), "model_out"_a, "out"_a.none());
+}
+
+#else
+
+void bind_model(nb::module_&) {}  // zeroflow without LibTorch has no model, pipeline or report
+
+#endif
+
+}  // namespace zeroflow::python

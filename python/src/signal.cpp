@@ -1,0 +1,196 @@
+// The segmentation steps (zeroflow.signal in Python): each runs on its input's device, on the
+// given stream (default: the first input's stream), after the inputs' own streams.
+#include <nanobind/stl/string.h>
+
+#include "common.hpp"
+#include "zeroflow/signal/segment.hpp"
+#include "zeroflow/signal/peak_filter.hpp"
+
+namespace zeroflow::python {
+namespace {
+
+/// The stream an operation runs on; inputs produced on other streams are waited for first.
+std::uintptr_t run_stream(nb::handle stream, std::initializer_list<const py_array*> inputs) {
+  std::uintptr_t s = legacy_stream;
+  if (!stream.is_none())
+    s = stream_handle(stream);
+  else if (inputs.size() != 0)
+    s = (*inputs.begin())->stream;
+  for (const py_array* in : inputs)
+    if (in->value.where().type == device_type::cuda) stream_wait(s, in->stream, in->value.where().id);
+  return s;
+}
+
+nb::dict sizes_dict(const signal::segment_sizes& s) {
+  nb::dict d;
+  d["ricker_width"] = s.ricker_width;
+  d["nms_window"] = s.nms_window;
+  d["min_length"] = s.min_length;
+  d["max_length"] = s.max_length;
+  d["row_width"] = s.row_width;
+  return d;
+}
+
+signal::segment_params params_of(double sample_rate, double ricker_seconds, double nms_window_seconds,
+                                 double min_beat_seconds, double max_beat_seconds, double min_peak_ratio) {
+  signal::segment_params p;
+  p.sample_rate = sample_rate;
+  p.ricker_seconds = ricker_seconds;
+  p.nms_window_seconds = nms_window_seconds;
+  p.min_beat_seconds = min_beat_seconds;
+  p.max_beat_seconds = max_beat_seconds;
+  p.min_peak_ratio = min_peak_ratio;
+  return p;
+}
+
+/// A py_array result on stream `s`, computed with the GIL released.
+template <class F>
+py_array compute(std::uintptr_t s, F&& f) {
+  nb::gil_scoped_release release;
+  return {f(to_stream_view(s)), s};
+}
+
+}  // namespace
+
+void bind_signal(nb::module_& m) {
+  using namespace nb::literals;
+  nb::class_<signal::normalization>(m, "Normalization", "Rows are (x - center) / scale (robust z-score).")
+      .def(nb::init<>())
+      .def(nb::new_([](float center, float scale) { return signal::normalization{center, scale}; }), "center"_a,
+           "scale"_a)
+      .def_rw("center", &signal::normalization::center)
+      .def_rw("scale", &signal::normalization::scale)
+      .def("__repr__", [](const signal::normalization& n) {
+        return "Normalization(center=" + std::to_string(n.center) + ", scale=" + std::to_string(n.scale) + ")";
+      });
+
+  m.def(
+      "_segment_defaults",
+      []() {
+        const signal::segment_params p;
+        nb::dict d;
+        d["sample_rate"] = p.sample_rate;
+        d["ricker_seconds"] = p.ricker_seconds;
+        d["nms_window_seconds"] = p.nms_window_seconds;
+        d["min_beat_seconds"] = p.min_beat_seconds;
+        d["max_beat_seconds"] = p.max_beat_seconds;
+        d["min_peak_ratio"] = p.min_peak_ratio;
+        return d;
+      },
+      "The seed's segmentation parameters (signal::segment_params defaults).");
+  m.def(
+      "_segment_sizes",
+      [](double rate, double ricker, double nms, double min_beat, double max_beat, double ratio) {
+        return sizes_dict(signal::sizes_for(params_of(rate, ricker, nms, min_beat, max_beat, ratio)));
+      },
+      "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a, "max_beat_seconds"_a,
+      "min_peak_ratio"_a);
+  m.def(
+      "_ricker_kernel",
+      [](std::int64_t width, nb::handle device, nb::handle stream) {
+        const auto s = stream_handle(stream);
+        const auto where = parse_device(device);
+        return compute(s, [&](stream_view v) { return signal::ricker_kernel(width, where, v); });
+      },
+      "width"_a, "device"_a.none(), "stream"_a.none());
+  m.def(
+      "_bandpass",
+      [](const py_array& x, std::int64_t width, nb::handle stream) {
+        return compute(run_stream(stream, {&x}), [&](stream_view v) { return signal::bandpass(x.value, width, v); });
+      },
+      "signal"_a, "ricker_width"_a, "stream"_a.none());
+  m.def(
+      "_nms_gate",
+      [](const py_array& x, std::int64_t window, nb::handle stream) {
+        return compute(run_stream(stream, {&x}), [&](stream_view v) { return signal::nms_gate(x.value, window, v); });
+      },
+      "filtered"_a, "window"_a, "stream"_a.none());
+  m.def(
+      "_gate_positions",
+      [](const py_array& g, nb::handle stream) {
+        return compute(run_stream(stream, {&g}), [&](stream_view v) { return signal::gate_positions(g.value, v); });
+      },
+      "gate"_a, "stream"_a.none());
+  m.def(
+      "_beat_lengths",
+      [](const py_array& p, nb::handle stream) {
+        return compute(run_stream(stream, {&p}), [&](stream_view v) { return signal::beat_lengths(p.value, v); });
+      },
+      "positions"_a, "stream"_a.none());
+  m.def(
+      "_length_histogram",
+      [](const py_array& l, std::int64_t bins, nb::handle stream) {
+        return compute(run_stream(stream, {&l}),
+                       [&](stream_view v) { return signal::length_histogram(l.value, bins, v); });
+      },
+      "lengths"_a, "bins"_a, "stream"_a.none());
+  m.def(
+      "_locate_peaks",
+      [](const py_array& x, const py_array& p, std::int64_t nms_window, std::int64_t ricker_width, float center,
+         nb::handle stream) {
+        return compute(run_stream(stream, {&x, &p}), [&](stream_view v) {
+          return signal::locate_peaks(x.value, p.value, nms_window, ricker_width, center, v);
+        });
+      },
+      "signal"_a, "positions"_a, "nms_window"_a, "ricker_width"_a, "center"_a, "stream"_a.none());
+  m.def(
+      "_drop_weak_peaks",
+      [](const py_array& f, const py_array& p, std::int64_t nms_window, double ratio, float baseline,
+         nb::handle stream) {
+        return compute(run_stream(stream, {&f, &p}), [&](stream_view v) {
+          return signal::drop_weak_peaks(f.value, p.value, nms_window, ratio, baseline, v);
+        });
+      },
+      "filtered"_a, "positions"_a, "nms_window"_a, "ratio"_a, "baseline"_a, "stream"_a.none());
+  m.def(
+      "_robust_zscore",
+      [](const py_array& x, nb::handle stream) {
+        const auto s = run_stream(stream, {&x});
+        nb::gil_scoped_release release;
+        return signal::robust_zscore(x.value, to_stream_view(s));
+      },
+      "signal"_a, "stream"_a.none());
+  m.def(
+      "_embed_beats",
+      [](const py_array& x, const py_array& p, const py_array& l, std::int64_t min_length, std::int64_t max_length,
+         std::int64_t row_width, signal::normalization norm, nb::handle stream) {
+        const auto s = run_stream(stream, {&x, &p, &l});
+        signal::embedding e;
+        {
+          nb::gil_scoped_release release;
+          e = signal::embed_beats(x.value, p.value, l.value, min_length, max_length, row_width, norm,
+                                  to_stream_view(s));
+        }
+        return nb::make_tuple(py_array{e.rows, s}, py_array{e.kept, s}, py_array{e.kept_index, s});
+      },
+      "signal"_a, "positions"_a, "lengths"_a, "min_length"_a, "max_length"_a, "row_width"_a, "norm"_a, "stream"_a.none());
+  m.def(
+      "_segment_beats",
+      [](const py_array& x, double rate, double ricker, double nms, double min_beat, double max_beat, double ratio,
+         nb::handle stream) {
+        const auto s = run_stream(stream, {&x});
+        signal::segmentation r;
+        {
+          nb::gil_scoped_release release;
+          r = signal::segment_beats(x.value, params_of(rate, ricker, nms, min_beat, max_beat, ratio),
+                                    to_stream_view(s));
+        }
+        nb::dict d;
+        d["sizes"] = sizes_dict(r.sizes);
+        d["filtered"] = py_array{r.filtered, s};
+        d["gate"] = py_array{r.gate, s};
+        d["positions"] = py_array{r.positions, s};
+        d["lengths"] = py_array{r.lengths, s};
+        d["histogram"] = py_array{r.histogram, s};
+        d["peaks"] = py_array{r.peaks, s};
+        d["norm"] = r.norm;
+        d["rows"] = py_array{r.beats.rows, s};
+        d["kept"] = py_array{r.beats.kept, s};
+        d["kept_index"] = py_array{r.beats.kept_index, s};
+        return d;
+      },
+      "signal"_a, "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a,
+      "max_beat_seconds"_a, "min_peak_ratio"_a, "stream"_a.none());
+}
+
+}  // namespace zeroflow::python

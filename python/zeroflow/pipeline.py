@@ -1,0 +1,89 @@
+"""The whole ECG outlier pipeline in one call: load, segment, train (or load a model), score,
+evaluate against labels, and optionally write ``zeroflow run``'s files (beats.csv, summary.json,
+report.html)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Union
+
+from ._interop import Array, _core
+from .signal import _DEFAULTS, Normalization
+
+PathLike = Union[str, os.PathLike]
+
+
+@dataclass
+class RunResult:
+    """What :func:`run` returns: per-candidate arrays (host), the training curve and the summary.
+
+    Per beat candidate (a span between two consecutive gate positions): ``start``, ``peak``,
+    ``length`` (int64 samples), ``kept`` (bool), ``split`` (int8: 1 train, 2 test, 0 not kept),
+    ``score``, ``mu0``, ``mu1`` (float32, NaN where not kept). ``summary`` is summary.json's content.
+    """
+    summary: Dict[str, Any]
+    input: str
+    device: str
+    samples: int
+    sample_rate: float
+    row_width: int
+    norm: Normalization
+    start: Array
+    peak: Array
+    length: Array
+    kept: Array
+    split: Array
+    score: Array
+    mu0: Array
+    mu1: Array
+    histogram: Array
+    detected_peaks: Array
+    decoded_grid: Array
+    epoch_loss: List[float]
+    test_loss: float
+    trained: bool
+    stages_ms: Dict[str, float]
+    peak_host_bytes: int
+    peak_device_bytes: int
+    model_file: str
+
+
+def run(input: PathLike, *, column: Union[str, int, None] = None, sample_rate: float = _DEFAULTS["sample_rate"],
+        device: str = "auto", epochs: int = 30, batch: int = 1024, seed: int = 42,
+        labels: Union[PathLike, str, None] = "auto", model: Optional[PathLike] = None, threads: int = 0,
+        out: Optional[PathLike] = None, model_out: Optional[PathLike] = None,
+        ricker_seconds: float = _DEFAULTS["ricker_seconds"],
+        nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
+        min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
+        max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
+        min_peak_ratio: float = _DEFAULTS["min_peak_ratio"], route_torch_memory: bool = True,
+        progress: Optional[Callable[[str], None]] = None) -> RunResult:
+    """Runs the pipeline of ``zeroflow run`` on a CSV recording.
+
+    Args:
+        input: the CSV recording.
+        column: column name or 0-based index (default: the first column).
+        device: "auto" (the GPU when present), "cpu" or "cuda".
+        labels: R-peak labels (sample,label) to evaluate against; "auto" takes INPUT's .labels.csv
+            when it exists, None evaluates nothing.
+        model: score with this saved model instead of training one.
+        out: a folder to write beats.csv, summary.json and report.html into (and model.pt unless
+            ``model_out`` says otherwise).
+        model_out: where to save the trained model.
+        route_torch_memory: on CUDA, make LibTorch allocate from zeroflow's pool (before its first
+            CUDA allocation in this process).
+        progress: called with one line per stage and epoch.
+    """
+    if not _core.has_torch:
+        raise RuntimeError("this zeroflow was built without LibTorch (ZEROFLOW_TORCH=OFF): no pipeline")
+    input = os.fspath(input)
+    if labels == "auto":
+        guess = os.path.splitext(input)[0] + ".labels.csv"
+        labels = guess if os.path.exists(guess) else None
+    if model_out is None and out is not None and model is None:
+        model_out = os.path.join(os.fspath(out), "model.pt")
+    d = _core._run(input, "" if column is None else str(column), sample_rate, ricker_seconds, nms_window_seconds,
+                   min_beat_seconds, max_beat_seconds, min_peak_ratio, device, epochs, batch, seed, labels, model,
+                   threads, route_torch_memory, progress, "" if model_out is None else os.fspath(model_out),
+                   None if out is None else os.fspath(out))
+    return RunResult(**d)
