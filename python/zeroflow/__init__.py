@@ -5,8 +5,8 @@ Numba, TensorFlow, pyarrow and pandas through DLPack, the CUDA Array Interface, 
 interface and the Arrow PyCapsule interface; every function that takes an array accepts any of
 them (:func:`asarray`). Submodules: :mod:`zeroflow.io` (read_csv), :mod:`zeroflow.signal`
 (segmentation), :mod:`zeroflow.model` (the VAE), :mod:`zeroflow.pipeline` (run),
-:mod:`zeroflow.memory` (resources and statistics), :mod:`zeroflow.allocators` (one pool for
-PyTorch, CuPy and Numba).
+:mod:`zeroflow.memory` (resources and statistics), :mod:`zeroflow.synth` (synthetic ECGs),
+:mod:`zeroflow.allocators` (one pool for PyTorch, CuPy and Numba).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ _core = load_core()
 
 from ._interop import CopyWarning, asarray, ascontiguousarray, from_dlpack  # noqa: E402
 from ._arrow import Table, as_table, table  # noqa: E402
-from . import io, memory, signal, synth  # noqa: E402
+from . import allocators, io, memory, signal, synth  # noqa: E402
 from .io import read_csv  # noqa: E402
 from .signal import segment_beats  # noqa: E402
 from . import model, pipeline  # noqa: E402
@@ -36,4 +36,4 @@ __version__ = _core.__version__
 
 __all__ = ["Array", "Table", "CopyWarning", "Error", "CudaError", "ParseError", "asarray", "ascontiguousarray",
            "from_dlpack", "as_table", "table", "empty", "zeros", "cuda_available", "read_csv", "segment_beats",
-           "VAE", "run", "io", "signal", "model", "pipeline", "memory", "synth"]
+           "VAE", "run", "io", "signal", "model", "pipeline", "memory", "synth", "allocators"]
