@@ -98,6 +98,10 @@ def main():
                 shots.mkdir(parents=True, exist_ok=True)
                 for fig in FIGURES:
                     page.locator("#" + fig).screenshot(path=str(shots / f"{fig[4:]}.png"))
+                # The overview zoomed onto the most anomalous beat, as a click on its card leaves it.
+                page.locator("#anomaly-list li").first.click()
+                page.wait_for_timeout(300)
+                page.locator("#fig-overview").screenshot(path=str(shots / "overview-zoomed.png"))
             page.close()
         browser.close()
 

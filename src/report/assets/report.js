@@ -799,7 +799,7 @@
     const canvas = document.getElementById('latent-canvas');
     const { ctx, w, h, dpr } = setup(canvas);
     if (!kept.n) { message(ctx, w, h, 'no kept beats'); return; }
-    const b = box(w, h, [12, 96, 44, 64]);
+    const b = box(w, h, [12, 132, 44, 64]);
     const [x0, x1] = finiteRange([kept.mu0]), [y0, y1] = finiteRange([kept.mu1]);
     const x = axis(x0, x1, b.left, b.right, Math.max(2, Math.floor(b.width / 80)), { label: 'μ₀' });
     const y = axis(y0, y1, b.bottom, b.top, Math.max(2, Math.floor(b.height / 60)), { label: 'μ₁' });
@@ -946,7 +946,10 @@
     panel.dataset.beat = String(c);
     panel.dataset.time = String(beatPeak(c) / rate);
     panel.dataset.score = String(kept.score[k]);
-    document.getElementById('latent-hint').hidden = true;
+    const hint = document.getElementById('latent-hint');
+    hint.textContent = k === (topN.length ? topN[0].k : -1) && lat.selected < 0 && lat.hover < 0
+      ? 'The most anomalous beat. Hover or click a point to see another.' : '';
+    hint.hidden = !hint.textContent;
     const facts = [
       ['beat', '#' + int(c)], ['time', clock(beatPeak(c) / rate, 3)], ['score', num(kept.score[k], 4)],
       ['rank', kept.rank ? int(kept.rank[k] + 1) + ' of ' + int(kept.order.length) : '–'],
@@ -1304,6 +1307,7 @@
     renderAll();
     wireOverview();
     wireLatent();
+    if (topN.length) safely('latent-panel', () => showLatentBeat(topN[0].k));  // until a point is chosen
     window.addEventListener('hashchange', () => { if (fromHash()) document.getElementById('fig-overview').scrollIntoView({ block: 'start' }); });
     fromHash();
     let resize = 0;
