@@ -4,7 +4,8 @@
 // Tolerance: both sides compute in float32 with different summation orders (cuDNN's convolutions
 // and LibTorch's reductions against per-warp sums); gradients are sums of up to batch × width
 // products, so each parameter tensor is compared relative to its largest gradient (1e-3), the
-// loss relative to itself (1e-5).
+// loss relative to itself (1e-4: autograd's loss is a float32 sum of up to 1024 float32 means;
+// measured differences on an H200 were 0.3–3e-5).
 #include "zeroflow/model/detail/fused_step.hpp"
 
 #include <gtest/gtest.h>
@@ -109,7 +110,7 @@ TEST(FusedStep, GradientsAndLossMatchAutograd) {
     const auto [want, want_loss] = autograd_reference(net, c);
     double got_loss = 0;
     const auto got = fused_gradients(net, c, got_loss);
-    EXPECT_NEAR(got_loss, want_loss, 1e-5 * std::abs(want_loss));
+    EXPECT_NEAR(got_loss, want_loss, 1e-4 * std::abs(want_loss));
     ASSERT_EQ(got.size(), want.size());
     for (const auto& [name, w] : want) {
       const torch::Tensor g = got.at(name);
