@@ -70,12 +70,23 @@ std::string typestr_of(dtype t) {
   static_assert(std::endian::native == std::endian::little, "zeroflow's type strings assume a little-endian host");
   char kind = 0;
   switch (t.code) {
-    case type_code::int_: kind = 'i'; break;
-    case type_code::uint: kind = 'u'; break;
-    case type_code::float_: kind = 'f'; break;
-    case type_code::complex: kind = 'c'; break;
-    case type_code::bool_: kind = 'b'; break;
-    default: break;
+    case type_code::int_:
+      kind = 'i';
+      break;
+    case type_code::uint:
+      kind = 'u';
+      break;
+    case type_code::float_:
+      kind = 'f';
+      break;
+    case type_code::complex:
+      kind = 'c';
+      break;
+    case type_code::bool_:
+      kind = 'b';
+      break;
+    default:
+      break;
   }
   if (kind == 0 || t.lanes != 1)
     throw nb::type_error(("dtype " + dtype_name(t) + " has no array-interface type string (use __dlpack__)").c_str());
@@ -103,12 +114,23 @@ dtype dtype_of_typestr(const std::string& s) {
   const auto bits = static_cast<std::uint8_t>(size * 8);
   dtype t{};
   switch (kind) {
-    case 'i': t = {type_code::int_, bits, 1}; break;
-    case 'u': t = {type_code::uint, bits, 1}; break;
-    case 'f': t = {type_code::float_, bits, 1}; break;
-    case 'c': t = {type_code::complex, bits, 1}; break;
-    case 'b': t = {type_code::bool_, bits, 1}; break;
-    default: throw bad();
+    case 'i':
+      t = {type_code::int_, bits, 1};
+      break;
+    case 'u':
+      t = {type_code::uint, bits, 1};
+      break;
+    case 'f':
+      t = {type_code::float_, bits, 1};
+      break;
+    case 'c':
+      t = {type_code::complex, bits, 1};
+      break;
+    case 'b':
+      t = {type_code::bool_, bits, 1};
+      break;
+    default:
+      throw bad();
   }
   if (size <= 0 || size > 16 || !is_valid(t)) throw bad();
   return t;
@@ -167,8 +189,10 @@ nb::object dlpack_export(const py_array& self, nb::handle stream, nb::handle max
     out = as_buffer_error([&] { return copy_to(a, target, to_stream_view(self.stream)); });
     copied = true;
   }
-  if (cuda_target) stream_wait(consumer, self.stream, target.id);
-  else if (!copied && a.where().is_cuda()) sync_for_host(self);
+  if (cuda_target)
+    stream_wait(consumer, self.stream, target.id);
+  else if (!copied && a.where().is_cuda())
+    sync_for_host(self);
 
   if (versioned) {
     auto* t = as_buffer_error([&] { return to_dlpack_versioned(out); });
@@ -181,8 +205,9 @@ nb::object dlpack_export(const py_array& self, nb::handle stream, nb::handle max
     return nb::steal(capsule);
   }
   if (out.read_only())
-    throw nb::buffer_error("a read-only array cannot be exported as a legacy DLPack capsule (it has no read-only "
-                           "flag); the consumer must ask for max_version >= (1, 0), or pass copy=True");
+    throw nb::buffer_error(
+        "a read-only array cannot be exported as a legacy DLPack capsule (it has no read-only "
+        "flag); the consumer must ask for max_version >= (1, 0), or pass copy=True");
   auto* t = as_buffer_error([&] { return to_dlpack(out); });
   PyObject* capsule = PyCapsule_New(t, legacy_name, legacy_capsule_destructor);
   if (capsule == nullptr) {
@@ -253,7 +278,8 @@ array index(const array& a, nb::handle key) {
       if (PySlice_Unpack(k.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
       const Py_ssize_t count = PySlice_AdjustIndices(static_cast<Py_ssize_t>(extent), &start, &stop, step);
       if (count == 0) {
-        const std::int64_t s = step > 0 ? std::min<std::int64_t>(start, extent) : std::min<std::int64_t>(start, extent - 1);
+        const std::int64_t s =
+            step > 0 ? std::min<std::int64_t>(start, extent) : std::min<std::int64_t>(start, extent - 1);
         out = out.slice(dim, s, s, step);
       } else {
         out = out.slice(dim, start, stop, step);
@@ -263,7 +289,8 @@ array index(const array& a, nb::handle key) {
       std::int64_t i = nb::cast<std::int64_t>(nb::int_(k));
       if (i < 0) i += extent;
       if (i < 0 || i >= extent)
-        throw nb::index_error(("index " + std::to_string(i) + " out of range for extent " + std::to_string(extent)).c_str());
+        throw nb::index_error(
+            ("index " + std::to_string(i) + " out of range for extent " + std::to_string(extent)).c_str());
       array one = out.slice(dim, i, i + 1);
       shape_t shape = one.shape();
       shape_t strides = one.strides();
@@ -304,8 +331,9 @@ py_array from_dlpack_capsule(nb::handle capsule, nb::handle stream) {
   const char* name = PyCapsule_GetName(c);
   if (name == nullptr) PyErr_Clear();
   if (name != nullptr && std::strncmp(name, "used_", 5) == 0)
-    throw nb::value_error("this DLPack capsule was already consumed; a capsule can be consumed only once "
-                          "(call __dlpack__ again for a new one)");
+    throw nb::value_error(
+        "this DLPack capsule was already consumed; a capsule can be consumed only once "
+        "(call __dlpack__ again for a new one)");
   throw nb::type_error("not a DLPack capsule (its name is neither \"dltensor\" nor \"dltensor_versioned\")");
 }
 
@@ -325,8 +353,8 @@ py_array from_cuda_array_interface(nb::handle owner, nb::handle stream) {
   nb::tuple data = nb::borrow<nb::tuple>(d["data"]);
   auto* pointer = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
   const bool read_only = nb::cast<bool>(data[1]);
-  const shape_t strides = strides_or_contiguous(d.contains("strides") ? d["strides"] : nb::none(), shape,
-                                                type.itemsize());
+  const shape_t strides =
+      strides_or_contiguous(d.contains("strides") ? d["strides"] : nb::none(), shape, type.itemsize());
   std::int64_t n = 1;
   for (auto e : shape) n *= e;
   const device where = n == 0 || pointer == nullptr ? cuda_device(0) : device_of_pointer(pointer);
@@ -346,15 +374,16 @@ py_array from_array_interface(nb::handle owner) {
     throw nb::value_error("masked arrays are not supported (zeroflow has no masks)");
   nb::handle data_entry = d["data"];
   if (!nb::isinstance<nb::tuple>(data_entry))
-    throw nb::type_error("this __array_interface__ exposes its data through the buffer protocol, not a pointer; "
-                         "pass numpy.asarray(x) instead");
+    throw nb::type_error(
+        "this __array_interface__ exposes its data through the buffer protocol, not a pointer; "
+        "pass numpy.asarray(x) instead");
   const dtype type = dtype_of_typestr(nb::cast<std::string>(d["typestr"]));
   const shape_t shape = to_shape(d["shape"]);
   nb::tuple data = nb::borrow<nb::tuple>(data_entry);
   auto* pointer = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
   const bool read_only = nb::cast<bool>(data[1]);
-  const shape_t strides = strides_or_contiguous(d.contains("strides") ? d["strides"] : nb::none(), shape,
-                                                type.itemsize());
+  const shape_t strides =
+      strides_or_contiguous(d.contains("strides") ? d["strides"] : nb::none(), shape, type.itemsize());
   return {view_of(pointer, type, shape, strides, read_only, cpu_device, owner), legacy_stream};
 }
 
@@ -362,64 +391,87 @@ py_array from_array_interface(nb::handle owner) {
 
 void bind_array(nb::module_& m) {
   using namespace nb::literals;
-  auto cls = nb::class_<py_array>(m, "Array",
-                       "A strided N-d view of zeroflow memory (host or GPU). Exports itself through DLPack "
-                       "(__dlpack__), the CUDA Array Interface (device arrays), NumPy's array interface (host "
-                       "arrays) and the Arrow PyCapsule interface, without copying.")
-      .def_prop_ro("shape", [](const py_array& s) { return to_tuple(s.value.shape()); }, "Extents, as a tuple.")
-      .def_prop_ro("strides", [](const py_array& s) { return to_tuple(byte_strides_of(s.value)); },
-                   "Strides in BYTES (NumPy's convention); may be negative or zero.")
-      .def_prop_ro("element_strides", [](const py_array& s) { return to_tuple(s.value.strides()); },
-                   "Strides in elements (zeroflow's and DLPack's convention).")
-      .def_prop_ro("dtype", [](const py_array& s) { return dtype_name(s.value.type()); },
-                   "Element type name (\"float32\", \"int64\", \"bool\"...); numpy.dtype() accepts it.")
-      .def_prop_ro("device", [](const py_array& s) { return s.value.where().name(); },
-                   "\"cpu\", \"cuda:N\", \"cuda_host\" or \"cuda_managed:N\".")
-      .def_prop_ro("ndim", [](const py_array& s) { return s.value.ndim(); })
-      .def_prop_ro("size", [](const py_array& s) { return s.value.size(); }, "Number of elements.")
-      .def_prop_ro("itemsize", [](const py_array& s) { return s.value.type().itemsize(); })
-      .def_prop_ro("nbytes", [](const py_array& s) { return s.value.nbytes(); })
-      .def_prop_ro("readonly", [](const py_array& s) { return s.value.read_only(); })
-      .def_prop_ro("is_contiguous", [](const py_array& s) { return s.value.is_contiguous(); },
-                   "True for C-contiguous arrays.")
-      .def_prop_ro("data_ptr", [](const py_array& s) { return reinterpret_cast<std::uintptr_t>(s.value.data()); },
-                   "Address of element 0 (an integer).")
-      .def_prop_ro("stream", [](const py_array& s) { return s.stream; },
-                   "Handle of the CUDA stream whose queued work produces this array (1: legacy default). "
-                   "Exports make their consumer wait on it.")
-      .def("__len__",
-           [](const py_array& s) {
-             if (s.value.ndim() == 0) throw nb::type_error("len() of a 0-d array");
-             return s.value.shape(0);
-           })
-      .def("__repr__", &repr)
-      .def("__getitem__", [](const py_array& s, nb::handle key) { return py_array{index(s.value, key), s.stream}; },
-           "Integer and slice indexing; the result is a view (no copy).")
-      .def("as_readonly", [](const py_array& s) { return py_array{s.value.as_read_only(), s.stream}; },
-           "The same memory as a read-only view (exports carry the read-only flag).")
-      .def(
-          "reshape", [](const py_array& s, nb::handle shape) { return py_array{s.value.reshape(to_shape(shape)), s.stream}; },
-          "shape"_a, "A view with another shape (contiguous arrays only).")
-      .def(
-          "copy",
-          [](const py_array& s, nb::handle device) {
-            const auto where = device.is_none() ? s.value.where() : parse_device(device);
-            return py_array{copy_to(s.value, where, to_stream_view(s.stream)), s.stream};
-          },
-          "device"_a = nb::none(), "A C-contiguous copy, on `device` (default: the same device).")
-      .def("__dlpack__", &dlpack_export, nb::kw_only(), "stream"_a = nb::none(), "max_version"_a = nb::none(),
-           "dl_device"_a = nb::none(), "copy"_a = nb::none(),
-           "DLPack export (array API standard). Returns a \"dltensor_versioned\" capsule when max_version >= (1, 0) "
-           "and a legacy \"dltensor\" capsule otherwise (read-only arrays cannot go legacy). `stream`: the "
-           "consumer's CUDA stream (None = legacy default, 1 legacy, 2 per-thread, -1 no sync, 0 refused); it is "
-           "made to wait on this array's stream. CPU exports take stream=None only. `dl_device`: export to "
-           "another device (a copy, refused with copy=False; pinned and managed memory are seen as CPU memory "
-           "without one). `copy=True` always copies and sets the IS_COPIED flag.")
-      .def("__dlpack_device__", &dlpack_device, "(DLPack device type, device id).")
-      .def_prop_ro("__cuda_array_interface__", &cuda_array_interface,
-                   "CUDA Array Interface v3 (device arrays only): strides in bytes, `stream` is this array's "
-                   "stream (the consumer synchronises with it).")
-      .def_prop_ro("__array_interface__", &array_interface, "NumPy array interface v3 (host-accessible arrays only).");
+  auto cls =
+      nb::class_<py_array>(m, "Array",
+                           "A strided N-d view of zeroflow memory (host or GPU). Exports itself through DLPack "
+                           "(__dlpack__), the CUDA Array Interface (device arrays), NumPy's array interface (host "
+                           "arrays) and the Arrow PyCapsule interface, without copying.")
+          .def_prop_ro(
+              "shape", [](const py_array& s) { return to_tuple(s.value.shape()); }, "Extents, as a tuple.")
+          .def_prop_ro(
+              "strides", [](const py_array& s) { return to_tuple(byte_strides_of(s.value)); },
+              "Strides in BYTES (NumPy's convention); may be negative or zero.")
+          .def_prop_ro(
+              "element_strides", [](const py_array& s) { return to_tuple(s.value.strides()); },
+              "Strides in elements (zeroflow's and DLPack's convention).")
+          .def_prop_ro(
+              "dtype", [](const py_array& s) { return dtype_name(s.value.type()); },
+              "Element type name (\"float32\", \"int64\", \"bool\"...); numpy.dtype() accepts it.")
+          .def_prop_ro(
+              "device", [](const py_array& s) { return s.value.where().name(); },
+              "\"cpu\", \"cuda:N\", \"cuda_host\" or \"cuda_managed:N\".")
+          .def_prop_ro("ndim", [](const py_array& s) { return s.value.ndim(); })
+          .def_prop_ro(
+              "size", [](const py_array& s) { return s.value.size(); }, "Number of elements.")
+          .def_prop_ro("itemsize", [](const py_array& s) { return s.value.type().itemsize(); })
+          .def_prop_ro("nbytes", [](const py_array& s) { return s.value.nbytes(); })
+          .def_prop_ro("readonly", [](const py_array& s) { return s.value.read_only(); })
+          .def_prop_ro(
+              "is_contiguous", [](const py_array& s) { return s.value.is_contiguous(); },
+              "True for C-contiguous arrays.")
+          .def_prop_ro(
+              "data_ptr", [](const py_array& s) { return reinterpret_cast<std::uintptr_t>(s.value.data()); },
+              "Address of element 0 (an integer).")
+          .def_prop_ro(
+              "stream", [](const py_array& s) { return s.stream; },
+              "Handle of the CUDA stream whose queued work produces this array (1: legacy default). "
+              "Exports make their consumer wait on it.")
+          .def("__len__",
+               [](const py_array& s) {
+                 if (s.value.ndim() == 0) throw nb::type_error("len() of a 0-d array");
+                 return s.value.shape(0);
+               })
+          .def("__repr__", &repr)
+          .def(
+              "__getitem__",
+              [](const py_array& s, nb::handle key) {
+                return py_array{index(s.value, key), s.stream};
+              },
+              "Integer and slice indexing; the result is a view (no copy).")
+          .def(
+              "as_readonly",
+              [](const py_array& s) {
+                return py_array{s.value.as_read_only(), s.stream};
+              },
+              "The same memory as a read-only view (exports carry the read-only flag).")
+          .def(
+              "reshape",
+              [](const py_array& s, nb::handle shape) {
+                return py_array{s.value.reshape(to_shape(shape)), s.stream};
+              },
+              "shape"_a, "A view with another shape (contiguous arrays only).")
+          .def(
+              "copy",
+              [](const py_array& s, nb::handle device) {
+                const auto where = device.is_none() ? s.value.where() : parse_device(device);
+                return py_array{copy_to(s.value, where, to_stream_view(s.stream)), s.stream};
+              },
+              "device"_a = nb::none(), "A C-contiguous copy, on `device` (default: the same device).")
+          .def(
+              "__dlpack__", &dlpack_export, nb::kw_only(), "stream"_a = nb::none(), "max_version"_a = nb::none(),
+              "dl_device"_a = nb::none(), "copy"_a = nb::none(),
+              "DLPack export (array API standard). Returns a \"dltensor_versioned\" capsule when max_version >= (1, 0) "
+              "and a legacy \"dltensor\" capsule otherwise (read-only arrays cannot go legacy). `stream`: the "
+              "consumer's CUDA stream (None = legacy default, 1 legacy, 2 per-thread, -1 no sync, 0 refused); it is "
+              "made to wait on this array's stream. CPU exports take stream=None only. `dl_device`: export to "
+              "another device (a copy, refused with copy=False; pinned and managed memory are seen as CPU memory "
+              "without one). `copy=True` always copies and sets the IS_COPIED flag.")
+          .def("__dlpack_device__", &dlpack_device, "(DLPack device type, device id).")
+          .def_prop_ro("__cuda_array_interface__", &cuda_array_interface,
+                       "CUDA Array Interface v3 (device arrays only): strides in bytes, `stream` is this array's "
+                       "stream (the consumer synchronises with it).")
+          .def_prop_ro("__array_interface__", &array_interface,
+                       "NumPy array interface v3 (host-accessible arrays only).");
   bind_array_arrow(cls);
 
   m.def("_from_dlpack_capsule", &from_dlpack_capsule, "capsule"_a, "stream"_a = nb::none(),
@@ -430,8 +482,9 @@ void bind_array(nb::module_& m) {
         "producer's stream.");
   m.def("_from_array_interface", &from_array_interface, "obj"_a,
         "Imports an object with __array_interface__ (kept alive by the array).");
-  m.def("_stream_handle", [](nb::handle stream) { return stream_handle(stream); }, "stream"_a = nb::none(),
-        "The integer handle of a stream argument (None -> 1, the legacy default stream).");
+  m.def(
+      "_stream_handle", [](nb::handle stream) { return stream_handle(stream); }, "stream"_a = nb::none(),
+      "The integer handle of a stream argument (None -> 1, the legacy default stream).");
   m.def(
       "_dlpack_device",
       [](nb::handle device) {
@@ -442,15 +495,16 @@ void bind_array(nb::module_& m) {
   m.def(
       "_same_device", [](const py_array& a, nb::handle device) { return a.value.where() == parse_device(device); },
       "array"_a, "device"_a);
-  m.def("_dtype_name", [](nb::handle type) { return dtype_name(parse_dtype(type)); }, "dtype"_a,
-        "The canonical name of a dtype argument.");
+  m.def(
+      "_dtype_name", [](nb::handle type) { return dtype_name(parse_dtype(type)); }, "dtype"_a,
+      "The canonical name of a dtype argument.");
   m.def("cuda_available", &zeroflow::cuda_available, "True when this build has CUDA and a GPU answers.");
   m.def(
       "empty",
       [](nb::handle shape, nb::handle type, nb::handle device, nb::handle stream) {
         const auto handle = stream_handle(stream);
-        return py_array{zeroflow::empty(to_shape(shape), parse_dtype(type), parse_device(device), to_stream_view(handle)),
-                        handle};
+        return py_array{
+            zeroflow::empty(to_shape(shape), parse_dtype(type), parse_device(device), to_stream_view(handle)), handle};
       },
       "shape"_a, "dtype"_a = "float32", "device"_a = "cpu", "stream"_a = nb::none(),
       "An uninitialised C-contiguous array from the device's current memory resource.");
@@ -458,8 +512,8 @@ void bind_array(nb::module_& m) {
       "zeros",
       [](nb::handle shape, nb::handle type, nb::handle device, nb::handle stream) {
         const auto handle = stream_handle(stream);
-        return py_array{zeroflow::zeros(to_shape(shape), parse_dtype(type), parse_device(device), to_stream_view(handle)),
-                        handle};
+        return py_array{
+            zeroflow::zeros(to_shape(shape), parse_dtype(type), parse_device(device), to_stream_view(handle)), handle};
       },
       "shape"_a, "dtype"_a = "float32", "device"_a = "cpu", "stream"_a = nb::none(),
       "A zero-filled C-contiguous array from the device's current memory resource.");

@@ -3,6 +3,8 @@
 // __arrow_c_stream__), and Arrow capsules from any producer (pyarrow, pandas, polars...) import
 // without copying. Capsule lifetimes follow the spec: the capsule's destructor releases a
 // struct that no consumer moved out, then frees the struct's memory.
+#include "zeroflow/interop/arrow.hpp"
+
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "common.hpp"
-#include "zeroflow/interop/arrow.hpp"
 
 namespace zeroflow::python {
 namespace {
@@ -96,20 +97,18 @@ void check_device_kwargs(const nb::kwargs& kwargs) {
 
 nb::tuple array_capsules(const py_array& self, nb::handle requested) {
   check_requested(requested);
-  if (arrow_export_copies(self.value))
-    warn_copy("Arrow stores booleans as bits: exporting a bool array packs a copy");
+  if (arrow_export_copies(self.value)) warn_copy("Arrow stores booleans as bits: exporting a bool array packs a copy");
   auto schema = make_capsule<ArrowSchema>(schema_name, schema_destructor,
                                           [&](ArrowSchema* s) { export_arrow_schema(self.value, "", s); });
-  auto data = make_capsule<ArrowArray>(array_name, array_destructor,
-                                       [&](ArrowArray* a) { export_arrow_array(self.value, a); });
+  auto data =
+      make_capsule<ArrowArray>(array_name, array_destructor, [&](ArrowArray* a) { export_arrow_array(self.value, a); });
   return nb::make_tuple(schema, data);
 }
 
 nb::tuple device_array_capsules(const py_array& self, nb::handle requested, const nb::kwargs& kwargs) {
   check_device_kwargs(kwargs);
   check_requested(requested);
-  if (arrow_export_copies(self.value))
-    warn_copy("Arrow stores booleans as bits: exporting a bool array packs a copy");
+  if (arrow_export_copies(self.value)) warn_copy("Arrow stores booleans as bits: exporting a bool array packs a copy");
   auto schema = make_capsule<ArrowSchema>(schema_name, schema_destructor,
                                           [&](ArrowSchema* s) { export_arrow_schema(self.value, "", s); });
   auto data = make_capsule<ArrowDeviceArray>(device_array_name, device_array_destructor, [&](ArrowDeviceArray* a) {
@@ -129,8 +128,8 @@ nb::tuple table_capsules(const py_table& self, nb::handle requested) {
   if (table_copies(self.value)) warn_copy("Arrow stores booleans as bits: exporting a bool column packs a copy");
   auto schema = make_capsule<ArrowSchema>(schema_name, schema_destructor,
                                           [&](ArrowSchema* s) { export_arrow_schema(self.value, s); });
-  auto data = make_capsule<ArrowArray>(array_name, array_destructor,
-                                       [&](ArrowArray* a) { export_arrow_array(self.value, a); });
+  auto data =
+      make_capsule<ArrowArray>(array_name, array_destructor, [&](ArrowArray* a) { export_arrow_array(self.value, a); });
   return nb::make_tuple(schema, data);
 }
 
@@ -196,8 +195,8 @@ nb::list from_arrow_stream(nb::handle capsule) {
   } closer{owned.get()};
   const auto fail = [&](int rc) {
     const char* message = owned->get_last_error ? owned->get_last_error(owned.get()) : nullptr;
-    throw nb::value_error(("Arrow stream failed (" + std::to_string(rc) + "): " + (message ? message : "no message"))
-                              .c_str());
+    throw nb::value_error(
+        ("Arrow stream failed (" + std::to_string(rc) + "): " + (message ? message : "no message")).c_str());
   };
   ArrowSchema schema{};
   if (const int rc = owned->get_schema(owned.get(), &schema); rc != 0) fail(rc);
@@ -263,7 +262,8 @@ void bind_arrow(nb::module_& m) {
   nb::class_<py_table>(m, "Table",
                        "Named 1-D columns of equal length (read_csv's result), in Arrow's columnar layout. Exports "
                        "through the Arrow PyCapsule interface (a struct array / a stream of one batch).")
-      .def_prop_ro("names", [](const py_table& t) { return t.value.names; }, "Column names, in order.")
+      .def_prop_ro(
+          "names", [](const py_table& t) { return t.value.names; }, "Column names, in order.")
       .def_prop_ro(
           "columns",
           [](const py_table& t) {
@@ -274,9 +274,14 @@ void bind_arrow(nb::module_& m) {
           "The columns, as zeroflow arrays (views).")
       .def_prop_ro("num_rows", [](const py_table& t) { return t.value.num_rows(); })
       .def_prop_ro("num_columns", [](const py_table& t) { return t.value.num_columns(); })
-      .def("__len__", [](const py_table& t) { return t.value.num_rows(); }, "Number of rows.")
-      .def("__getitem__", [](const py_table& t, nb::handle key) { return py_array{column_of(t, key), t.stream}; },
-           "A column by name or position.")
+      .def(
+          "__len__", [](const py_table& t) { return t.value.num_rows(); }, "Number of rows.")
+      .def(
+          "__getitem__",
+          [](const py_table& t, nb::handle key) {
+            return py_array{column_of(t, key), t.stream};
+          },
+          "A column by name or position.")
       .def("__contains__",
            [](const py_table& t, const std::string& name) {
              for (const auto& n : t.value.names)

@@ -25,8 +25,9 @@ std::uintptr_t stream_handle(nb::handle h) {
   }
   const auto value = nb::cast<std::int64_t>(h);
   if (value == 0)
-    throw nb::value_error("stream 0 is ambiguous and refused (as in DLPack): pass 1 (or None) for the legacy "
-                          "default stream, 2 for the per-thread default stream");
+    throw nb::value_error(
+        "stream 0 is ambiguous and refused (as in DLPack): pass 1 (or None) for the legacy "
+        "default stream, 2 for the per-thread default stream");
   if (value < 0) throw nb::value_error("a stream handle must be positive");
   return static_cast<std::uintptr_t>(value);
 }
@@ -42,11 +43,16 @@ device parse_device(nb::handle h) {
     const auto type = nb::cast<int>(t[0]);
     const auto id = nb::cast<int>(t[1]);
     switch (type) {
-      case 1: return cpu_device;
-      case 2: return {device_type::cuda, id};
-      case 3: return {device_type::cuda_host, 0};
-      case 13: return {device_type::cuda_managed, id};
-      default: throw nb::value_error(("unsupported DLPack device type " + std::to_string(type)).c_str());
+      case 1:
+        return cpu_device;
+      case 2:
+        return {device_type::cuda, id};
+      case 3:
+        return {device_type::cuda_host, 0};
+      case 13:
+        return {device_type::cuda_managed, id};
+      default:
+        throw nb::value_error(("unsupported DLPack device type " + std::to_string(type)).c_str());
     }
   }
   if (!nb::isinstance<nb::str>(h)) {
@@ -78,10 +84,21 @@ struct named_dtype {
   dtype type;
 };
 constexpr named_dtype dtype_names[] = {
-    {"float32", float32}, {"float64", float64}, {"float16", float16}, {"bfloat16", bfloat16},
-    {"int8", int8},       {"int16", int16},     {"int32", int32},     {"int64", int64},
-    {"uint8", uint8},     {"uint16", uint16},   {"uint32", uint32},   {"uint64", uint64},
-    {"bool", bool8},      {"complex64", {type_code::complex, 64, 1}}, {"complex128", {type_code::complex, 128, 1}},
+    {"float32", float32},
+    {"float64", float64},
+    {"float16", float16},
+    {"bfloat16", bfloat16},
+    {"int8", int8},
+    {"int16", int16},
+    {"int32", int32},
+    {"int64", int64},
+    {"uint8", uint8},
+    {"uint16", uint16},
+    {"uint32", uint32},
+    {"uint64", uint64},
+    {"bool", bool8},
+    {"complex64", {type_code::complex, 64, 1}},
+    {"complex128", {type_code::complex, 128, 1}},
 };
 }  // namespace
 
@@ -100,8 +117,10 @@ dtype parse_dtype(nb::handle h) {
   if (name == "bool_") name = "bool";
   for (const auto& n : dtype_names)
     if (n.name == name) return n.type;
-  throw nb::type_error(("unsupported dtype \"" + name + "\"; zeroflow takes float16/32/64, bfloat16, "
-                        "int8-64, uint8-64, bool, complex64/128").c_str());
+  throw nb::type_error(("unsupported dtype \"" + name +
+                        "\"; zeroflow takes float16/32/64, bfloat16, "
+                        "int8-64, uint8-64, bool, complex64/128")
+                           .c_str());
 }
 
 std::string dtype_name(dtype t) {
@@ -131,10 +150,14 @@ device device_of_pointer(const void* pointer) {
   cudaPointerAttributes attributes{};
   ZF_CUDA_TRY(cudaPointerGetAttributes(&attributes, pointer));
   switch (attributes.type) {
-    case cudaMemoryTypeDevice: return cuda_device(attributes.device);
-    case cudaMemoryTypeHost: return {device_type::cuda_host, 0};
-    case cudaMemoryTypeManaged: return {device_type::cuda_managed, attributes.device};
-    default: break;
+    case cudaMemoryTypeDevice:
+      return cuda_device(attributes.device);
+    case cudaMemoryTypeHost:
+      return {device_type::cuda_host, 0};
+    case cudaMemoryTypeManaged:
+      return {device_type::cuda_managed, attributes.device};
+    default:
+      break;
   }
   throw nb::value_error("the pointer of this __cuda_array_interface__ is not CUDA memory");
 #else

@@ -63,8 +63,7 @@ void stream_wait(std::uintptr_t consumer, std::uintptr_t producer, int device_id
 /// A buffer over [first_byte, first_byte + bytes) on `where` that keeps the Python object
 /// `owner` alive until the last view goes (the reference is dropped with the GIL held; at
 /// interpreter exit it is left, as Python's own objects are).
-[[nodiscard]] std::shared_ptr<buffer> adopt_python(void* first_byte, std::size_t bytes, device where,
-                                                   nb::handle owner);
+[[nodiscard]] std::shared_ptr<buffer> adopt_python(void* first_byte, std::size_t bytes, device where, nb::handle owner);
 
 /// A view of foreign memory described the way the array interfaces describe it: element 0 at
 /// `element0`, extents, strides in BYTES. Returns the array over the span its elements reach.

@@ -69,27 +69,27 @@ void bind_io(nb::module_& m) {
       [](const std::string& path, nb::handle columns, nb::handle delimiter, const std::string& header, nb::handle dtype,
          nb::handle dtypes, nb::handle comment, nb::handle quote, const std::string& na, unsigned threads,
          nb::handle device, nb::handle stream, std::size_t chunk_bytes) {
-        const auto options = options_of(columns, delimiter, header, dtype, dtypes, comment, quote, na, threads, device,
-                                        chunk_bytes);
+        const auto options =
+            options_of(columns, delimiter, header, dtype, dtypes, comment, quote, na, threads, device, chunk_bytes);
         const auto handle = stream_handle(stream);
         nb::gil_scoped_release release;
         return py_table{io::read_csv(path, options, to_stream_view(handle)), handle};
       },
-      "path"_a, "columns"_a.none(), "delimiter"_a.none(), "header"_a, "dtype"_a.none(), "dtypes"_a.none(), "comment"_a.none(), "quote"_a.none(), "na"_a,
-      "threads"_a, "device"_a.none(), "stream"_a.none(), "chunk_bytes"_a);
+      "path"_a, "columns"_a.none(), "delimiter"_a.none(), "header"_a, "dtype"_a.none(), "dtypes"_a.none(),
+      "comment"_a.none(), "quote"_a.none(), "na"_a, "threads"_a, "device"_a.none(), "stream"_a.none(), "chunk_bytes"_a);
   m.def(
       "_read_csv_buffer",
       [](const std::string& text, const std::string& name, nb::handle columns, nb::handle delimiter,
          const std::string& header, nb::handle dtype, nb::handle dtypes, nb::handle comment, nb::handle quote,
          const std::string& na, unsigned threads, nb::handle device, nb::handle stream, std::size_t chunk_bytes) {
-        const auto options = options_of(columns, delimiter, header, dtype, dtypes, comment, quote, na, threads, device,
-                                        chunk_bytes);
+        const auto options =
+            options_of(columns, delimiter, header, dtype, dtypes, comment, quote, na, threads, device, chunk_bytes);
         const auto handle = stream_handle(stream);
         nb::gil_scoped_release release;
         return py_table{io::read_csv_buffer(text, name, options, to_stream_view(handle)), handle};
       },
-      "text"_a, "name"_a, "columns"_a.none(), "delimiter"_a.none(), "header"_a, "dtype"_a.none(), "dtypes"_a.none(), "comment"_a.none(), "quote"_a.none(),
-      "na"_a, "threads"_a, "device"_a.none(), "stream"_a.none(), "chunk_bytes"_a);
+      "text"_a, "name"_a, "columns"_a.none(), "delimiter"_a.none(), "header"_a, "dtype"_a.none(), "dtypes"_a.none(),
+      "comment"_a.none(), "quote"_a.none(), "na"_a, "threads"_a, "device"_a.none(), "stream"_a.none(), "chunk_bytes"_a);
 }
 
 }  // namespace zeroflow::python

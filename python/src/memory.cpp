@@ -119,7 +119,8 @@ void bind_memory(nb::module_& m) {
           },
           "nbytes"_a, "stream"_a = nb::none(),
           "A MemoryBlock of `nbytes`, deallocated on `stream` when the block object dies (or free() is called).")
-      .def("__repr__", [](const resource& r) { return "<zeroflow.memory resource " + r.name() + " on " + r.where().name() + ">"; });
+      .def("__repr__",
+           [](const resource& r) { return "<zeroflow.memory resource " + r.name() + " on " + r.where().name() + ">"; });
 
   nb::class_<block>(m, "MemoryBlock", "Memory from a resource, given back when this object dies.")
       .def_prop_ro("ptr", &block::address, "The address (0 once freed or for 0 bytes).")
@@ -137,19 +138,19 @@ void bind_memory(nb::module_& m) {
       m, "CudaPoolResource",
       "Device memory from a CUDA stream-ordered memory pool of its own (cudaMallocFromPoolAsync).")
       .def(nb::new_([](int device_id, nb::handle release_threshold) {
-             const std::uint64_t threshold = release_threshold.is_none()
-                                                 ? memory::cuda_pool_resource::keep_all
-                                                 : nb::cast<std::uint64_t>(release_threshold);
+             const std::uint64_t threshold = release_threshold.is_none() ? memory::cuda_pool_resource::keep_all
+                                                                         : nb::cast<std::uint64_t>(release_threshold);
              return std::make_shared<memory::cuda_pool_resource>(device_id, threshold);
            }),
            "device_id"_a = 0, "release_threshold"_a = nb::none())
-      .def_prop_ro("pool_handle",
-                   [](const memory::cuda_pool_resource& r) { return reinterpret_cast<std::uintptr_t>(r.pool()); },
-                   "The cudaMemPool_t (an integer), e.g. for CuPy or JAX-side tooling.")
+      .def_prop_ro(
+          "pool_handle", [](const memory::cuda_pool_resource& r) { return reinterpret_cast<std::uintptr_t>(r.pool()); },
+          "The cudaMemPool_t (an integer), e.g. for CuPy or JAX-side tooling.")
       .def_prop_ro("reserved_bytes", &memory::cuda_pool_resource::reserved_bytes);
   nb::class_<memory::statistics_adaptor, resource>(
       m, "StatisticsAdaptor", "Counts bytes and allocations passing to `upstream`: now, at peak and in total.")
-      .def(nb::new_([](resource_ptr upstream) { return std::make_shared<memory::statistics_adaptor>(std::move(upstream)); }),
+      .def(nb::new_(
+               [](resource_ptr upstream) { return std::make_shared<memory::statistics_adaptor>(std::move(upstream)); }),
            "upstream"_a)
       .def(
           "statistics", [](const memory::statistics_adaptor& s) { return statistics_dict(s.statistics()); },
@@ -179,8 +180,8 @@ void bind_memory(nb::module_& m) {
           },
           "Live allocations, oldest first, as (ptr, nbytes, sequence) tuples.")
       .def("report", &memory::leak_tracking_adaptor::report);
-  nb::class_<memory::logging_adaptor, resource>(
-      m, "LoggingAdaptor", "Writes one CSV line per allocation and deallocation to `path`.")
+  nb::class_<memory::logging_adaptor, resource>(m, "LoggingAdaptor",
+                                                "Writes one CSV line per allocation and deallocation to `path`.")
       .def(nb::new_([](resource_ptr upstream, const std::string& path) {
              return std::make_shared<memory::logging_adaptor>(std::move(upstream), path);
            }),

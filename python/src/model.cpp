@@ -28,8 +28,8 @@ template <class T>
 py_array host_array(std::vector<T> values, dtype type) {
   auto* held = new std::vector<T>(std::move(values));
   const auto n = static_cast<std::int64_t>(held->size());
-  auto owner = buffer::adopt(held->data(), held->size() * sizeof(T), cpu_device,
-                             [held](void*, std::size_t) { delete held; });
+  auto owner =
+      buffer::adopt(held->data(), held->size() * sizeof(T), cpu_device, [held](void*, std::size_t) { delete held; });
   return {array(std::move(owner), type, {n}), legacy_stream};
 }
 
@@ -51,9 +51,7 @@ nb::dict train_result_dict(model::train_result r) {
   return d;
 }
 
-nb::object json_to_python(const nlohmann::json& j) {
-  return nb::module_::import_("json").attr("loads")(j.dump());
-}
+nb::object json_to_python(const nlohmann::json& j) { return nb::module_::import_("json").attr("loads")(j.dump()); }
 
 nb::dict result_dict(pipeline::run_result r, const pipeline::run_options& options) {
   nb::dict d;
@@ -107,9 +105,7 @@ void bind_model(nb::module_& m) {
            "A freshly initialised model for rows of `width` samples (a power of two >= 16).")
       .def_static(
           "load",
-          [](const std::string& path, nb::handle device) {
-            return model::vae::load(path, parse_device(device));
-          },
+          [](const std::string& path, nb::handle device) { return model::vae::load(path, parse_device(device)); },
           "path"_a, "device"_a = "cpu", "Reads a model written by save() (or `zeroflow run`'s model.pt).")
       .def(
           "_train",
@@ -161,10 +157,10 @@ void bind_model(nb::module_& m) {
   m.def("cpu_threads", &model::cpu_threads);
   m.def(
       "_run",
-      [](const std::string& input, const std::string& column, double rate, double ricker, double nms,
-         double min_beat, double max_beat, double ratio, const std::string& device, int epochs, int batch,
-         std::uint64_t seed, nb::handle labels, nb::handle model_path, int threads, bool route_torch_memory,
-         nb::handle progress, const std::string& model_out, nb::handle out) {
+      [](const std::string& input, const std::string& column, double rate, double ricker, double nms, double min_beat,
+         double max_beat, double ratio, const std::string& device, int epochs, int batch, std::uint64_t seed,
+         nb::handle labels, nb::handle model_path, int threads, bool route_torch_memory, nb::handle progress,
+         const std::string& model_out, nb::handle out) {
         pipeline::run_options o;
         o.input = input;
         o.column = column;
@@ -193,8 +189,8 @@ void bind_model(nb::module_& m) {
         return result_dict(std::move(r), o);
       },
       "input"_a, "column"_a, "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a,
-      "max_beat_seconds"_a, "min_peak_ratio"_a, "device"_a.none(), "epochs"_a, "batch"_a, "seed"_a, "labels"_a.none(), "model"_a.none(),
-      "threads"_a, "route_torch_memory"_a, "progress"_a.none(), "model_out"_a, "out"_a.none());
+      "max_beat_seconds"_a, "min_peak_ratio"_a, "device"_a.none(), "epochs"_a, "batch"_a, "seed"_a, "labels"_a.none(),
+      "model"_a.none(), "threads"_a, "route_torch_memory"_a, "progress"_a.none(), "model_out"_a, "out"_a.none());
 }
 
 #else

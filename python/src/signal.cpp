@@ -3,8 +3,8 @@
 #include <nanobind/stl/string.h>
 
 #include "common.hpp"
-#include "zeroflow/signal/segment.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
+#include "zeroflow/signal/segment.hpp"
 
 namespace zeroflow::python {
 namespace {
@@ -56,8 +56,10 @@ void bind_signal(nb::module_& m) {
   using namespace nb::literals;
   nb::class_<signal::normalization>(m, "Normalization", "Rows are (x - center) / scale (robust z-score).")
       .def(nb::init<>())
-      .def(nb::new_([](float center, float scale) { return signal::normalization{center, scale}; }), "center"_a,
-           "scale"_a)
+      .def(nb::new_([](float center, float scale) {
+             return signal::normalization{center, scale};
+           }),
+           "center"_a, "scale"_a)
       .def_rw("center", &signal::normalization::center)
       .def_rw("scale", &signal::normalization::scale)
       .def("__repr__", [](const signal::normalization& n) {
@@ -163,7 +165,8 @@ void bind_signal(nb::module_& m) {
         }
         return nb::make_tuple(py_array{e.rows, s}, py_array{e.kept, s}, py_array{e.kept_index, s});
       },
-      "signal"_a, "positions"_a, "lengths"_a, "min_length"_a, "max_length"_a, "row_width"_a, "norm"_a, "stream"_a.none());
+      "signal"_a, "positions"_a, "lengths"_a, "min_length"_a, "max_length"_a, "row_width"_a, "norm"_a,
+      "stream"_a.none());
   m.def(
       "_segment_beats",
       [](const py_array& x, double rate, double ricker, double nms, double min_beat, double max_beat, double ratio,

@@ -28,8 +28,8 @@ synth::ecg_options options_of(double hours, double sample_rate, double anomaly_r
 template <class T>
 py_array owned(std::vector<T> values, dtype type) {
   auto* held = new std::vector<T>(std::move(values));
-  auto owner = buffer::adopt(held->data(), held->size() * sizeof(T), cpu_device,
-                             [held](void*, std::size_t) { delete held; });
+  auto owner =
+      buffer::adopt(held->data(), held->size() * sizeof(T), cpu_device, [held](void*, std::size_t) { delete held; });
   return {array(std::move(owner), type, {static_cast<std::int64_t>(held->size())}), legacy_stream};
 }
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-zf = pytest.importorskip("zeroflow")
+import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
 gpu = pytest.mark.skipif(not zf.cuda_available(), reason="needs a CUDA build of zeroflow and a GPU")
 
 

@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 import pytest
 
-zf = pytest.importorskip("zeroflow")
+import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
 pa = pytest.importorskip("pyarrow")
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-zf = pytest.importorskip("zeroflow")
+import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
 from seed_reference import ricker, segment  # noqa: E402
 
 needs_torch = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch")

@@ -4,7 +4,7 @@ devices). The lead runs these on the GPU machine (docs/python.md, "GPU tests")."
 import numpy as np
 import pytest
 
-zf = pytest.importorskip("zeroflow")
+import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
 pytestmark = pytest.mark.skipif(not zf.cuda_available(), reason="needs a CUDA build of zeroflow and a GPU")
 
 

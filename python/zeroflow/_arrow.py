@@ -8,7 +8,7 @@ for data split over several chunks or batches (zeroflow arrays are one block of 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 from ._interop import Array, _copy_needed, _core, asarray
 
@@ -23,7 +23,7 @@ def _is_arrow(obj: Any) -> bool:
     return any(hasattr(obj, name) for name in ("__arrow_c_device_array__", "__arrow_c_array__", "__arrow_c_stream__"))
 
 
-def _consume(obj: Any, copy: Optional[bool], stream: Any):
+def _consume(obj: Any, copy: Optional[bool], stream: Any) -> Tuple[list, Optional[str]]:
     """The Arrow data of `obj` as a list of batches (Arrays or Tables)."""
     if hasattr(obj, "__arrow_c_device_array__") or hasattr(obj, "__arrow_c_array__"):
         device = hasattr(obj, "__arrow_c_device_array__")
@@ -47,7 +47,7 @@ def _concatenate(arrays: list, copy: Optional[bool]) -> Array:
     return asarray(numpy.concatenate([numpy.asarray(a) for a in arrays]))
 
 
-def import_array(obj: Any, copy: Optional[bool], stream: Any = None):
+def import_array(obj: Any, copy: Optional[bool], stream: Any = None) -> Optional[Tuple[Array, bool]]:
     """Arrow input as one array: (Array, copied) or None when `obj` speaks no Arrow protocol.
 
     A table or record batch of exactly one column gives that column."""

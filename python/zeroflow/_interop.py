@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 from ._load import load_core
 
@@ -120,7 +120,7 @@ def _import(obj: Any, copy: Optional[bool], stream: Any) -> tuple[Array, bool]:
     return _via_numpy(obj, copy), True
 
 
-def _arrow_import(obj: Any, copy: Optional[bool], stream: Any):
+def _arrow_import(obj: Any, copy: Optional[bool], stream: Any) -> Optional[Tuple[Array, bool]]:
     """Arrow inputs (zeroflow._arrow, imported late: it builds on this module)."""
     from . import _arrow
 

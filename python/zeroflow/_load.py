@@ -8,9 +8,10 @@ sonames, and the core loads after it.
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 
-def load_core():
+def load_core() -> ModuleType:
     try:
         return importlib.import_module("zeroflow._zeroflow")
     except ImportError as error:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from ._interop import _core
 from . import memory
@@ -59,7 +59,7 @@ def use_for_torch(resource: Optional[memory.MemoryResource] = None) -> memory.Me
     return resource
 
 
-def cupy_allocator(resource: memory.MemoryResource):
+def cupy_allocator(resource: memory.MemoryResource) -> Callable[[int], Any]:
     """A ``cupy.cuda.set_allocator`` function allocating from `resource` on CuPy's current stream."""
     import cupy
 

@@ -147,8 +147,8 @@ array pack_bits(const array& a) {
 }
 
 /// Fills `out` with `length` elements and the given children; `values` is held (may be empty).
-array_private* fill_array(ArrowArray* out, std::int64_t length, std::int64_t n_buffers, array values,
-                          const void* data, std::vector<array_box> children) {
+array_private* fill_array(ArrowArray* out, std::int64_t length, std::int64_t n_buffers, array values, const void* data,
+                          std::vector<array_box> children) {
   auto p = std::make_unique<array_private>();
   p->values = std::move(values);
   p->buffers[1] = data;
@@ -205,8 +205,8 @@ void check_table(const table& t) {
   for (std::size_t i = 0; i < t.columns.size(); ++i) {
     check_exportable(t.columns[i], t.names[i]);
     ZF_EXPECTS(t.columns[i].where() == t.columns.front().where(), "column \"", t.names[i], "\" is on ",
-               t.columns[i].where().name(), ", column \"", t.names.front(), "\" on ",
-               t.columns.front().where().name(), "; an Arrow table lives on one device");
+               t.columns[i].where().name(), ", column \"", t.names.front(), "\" on ", t.columns.front().where().name(),
+               "; an Arrow table lives on one device");
   }
 }
 

@@ -59,11 +59,11 @@ std::string field_name(const ArrowSchema& s) { return s.name != nullptr ? s.name
 /// bitmap may be read here when the producer did not count them.
 void check_no_nulls(const ArrowArray& a, const std::string& name, bool host) {
   if (a.null_count == 0) return;
-  const char* hint = "; zeroflow arrays have no validity bitmap: fill or drop the nulls first (pyarrow.compute.fill_null)";
+  const char* hint =
+      "; zeroflow arrays have no validity bitmap: fill or drop the nulls first (pyarrow.compute.fill_null)";
   ZF_EXPECTS(a.null_count < 0, "Arrow field \"", name, "\" has ", a.null_count, " null(s)", hint);
   if (a.n_buffers == 0 || a.buffers == nullptr || a.buffers[0] == nullptr) return;  // no bitmap: no nulls
-  ZF_EXPECTS(host, "Arrow field \"", name, "\" has a validity bitmap in device memory and an unknown null count",
-             hint);
+  ZF_EXPECTS(host, "Arrow field \"", name, "\" has a validity bitmap in device memory and an unknown null count", hint);
   const auto* bits = static_cast<const std::uint8_t*>(a.buffers[0]);
   for (std::int64_t i = 0; i < a.length; ++i)
     ZF_EXPECTS(arrow::detail::bit_at(bits, a.offset + i), "Arrow field \"", name, "\" has a null at row ", i, hint);
@@ -124,8 +124,8 @@ array field_values(const holder_ptr& h, const ArrowSchema& schema, const ArrowAr
 
   const std::string name = field_name(schema);
   const std::int64_t width = list_width(format, name);
-  ZF_EXPECTS(schema.n_children == 1 && a.n_children == 1 && schema.children && a.children,
-             "Arrow fixed-size list \"", name, "\" needs exactly one child");
+  ZF_EXPECTS(schema.n_children == 1 && a.n_children == 1 && schema.children && a.children, "Arrow fixed-size list \"",
+             name, "\" needs exactly one child");
   check_no_nulls(a, name, where.host_accessible());
   const ArrowSchema& child_schema = *schema.children[0];
   const ArrowArray& child = *a.children[0];
@@ -143,11 +143,16 @@ array field_values(const holder_ptr& h, const ArrowSchema& schema, const ArrowAr
 device device_of(const ArrowDeviceArray& in) {
   const auto id = static_cast<std::int32_t>(in.device_id);
   switch (in.device_type) {
-    case arrow::device_cpu: return cpu_device;
-    case arrow::device_cuda: return {device_type::cuda, id};
-    case arrow::device_cuda_host: return {device_type::cuda_host, id};
-    case arrow::device_cuda_managed: return {device_type::cuda_managed, id};
-    default: break;
+    case arrow::device_cpu:
+      return cpu_device;
+    case arrow::device_cuda:
+      return {device_type::cuda, id};
+    case arrow::device_cuda_host:
+      return {device_type::cuda_host, id};
+    case arrow::device_cuda_managed:
+      return {device_type::cuda_managed, id};
+    default:
+      break;
   }
   ZF_THROW(invalid_argument, "unsupported Arrow device type ", in.device_type,
            "; zeroflow takes CPU (1), CUDA (2), CUDA_HOST (3) and CUDA_MANAGED (13)");
@@ -169,10 +174,10 @@ void wait_for_producer(const ArrowDeviceArray& in, device where, stream_view str
 table table_of(const holder_ptr& h, const ArrowSchema& schema, device where) {
   check_schema(schema);
   const ArrowArray& a = h->array;
-  ZF_EXPECTS(std::string_view(schema.format) == "+s", "a table needs an Arrow struct (\"+s\"), not \"",
-             schema.format, "\"");
-  ZF_EXPECTS(schema.n_children == a.n_children, "Arrow struct schema has ", schema.n_children,
-             " fields and its array ", a.n_children, " children");
+  ZF_EXPECTS(std::string_view(schema.format) == "+s", "a table needs an Arrow struct (\"+s\"), not \"", schema.format,
+             "\"");
+  ZF_EXPECTS(schema.n_children == a.n_children, "Arrow struct schema has ", schema.n_children, " fields and its array ",
+             a.n_children, " children");
   check_no_nulls(a, field_name(schema), where.host_accessible());
   table t;
   for (std::int64_t i = 0; i < a.n_children; ++i) {

@@ -1,5 +1,7 @@
 // Arrow C Data / Device / Stream Interface: export and import, lifetimes, moved children, bits,
 // nulls and misuse.
+#include "zeroflow/interop/arrow.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "zeroflow/core/cuda.hpp"
-#include "zeroflow/interop/arrow.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -85,9 +86,9 @@ std::vector<T> values_of(const zf::array& a) {
 
 TEST(Arrow, FormatOfEveryPrimitiveDtype) {
   const std::vector<std::pair<zf::dtype, std::string>> expected = {
-      {zf::int8, "c"},    {zf::int16, "s"},   {zf::int32, "i"},   {zf::int64, "l"},   {zf::uint8, "C"},
-      {zf::uint16, "S"},  {zf::uint32, "I"},  {zf::uint64, "L"},  {zf::float16, "e"}, {zf::float32, "f"},
-      {zf::float64, "g"}, {zf::bool8, "b"}};
+      {zf::int8, "c"},    {zf::int16, "s"},   {zf::int32, "i"},   {zf::int64, "l"},
+      {zf::uint8, "C"},   {zf::uint16, "S"},  {zf::uint32, "I"},  {zf::uint64, "L"},
+      {zf::float16, "e"}, {zf::float32, "f"}, {zf::float64, "g"}, {zf::bool8, "b"}};
   for (const auto& [type, format] : expected) {
     zf::array a = zf::zeros({3}, type);
     ar::ArrowSchema s{};
@@ -216,8 +217,8 @@ TEST(Arrow, RefusesWhatArrowCannotHold) {
   ar::ArrowSchema s{};
   ar::ArrowArray arr{};
   zf::array base = zf::zeros({4, 6}, zf::float32);
-  EXPECT_THROW(zf::export_arrow_array(base.slice(1, 0, 6, 2), &arr), zf::invalid_argument);      // strided
-  EXPECT_THROW(zf::export_arrow_array(base.slice(0, 3, -1, -1), &arr), zf::invalid_argument);    // negative stride
+  EXPECT_THROW(zf::export_arrow_array(base.slice(1, 0, 6, 2), &arr), zf::invalid_argument);    // strided
+  EXPECT_THROW(zf::export_arrow_array(base.slice(0, 3, -1, -1), &arr), zf::invalid_argument);  // negative stride
   EXPECT_THROW(zf::export_arrow_schema(zf::zeros({3}, zf::bfloat16), "b", &s), zf::invalid_argument);
   EXPECT_THROW(zf::export_arrow_schema(zf::zeros({}, zf::float32), "scalar", &s), zf::invalid_argument);  // 0-d
   EXPECT_THROW(zf::export_arrow_schema(zf::zeros({2, 2, 2}, zf::float32), "cube", &s), zf::invalid_argument);

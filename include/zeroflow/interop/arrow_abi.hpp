@@ -29,13 +29,13 @@ inline constexpr std::int64_t flag_map_keys_sorted = 4;
 
 /// A type (and field name) description; `format` is the type's format string ("f" float32...).
 struct ArrowSchema {
-  const char* format;   ///< mandatory, e.g. "f", "l", "b", "+s", "+w:256"
-  const char* name;     ///< field name; may be NULL
-  const char* metadata; ///< binary key/value metadata; may be NULL
-  std::int64_t flags;   ///< flag_* bits
+  const char* format;    ///< mandatory, e.g. "f", "l", "b", "+s", "+w:256"
+  const char* name;      ///< field name; may be NULL
+  const char* metadata;  ///< binary key/value metadata; may be NULL
+  std::int64_t flags;    ///< flag_* bits
   std::int64_t n_children;
-  ArrowSchema** children;   ///< n_children pointers (NULL when none)
-  ArrowSchema* dictionary;  ///< NULL unless dictionary-encoded
+  ArrowSchema** children;         ///< n_children pointers (NULL when none)
+  ArrowSchema* dictionary;        ///< NULL unless dictionary-encoded
   void (*release)(ArrowSchema*);  ///< NULL once released
   void* private_data;             ///< the producer's bookkeeping
 };
@@ -48,7 +48,7 @@ struct ArrowArray {
   std::int64_t offset;      ///< in elements (bits for booleans) into every buffer
   std::int64_t n_buffers;
   std::int64_t n_children;
-  const void** buffers;     ///< n_buffers pointers; the validity bitmap may be NULL with no nulls
+  const void** buffers;  ///< n_buffers pointers; the validity bitmap may be NULL with no nulls
   ArrowArray** children;
   ArrowArray* dictionary;
   void (*release)(ArrowArray*);  ///< NULL once released
