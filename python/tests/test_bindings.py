@@ -235,6 +235,7 @@ def test_import_export_loops_leak_nothing():
     """Every protocol, both ways, 200 times: the pool's statistics return to zero and no capsule,
     view or producer is left behind."""
     pa = pytest.importorskip("pyarrow")
+    torch = pytest.importorskip("torch")
     stats = zf.memory.StatisticsAdaptor(zf.memory.HostResource())
     with zf.memory.using(stats):
         for i in range(200):
@@ -243,6 +244,9 @@ def test_import_export_loops_leak_nothing():
             np.from_dlpack(a)[0, 0] = i
             np.asarray(a[::2])
             zf.asarray(np.from_dlpack(a))
+            t = torch.from_dlpack(a)
+            assert zf.asarray(t[1:]).data_ptr == a.data_ptr + 16
+            del t
             zf.from_dlpack(a.__dlpack__(max_version=(1, 0)))
             a.__dlpack__()  # dropped unconsumed: its deleter runs
             a.__dlpack__(max_version=(1, 0), copy=True)

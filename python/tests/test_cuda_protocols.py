@@ -93,3 +93,21 @@ def test_pinned_memory_is_host_memory_to_cpu_consumers():
     seen_as_cpu = zf.from_dlpack(p.__dlpack__(max_version=(1, 0), dl_device=(1, 0)))
     assert seen_as_cpu.device == "cpu" and seen_as_cpu.data_ptr == p.data_ptr
     assert p.__cuda_array_interface__["stream"] is None
+
+
+def test_device_import_export_loops_leak_nothing():
+    torch = torch_cuda_or_skip()
+    stats = zf.memory.StatisticsAdaptor(zf.memory.current_resource("cuda:0"))
+    with zf.memory.using(stats):
+        for _ in range(100):
+            a = zf.zeros((256, 4), "float32", device="cuda")
+            t = torch.from_dlpack(a)
+            assert zf.asarray(t).data_ptr == a.data_ptr
+            zf._zeroflow._from_cuda_array_interface(a)
+            a.__dlpack__(stream=2)  # dropped unconsumed
+            a.__arrow_c_device_array__()
+            zf.from_dlpack(a.__dlpack__(max_version=(1, 0), dl_device=(1, 0)))  # a host copy
+            del a, t
+        torch.cuda.synchronize()
+        s = stats.statistics()
+    assert s["total_count"] >= 100 and s["current_bytes"] == 0 and s["current_count"] == 0, s

@@ -70,8 +70,9 @@ def run(input: PathLike, *, column: Union[str, int, None] = None, sample_rate: f
         out: a folder to write beats.csv, summary.json and report.html into (and model.pt unless
             ``model_out`` says otherwise).
         model_out: where to save the trained model.
-        route_torch_memory: on CUDA, make LibTorch allocate from zeroflow's pool (before its first
-            CUDA allocation in this process).
+        route_torch_memory: on CUDA, make LibTorch allocate from zeroflow's pool. Only possible
+            before PyTorch's first CUDA allocation in this process (zeroflow.Error otherwise: pass
+            False, or call zeroflow.allocators.share_pool() first thing).
         progress: called with one line per stage and epoch.
     """
     if not _core.has_torch:
