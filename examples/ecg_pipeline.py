@@ -91,6 +91,11 @@ def gate_numba_cupy(filtered, window, handoffs):
     import cupy as cp
     from numba import cuda
 
+    if not hasattr(np, "row_stack"):
+        # numba-cuda builds that predate NumPy 2.4 register an overload of np.row_stack (removed in
+        # 2.4) when they compile their first kernel, and fail with AttributeError; NumPy's alias was vstack.
+        np.row_stack = np.vstack
+
     @cuda.jit
     def segment_kernel(signal, window, out):
         base, step = cuda.grid(1), cuda.gridsize(1)

@@ -228,6 +228,13 @@ def _torch_cuda_make(x):
     return torch.from_numpy(x).cuda()
 
 
+def _numba_make(x):
+    cuda = _numba_cuda()
+    if x.ndim == 2 and not x.flags.c_contiguous:  # Numba copies only contiguous host arrays
+        return cuda.to_device(x.base)[::2, 1::3]
+    return cuda.to_device(x)
+
+
 def _jax_gpu_make(x):
     jax = _jax()
     return jax.device_put(x, jax.devices("gpu")[0])
@@ -246,7 +253,7 @@ GPU_FRAMEWORKS = [
     Framework("JAX", "cuda", "jax", _jax_gpu_make, _jax_pointer, np.asarray, zf.asarray, _jnp_from_zeroflow,
               "zf.asarray(x)  # with jax_enable_x64 for 64-bit types",
               "jnp.from_dlpack(a)  # strided: jnp.from_dlpack(zf.ascontiguousarray(a))"),
-    Framework("Numba", "cuda", "numba.cuda", lambda x: _numba_cuda().to_device(x), _cai_pointer,
+    Framework("Numba", "cuda", "numba.cuda", _numba_make, _cai_pointer,
               lambda d: d.copy_to_host(), zf.asarray, lambda a: _numba_cuda().as_cuda_array(a),
               "zf.asarray(d)  # __cuda_array_interface__", "numba.cuda.as_cuda_array(a)"),
     Framework("cuDF", "cuda", "cudf", lambda x: None, lambda x: None, lambda x: x, zf.asarray, lambda a: a,

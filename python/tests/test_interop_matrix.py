@@ -49,6 +49,23 @@ KNOWN_COPIES = {
 KNOWN_UNSUPPORTED = {}
 
 
+def _pandas_major():
+    try:
+        import pandas
+    except ImportError:
+        return 0
+    return int(pandas.__version__.split(".")[0])
+
+
+if _pandas_major() >= 3:
+    # Copy-on-write: a pandas 3 Series hands out a read-only NumPy view, so its zeroflow array is
+    # read-only too; legacy DLPack capsules have no read-only flag, and NumPy and zeroflow refuse them.
+    for consumer in ("JAX", "TensorFlow"):
+        KNOWN_UNSUPPORTED[("cpu", "pandas", consumer, "*")] = (
+            f"pandas 3 data is read-only (copy-on-write) and {consumer} asks for a legacy DLPack capsule, which "
+            "cannot say so: zf.asarray(series, copy=True)")
+
+
 def lookup(table, device, source, target, case, cell=None):
     """The most specific matching reason (exact names before wildcards)."""
     matches = [(sum(k == "*" for k in key), reason) for key, reason in table.items()

@@ -102,14 +102,21 @@ def _import(obj: Any, copy: Optional[bool], stream: Any) -> tuple[Array, bool]:
         return obj, False
     if _is_capsule(obj):
         return from_dlpack(obj, stream=stream), False
+    if _stream_only_arrow(obj) and getattr(obj, "ndim", None) == 1:
+        # A pandas (>= 3) Series: its Arrow stream is a converted copy, its NumPy view is its memory.
+        view = _numpy_view(obj)
+        if view is not None:
+            return view, False
     arrow = _arrow_import(obj, copy, stream)  # Arrow objects first: their __dlpack__ (if any) skips bools
     if arrow is not None:
         return arrow
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         try:
             return from_dlpack(obj, stream=stream, copy=False if copy is False else None), False
-        except (BufferError, TypeError):
-            pass  # a layout the producer cannot export (NumPy's byte-swapped arrays...): try the others
+        except (BufferError, TypeError, ValueError):
+            # A layout the producer cannot export (NumPy's byte-swapped arrays, Numba's strided
+            # views, whose __dlpack__ raises ValueError): try the others.
+            pass
     if hasattr(obj, "__cuda_array_interface__"):
         return _core._from_cuda_array_interface(obj, stream), False
     if hasattr(obj, "__array_interface__"):
@@ -125,6 +132,26 @@ def _arrow_import(obj: Any, copy: Optional[bool], stream: Any) -> Optional[Tuple
     from . import _arrow
 
     return _arrow.import_array(obj, copy, stream)
+
+
+def _stream_only_arrow(obj: Any) -> bool:
+    return hasattr(obj, "__arrow_c_stream__") and not any(
+        hasattr(obj, name) for name in ("__arrow_c_device_array__", "__arrow_c_array__"))
+
+
+def _numpy_view(obj: Any) -> Optional[Array]:
+    """`obj` through ``numpy.asarray(copy=False)`` when that shares its memory; else None."""
+    import numpy
+
+    if not hasattr(obj, "__array__"):
+        return None
+    try:
+        array = numpy.asarray(obj, copy=False)
+    except (ValueError, TypeError):
+        return None
+    if array.dtype.kind not in "biufc" or not array.flags.aligned or not array.dtype.isnative:
+        return None
+    return _core._from_dlpack_capsule(array.__dlpack__(max_version=(1, 0)), None)
 
 
 def _via_numpy(obj: Any, copy: Optional[bool]) -> Array:

@@ -30,6 +30,7 @@ or framework by framework: :func:`use_for_torch`, :func:`use_for_cupy`, :func:`u
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 from typing import Any, Callable, Iterable, Optional
@@ -78,18 +79,29 @@ def use_for_cupy(resource: Optional[memory.MemoryResource] = None) -> memory.Mem
 
     resource = _cuda_resource(resource)
     cupy.cuda.set_allocator(cupy_allocator(resource))
+    atexit.register(_release_cupy_allocator)
     return resource
+
+
+def _release_cupy_allocator() -> None:
+    # CuPy's global allocator would otherwise hold `resource` (a Python object) past the interpreter's
+    # shutdown. Arrays still alive keep their blocks, and so their memory, on their own.
+    import cupy
+
+    cupy.cuda.set_allocator(None)
+
+
+def _numba_uses_nvidia_binding() -> bool:
+    # Numba's driver says which binding it runs on; numba-cuda releases without that switch have
+    # only NVIDIA's (cuda-python), whatever their config's old CUDA_USE_NVIDIA_BINDING says.
+    from numba.cuda.cudadrv import driver
+
+    return bool(getattr(driver, "USE_NV_BINDING", True))
 
 
 def _device_pointer(address: int):
     """Numba's device pointer type: a CUdeviceptr with NVIDIA's bindings, else a ctypes pointer."""
-    try:
-        from numba.core import config
-
-        nvidia = bool(getattr(config, "CUDA_USE_NVIDIA_BINDING", False))
-    except ImportError:
-        nvidia = False
-    if nvidia:
+    if _numba_uses_nvidia_binding():
         try:
             from cuda.bindings.driver import CUdeviceptr
         except ImportError:

@@ -12,7 +12,10 @@
 
 namespace zeroflow::memory {
 
-class resource {
+/// Shares ownership through enable_shared_from_this so that bindings (nanobind) hand C++ the
+/// resource's own shared_ptr: adaptors, the current-resource registry and LibTorch's allocator then
+/// keep the C++ object alive, not its Python wrapper.
+class resource : public std::enable_shared_from_this<resource> {
  public:
   virtual ~resource() = default;
 

@@ -1,0 +1,34 @@
+"""Importing zeroflow and torch in either order works (a crash of the GPU build, see _load.py)."""
+import subprocess
+import sys
+
+import pytest
+
+import zeroflow as zf
+
+SCRIPTS = {
+    "zeroflow first": "import zeroflow as zf, torch, torch.nn.functional",
+    "torch first": "import torch, torch.nn.functional, zeroflow as zf",
+}
+
+
+@pytest.mark.skipif(not zf.has_torch, reason="this build does not link LibTorch")
+@pytest.mark.parametrize("order", sorted(SCRIPTS))
+def test_zeroflow_and_torch_import_in_either_order(order):
+    device = "cuda" if zf.cuda_available() else "cpu"
+    # A DLPack round trip proves both libraries are usable after the imports, not just loaded.
+    script = SCRIPTS[order] + (
+        f"\nt = torch.arange(5, dtype=torch.float32, device='{device}')"
+        "\na = zf.asarray(t)"
+        "\nback = torch.from_dlpack(a)"
+        "\nassert back.data_ptr() == t.data_ptr() and back.sum().item() == 10.0"
+        "\nprint('ok')")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{order}: exit {proc.returncode}\n{proc.stderr[-2000:]}"
+    assert proc.stdout.strip().endswith("ok")
+
+
+def test_core_knows_whether_it_links_torch():
+    from zeroflow import _build_config
+    assert _build_config.LINKS_TORCH == zf.has_torch
+    assert _build_config.HAS_CUDA == zf.has_cuda
