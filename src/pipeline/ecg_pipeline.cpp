@@ -16,6 +16,7 @@
 #include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/vae.hpp"
+#include "zeroflow/signal/warm_up.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 
 namespace zeroflow::pipeline {
@@ -162,6 +163,9 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       // as zeroflow's arrays. LibTorch accepts this only before its first CUDA allocation.
       if (options.route_torch_memory && !model::torch_allocator_routed())
         model::route_torch_allocator_to(memory::current_resource(result.where));
+      // CUDA loads kernels lazily, on first launch: load the segmentation's now (a few ms), so
+      // that the segment stage measures segmentation, as the seed's warmed-up timing does.
+      signal::warm_up(options.segmentation, result.where, stream);
     });
   }
 

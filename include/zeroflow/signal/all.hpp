@@ -9,3 +9,4 @@
 #include "zeroflow/signal/peak_filter.hpp"
 #include "zeroflow/signal/ricker.hpp"
 #include "zeroflow/signal/segment.hpp"
+#include "zeroflow/signal/warm_up.hpp"

@@ -1,0 +1,62 @@
+// signal::warm_up: nothing on the host, parameters checked everywhere, and on the GPU every byte
+// it takes from the pool given back (a warm-up must not grow the run's memory).
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "cuda_test_helpers.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/statistics_adaptor.hpp"
+#include "zeroflow/signal/warm_up.hpp"
+
+namespace zf = zeroflow;
+namespace sig = zeroflow::signal;
+
+namespace {
+
+/// Installs a statistics adaptor over `where`'s current resource for the scope.
+class counted {
+ public:
+  explicit counted(zf::device where)
+      : stats_{std::make_shared<zf::memory::statistics_adaptor>(zf::memory::current_resource(where))},
+        previous_{zf::memory::set_current_resource(stats_)} {}
+  ~counted() { zf::memory::set_current_resource(previous_); }
+  counted(const counted&) = delete;
+  counted& operator=(const counted&) = delete;
+  [[nodiscard]] zf::memory::allocation_statistics numbers() const { return stats_->statistics(); }
+
+ private:
+  std::shared_ptr<zf::memory::statistics_adaptor> stats_;
+  zf::memory::resource_ptr previous_;
+};
+
+}  // namespace
+
+TEST(WarmUp, DoesNothingOnTheHost) {
+  counted host(zf::cpu_device);
+  sig::warm_up({}, zf::cpu_device, {});
+  EXPECT_EQ(host.numbers().total_count, 0);
+}
+
+TEST(WarmUp, RefusesParametersSegmentationWouldRefuse) {
+  sig::segment_params bad;
+  bad.min_beat_seconds = 2.0;  // longer than max_beat_seconds
+  EXPECT_THROW(sig::warm_up(bad, zf::cpu_device, {}), zf::invalid_argument);
+  bad = {};
+  bad.sample_rate = 0;
+  EXPECT_THROW(sig::warm_up(bad, zf::cuda_device(0), {}), zf::invalid_argument);
+}
+
+using WarmUpCuda = sig::testing::cuda_signal_test;
+
+TEST_F(WarmUpCuda, SegmentsOnTheDeviceAndGivesEveryByteBack) {
+  counted device(sig::testing::gpu0);
+  for (double rate : {250.0, 360.0, 1000.0}) {
+    sig::segment_params params;
+    params.sample_rate = rate;
+    sig::warm_up(params, sig::testing::gpu0, {});
+  }
+  const auto numbers = device.numbers();
+  EXPECT_GT(numbers.total_count, 10);  // it did segment: signal, filtered, gate, positions, rows...
+  EXPECT_EQ(numbers.current_bytes, 0U);
+}
