@@ -49,7 +49,48 @@ constexpr const char* slot_names[fused_vae::slot_count] = {
     "convA.bias",   "convB.weight", "convB.bias", "restore.weight", "restore.bias", "conv3.weight", "conv3.bias",
     "conv4.weight", "conv4.bias",   "conv5.weight", "conv5.bias", "sigma.alpha"};
 
+/// The network's parameters in slot order, checked against the kernels' expectations.
+std::vector<torch::Tensor> slot_parameters(light_vae& net, const char* what) {
+  const std::int64_t width = net->width();
+  ZF_EXPECTS(fused_step_supported(width), what, ": unsupported width ", width);
+  auto named = net->named_parameters();
+  std::vector<torch::Tensor> params;
+  for (const char* name : slot_names) {
+    const torch::Tensor* p = named.find(name);
+    ZF_EXPECTS(p != nullptr, what, ": the network has no parameter ", name);
+    ZF_EXPECTS(p->is_cuda() && p->scalar_type() == torch::kFloat && p->is_contiguous(), what, ": parameter ", name,
+               " must be contiguous float32 on a GPU");
+    params.push_back(*p);
+  }
+  for (int s = 0; s < fused_vae::slot_count; ++s)
+    ZF_EXPECTS(params[static_cast<std::size_t>(s)].numel() == fused_vae::slot_size(s, width), what, ": parameter ",
+               slot_names[s], " has ", params[static_cast<std::size_t>(s)].numel(), " values, expected ",
+               fused_vae::slot_size(s, width));
+  return params;
+}
+
 }  // namespace
+
+scored_rows fused_score(light_vae& net, const torch::Tensor& data) {
+  const std::vector<torch::Tensor> params = slot_parameters(net, "fused scoring");
+  const torch::Device gpu = params.front().device();
+  const std::int64_t width = net->width();
+  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
+                 data.size(1) == width && data.is_contiguous(),
+             "fused scoring: data must be contiguous float32 N x ", width, " on ", gpu.str());
+  const auto on_gpu = torch::TensorOptions().device(gpu).dtype(torch::kFloat);
+  scored_rows out{torch::empty({data.size(0)}, on_gpu), torch::empty({data.size(0), 2}, on_gpu)};
+  fused_vae::score_args a{};
+  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+  a.data = data.data_ptr<float>();
+  a.width = width;
+  a.rows = data.size(0);
+  a.score = out.score.data_ptr<float>();
+  a.mu = out.mu.data_ptr<float>();
+  const c10::cuda::CUDAGuard on_device(gpu);
+  fused_vae::score(a, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+  return out;
+}
 
 struct fused_step::impl {
   std::vector<torch::Tensor> params;  // slot order
@@ -62,19 +103,7 @@ struct fused_step::impl {
 fused_step::fused_step(light_vae& net, const std::vector<std::int64_t>& batch_sizes) : impl_{new impl} {
   try {
     impl_->width = net->width();
-    ZF_EXPECTS(fused_step_supported(impl_->width), "fused training step: unsupported width ", impl_->width);
-    auto named = net->named_parameters();
-    for (const char* name : slot_names) {
-      const torch::Tensor* p = named.find(name);
-      ZF_EXPECTS(p != nullptr, "fused training step: the network has no parameter ", name);
-      ZF_EXPECTS(p->is_cuda() && p->scalar_type() == torch::kFloat && p->is_contiguous(),
-                 "fused training step: parameter ", name, " must be contiguous float32 on a GPU");
-      impl_->params.push_back(*p);
-    }
-    for (int s = 0; s < fused_vae::slot_count; ++s)
-      ZF_EXPECTS(impl_->params[static_cast<std::size_t>(s)].numel() == fused_vae::slot_size(s, impl_->width),
-                 "fused training step: parameter ", slot_names[s], " has ", impl_->params[static_cast<std::size_t>(s)].numel(),
-                 " values, expected ", fused_vae::slot_size(s, impl_->width));
+    impl_->params = slot_parameters(net, "fused training step");
     const c10::cuda::CUDAGuard on_device(impl_->params.front().device());
     std::int64_t most_floats = 1, most_blocks = 1;
     for (std::int64_t batch : batch_sizes) {
@@ -139,6 +168,9 @@ fused_step::fused_step(light_vae&, const std::vector<std::int64_t>&) : impl_{nul
   ZF_THROW(cuda_error, "the fused training step needs a CUDA build of zeroflow");
 }
 fused_step::~fused_step() = default;
+scored_rows fused_score(light_vae&, const torch::Tensor&) {
+  ZF_THROW(cuda_error, "fused scoring needs a CUDA build of zeroflow");
+}
 void fused_step::run(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&, torch::Tensor&) {
   ZF_THROW(cuda_error, "the fused training step needs a CUDA build of zeroflow");
 }

@@ -223,6 +223,66 @@ __device__ void down_swish_backward(const float* gd, const float* a, int n, floa
   }
 }
 
+// ---- the forward pass of one beat ------------------------------------------------------------
+
+/// One beat's activations in shared memory (layout in the kernels below).
+struct beat_buffers {
+  float *x, *a0, *d0, *a1, *d1, *a2, *d2, *r, *a3, *a4, *a5;
+  float* heads;  ///< 4 × L/8: convA's and convB's outputs before their means
+  float* lat;    ///< mu0 mu1 lv0 lv1 z0 z1 e0 e1 (e: the noise, read when `sample`)
+};
+
+/// x (in b.x, loaded and synchronised by the caller) → every activation, the latents and the
+/// reconstruction a5. z = mu + e·exp(logvar/2) when `sample`, else z = mu exactly (scoring).
+__device__ void forward_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al,
+                             bool sample) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
+  auto W = [&](int s) { return prm + pk.offset[s]; };
+  float* lat = b.lat;
+  conv_forward<1, 4>(plain_input{b.x, L}, L, W(conv0_w), W(conv0_b), b.a0);
+  __syncthreads();
+  swish_down<4>(b.a0, L, al, b.d0);
+  __syncthreads();
+  conv_forward<4, 8>(plain_input{b.d0, L2}, L2, W(conv1_w), W(conv1_b), b.a1);
+  __syncthreads();
+  swish_down<8>(b.a1, L2, al, b.d1);
+  __syncthreads();
+  conv_forward<8, 16>(plain_input{b.d1, L4}, L4, W(conv2_w), W(conv2_b), b.a2);
+  __syncthreads();
+  swish_down<16>(b.a2, L4, al, b.d2);
+  __syncthreads();
+  // convA and convB side by side (4 × L/8), then their means.
+  conv_forward<16, 2>(plain_input{b.d2, L8}, L8, W(convA_w), W(convA_b), b.heads);
+  conv_forward<16, 2>(plain_input{b.d2, L8}, L8, W(convB_w), W(convB_b), b.heads + 2 * L8);
+  __syncthreads();
+  {
+    const int warp = tid / 32, lane = tid % 32;
+    if (warp < 4) {
+      float acc = 0;
+      for (int t = lane; t < L8; t += 32) acc += b.heads[warp * L8 + t];
+      acc = warp_sum(acc);
+      if (lane == 0) lat[warp] = acc / static_cast<float>(L8);
+    }
+  }
+  __syncthreads();
+  if (tid < 2) lat[4 + tid] = sample ? lat[tid] + lat[6 + tid] * expf(0.5F * lat[2 + tid]) : lat[tid];
+  __syncthreads();
+  {
+    const float z0 = lat[4], z1 = lat[5];
+    const float* rw = W(restore_w);
+    const float* rb = W(restore_b);
+    for (int j = tid; j < L; j += threads) b.r[j] = rb[j] + rw[2 * j] * z0 + rw[2 * j + 1] * z1;
+  }
+  __syncthreads();
+  conv_forward<8, 4>(upsampled_input<false>{b.r, L8, al}, L4, W(conv3_w), W(conv3_b), b.a3);
+  __syncthreads();
+  conv_forward<4, 2>(upsampled_input<true>{b.a3, L4, al}, L2, W(conv4_w), W(conv4_b), b.a4);
+  __syncthreads();
+  conv_forward<2, 1>(upsampled_input<true>{b.a4, L2, al}, L, W(conv5_w), W(conv5_b), b.a5);
+  __syncthreads();
+}
+
 // ---- the step ----------------------------------------------------------------------------------
 
 struct pointers {
@@ -256,6 +316,8 @@ __global__ void __launch_bounds__(threads)
   float* lat = small;                     // mu0 mu1 lv0 lv1 z0 z1 e0 e1, then g_mu0 g_mu1 g_lv0 g_lv1
   float* slots = small + 32;              // block_sum
 
+  const beat_buffers beat{x, a0, d0, a1, d1, a2, d2, r, a3, a4, a5, gsmall, lat};
+
   const int tid = static_cast<int>(threadIdx.x);
   for (int s = 0; s < slot_count; ++s) {
     const int n = pk.offset[s + 1] - pk.offset[s];
@@ -280,47 +342,7 @@ __global__ void __launch_bounds__(threads)
     for (int t = tid; t < L; t += threads) x[t] = src[t];
     if (tid < 2) lat[6 + tid] = eps[2 * b + tid];
     __syncthreads();
-    conv_forward<1, 4>(plain_input{x, L}, L, W(conv0_w), W(conv0_b), a0);
-    __syncthreads();
-    swish_down<4>(a0, L, al, d0);
-    __syncthreads();
-    conv_forward<4, 8>(plain_input{d0, L2}, L2, W(conv1_w), W(conv1_b), a1);
-    __syncthreads();
-    swish_down<8>(a1, L2, al, d1);
-    __syncthreads();
-    conv_forward<8, 16>(plain_input{d1, L4}, L4, W(conv2_w), W(conv2_b), a2);
-    __syncthreads();
-    swish_down<16>(a2, L4, al, d2);
-    __syncthreads();
-    // convA and convB side by side into gsmall (4 × L/8), then their means.
-    conv_forward<16, 2>(plain_input{d2, L8}, L8, W(convA_w), W(convA_b), gsmall);
-    conv_forward<16, 2>(plain_input{d2, L8}, L8, W(convB_w), W(convB_b), gsmall + 2 * L8);
-    __syncthreads();
-    {
-      const int warp = tid / 32, lane = tid % 32;
-      if (warp < 4) {
-        float acc = 0;
-        for (int t = lane; t < L8; t += 32) acc += gsmall[warp * L8 + t];
-        acc = warp_sum(acc);
-        if (lane == 0) lat[warp] = acc / static_cast<float>(L8);
-      }
-    }
-    __syncthreads();
-    if (tid < 2) lat[4 + tid] = lat[tid] + lat[6 + tid] * expf(0.5F * lat[2 + tid]);
-    __syncthreads();
-    {
-      const float z0 = lat[4], z1 = lat[5];
-      const float* rw = W(restore_w);
-      const float* rb = W(restore_b);
-      for (int j = tid; j < L; j += threads) r[j] = rb[j] + rw[2 * j] * z0 + rw[2 * j + 1] * z1;
-    }
-    __syncthreads();
-    conv_forward<8, 4>(upsampled_input<false>{r, L8, al}, L4, W(conv3_w), W(conv3_b), a3);
-    __syncthreads();
-    conv_forward<4, 2>(upsampled_input<true>{a3, L4, al}, L2, W(conv4_w), W(conv4_b), a4);
-    __syncthreads();
-    conv_forward<2, 1>(upsampled_input<true>{a4, L2, al}, L, W(conv5_w), W(conv5_b), a5);
-    __syncthreads();
+    forward_beat(beat, L, prm, pk, al, true);
 
     // ---- loss, and its gradient for the reconstruction (into gbig)
     float sq = 0;
@@ -467,6 +489,67 @@ __global__ void __launch_bounds__(reduce_threads)
   }
 }
 
+
+// ---- scoring: the forward pass with z = mu, and each beat's reconstruction error ---------------
+
+struct parameters {
+  const float* params[slot_count];
+};
+
+std::int64_t score_shared_floats(std::int64_t width) {
+  return 25 * width + packing(static_cast<int>(width)).total() + small_floats;
+}
+
+__global__ void __launch_bounds__(threads)
+    score_kernel(parameters ptr, const float* __restrict__ data, int L, std::int64_t n_rows, int rows_per_block,
+                 float* __restrict__ score, float* __restrict__ mu) {
+  extern __shared__ float shared[];
+  const packing pk(L);
+  const int P = pk.total();
+  float* prm = shared;   // P
+  float* x = prm + P;    // L
+  float* a0 = x + L;     // 4 × L
+  float* d0 = a0 + 4 * L;
+  float* a1 = d0 + 2 * L;
+  float* d1 = a1 + 4 * L;
+  float* a2 = d1 + 2 * L;
+  float* d2 = a2 + 4 * L;
+  float* r = d2 + 2 * L;
+  float* a3 = r + L;
+  float* a4 = a3 + L;
+  float* a5 = a4 + L;
+  float* heads = a5 + L;  // 2 × L (4 × L/8 used)
+  float* lat = heads + 2 * L;
+  float* slots = lat + 32;
+  const beat_buffers beat{x, a0, d0, a1, d1, a2, d2, r, a3, a4, a5, heads, lat};
+
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int s = 0; s < slot_count; ++s)
+    for (int i = tid; i < pk.offset[s + 1] - pk.offset[s]; i += threads) prm[pk.offset[s] + i] = ptr.params[s][i];
+  __syncthreads();
+  const float al = prm[pk.offset[alpha]];
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block;
+  const std::int64_t last = first + rows_per_block < n_rows ? first + rows_per_block : n_rows;
+  for (std::int64_t b = first; b < last; ++b) {
+    const float* src = data + b * static_cast<std::int64_t>(L);
+    for (int t = tid; t < L; t += threads) x[t] = src[t];
+    __syncthreads();
+    forward_beat(beat, L, prm, pk, al, false);
+    float sq = 0;
+    for (int t = tid; t < L; t += threads) {
+      const float e = a5[t] - x[t];
+      sq += e * e;
+    }
+    const float mse = block_sum(sq, slots) / static_cast<float>(L);
+    if (tid == 0) {
+      score[b] = mse;
+      mu[2 * b] = lat[0];
+      mu[2 * b + 1] = lat[1];
+    }
+    __syncthreads();  // x and lat are rewritten by the next beat
+  }
+}
+
 }  // namespace
 
 std::int64_t slot_size(int s, std::int64_t width) { return size_of_slot(s, width); }
@@ -516,6 +599,31 @@ void train_step(const step_args& a, const launch_plan& p, stream_view stream) {
   const int reduce_blocks = (warps_needed * 32 + reduce_threads - 1) / reduce_threads;
   reduce_kernel<<<reduce_blocks, reduce_threads, 0, stream.value()>>>(ptr, L, p.blocks, a.partial_grads,
                                                                        a.partial_loss, a.loss_total);
+  ZF_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace zeroflow::model::detail::fused_vae
+
+namespace zeroflow::model::detail::fused_vae {
+
+void score(const score_args& a, stream_view stream) {
+  ZF_EXPECTS(supported_width(a.width), "fused VAE scoring: width must be a power of two in [16, 1024], got ", a.width);
+  if (a.rows <= 0) return;
+  const auto shared_bytes = static_cast<std::size_t>(score_shared_floats(a.width)) * sizeof(float);
+  int device = 0, sms = 0, per_sm = 0;
+  ZF_CUDA_TRY(cudaGetDevice(&device));
+  ZF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  ZF_CUDA_TRY(cudaFuncSetAttribute(score_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared_bytes)));
+  ZF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, score_kernel, threads, shared_bytes));
+  ZF_EXPECTS(per_sm >= 1, "fused VAE scoring: width ", a.width, " needs more shared memory than this GPU has");
+  const std::int64_t resident = static_cast<std::int64_t>(sms) * per_sm;
+  const auto rows_per_block = static_cast<int>((a.rows + resident - 1) / resident);
+  const auto blocks = static_cast<int>((a.rows + rows_per_block - 1) / rows_per_block);
+  parameters ptr{};
+  for (int s = 0; s < slot_count; ++s) ptr.params[s] = a.params[s];
+  score_kernel<<<blocks, threads, shared_bytes, stream.value()>>>(ptr, a.data, static_cast<int>(a.width), a.rows,
+                                                                  rows_per_block, a.score, a.mu);
   ZF_CUDA_TRY(cudaGetLastError());
 }
 

@@ -66,4 +66,17 @@ struct step_args {
 /// the same batch and width.
 void train_step(const step_args& args, const launch_plan& p, stream_view stream);
 
+struct score_args {
+  const float* params[slot_count];  ///< device pointers to the contiguous parameters
+  const float* data;                ///< rows × width floats, row-major
+  std::int64_t width;
+  std::int64_t rows;
+  float* score;  ///< rows: mean_t (x̂ − x)² with x̂ decoded from z = μ (no sampling)
+  float* mu;     ///< rows × 2: the encoder's μ
+};
+
+/// Queues the scoring pass (one kernel: the forward pass above, one block per few beats) on
+/// `stream`. @throws invalid_argument for an unsupported width.
+void score(const score_args& args, stream_view stream);
+
 }  // namespace zeroflow::model::detail::fused_vae

@@ -22,6 +22,8 @@
 #include "zeroflow/model/detail/cuda_graph_trainer.hpp"
 #include "zeroflow/model/detail/cuda_ops.hpp"
 #include "zeroflow/model/detail/light_vae.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/model/vae.hpp"
 
 namespace zf = zeroflow;
 namespace zmd = zeroflow::model::detail;
@@ -169,4 +171,60 @@ TEST(FusedStep, GraphTrainingUsesItAndCanBeSwitchedOff) {
   const auto report = zmd::train_with_cuda_graphs(net, c.data, train_index, opt);
   zmd::set_fused_step_enabled(true);
   EXPECT_FALSE(report.fused);
+}
+
+// Scoring: the fused forward (z = μ) against LibTorch's eager forward of the same network on
+// the same rows. cuDNN may run LibTorch's convolutions in TF32 (10-bit mantissa), so μ is compared
+// to 1e-3 of its largest magnitude (measured on the H200: 2.2–3e-4) and the scores relative 1e-4.
+// Shapes, finiteness and values for several widths.
+TEST(FusedScore, MatchesLibTorchsForward) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  struct shape {
+    std::int64_t width, rows;
+  };
+  for (const shape s : {shape{16, 1}, shape{64, 300}, shape{256, 5000}, shape{1024, 77}}) {
+    SCOPED_TRACE("width " + std::to_string(s.width) + ", rows " + std::to_string(s.rows));
+    zmd::light_vae net = make_net(s.width, 21);
+    const batch_case c = make_case(s.width, s.rows, 17);
+    const torch::Tensor data = c.data.narrow(0, 0, s.rows).contiguous();
+    torch::NoGradGuard no_grad;
+    const bool fused_ops = zmd::fused_cuda_ops_enabled();
+    zmd::set_fused_cuda_ops(false);
+    const zmd::encoding e = net->encode(data);
+    const torch::Tensor want_score = torch::mean(torch::square(net->decode(e.mu) - data), 1);
+    zmd::set_fused_cuda_ops(fused_ops);
+    const zmd::scored_rows got = zmd::fused_score(net, data);
+    ASSERT_EQ(got.score.sizes(), want_score.sizes());
+    ASSERT_EQ(got.mu.sizes(), e.mu.sizes());
+    ASSERT_TRUE(torch::isfinite(got.score).all().item<bool>());
+    const double score_error = ((got.score - want_score).abs() / want_score.abs().clamp_min(1e-12)).max().item<double>();
+    EXPECT_LE(score_error, 1e-4);
+    const double mu_scale = e.mu.abs().max().item<double>();
+    EXPECT_LE((got.mu - e.mu).abs().max().item<double>(), 1e-3 * mu_scale + 1e-7);
+  }
+}
+
+TEST(FusedScore, VaeScoreUsesItAndAgreesWithTheEagerPath) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const zf::array rows = zf::model_test::make_rows(900, 64, 3, {1, 7, 20});
+  auto vae = zf::model::vae::create(64, zf::cuda_device(0), 5);
+  const zf::array device_rows = zf::copy_to(rows, zf::cuda_device(0));
+  const auto fused = vae.score(device_rows);
+  zmd::set_fused_step_enabled(false);
+  const auto eager = vae.score(device_rows);
+  zmd::set_fused_step_enabled(true);
+  const zf::array f = zf::copy_to(fused.score, zf::cpu_device), g = zf::copy_to(eager.score, zf::cpu_device);
+  ASSERT_EQ(f.size(), 900);
+  ASSERT_EQ(g.size(), 900);
+  const auto fs = f.span<const float>(), gs = g.span<const float>();
+  for (std::size_t i = 0; i < fs.size(); ++i) EXPECT_NEAR(fs[i], gs[i], 1e-4 * std::abs(gs[i]) + 1e-9) << "row " << i;
+}
+
+TEST(FusedScore, RefusesWhatItCannotScore) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  zmd::light_vae net = make_net(64, 1);
+  const batch_case c = make_case(64, 32, 2);
+  EXPECT_THROW((void)zmd::fused_score(net, c.data.to(torch::kDouble)), zf::invalid_argument);
+  EXPECT_THROW((void)zmd::fused_score(net, c.data.narrow(1, 0, 32)), zf::invalid_argument);
+  EXPECT_THROW((void)zmd::fused_score(net, c.data.cpu()), zf::invalid_argument);
 }

@@ -5,7 +5,7 @@
 /// parameters stay LibTorch tensors and the optimiser stays LibTorch's fused Adam: this only
 /// replaces autograd's forward and backward, writing every parameter's .grad().
 ///
-/// The CUDA graph trainer uses it when it applies (a CUDA build, a width from 16 to 1024 that is a
+/// The CUDA graph trainer (and vae::score, through fused_score) uses it when it applies (a CUDA build, a width from 16 to 1024 that is a
 /// power of two) unless ZEROFLOW_FUSED_STEP=0 or set_fused_step_enabled(false); tests compare its
 /// gradients with autograd's (tests/model/fused_step_cuda_test.cpp). Pulls in LibTorch.
 #include <torch/types.h>
@@ -24,6 +24,19 @@ void set_fused_step_enabled(bool enabled);
 [[nodiscard]] bool fused_step_enabled();
 /// True when this build and `width` allow the fused step (whatever the switch says).
 [[nodiscard]] bool fused_step_supported(std::int64_t width);
+
+/// Per-row results of fused_score.
+struct scored_rows {
+  torch::Tensor score;  ///< float32 [n]: mean_t (x̂ − x)², x̂ decoded from z = μ
+  torch::Tensor mu;     ///< float32 [n, 2]
+};
+
+/// @brief vae::score's forward pass as one fused kernel (one block per few beats, every
+/// activation in shared memory): the same numbers as LibTorch's eager forward up to float
+/// rounding (tests/model/fused_step_cuda_test.cpp), ~100× fewer kernels and bytes moved.
+/// Queues work on the current CUDA stream. @param data contiguous float32 N × width on the
+/// network's GPU. @throws invalid_argument when the network is not on a GPU or its width is unsupported.
+[[nodiscard]] scored_rows fused_score(light_vae& net, const torch::Tensor& data);
 
 /// The fused step for one network, prepared for the given batch sizes. Construct it outside any
 /// CUDA stream capture (it queries the device); run() may be captured.
