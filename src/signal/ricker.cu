@@ -44,7 +44,7 @@ __global__ void bandpass_wide_kernel(const float* __restrict__ x, float* __restr
     for (std::int64_t k = 0; k < width; ++k) {
       std::int64_t index = m - k;
       if (index < 0) index += n;
-      acc = __dadd_rn(acc, __dmul_rn(taps[k], static_cast<double>(x[index])));
+      acc = __fma_rn(taps[k], static_cast<double>(x[index]), acc);
     }
     y[m] = __double2float_rn(acc);
   }

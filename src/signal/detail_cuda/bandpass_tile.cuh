@@ -3,10 +3,11 @@
 // and the fused band-pass + NMS kernel.
 //
 // Bit-exact with the host: bandpass_host computes y[m] = Σ_k h[k]·x[(m−k) mod n] with the taps in
-// double, acc = 0.0 then acc += h[k]·(double)x for k = 0, 1, ..., width−1 (a double multiply,
-// rounded, then a double add, rounded; no FMA on x86-64), and rounds acc once to float. The GPU
-// does the same operations in the same order with __dmul_rn / __dadd_rn, which nvcc never
-// contracts into an FMA, and __double2float_rn, so both give the same float for every sample.
+// double, acc = 0.0 then acc = fma(h[k], (double)x, acc) for k = 0, 1, ..., width−1 (one exactly
+// rounded multiply-add per tap), and rounds acc once to float. The GPU does the same operations in
+// the same order with __fma_rn and __double2float_rn, so both give the same float for every
+// sample. (One DFMA per tap instead of a multiply and an add halves the double-precision
+// instructions, which bound this kernel.)
 //
 // Work split: a block computes `outputs_per_pass` = threads × R consecutive outputs per pass from
 // a tile of inputs converted once to double in shared memory; each thread computes R consecutive
@@ -68,7 +69,7 @@ __device__ __forceinline__ void convolve_run(const double* __restrict__ taps, in
       for (int q = 0; q < R; ++q) {
         const double h = taps[k0 + q];
 #pragma unroll
-        for (int j = 0; j < R; ++j) acc[j] = __dadd_rn(acc[j], __dmul_rn(h, j >= q ? cur[j - q] : prev[R + j - q]));
+        for (int j = 0; j < R; ++j) acc[j] = __fma_rn(h, j >= q ? cur[j - q] : prev[R + j - q], acc[j]);
       }
     } else {
 #pragma unroll
@@ -77,7 +78,7 @@ __device__ __forceinline__ void convolve_run(const double* __restrict__ taps, in
           const double h = taps[k0 + q];
 #pragma unroll
           for (int j = 0; j < R; ++j)
-            acc[j] = __dadd_rn(acc[j], __dmul_rn(h, j >= q ? cur[j - q] : prev[R + j - q]));
+            acc[j] = __fma_rn(h, j >= q ? cur[j - q] : prev[R + j - q], acc[j]);
         }
       }
     }
