@@ -15,85 +15,14 @@
 #include <vector>
 
 #include "io/csv_test_util.hpp"
+#include "io/random_decimals.hpp"
 #include "zeroflow/io/csv.hpp"
 
 namespace zf = zeroflow;
 namespace io = zeroflow::io;
+using namespace zeroflow::io::testing;
 
 namespace {
-
-std::string digits(std::mt19937_64& rng, int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) s += static_cast<char>('0' + rng() % 10);
-  return s;
-}
-
-std::string printf_string(const char* format, int precision, double value) {
-  char buffer[512];
-  std::snprintf(buffer, sizeof buffer, format, precision, value);
-  return buffer;
-}
-
-// Appends every part (GCC 12 warns falsely, -Wrestrict, on chains of "literal" + string&&).
-template <class... Parts>
-std::string cat(const Parts&... parts) {
-  std::string out;
-  (out.append(parts), ...);
-  return out;
-}
-
-// One random decimal string that strtod accepts in full.
-std::string random_decimal(std::mt19937_64& rng) {
-  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const std::string sign = pick(4) == 0 ? "-" : pick(6) == 0 ? "+" : "";
-  switch (pick(8)) {
-    case 0: {  // digits . digits e exp, anything goes
-      std::string s = cat(sign, digits(rng, pick(12)));
-      if (pick(3) != 0) s = cat(s, std::string("."), digits(rng, pick(25)));
-      if (s.find_first_of("0123456789") == std::string::npos) s = cat(s, digits(rng, 1 + pick(5)));
-      if (pick(2) == 0)
-        s = cat(s, std::string(pick(2) ? "e" : "E"), std::string(pick(2) ? "-" : pick(2) ? "+" : ""),
-                std::to_string(pick(330)));
-      return s;
-    }
-    case 1:  // long mantissas (beyond 19 digits: fast_float's slow path)
-      return cat(sign, digits(rng, 1 + pick(30)), std::string("."), digits(rng, pick(60)), std::string("e"),
-                 std::to_string(pick(80) - 40));
-    case 2: {  // shortest and longer round trips of random doubles over the whole range
-      double v;
-      std::uint64_t bits = rng();
-      std::memcpy(&v, &bits, sizeof v);
-      if (!std::isfinite(v)) v = 1.0;
-      return printf_string("%.*g", 1 + pick(19), v);
-    }
-    case 3: {  // exact halfway points between two adjacent floats (round-half-even), and neighbours
-      float f;
-      std::uint32_t bits = static_cast<std::uint32_t>(rng()) & 0x7f7fffffu;  // finite, below max
-      std::memcpy(&f, &bits, sizeof f);
-      const double mid = (static_cast<double>(f) + static_cast<double>(std::nextafter(f, 2 * f + 1))) / 2;
-      std::string s = printf_string("%.*e", 120, mid);  // exact decimal of the midpoint
-      if (pick(3) == 0) {  // nudge just above the halfway point
-        const auto e = s.find('e');
-        s[e - 1] = '1';
-      }
-      return cat(sign, s);
-    }
-    case 4:  // double and float subnormals, underflow to zero
-      return cat(sign, digits(rng, 1), std::string("."), digits(rng, pick(20)), std::string("e-"),
-                 std::to_string(pick(2) ? 300 + pick(30) : 36 + pick(12)));
-    case 5:  // zeros
-      return cat(sign, std::string(pick(2) ? "0" : "0."), std::string(static_cast<std::size_t>(pick(4)), '0'),
-                 pick(2) ? cat(std::string("e"), std::to_string(pick(400) - 200)) : std::string());
-    case 6:  // integers
-      return cat(sign, digits(rng, 1 + pick(22)));
-    default:  // ".5", "5.", overflow
-      switch (pick(3)) {
-        case 0: return cat(sign, std::string("."), digits(rng, 1 + pick(10)));
-        case 1: return cat(sign, digits(rng, 1 + pick(10)), std::string("."));
-        default: return cat(sign, digits(rng, 1 + pick(3)), std::string("e"), std::to_string(30 + pick(300)));
-      }
-  }
-}
 
 template <class T>
 std::uint64_t bits_of(T v) {
