@@ -232,6 +232,26 @@ struct beat_buffers {
   float* lat;    ///< mu0 mu1 lv0 lv1 z0 z1 e0 e1 (e: the noise, read when `sample`)
 };
 
+/// Lays one beat's forward activations out from `base` (23·L floats: x 1·L, a0 4·L, d0 2·L, a1 4·L,
+/// d1 2·L, a2 4·L, d2 2·L, r L, a3 L, a4 L, a5 L); heads and lat are the caller's.
+__device__ beat_buffers carve_beat(float* base, int L, float* heads, float* lat) {
+  beat_buffers b{};
+  b.x = base;
+  b.a0 = b.x + L;
+  b.d0 = b.a0 + 4 * L;
+  b.a1 = b.d0 + 2 * L;
+  b.d1 = b.a1 + 4 * L;
+  b.a2 = b.d1 + 2 * L;
+  b.d2 = b.a2 + 4 * L;
+  b.r = b.d2 + 2 * L;
+  b.a3 = b.r + L;
+  b.a4 = b.a3 + L;
+  b.a5 = b.a4 + L;
+  b.heads = heads;
+  b.lat = lat;
+  return b;
+}
+
 /// x (in b.x, loaded and synchronised by the caller) → every activation, the latents and the
 /// reconstruction a5. z = mu + e·exp(logvar/2) when `sample`, else z = mu exactly (scoring).
 __device__ void forward_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al,
@@ -283,6 +303,17 @@ __device__ void forward_beat(const beat_buffers& b, int L, const float* prm, con
   __syncthreads();
 }
 
+/// mean_t (a5 − x)², returned to every thread; with `grad`, also its gradient 2(a5 − x)/L.
+__device__ float reconstruction_mse(const beat_buffers& b, int L, float* grad, float* slots) {
+  float sq = 0;
+  for (int t = static_cast<int>(threadIdx.x); t < L; t += threads) {
+    const float e = b.a5[t] - b.x[t];
+    sq += e * e;
+    if (grad != nullptr) grad[t] = 2.0F * e / static_cast<float>(L);
+  }
+  return block_sum(sq, slots) / static_cast<float>(L);
+}
+
 // ---- the step ----------------------------------------------------------------------------------
 
 struct pointers {
@@ -299,24 +330,14 @@ __global__ void __launch_bounds__(threads)
   const int P = pk.total();
   float* prm = shared;                    // P
   float* grd = prm + P;                   // P
-  float* x = grd + P;                     // L
-  float* a0 = x + L;                      // 4 × L
-  float* d0 = a0 + 4 * L;                 // 4 × L/2
-  float* a1 = d0 + 2 * L;                 // 8 × L/2
-  float* d1 = a1 + 4 * L;                 // 8 × L/4
-  float* a2 = d1 + 2 * L;                 // 16 × L/4
-  float* d2 = a2 + 4 * L;                 // 16 × L/8
-  float* r = d2 + 2 * L;                  // 8 × L/8
-  float* a3 = r + L;                      // 4 × L/4
-  float* a4 = a3 + L;                     // 2 × L/2
-  float* a5 = a4 + L;                     // 1 × L
-  float* gbig = a5 + L;                   // 4·L: gradients of pre-activations
-  float* gsmall = gbig + 4 * L;           // 2·L: gradients of layer inputs
+  float* gbig = grd + P + 23 * L;         // 4·L after the activations: gradients of pre-activations
+  float* gsmall = gbig + 4 * L;           // 2·L: gradients of layer inputs (and the heads, forward)
   float* small = gsmall + 2 * L;          // small_floats
   float* lat = small;                     // mu0 mu1 lv0 lv1 z0 z1 e0 e1, then g_mu0 g_mu1 g_lv0 g_lv1
   float* slots = small + 32;              // block_sum
-
-  const beat_buffers beat{x, a0, d0, a1, d1, a2, d2, r, a3, a4, a5, gsmall, lat};
+  const beat_buffers beat = carve_beat(grd + P, L, gsmall, lat);
+  float *x = beat.x, *a0 = beat.a0, *d0 = beat.d0, *a1 = beat.a1, *d1 = beat.d1, *a2 = beat.a2, *d2 = beat.d2,
+        *r = beat.r, *a3 = beat.a3, *a4 = beat.a4;
 
   const int tid = static_cast<int>(threadIdx.x);
   for (int s = 0; s < slot_count; ++s) {
@@ -345,13 +366,7 @@ __global__ void __launch_bounds__(threads)
     forward_beat(beat, L, prm, pk, al, true);
 
     // ---- loss, and its gradient for the reconstruction (into gbig)
-    float sq = 0;
-    for (int t = tid; t < L; t += threads) {
-      const float e = a5[t] - x[t];
-      sq += e * e;
-      gbig[t] = 2.0F * e / static_cast<float>(L);
-    }
-    const float mse = block_sum(sq, slots) / static_cast<float>(L);
+    const float mse = reconstruction_mse(beat, L, gbig, slots);
     if (tid == 0) {
       float kl = 0;
       for (int c = 0; c < 2; ++c) kl += 1.0F + lat[2 + c] - lat[c] * lat[c] - expf(lat[2 + c]);
@@ -506,22 +521,12 @@ __global__ void __launch_bounds__(threads)
   extern __shared__ float shared[];
   const packing pk(L);
   const int P = pk.total();
-  float* prm = shared;   // P
-  float* x = prm + P;    // L
-  float* a0 = x + L;     // 4 × L
-  float* d0 = a0 + 4 * L;
-  float* a1 = d0 + 2 * L;
-  float* d1 = a1 + 4 * L;
-  float* a2 = d1 + 2 * L;
-  float* d2 = a2 + 4 * L;
-  float* r = d2 + 2 * L;
-  float* a3 = r + L;
-  float* a4 = a3 + L;
-  float* a5 = a4 + L;
-  float* heads = a5 + L;  // 2 × L (4 × L/8 used)
+  float* prm = shared;                   // P
+  float* heads = prm + P + 23 * L;       // 2·L (4·L/8 used) after the activations
   float* lat = heads + 2 * L;
   float* slots = lat + 32;
-  const beat_buffers beat{x, a0, d0, a1, d1, a2, d2, r, a3, a4, a5, heads, lat};
+  const beat_buffers beat = carve_beat(prm + P, L, heads, lat);
+  float* x = beat.x;
 
   const int tid = static_cast<int>(threadIdx.x);
   for (int s = 0; s < slot_count; ++s)
@@ -535,12 +540,7 @@ __global__ void __launch_bounds__(threads)
     for (int t = tid; t < L; t += threads) x[t] = src[t];
     __syncthreads();
     forward_beat(beat, L, prm, pk, al, false);
-    float sq = 0;
-    for (int t = tid; t < L; t += threads) {
-      const float e = a5[t] - x[t];
-      sq += e * e;
-    }
-    const float mse = block_sum(sq, slots) / static_cast<float>(L);
+    const float mse = reconstruction_mse(beat, L, nullptr, slots);
     if (tid == 0) {
       score[b] = mse;
       mu[2 * b] = lat[0];
