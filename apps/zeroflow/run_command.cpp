@@ -1,9 +1,17 @@
+#include <chrono>
+#include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/report/outputs.hpp"
 #include "zeroflow/report/png_figures.hpp"
@@ -14,6 +22,7 @@ namespace zeroflow::cli {
 namespace {
 
 struct run_flags {
+  std::vector<std::string> inputs;
   pipeline::run_options options;
   std::string device = "auto";
   std::string out = "out";
@@ -23,7 +32,9 @@ struct run_flags {
 };
 
 void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
-  cmd.add_option("INPUT", f.options.input, "CSV recording (one value per line, or several columns)")
+  cmd.add_option("INPUT", f.inputs,
+                 "CSV recording(s) (one value per line, or several columns); with several, each gets "
+                 "OUT/<file name>/ and OUT/runs.csv lists them all")
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--out,-o", f.out,
@@ -69,20 +80,23 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   }
 }
 
-void run_pipeline(run_flags& f, bool training) {
+/// What one recording of a batch gave (a line of runs.csv).
+struct run_outcome {
+  std::string input, out, error;
+  std::int64_t samples = 0, beats_found = 0, beats_kept = 0;
+  double seconds = 0;
+};
+
+/// Runs the pipeline on f.options.input and writes its outputs to `out`.
+run_outcome run_one(run_flags& f, const std::filesystem::path& out, bool training) {
   auto& o = f.options;
-  // Said before the pipeline runs, not after minutes of training.
-  if (f.figures == "png" && !ZEROFLOW_HAS_CAIRO)
-    throw error("--figures png: this zeroflow was built without cairo; install libcairo2-dev and rebuild");
-  o.where = pipeline::parse_device_choice(f.device);
-  o.progress = progress;
+  o.labels.reset();
   if (!f.labels.empty()) {
     o.labels = f.labels;
   } else if (auto guess = synth::labels_path_for(o.input); std::filesystem::exists(guess)) {
     o.labels = guess;
   }
   if (!training) o.model = f.model;
-  const std::filesystem::path out = f.out;
   std::filesystem::create_directories(out);
   const auto result = pipeline::run(o, training ? out / "model.pt" : std::filesystem::path{});
   progress("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
@@ -96,6 +110,90 @@ void run_pipeline(run_flags& f, bool training) {
            (result.quality ? ", sensitivity " + std::to_string(100 * result.quality->sensitivity) +
                                  " %, AUROC " + std::to_string(result.quality->auroc)
                            : std::string{}));
+  run_outcome done;
+  done.samples = result.samples;
+  done.beats_found = static_cast<std::int64_t>(result.length.size());
+  done.beats_kept = result.beats_kept();
+  return done;
+}
+
+/// One output folder per input, named after its file (a repeated name gets -2, -3, ...).
+std::vector<std::filesystem::path> batch_folders(const std::vector<std::string>& inputs, const std::filesystem::path& out) {
+  std::map<std::string, int> seen;
+  std::vector<std::filesystem::path> folders;
+  for (const auto& input : inputs) {
+    const std::string stem = std::filesystem::path(input).stem().string();
+    const int n = ++seen[stem];
+    folders.push_back(out / (n == 1 ? stem : stem + "-" + std::to_string(n)));
+  }
+  return folders;
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+void write_runs_csv(const std::filesystem::path& path, const std::vector<run_outcome>& runs) {
+  io::write_atomically(path, [&](std::ostream& csv) {
+    csv << "input,out,status,samples,beats_found,beats_kept,seconds,error\n";
+    for (const auto& r : runs)
+      csv << csv_field(r.input) << ',' << csv_field(r.out) << ',' << (r.error.empty() ? "ok" : "failed") << ','
+          << r.samples << ',' << r.beats_found << ',' << r.beats_kept << ',' << r.seconds << ','
+          << csv_field(r.error) << '\n';
+  });
+}
+
+void run_pipeline(run_flags& f, bool training) {
+  auto& o = f.options;
+  // Said before the pipeline runs, not after minutes of training.
+  if (f.figures == "png" && !ZEROFLOW_HAS_CAIRO)
+    throw error("--figures png: this zeroflow was built without cairo; install libcairo2-dev and rebuild");
+  o.where = pipeline::parse_device_choice(f.device);
+  o.progress = progress;
+  if (f.inputs.size() == 1) {  // one recording: its outputs straight in OUT, its error ends the program
+    o.input = f.inputs.front();
+    (void)run_one(f, f.out, training);
+    return;
+  }
+  ZF_EXPECTS(f.labels.empty(), "--labels names one file, but ", f.inputs.size(),
+             " recordings were given; each recording's labels are read from beside it (NAME.labels.csv)");
+  // Many recordings: one folder each, one process (the GPU, its kernels and LibTorch start once);
+  // a recording that fails is reported and skipped, and runs.csv lists every outcome.
+  const std::filesystem::path out = f.out;
+  const auto folders = batch_folders(f.inputs, out);
+  std::vector<run_outcome> runs;
+  for (std::size_t i = 0; i < f.inputs.size(); ++i) {
+    progress("recording " + std::to_string(i + 1) + " of " + std::to_string(f.inputs.size()) + ": " + f.inputs[i]);
+    o.input = f.inputs[i];
+    const auto start = std::chrono::steady_clock::now();
+    const bool existed = std::filesystem::exists(folders[i]);
+    run_outcome r;
+    try {
+      r = run_one(f, folders[i], training);
+    } catch (const std::exception& e) {
+      r.error = e.what();
+      progress("failed: " + r.error);
+      std::error_code ignored;  // nothing half-written: a folder this run made goes with its failure
+      if (!existed) std::filesystem::remove_all(folders[i], ignored);
+    }
+    r.input = f.inputs[i];
+    r.out = folders[i].string();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs.push_back(r);
+  }
+  std::filesystem::create_directories(out);
+  write_runs_csv(out / "runs.csv", runs);
+  std::size_t failed = 0;
+  for (const auto& r : runs) failed += r.error.empty() ? 0 : 1;
+  progress("wrote " + (out / "runs.csv").string() + ": " + std::to_string(runs.size() - failed) + " of " +
+           std::to_string(runs.size()) + " recordings done");
+  if (failed > 0)
+    throw error(std::to_string(failed) + " of " + std::to_string(runs.size()) + " recordings failed (see " +
+                (out / "runs.csv").string() + ")");
 }
 
 }  // namespace

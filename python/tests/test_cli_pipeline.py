@@ -2,6 +2,7 @@
 import csv
 import json
 import math
+import shutil
 
 import numpy as np
 import pytest
@@ -118,3 +119,39 @@ def test_help_lists_every_command(zeroflow_bin):
     text = run_cli(zeroflow_bin, "--help").stdout
     for command in ["run", "score", "generate", "demo", "info"]:
         assert command in text
+
+
+def test_many_recordings_one_folder_each_and_a_failure_skipped(zeroflow_bin, short_recording, short_run, tmp_path):
+    (tmp_path / "sub").mkdir()
+    first, second = tmp_path / "a.csv", tmp_path / "sub" / "a.csv"  # the same name twice
+    shutil.copy(short_recording, first)
+    shutil.copy(short_recording, second)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("heartbeats\n1.0\n2.0\nabc\n")
+    out = tmp_path / "out"
+    proc = run_cli(zeroflow_bin, "run", first, bad, second, "--out", out, "--device", "cpu", "--epochs", 2,
+                   check=False)
+    assert proc.returncode == 1
+    errors = [l for l in proc.stderr.splitlines() if l.startswith("zeroflow: error:")]
+    assert errors == [f"zeroflow: error: 1 of 3 recordings failed (see {out / 'runs.csv'})"], proc.stderr
+    with open(out / "runs.csv", newline="") as f:
+        runs = list(csv.DictReader(f))
+    assert [r["status"] for r in runs] == ["ok", "failed", "ok"]
+    assert [r["out"] for r in runs] == [str(out / "a"), str(out / "bad"), str(out / "a-2")]
+    assert "bad.csv:4" in runs[1]["error"] and "abc" in runs[1]["error"]
+    assert not (out / "bad").exists()  # nothing half-written for the failed recording
+    single, _ = short_run
+    expected = [(r["start"], r["peak"], r["length"], r["kept"]) for r in read_beats(single)]
+    for folder in ("a", "a-2"):
+        for name in ("beats.csv", "summary.json", "report.html", "model.pt"):
+            assert (out / folder / name).exists(), f"{folder}/{name}"
+        beats = [(r["start"], r["peak"], r["length"], r["kept"]) for r in read_beats(out / folder)]
+        assert beats == expected  # the same segmentation as a run on its own
+        assert int(runs[0]["beats_found"]) == len(expected)
+
+
+def test_labels_flag_names_one_recording(zeroflow_bin, short_recording, tmp_path):
+    proc = run_cli(zeroflow_bin, "run", short_recording, short_recording, "--labels", short_recording,
+                   "--out", tmp_path, check=False)
+    assert proc.returncode == 1
+    assert "--labels names one file, but 2 recordings were given" in proc.stderr
