@@ -3,12 +3,11 @@
 #include "zeroflow/model/detail/cuda_graph_trainer.hpp"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <optional>
 #include <vector>
 
+#include "environment_switch.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -29,8 +28,7 @@ namespace zeroflow::model::detail {
 namespace {
 
 cuda_step_mode mode_from_environment() {
-  const char* v = std::getenv("ZEROFLOW_CUDA_GRAPHS");
-  return v != nullptr && std::strcmp(v, "0") == 0 ? cuda_step_mode::eager : cuda_step_mode::graph;
+  return enabled_unless_zero("ZEROFLOW_CUDA_GRAPHS") ? cuda_step_mode::graph : cuda_step_mode::eager;
 }
 
 std::atomic<cuda_step_mode>& mode_slot() {

@@ -4,10 +4,9 @@
 #include "zeroflow/model/detail/cuda_ops.hpp"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
+#include "environment_switch.hpp"
 #include "zeroflow/config.hpp"
 
 #if ZEROFLOW_HAS_CUDA
@@ -22,10 +21,7 @@ namespace zeroflow::model::detail {
 
 namespace {
 
-bool enabled_from_environment() {
-  const char* v = std::getenv("ZEROFLOW_FUSED_CUDA_OPS");
-  return ZEROFLOW_HAS_CUDA != 0 && !(v != nullptr && std::strcmp(v, "0") == 0);
-}
+bool enabled_from_environment() { return ZEROFLOW_HAS_CUDA != 0 && enabled_unless_zero("ZEROFLOW_FUSED_CUDA_OPS"); }
 
 std::atomic<bool>& enabled_slot() {
   static std::atomic<bool> enabled{enabled_from_environment()};

@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
+#include "environment_switch.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -22,10 +21,7 @@ namespace zeroflow::model::detail {
 
 namespace {
 
-bool enabled_from_environment() {
-  const char* v = std::getenv("ZEROFLOW_FUSED_STEP");
-  return !(v != nullptr && std::strcmp(v, "0") == 0);
-}
+bool enabled_from_environment() { return enabled_unless_zero("ZEROFLOW_FUSED_STEP"); }
 
 std::atomic<bool>& enabled_slot() {
   static std::atomic<bool> enabled{enabled_from_environment()};
