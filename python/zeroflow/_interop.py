@@ -134,6 +134,11 @@ def _arrow_import(obj: Any, copy: Optional[bool], stream: Any) -> Optional[Tuple
     return _arrow.import_array(obj, copy, stream)
 
 
+def _from_numpy(array: Any) -> Array:
+    """A NumPy array as a zeroflow Array over the same memory (versioned DLPack: read-only survives)."""
+    return _core._from_dlpack_capsule(array.__dlpack__(max_version=(1, 0)), None)
+
+
 def _stream_only_arrow(obj: Any) -> bool:
     return hasattr(obj, "__arrow_c_stream__") and not any(
         hasattr(obj, name) for name in ("__arrow_c_device_array__", "__arrow_c_array__"))
@@ -151,7 +156,7 @@ def _numpy_view(obj: Any) -> Optional[Array]:
         return None
     if array.dtype.kind not in "biufc" or not array.flags.aligned or not array.dtype.isnative:
         return None
-    return _core._from_dlpack_capsule(array.__dlpack__(max_version=(1, 0)), None)
+    return _from_numpy(array)
 
 
 def _via_numpy(obj: Any, copy: Optional[bool]) -> Array:
@@ -172,7 +177,7 @@ def _via_numpy(obj: Any, copy: Optional[bool]) -> Array:
     if not array.flags.aligned or not array.dtype.isnative:
         _copy_needed(f"a {array.dtype} array that is unaligned or not in native byte order", copy)
         array = numpy.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
-    return _core._from_dlpack_capsule(array.__dlpack__(max_version=(1, 0)), None)
+    return _from_numpy(array)
 
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optional[bool] = None,
@@ -210,7 +215,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
         import numpy
 
         converted = numpy.asarray(array).astype(_core._dtype_name(dtype))
-        array, copied = _core._from_dlpack_capsule(converted.__dlpack__(max_version=(1, 0)), None), True
+        array, copied = _from_numpy(converted), True
     if device is not None and not _core._same_device(array, device):
         if copy is False:
             raise ValueError(f"moving {array.device} data to {device} needs a copy and copy=False was given")
