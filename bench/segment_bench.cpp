@@ -10,6 +10,7 @@
 // Usage: zeroflow_segment_bench [--samples=N] [google benchmark flags]
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -111,11 +112,13 @@ double stage_bytes(const std::string& stage, const sizes& z) {
   if (stage == "bandpass") return 4 * z.n + 4 * z.n;
   if (stage == "nms_gate") return 4 * z.n + z.gate;
   if (stage == "bandpass_gate_fused") return 4 * z.n + 4 * z.n + z.gate;
+  if (stage == "fused_gate_positions") return 4 * z.n + 4 * z.n + 2 * z.gate + 8 * z.positions;
   if (stage == "gate_positions") return z.gate + 8 * z.positions;
   if (stage == "beat_lengths") return 8 * z.positions + 8 * z.positions;
   if (stage == "length_histogram") return 8 * z.positions;
   if (stage == "locate_peaks") return 8 * z.positions + 8 * z.positions + 4 * 31 * z.positions;
   if (stage == "robust_zscore") return 4 * z.n;  // one read; the selection itself reads it 4 times
+  if (stage == "robust_zscore_subsample") return 4 * z.n / static_cast<double>(std::max<std::int64_t>(1, static_cast<std::int64_t>(z.n) >> sig::statistics_sample_bits));
   if (stage == "embed_beats") return 16 * z.positions + 4 * z.rows * z.row_width + z.positions;
   // segment_beats: every stage's outputs plus one read of the signal per stage that needs it
   return 4 * z.n * 4 + 4 * z.n + z.gate + 8 * 3 * z.positions + 4 * z.rows * z.row_width;
@@ -148,24 +151,22 @@ stage_fn stage(const std::string& name) {
     };
   if (name == "robust_zscore")
     return [](const workload& w, zf::stream_view st) { (void)sig::robust_zscore(w.signal, st); };
+  if (name == "robust_zscore_subsample")  // what segment_beats does: the strided subsample, then its statistics
+    return [](const workload& w, zf::stream_view st) {
+      const std::int64_t n = w.signal.size(), stride = std::max<std::int64_t>(1, n >> sig::statistics_sample_bits);
+      (void)sig::robust_zscore(zf::copy_to(w.signal.slice(0, 0, n, stride), w.signal.where(), st), st);
+    };
   if (name == "embed_beats")
     return [](const workload& w, zf::stream_view st) {
       (void)sig::embed_beats(w.signal, w.s.positions, w.s.lengths, w.s.sizes.min_length, w.s.sizes.max_length,
                              w.s.sizes.row_width, w.s.norm, st);
     };
-  if (name == "segment_beats")
-    return [](const workload& w, zf::stream_view st) { (void)sig::segment_beats(w.signal, {}, st); };
-  // segment_beats with the fused band-pass + gate (what segment_beats becomes once it calls it)
-  return [](const workload& w, zf::stream_view st) {
-    const auto z = w.s.sizes;
-    const auto norm = sig::robust_zscore(w.signal, st);
-    const auto fg = sig::detail::bandpass_gate_cuda(w.signal, z.ricker_width, z.nms_window, st);
-    const auto positions = sig::gate_positions(fg.gate, st);
-    const auto lengths = sig::beat_lengths(positions, st);
-    (void)sig::length_histogram(lengths, 2 * z.max_length + 1, st);
-    (void)sig::locate_peaks(w.signal, positions, z.nms_window, z.ricker_width, norm.center, st);
-    (void)sig::embed_beats(w.signal, positions, lengths, z.min_length, z.max_length, z.row_width, norm, st);
-  };
+  if (name == "fused_gate_positions")
+    return [](const workload& w, zf::stream_view st) {
+      const auto fg = sig::detail::bandpass_gate_cuda(w.signal, w.s.sizes.ricker_width, w.s.sizes.nms_window, st);
+      (void)sig::detail::fused_gate_positions(fg, st);
+    };
+  return [](const workload& w, zf::stream_view st) { (void)sig::segment_beats(w.signal, {}, st); };
 }
 
 void gpu_stage(benchmark::State& state, const std::string& name) {
@@ -212,7 +213,7 @@ void cpu_stage(benchmark::State& state, const std::string& name) {
 
 const char* const gpu_stages[] = {"bandpass",     "nms_gate",      "bandpass_gate_fused", "gate_positions",
                                   "beat_lengths", "length_histogram", "locate_peaks",     "robust_zscore",
-                                  "embed_beats",  "segment_beats", "segment_beats_fused"};
+                                  "robust_zscore_subsample", "embed_beats",  "fused_gate_positions", "segment_beats"};
 const char* const cpu_stages[] = {"bandpass",     "nms_gate",      "gate_positions", "beat_lengths",
                                   "length_histogram", "locate_peaks", "robust_zscore", "embed_beats",
                                   "segment_beats"};

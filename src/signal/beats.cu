@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
+#include "detail_cuda/live_stages.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/beats.hpp"
@@ -26,7 +27,16 @@ struct plus_int64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
 
-__global__ void diff_kernel(const std::int64_t* __restrict__ p, std::int64_t* __restrict__ d, std::int64_t count) {
+/// Items to process: `count`, or fewer when a device count (`live`, minus `less`) says so.
+__device__ __forceinline__ std::int64_t live_items(std::int64_t count, const std::int64_t* live, int less) {
+  if (live == nullptr) return count;
+  const std::int64_t n = *live - less;
+  return n < 0 ? 0 : (n < count ? n : count);
+}
+
+__global__ void diff_kernel(const std::int64_t* __restrict__ p, std::int64_t* __restrict__ d, std::int64_t count,
+                            const std::int64_t* live) {
+  count = live_items(count, live, 1);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)
     d[i] = p[i + 1] - p[i];
@@ -36,8 +46,9 @@ constexpr std::int64_t max_shared_bins = 8192;
 
 // Counts per block in shared memory, then one global atomic per non-empty bin of the block.
 __global__ void histogram_shared_kernel(const std::int64_t* __restrict__ lengths, std::int64_t count, int bins,
-                                        unsigned long long* __restrict__ counts) {
+                                        unsigned long long* __restrict__ counts, const std::int64_t* live) {
   extern __shared__ unsigned s_counts[];
+  count = live_items(count, live, 1);
   for (int b = threadIdx.x; b < bins; b += blockDim.x) s_counts[b] = 0;
   __syncthreads();
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -52,7 +63,9 @@ __global__ void histogram_shared_kernel(const std::int64_t* __restrict__ lengths
 
 // More bins than shared memory holds: global atomics (each length touches one counter).
 __global__ void histogram_global_kernel(const std::int64_t* __restrict__ lengths, std::int64_t count,
-                                        std::int64_t bins, unsigned long long* __restrict__ counts) {
+                                        std::int64_t bins, unsigned long long* __restrict__ counts,
+                                        const std::int64_t* live) {
+  count = live_items(count, live, 1);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
     const std::int64_t v = lengths[i];
@@ -64,8 +77,10 @@ __global__ void histogram_global_kernel(const std::int64_t* __restrict__ lengths
 // [guess − reach, guess + reach] ∩ [0, n), first index on ties, NaN never wins.
 __global__ void locate_peaks_kernel(const float* __restrict__ x, std::int64_t n,
                                     const std::int64_t* __restrict__ positions, std::int64_t count,
-                                    std::int64_t shift, std::int64_t reach, float center,
-                                    std::int64_t* __restrict__ peaks) {
+                                    std::int64_t shift, std::int64_t reach, const float* __restrict__ center_at,
+                                    std::int64_t* __restrict__ peaks, const std::int64_t* live) {
+  count = live_items(count, live, 0);
+  const float center = *center_at;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < count; c += step) {
     const std::int64_t guess = positions[c] + shift;
@@ -118,7 +133,9 @@ array gate_positions_cuda(const array& gate, stream_view stream) {
   return out;
 }
 
-array beat_lengths_cuda(const array& positions, stream_view stream) {
+namespace {
+
+array lengths_of(const array& positions, const std::int64_t* live, stream_view stream) {
   const device where = positions.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
   const std::int64_t count = positions.size() > 1 ? positions.size() - 1 : 0;
@@ -126,12 +143,12 @@ array beat_lengths_cuda(const array& positions, stream_view stream) {
   if (count == 0) return out;
   constexpr int threads = 256;
   diff_kernel<<<gpu::grid_for(count, threads, where.id), threads, 0, gpu::raw(stream)>>>(
-      static_cast<const std::int64_t*>(positions.data()), static_cast<std::int64_t*>(out.data()), count);
+      static_cast<const std::int64_t*>(positions.data()), static_cast<std::int64_t*>(out.data()), count, live);
   ZF_SIGNAL_LAUNCH_CHECK();
   return out;
 }
 
-array length_histogram_cuda(const array& lengths, std::int64_t bins, stream_view stream) {
+array histogram_of(const array& lengths, std::int64_t bins, const std::int64_t* live, stream_view stream) {
   const device where = lengths.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
   array out = empty({bins}, int64, where, stream);
@@ -145,16 +162,16 @@ array length_histogram_cuda(const array& lengths, std::int64_t bins, stream_view
   const int blocks = gpu::grid_for(count, threads, where.id, 2);
   if (bins <= max_shared_bins) {
     histogram_shared_kernel<<<blocks, threads, sizeof(unsigned) * static_cast<std::size_t>(bins), gpu::raw(stream)>>>(
-        l, count, static_cast<int>(bins), counts);
+        l, count, static_cast<int>(bins), counts, live);
   } else {
-    histogram_global_kernel<<<blocks, threads, 0, gpu::raw(stream)>>>(l, count, bins, counts);
+    histogram_global_kernel<<<blocks, threads, 0, gpu::raw(stream)>>>(l, count, bins, counts, live);
   }
   ZF_SIGNAL_LAUNCH_CHECK();
   return out;
 }
 
-array locate_peaks_cuda(const array& signal, const array& positions, std::int64_t nms_window,
-                        std::int64_t ricker_width, float center, stream_view stream) {
+array peaks_of(const array& signal, const array& positions, std::int64_t nms_window, std::int64_t ricker_width,
+               const float* center, const std::int64_t* live, stream_view stream) {
   const device where = signal.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
   const std::int64_t count = positions.size();
@@ -164,9 +181,40 @@ array locate_peaks_cuda(const array& signal, const array& positions, std::int64_
   constexpr int threads = 256;
   locate_peaks_kernel<<<gpu::grid_for(count, threads, where.id), threads, 0, gpu::raw(stream)>>>(
       static_cast<const float*>(signal.data()), signal.size(), static_cast<const std::int64_t*>(positions.data()),
-      count, shift, reach, center, static_cast<std::int64_t*>(out.data()));
+      count, shift, reach, center, static_cast<std::int64_t*>(out.data()), live);
   ZF_SIGNAL_LAUNCH_CHECK();
   return out;
+}
+
+}  // namespace
+
+array beat_lengths_cuda(const array& positions, stream_view stream) { return lengths_of(positions, nullptr, stream); }
+
+array beat_lengths_live(const array& positions, const std::int64_t* kept, stream_view stream) {
+  return lengths_of(positions, kept, stream);
+}
+
+array length_histogram_cuda(const array& lengths, std::int64_t bins, stream_view stream) {
+  return histogram_of(lengths, bins, nullptr, stream);
+}
+
+array length_histogram_live(const array& lengths, const std::int64_t* kept, std::int64_t bins, stream_view stream) {
+  return histogram_of(lengths, bins, kept, stream);
+}
+
+array locate_peaks_cuda(const array& signal, const array& positions, std::int64_t nms_window,
+                        std::int64_t ricker_width, float center, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
+  if (positions.size() == 0) return empty({0}, int64, signal.where(), stream);
+  array center_on_device = empty({1}, float32, signal.where(), stream);
+  gpu::upload(center_on_device.data(), &center, sizeof center, stream);
+  return peaks_of(signal, positions, nms_window, ricker_width, static_cast<const float*>(center_on_device.data()),
+                  nullptr, stream);
+}
+
+array locate_peaks_live(const array& signal, const array& positions, const std::int64_t* kept,
+                        std::int64_t nms_window, std::int64_t ricker_width, const float* center, stream_view stream) {
+  return peaks_of(signal, positions, nms_window, ricker_width, center, kept, stream);
 }
 
 }  // namespace zeroflow::signal::detail

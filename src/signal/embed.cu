@@ -6,9 +6,11 @@
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
+#include "detail_cuda/live_stages.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -21,8 +23,9 @@ namespace {
 using u64 = unsigned long long;
 
 struct embed_counters {
-  u64 kept;  // candidates kept
-  u64 bad;   // lowest kept candidate whose span leaves the signal; all ones when none
+  u64 kept;      // candidates kept
+  u64 bad;       // lowest kept candidate whose span leaves the signal; all ones when none
+  u64 selected;  // the selection's count (the same number)
 };
 
 struct is_set {
@@ -31,16 +34,19 @@ struct is_set {
 
 constexpr int mark_threads = 256;
 
+// Candidates from `live_positions` − 1 on (when given: the positions' count on the device) are not
+// kept, so that a selection over the whole buffer picks the live ones only.
 __global__ void __launch_bounds__(mark_threads)
     mark_kernel(const std::int64_t* __restrict__ start, const std::int64_t* __restrict__ length,
                 std::int64_t candidates, std::int64_t min_length, std::int64_t max_length, std::int64_t n,
-                unsigned char* __restrict__ kept, embed_counters* counters) {
+                unsigned char* __restrict__ kept, embed_counters* counters, const std::int64_t* live_positions) {
   using reduce = cub::BlockReduce<u64, mark_threads>;
   __shared__ typename reduce::TempStorage storage;
+  const std::int64_t live = live_positions == nullptr ? candidates : *live_positions - 1;
   u64 mine = 0;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < candidates; c += step) {
-    const std::int64_t len = length[c];
+    const std::int64_t len = c < live ? length[c] : -1;
     const bool keep = min_length <= len && len <= max_length;
     kept[c] = keep ? 1 : 0;
     if (!keep) continue;
@@ -57,8 +63,11 @@ constexpr int rows_threads = 256;  // 8 warps, one row each
 __global__ void __launch_bounds__(rows_threads)
     rows_kernel(const float* __restrict__ x, const std::int64_t* __restrict__ start,
                 const std::int64_t* __restrict__ length, const std::int64_t* __restrict__ index, std::int64_t rows,
-                std::int64_t row_width, float center, float scale, float* __restrict__ out) {
+                std::int64_t row_width, const float* __restrict__ center_at, const float* __restrict__ scale_at,
+                const u64* live_rows, float* __restrict__ out) {
   const unsigned lane = threadIdx.x & 31;
+  if (live_rows != nullptr && static_cast<std::int64_t>(*live_rows) < rows) rows = static_cast<std::int64_t>(*live_rows);
+  const float center = *center_at, scale = *scale_at;
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; r < rows;
        r += warps) {
@@ -67,8 +76,52 @@ __global__ void __launch_bounds__(rows_threads)
     const std::int64_t len = length[c];
     float* row = out + r * row_width;
     // (x − center) / scale in float, rounded as the host rounds it.
+#pragma unroll 8  // a row of 256 is 8 stores per lane: their loads go out together
     for (std::int64_t i = lane; i < row_width; i += 32) row[i] = i < len ? __fdiv_rn(__fsub_rn(beat[i], center), scale) : 0.0f;
   }
+}
+
+/// Queues the length rule and the selection of the kept candidates (flags and indices sized for
+/// every candidate of the buffer); their number and the first bad span land in *counters.
+embedding mark_and_select(const array& signal, const array& positions, const array& lengths,
+                          std::int64_t min_length, std::int64_t max_length, embed_counters* counters,
+                          const std::int64_t* live_positions, stream_view stream) {
+  const device where = signal.where();
+  const std::int64_t candidates = lengths.size();
+  embedding out;
+  out.kept = empty({candidates}, uint8, where, stream);
+  out.kept_index = empty({candidates}, int64, where, stream);
+  ZF_CUDA_TRY(cudaMemsetAsync(&counters->kept, 0, sizeof(u64), gpu::raw(stream)));
+  ZF_CUDA_TRY(cudaMemsetAsync(&counters->bad, 0xff, sizeof(u64), gpu::raw(stream)));
+  if (candidates == 0) return out;
+  auto* kept = static_cast<unsigned char*>(out.kept.data());
+  mark_kernel<<<gpu::grid_for(candidates, mark_threads, where.id), mark_threads, 0, gpu::raw(stream)>>>(
+      static_cast<const std::int64_t*>(positions.data()), static_cast<const std::int64_t*>(lengths.data()),
+      candidates, min_length, max_length, signal.size(), kept, counters, live_positions);
+  ZF_SIGNAL_LAUNCH_CHECK();
+  thrust::counting_iterator<std::int64_t> indices(0);
+  auto* index = static_cast<std::int64_t*>(out.kept_index.data());
+  auto* selected = reinterpret_cast<long long*>(&counters->selected);
+  std::size_t bytes = 0;
+  ZF_CUDA_TRY(cub::DeviceSelect::FlaggedIf(nullptr, bytes, indices, kept, index, selected, candidates, is_set{},
+                                           gpu::raw(stream)));
+  array temp = gpu::scratch(bytes, where, stream);
+  ZF_CUDA_TRY(cub::DeviceSelect::FlaggedIf(temp.data(), bytes, indices, kept, index, selected, candidates, is_set{},
+                                           gpu::raw(stream)));
+  return out;
+}
+
+void launch_rows(const array& signal, const array& positions, const array& lengths, const array& kept_index,
+                 std::int64_t rows, const float* center, const float* scale, const u64* live_rows, array& out,
+                 stream_view stream) {
+  const std::int64_t row_width = out.shape(1);
+  if (rows == 0 || row_width == 0) return;
+  const int blocks = gpu::grid_for(rows * 32, rows_threads, signal.where().id, 8);
+  rows_kernel<<<blocks, rows_threads, 0, gpu::raw(stream)>>>(
+      static_cast<const float*>(signal.data()), static_cast<const std::int64_t*>(positions.data()),
+      static_cast<const std::int64_t*>(lengths.data()), static_cast<const std::int64_t*>(kept_index.data()), rows,
+      row_width, center, scale, live_rows, static_cast<float*>(out.data()));
+  ZF_SIGNAL_LAUNCH_CHECK();
 }
 
 }  // namespace
@@ -78,58 +131,53 @@ embedding embed_beats_cuda(const array& signal, const array& positions, const ar
                            normalization norm, stream_view stream) {
   const device where = signal.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
-  const std::int64_t n = signal.size(), candidates = lengths.size();
-  const auto* start = static_cast<const std::int64_t*>(positions.data());
-  const auto* length = static_cast<const std::int64_t*>(lengths.data());
+  // The counters, then the normalisation's two floats (uploaded: the rows kernel reads them).
+  array block = gpu::scratch(sizeof(embed_counters) + 2 * sizeof(float), where, stream);
+  auto* counters = static_cast<embed_counters*>(block.data());
+  auto* norm_at = reinterpret_cast<float*>(counters + 1);
+  const float values[2] = {norm.center, norm.scale};
+  gpu::upload(norm_at, values, sizeof values, stream);
+  embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, counters, nullptr, stream);
 
-  embedding out;
-  out.kept = empty({candidates}, uint8, where, stream);
-  std::int64_t rows = 0;
-  if (candidates > 0) {
-    array counters_block = gpu::scratch(sizeof(embed_counters), where, stream);
-    auto* counters = static_cast<embed_counters*>(counters_block.data());
-    ZF_CUDA_TRY(cudaMemsetAsync(&counters->kept, 0, sizeof(u64), gpu::raw(stream)));
-    ZF_CUDA_TRY(cudaMemsetAsync(&counters->bad, 0xff, sizeof(u64), gpu::raw(stream)));
-    auto* kept = static_cast<unsigned char*>(out.kept.data());
-    mark_kernel<<<gpu::grid_for(candidates, mark_threads, where.id), mark_threads, 0, gpu::raw(stream)>>>(
-        start, length, candidates, min_length, max_length, n, kept, counters);
-    ZF_SIGNAL_LAUNCH_CHECK();
-
-    // The number of rows sizes the outputs: read back (this stage's host synchronisation).
-    const embed_counters counts = gpu::read_back(counters, stream);
-    if (counts.bad != ~u64{0}) {
-      const auto c = static_cast<std::int64_t>(counts.bad);
-      const std::int64_t s = gpu::read_back(start + c, stream), len = gpu::read_back(length + c, stream);
-      ZF_THROW(invalid_argument, "embed_beats: candidate ", c, " spans [", s, ", ", s + len, "), outside the ", n,
-               "-sample signal");
-    }
-    rows = static_cast<std::int64_t>(counts.kept);
-    out.kept_index = empty({rows}, int64, where, stream);
-    if (rows > 0) {
-      thrust::counting_iterator<std::int64_t> indices(0);
-      auto* selected = static_cast<long long*>(counters_block.data());  // kept's slot is free again
-      auto* index = static_cast<std::int64_t*>(out.kept_index.data());
-      std::size_t bytes = 0;
-      ZF_CUDA_TRY(cub::DeviceSelect::FlaggedIf(nullptr, bytes, indices, kept, index, selected, candidates, is_set{},
-                                               gpu::raw(stream)));
-      array temp = gpu::scratch(bytes, where, stream);
-      ZF_CUDA_TRY(cub::DeviceSelect::FlaggedIf(temp.data(), bytes, indices, kept, index, selected, candidates,
-                                               is_set{}, gpu::raw(stream)));
-    }
-  } else {
-    out.kept_index = empty({0}, int64, where, stream);
+  // The number of rows sizes the outputs: read back (this stage's host synchronisation).
+  const embed_counters counts = lengths.size() == 0 ? embed_counters{0, ~u64{0}, 0} : gpu::read_back(counters, stream);
+  if (counts.bad != ~u64{0}) {
+    const auto c = static_cast<std::int64_t>(counts.bad);
+    const auto* start = static_cast<const std::int64_t*>(positions.data());
+    const auto* length = static_cast<const std::int64_t*>(lengths.data());
+    const std::int64_t s = gpu::read_back(start + c, stream), len = gpu::read_back(length + c, stream);
+    ZF_THROW(invalid_argument, "embed_beats: candidate ", c, " spans [", s, ", ", s + len, "), outside the ",
+             signal.size(), "-sample signal");
   }
-
+  const auto rows = static_cast<std::int64_t>(counts.kept);
+  out.kept_index = out.kept_index.slice(0, 0, rows);
   out.rows = empty({rows, row_width}, float32, where, stream);
-  if (rows > 0 && row_width > 0) {
-    const int blocks = gpu::grid_for(rows * 32, rows_threads, where.id, 8);
-    rows_kernel<<<blocks, rows_threads, 0, gpu::raw(stream)>>>(
-        static_cast<const float*>(signal.data()), start, length,
-        static_cast<const std::int64_t*>(out.kept_index.data()), rows, row_width, norm.center, norm.scale,
-        static_cast<float*>(out.rows.data()));
-    ZF_SIGNAL_LAUNCH_CHECK();
-  }
+  launch_rows(signal, positions, lengths, out.kept_index, rows, norm_at, norm_at + 1, nullptr, out.rows, stream);
   return out;
+}
+
+embedding embed_beats_live(const array& signal, const array& positions, const array& lengths,
+                           const std::int64_t* kept, std::int64_t min_length, std::int64_t max_length,
+                           std::int64_t row_width, tail_scalars* s, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
+  static_assert(offsetof(tail_scalars, bad) == offsetof(tail_scalars, rows) + sizeof(u64) &&
+                    offsetof(embed_counters, bad) == offsetof(embed_counters, kept) + sizeof(u64),
+                "tail_scalars holds the embedding's counters as embed_counters lays them out");
+  // The selection's own count is not needed: mark_kernel counts the same rows.
+  array selected = gpu::scratch(sizeof(embed_counters), signal.where(), stream);
+  auto* counters = static_cast<embed_counters*>(selected.data());
+  embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, counters, kept, stream);
+  ZF_CUDA_TRY(cudaMemcpyAsync(&s->rows, counters, 2 * sizeof(u64), cudaMemcpyDeviceToDevice, gpu::raw(stream)));
+  out.rows = empty({lengths.size(), row_width}, float32, signal.where(), stream);
+  launch_rows(signal, positions, lengths, out.kept_index, lengths.size(), &s->row_center, &s->row_scale, &s->rows,
+              out.rows, stream);
+  return out;
+}
+
+void embed_rows_cuda(const array& signal, const array& positions, const array& lengths, const array& kept_index,
+                     std::int64_t rows, const float* center, const float* scale, array& out, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
+  launch_rows(signal, positions, lengths, kept_index, rows, center, scale, nullptr, out, stream);
 }
 
 }  // namespace zeroflow::signal::detail

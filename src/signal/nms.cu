@@ -1,12 +1,12 @@
 // CUDA half of nms.hpp: the seed's peak gate, one block per tile of outputs with the filtered
-// values and their window maxima in shared memory (detail_cuda/window_gate.cuh). One pass over
-// the input: reads N floats (plus a window of halo per tile), writes N − window + 1 bytes.
+// values in shared memory and their window maxima by chunks (detail_cuda/chunk_gate.cuh). One pass
+// over the input: reads N floats (plus a window of halo per tile), writes N − window + 1 bytes.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
-#include "detail_cuda/window_gate.cuh"
+#include "detail_cuda/chunk_gate.cuh"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/nms.hpp"
@@ -15,23 +15,32 @@ namespace zeroflow::signal::detail {
 
 namespace {
 
-constexpr int nms_tile = 2048;  // gate outputs per block (a multiple of 4)
+constexpr int nms_threads = 256;
+constexpr int nms_chunk = 13;                       // gate outputs per thread (odd, see chunk_gate.cuh)
+constexpr int nms_tile = nms_threads * nms_chunk;  // gate outputs per block
 
-__global__ void __launch_bounds__(gpu::nms_threads)
+/// Dynamic shared memory: the tile, the chunk maxima, the raw-gate words and the staged bytes.
+constexpr std::size_t nms_smem(int window) {
+  return sizeof(float) * (nms_tile + window) +
+         sizeof(float) * (nms_threads + gpu::extra_chunks<nms_chunk>(window)) +
+         sizeof(unsigned) * (nms_threads + 1) + nms_tile;
+}
+
+__global__ void __launch_bounds__(nms_threads)
     nms_tiled_kernel(const float* __restrict__ x, std::int64_t n, int window, unsigned char* __restrict__ gate) {
   extern __shared__ float smem_f[];
   const int len = nms_tile + window;
   float* f = smem_f;
-  float* d0 = f + len;
-  float* d1 = d0 + len;
-  auto* raw = reinterpret_cast<unsigned char*>(d1 + len);
+  auto* chunk_max = f + len;
+  auto* raw_words = reinterpret_cast<unsigned*>(chunk_max + nms_threads + gpu::extra_chunks<nms_chunk>(window));
+  auto* staged = reinterpret_cast<unsigned char*>(raw_words + nms_threads + 1);
   const std::int64_t g0 = static_cast<std::int64_t>(blockIdx.x) * nms_tile;
   for (int i = threadIdx.x; i < len; i += blockDim.x) {
     const std::int64_t index = g0 - 1 + i;
     f[i] = index >= 0 && index < n ? x[index] : -__int_as_float(0x7f800000);  // −inf: never used
   }
   __syncthreads();
-  gpu::block_gate(f, d0, d1, raw, nms_tile, window, g0, n - window + 1, gate);
+  (void)gpu::chunk_gate<nms_chunk>(f, window, g0, n - window + 1, {chunk_max, raw_words, staged}, gate);
 }
 
 // Windows wider than max_tiled_window: the same doubling in global memory, one pass per power of
@@ -70,8 +79,11 @@ array nms_gate_cuda(const array& filtered, std::int64_t window, stream_view stre
 
   if (window <= gpu::max_tiled_window) {
     const auto w = static_cast<int>(window);
-    const std::size_t smem = 3 * sizeof(float) * (nms_tile + w) + nms_tile + 4;
-    nms_tiled_kernel<<<gpu::tiles_for(m, nms_tile), gpu::nms_threads, smem, gpu::raw(stream)>>>(x, n, w, gate);
+    const std::size_t smem = nms_smem(w);
+    if (smem > 48 * 1024)
+      ZF_CUDA_TRY(cudaFuncSetAttribute(nms_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(smem)));
+    nms_tiled_kernel<<<gpu::tiles_for(m, nms_tile), nms_threads, smem, gpu::raw(stream)>>>(x, n, w, gate);
     ZF_SIGNAL_LAUNCH_CHECK();
     return out;
   }

@@ -27,10 +27,12 @@
 #include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
+#include "detail_cuda/robust_moments.hpp"
 #include "detail_cuda/visit.cuh"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -121,7 +123,8 @@ struct select_state {
 
 constexpr int max_bins = 1 << 13;
 constexpr int select_threads = 256;
-constexpr int choose_threads = 256;
+constexpr int choose_threads = 1024;
+constexpr int choose_per_thread = max_bins / choose_threads;  // bins per thread at most
 
 // Level 0: histogram of the top digit over the whole signal. Consecutive samples of a recording
 // often share a bucket, so each thread merges equal neighbours before touching shared memory.
@@ -166,8 +169,15 @@ __global__ void __launch_bounds__(choose_threads)
   const int per_thread = (bins + choose_threads - 1) / choose_threads;
   const int first = static_cast<int>(threadIdx.x) * per_thread;
 
+  // The thread's bins in registers: independent loads, issued together (a loop of dependent
+  // additions over global memory would wait for each in turn).
+  u64 counts[choose_per_thread];
   u64 mine = 0;
-  for (int b = first; b < first + per_thread && b < bins; ++b) mine += hist[b];
+#pragma unroll
+  for (int k = 0; k < choose_per_thread; ++k) {
+    counts[k] = k < per_thread && first + k < bins ? hist[first + k] : 0;
+    mine += counts[k];
+  }
   u64 before = 0, total = 0;
   scan(scan_storage).ExclusiveSum(mine, before, total);
 
@@ -191,8 +201,10 @@ __global__ void __launch_bounds__(choose_threads)
   const bool follow = state->lower == lower_follows;
   if (s_total > 0) {
     u64 at = before;
-    for (int b = first; b < first + per_thread && b < bins; ++b) {
-      const u64 c = hist[b];
+#pragma unroll
+    for (int k = 0; k < choose_per_thread; ++k) {
+      const int b = first + k;
+      const u64 c = counts[k];
       if (s_rank_hi >= at && s_rank_hi < at + c) {
         s_bucket_hi = static_cast<unsigned>(b);
         s_before_hi = at;
@@ -312,7 +324,11 @@ struct select_buffers {
 template <class Key>
 void select_middle(const float* x, std::int64_t n, Key key_source, select_state* state, select_buffers buffers,
                    int device_id, stream_view stream) {
-  const int blocks = gpu::grid_for((n + 3) / 4, select_threads, device_id, 8);
+  // Every block zeroes and flushes a histogram of up to 8192 bins: at least 16 float4 loads per
+  // thread keep that from outweighing the counting on a subsample of a million samples.
+  constexpr std::int64_t per_block = 16 * 4 * select_threads;
+  const int blocks = std::min(gpu::grid_for((n + 3) / 4, select_threads, device_id, 8),
+                              static_cast<int>(std::max<std::int64_t>(1, (n + per_block - 1) / per_block)));
   auto hist = [&](int level) { return buffers.hist + static_cast<std::size_t>(level) * max_bins; };
   auto smem = [](int level) { return sizeof(unsigned) << Key::digit(level).bits; };
 
@@ -333,48 +349,50 @@ void select_middle(const float* x, std::int64_t n, Key key_source, select_state*
   ZF_SIGNAL_LAUNCH_CHECK();
 }
 
-struct select_results {
-  u64 finite;
-  double median;
-  double mad;
-};
-
-__global__ void gather_results_kernel(const select_state* median, const select_state* mad, select_results* out) {
+__global__ void gather_results_kernel(const select_state* median, const select_state* mad, robust_moments* out) {
   if (threadIdx.x == 0 && blockIdx.x == 0) *out = {median->finite, median->result, mad->result};
 }
 
 }  // namespace
 
-normalization robust_zscore_cuda(const array& signal, stream_view stream) {
+void robust_moments_cuda(const array& signal, robust_moments* out, stream_view stream) {
   const device where = signal.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
   const std::int64_t n = signal.size();
   const auto* x = static_cast<const float*>(signal.data());
 
-  // One scratch block: two states, the results, the histograms of both selections.
+  // One scratch block: two states, the histograms of both selections.
   constexpr std::size_t state_bytes = gpu::aligned_size(sizeof(select_state));
-  constexpr std::size_t results_bytes = gpu::aligned_size(sizeof(select_results));
   constexpr std::size_t hist_bytes = sizeof(u64) * max_bins * (value_key::levels + deviation_key::levels);
-  array block = gpu::scratch(2 * state_bytes + results_bytes + hist_bytes, where, stream);
+  array block = gpu::scratch(2 * state_bytes + hist_bytes, where, stream);
   auto* base = static_cast<unsigned char*>(block.data());
   ZF_CUDA_TRY(cudaMemsetAsync(base, 0, block.nbytes(), gpu::raw(stream)));
   auto* median_state = reinterpret_cast<select_state*>(base);
   auto* mad_state = reinterpret_cast<select_state*>(base + state_bytes);
-  auto* results = reinterpret_cast<select_results*>(base + 2 * state_bytes);
-  auto* hist = reinterpret_cast<u64*>(base + 2 * state_bytes + results_bytes);
+  auto* hist = reinterpret_cast<u64*>(base + 2 * state_bytes);
 
   array a = empty({n}, float32, where, stream), b = empty({n}, float32, where, stream);
   select_buffers buffers{static_cast<float*>(a.data()), static_cast<float*>(b.data()), hist};
   select_middle(x, n, value_key{}, median_state, buffers, where.id, stream);
   buffers.hist = hist + static_cast<std::size_t>(value_key::levels) * max_bins;
   select_middle(x, n, deviation_key{&median_state->result}, mad_state, buffers, where.id, stream);
-  gather_results_kernel<<<1, 1, 0, gpu::raw(stream)>>>(median_state, mad_state, results);
+  gather_results_kernel<<<1, 1, 0, gpu::raw(stream)>>>(median_state, mad_state, out);
   ZF_SIGNAL_LAUNCH_CHECK();
+}
 
-  const select_results r = gpu::read_back(results, stream);  // host synchronisation: the result is a host value
-  if (r.finite == 0) return {0.0f, 1.0f};
-  const auto scale = static_cast<float>(1.4826 * r.mad);
-  if (std::isfinite(scale) && scale > 0) return {static_cast<float>(r.median), scale};
+normalization robust_zscore_cuda(const array& signal, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
+  array result = gpu::scratch(sizeof(robust_moments), signal.where(), stream);
+  auto* moments = static_cast<robust_moments*>(result.data());
+  robust_moments_cuda(signal, moments, stream);
+  // Host synchronisation: the result is a host value.
+  return normalization_of(gpu::read_back(moments, stream), signal, stream);
+}
+
+normalization normalization_of(const robust_moments& m, const array& signal, stream_view stream) {
+  if (m.finite == 0) return {0.0f, 1.0f};
+  const auto scale = static_cast<float>(1.4826 * m.mad);
+  if (std::isfinite(scale) && scale > 0) return {static_cast<float>(m.median), scale};
   // Degenerate spread: the standard-deviation fallback needs the host's summation order.
   return robust_zscore_host(copy_to(signal, cpu_device, stream), stream);
 }

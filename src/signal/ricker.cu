@@ -20,15 +20,15 @@ __global__ void __launch_bounds__(gpu::bandpass_threads)
     bandpass_tiled_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t n,
                           const double* __restrict__ taps, int width) {
   extern __shared__ double smem[];
-  double* s_taps = smem;                      // width taps, then bandpass_run zeros (padding)
-  double* xs = smem + width + gpu::bandpass_run;  // inputs of this block's outputs
-  auto* ys = reinterpret_cast<float*>(xs + gpu::bandpass_pass + width - 1);
+  double* s_taps = smem;
+  auto* tile = reinterpret_cast<float*>(smem + width);  // inputs of this block's outputs
+  float* ys = tile + gpu::bandpass_input_floats(width, gpu::bandpass_pass);
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * gpu::bandpass_pass;
 
   gpu::load_taps(s_taps, taps, width);
-  gpu::load_inputs(xs, x, n, first - (width - 1), gpu::bandpass_pass + width - 1);
+  gpu::load_inputs(tile, x, n, first - (width - 1), gpu::bandpass_pass + width - 1);
   __syncthreads();
-  gpu::convolve_pass(s_taps, width, xs, 0, ys);
+  gpu::convolve_pass(s_taps, width, tile + gpu::bandpass_run, 0, ys);
   __syncthreads();
   // Staged through shared memory so that the stores are coalesced.
   for (int i = threadIdx.x; i < gpu::bandpass_pass && first + i < n; i += blockDim.x) y[first + i] = ys[i];
@@ -75,8 +75,8 @@ array bandpass_cuda(const array& signal, std::int64_t ricker_width, stream_view 
   const auto* h = static_cast<const double*>(taps.data());
   if (ricker_width <= gpu::max_tiled_taps) {
     const auto width = static_cast<int>(ricker_width);
-    const std::size_t smem = sizeof(double) * gpu::bandpass_smem_doubles(width, gpu::bandpass_pass) +
-                             sizeof(float) * gpu::bandpass_pass;
+    const std::size_t smem = sizeof(double) * static_cast<std::size_t>(width) +
+                             sizeof(float) * (gpu::bandpass_input_floats(width, gpu::bandpass_pass) + gpu::bandpass_pass);
     bandpass_tiled_kernel<<<gpu::tiles_for(n, gpu::bandpass_pass), gpu::bandpass_threads, smem, gpu::raw(stream)>>>(
         x, y, n, h, width);
   } else {

@@ -5,8 +5,7 @@
 #include "checks.hpp"
 #include "zeroflow/config.hpp"
 #if ZEROFLOW_HAS_CUDA
-#include "detail_cuda/bandpass_gate.hpp"
-#include "detail_cuda/side_stream.hpp"
+#include "detail_cuda/segment.hpp"
 #endif
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -30,32 +29,18 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   // The estimate moves by ~0.1 % at most, and on the GPU the selection no longer reads 80 MB four
   // times (0.40 ms of the 0.87 ms segmentation of 20 M samples); host and GPU take the same subsample.
   const std::int64_t stride = std::max<std::int64_t>(1, x.size() >> statistics_sample_bits);
-  // (The GPU selection wants contiguous samples: the subsample is gathered first, 4 MB at most.)
-  const array sample = stride == 1 ? x : copy_to(x.slice(0, 0, x.size(), stride), x.where(), stream);
-  normalization robust;
-#if ZEROFLOW_HAS_CUDA
-  if (detail::on_cuda(x)) {
-    // The median/MAD selection is a chain of small latency-bound kernels and the band-pass is
-    // bandwidth-bound: the selection runs on a side stream beside it (the read-back of its three
-    // numbers waits for the selection only), then the rest follows on `stream`.
-    const stream_view side = detail::side_stream_after(x.where(), stream);
-    // One kernel for band-pass + gate: the filtered tile stays in shared memory (same bits).
-    auto fused = detail::bandpass_gate_cuda(x, s.sizes.ricker_width, s.sizes.nms_window, stream);
-    s.filtered = std::move(fused.filtered);
-    s.gate = std::move(fused.gate);
-    robust = robust_zscore(sample, side);
-  } else
-#endif
-  {
-    robust = robust_zscore(sample, stream);
-    s.filtered = bandpass(x, s.sizes.ricker_width, stream);
-    s.gate = nms_gate(s.filtered, s.sizes.nms_window, stream);
-  }
-  s.norm = params.normalize_rows ? robust : normalization{0.0F, 1.0F};
   // What the band-pass makes of the recording's offset, so the weak-peak test ignores units.
   const array kernel = ricker_kernel(s.sizes.ricker_width, cpu_device, stream);  // named: span() must not dangle
   double kernel_sum = 0;
   for (float tap : kernel.span<const float>()) kernel_sum += tap;
+#if ZEROFLOW_HAS_CUDA
+  if (detail::on_cuda(x)) return detail::segment_beats_cuda(x, params, s.sizes, kernel_sum, stride, stream);
+#endif
+  const array sample = stride == 1 ? x : copy_to(x.slice(0, 0, x.size(), stride), x.where(), stream);
+  const normalization robust = robust_zscore(sample, stream);
+  s.filtered = bandpass(x, s.sizes.ricker_width, stream);
+  s.gate = nms_gate(s.filtered, s.sizes.nms_window, stream);
+  s.norm = params.normalize_rows ? robust : normalization{0.0F, 1.0F};
   const auto baseline = static_cast<float>(robust.center * kernel_sum);
   s.positions = drop_weak_peaks(s.filtered, gate_positions(s.gate, stream), s.sizes.nms_window,
                                 params.min_peak_ratio, baseline, stream);

@@ -31,14 +31,18 @@ stream_view side_stream_after(device where, stream_view parent) {
     }
     side = slot;
   }
+  wait_for_stream(stream_view{side}, parent);
+  return stream_view{side};
+}
+
+void wait_for_stream(stream_view waiting, stream_view producer) {
   // Destroying the event right after the wait is queued is allowed: CUDA frees it once it fires.
   cudaEvent_t ready = nullptr;
   ZF_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-  const cudaError_t recorded = cudaEventRecord(ready, gpu::raw(parent));
-  const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(side, ready, 0) : recorded;
+  const cudaError_t recorded = cudaEventRecord(ready, gpu::raw(producer));
+  const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(gpu::raw(waiting), ready, 0) : recorded;
   cudaEventDestroy(ready);
   ZF_CUDA_TRY(waited);
-  return stream_view{side};
 }
 
 }  // namespace zeroflow::signal::detail

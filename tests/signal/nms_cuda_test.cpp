@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../../src/signal/detail_cuda/bandpass_gate.hpp"
 #include "cuda_test_helpers.hpp"
+#include "zeroflow/signal/beats.hpp"
 #include "zeroflow/signal/nms.hpp"
 #include "zeroflow/signal/ricker.hpp"
 
@@ -57,14 +59,32 @@ void expect_gate_matches(const std::vector<float>& x, std::int64_t window, const
       << what << ": n=" << x.size() << " window=" << window;
 }
 
-void expect_fused_matches(const std::vector<float>& x, std::int64_t width, std::int64_t window, const char* what) {
-  const zf::array host_filtered = sig::bandpass(to_array(x), width, {});
-  const auto host_gate = to_vector<std::uint8_t>(sig::nms_gate(host_filtered, window, {}));
-  const auto fused = sig::detail::bandpass_gate_cuda(to_device(x), width, window, {});
+// The fused kernel on x (or on a view `skip` elements into a device copy of x, which moves the
+// input's alignment), against the host's band-pass, gate and gate positions.
+void expect_fused_matches(const std::vector<float>& x, std::int64_t width, std::int64_t window, const char* what,
+                          std::int64_t skip = 0) {
+  const std::vector<float> tail(x.begin() + skip, x.end());
+  const zf::array host_filtered = sig::bandpass(to_array(tail), width, {});
+  const zf::array host_gate = sig::nms_gate(host_filtered, window, {});
+  const zf::array input = to_device(x).slice(0, skip, static_cast<std::int64_t>(x.size()));
+  const auto fused = sig::detail::bandpass_gate_cuda(input, width, window, {});
+  const auto shape = [&] {
+    return std::string(what) + ": n=" + std::to_string(tail.size()) + " width=" + std::to_string(width) +
+           " window=" + std::to_string(window) + " skip=" + std::to_string(skip);
+  };
   EXPECT_EQ(float_mismatch(from_device<float>(fused.filtered), to_vector<float>(host_filtered)), "")
-      << what << " filtered: n=" << x.size() << " width=" << width << " window=" << window;
-  EXPECT_EQ(int_mismatch(from_device<std::uint8_t>(fused.gate), host_gate), "")
-      << what << " gate: n=" << x.size() << " width=" << width << " window=" << window;
+      << shape() << " filtered";
+  EXPECT_EQ(int_mismatch(from_device<std::uint8_t>(fused.gate), to_vector<std::uint8_t>(host_gate)), "")
+      << shape() << " gate";
+  // The positions from the kernel's counts per block (fused sizes only).
+  if (!fused.block_ones.valid()) {
+    EXPECT_THROW((void)sig::detail::fused_gate_positions(fused, {}), zf::invalid_argument) << shape();
+    return;
+  }
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(sig::detail::fused_gate_positions(fused, {})),
+                         to_vector<std::int64_t>(sig::gate_positions(host_gate, {}))),
+            "")
+      << shape() << " positions";
 }
 
 }  // namespace
@@ -86,9 +106,10 @@ TEST_F(SignalNmsCuda, HandWorkedCases) {
 TEST_F(SignalNmsCuda, MatchesTheHostOnRandomInputs) {
   std::mt19937_64 rng(21);
   for (values kind : {values::smooth, values::plateaus, values::special}) {
-    // Fixed corner cases: N == window, one tile (2048 outputs) and its neighbours.
-    for (std::int64_t window : {2, 3, 4, 5, 180, 181}) {
-      for (std::int64_t n : {window, window + 1, window + 2047, window + 2048, window + 2049, window + 4100}) {
+    // Fixed corner cases: N == window, one tile (3328 outputs) and its neighbours; windows up to
+    // 13 samples (one chunk: scanned per output), 14 (no whole chunk in common) and wider.
+    for (std::int64_t window : {2, 3, 4, 5, 12, 13, 14, 15, 27, 28, 180, 181}) {
+      for (std::int64_t n : {window, window + 1, window + 3327, window + 3328, window + 3329, window + 6700}) {
         expect_gate_matches(random_values(rng, n, kind), window, "corners");
       }
     }
@@ -124,10 +145,13 @@ TEST_F(SignalNmsCuda, UnalignedInputView) {
 
 TEST_F(SignalNmsCuda, FusedBandpassAndGateMatchTheHost) {
   std::mt19937_64 rng(24);
-  // Seed sizes, tile edges of the fused kernel (3404 outputs for window 180), N == window.
-  for (std::int64_t n : {180, 181, 209, 3404, 3583, 3584, 3585, 6808, 6809, 100000}) {
+  // Seed sizes, tile edges of the fused kernel (3328 outputs per block: N = 3507 fills one),
+  // N == window, and inputs 1 to 4 floats into their buffer (vector loads need 16-byte alignment).
+  for (std::int64_t n : {180, 181, 209, 3506, 3507, 3508, 6834, 6835, 6836, 100000}) {
     expect_fused_matches(random_values(rng, n, values::smooth), 30, 180, "seed sizes");
   }
+  for (std::int64_t skip : {1, 2, 3, 4}) expect_fused_matches(random_values(rng, 50000, values::smooth), 30, 180, "view", skip);
+  for (std::int64_t window : {2, 13, 14, 27}) expect_fused_matches(random_values(rng, 20000, values::plateaus), 30, window, "narrow");
   for (int trial = 0; trial < 30; ++trial) {
     const std::int64_t n = std::uniform_int_distribution<std::int64_t>(2, 150000)(rng);
     const std::int64_t width = std::uniform_int_distribution<std::int64_t>(1, std::min<std::int64_t>(n, 1024))(rng);
@@ -135,6 +159,7 @@ TEST_F(SignalNmsCuda, FusedBandpassAndGateMatchTheHost) {
     expect_fused_matches(random_values(rng, n, values::smooth), width, window, "random");
   }
   // Beyond the fused limits the two stages run one after the other.
+  expect_fused_matches(random_values(rng, 12000, values::smooth), 1024, 1536, "widest fused");
   expect_fused_matches(random_values(rng, 12000, values::smooth), 1025, 180, "wide kernel");
   expect_fused_matches(random_values(rng, 12000, values::smooth), 30, 1537, "wide window");
 }

@@ -10,6 +10,7 @@
 
 #include "../../src/signal/detail_cuda/bandpass_gate.hpp"
 #include "cuda_test_helpers.hpp"
+#include "zeroflow/core/transfers.hpp"
 #include "zeroflow/signal/segment.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -91,6 +92,29 @@ TEST_F(SignalSegmentCuda, ShortestSignalsAndFlatSignals) {
   const std::vector<float> constant(5000, 3.0f);  // MAD 0 and stddev 0: scale 1, no beats
   expect_same_segmentation(sig::segment_beats(to_device(constant), params, {}),
                            sig::segment_beats(to_array(constant), params, {}), {}, "constant");
+  // Beats on a flat line: more than half the samples equal, so MAD 0 and the scale is the
+  // standard deviation, which the GPU path takes from the host after its read-back (and then
+  // fills the rows again).
+  std::vector<float> spikes(40000, 1.5f);
+  for (std::size_t at = 100; at + 8 < spikes.size(); at += 190 + (at / 190) % 40)
+    for (int d = -3; d <= 3; ++d) spikes[at + static_cast<std::size_t>(d + 3)] += 2.0f - 0.5f * static_cast<float>(d * d);
+  const auto cpu = sig::segment_beats(to_array(spikes), params, {});
+  ASSERT_GT(cpu.beats.kept_index.size(), 100);
+  ASSERT_NE(cpu.norm.scale, 1.0f) << "the standard deviation, not the last fallback";
+  expect_same_segmentation(sig::segment_beats(to_device(spikes), params, {}), cpu, {}, "spikes on a flat line");
+}
+
+TEST_F(SignalSegmentCuda, WaitsForTheHostTwice) {
+  // The count of gate positions, and one read-back of every other count and the normalisation.
+  const auto ecg = recording(1.0, 250, 21);
+  const zf::array x = to_device(ecg.samples);
+  (void)sig::segment_beats(x, {}, {});  // first use: kernels load, the pool grows
+  const auto before = zf::device_to_host_transfers();
+  const auto s = sig::segment_beats(x, {}, {});
+  const auto after = zf::device_to_host_transfers();
+  EXPECT_EQ(after.copies - before.copies, 2);
+  EXPECT_LE(after.bytes - before.bytes, 256);
+  EXPECT_GT(s.beats.rows.shape(0), 3000);
 }
 
 TEST_F(SignalSegmentCuda, NonDefaultStream) {

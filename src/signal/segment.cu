@@ -1,0 +1,124 @@
+// segment_beats on a GPU (detail_cuda/segment.hpp): the host's sequence of stages, queued so that
+// the host waits twice, not once per stage.
+//
+//   side stream:  subsample ─ median/MAD selection ──────────────┐ (event)
+//   stream:       fused band-pass + gate ─ positions ─ [count read back] ─ peak heights, sorted ─
+//                 (join) derive ─ weak-peak filter ─ lengths ─ histogram ─ R-peaks ─ embedding ─
+//                 [scalars read back]
+//
+// After the positions are counted, every buffer is sized by that count (an upper bound for the
+// stages after the weak-peak filter), the counts that follow stay on the device in one
+// tail_scalars block (detail_cuda/live_stages.hpp), and the block comes back in one copy at the
+// end; the outputs are then cut to size (views, no copies). The normalisation is derived on the
+// device from the selection's median and MAD exactly as the host rounds it; the one case the
+// device cannot finish — a zero or non-finite 1.4826·MAD, whose standard-deviation fallback wants
+// the host's summation order — is redone on the host after the read-back and the rows are filled
+// again with its scale.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "detail_cuda/bandpass_gate.hpp"
+#include "detail_cuda/common.cuh"
+#include "detail_cuda/live_stages.hpp"
+#include "detail_cuda/robust_moments.hpp"
+#include "detail_cuda/segment.hpp"
+#include "detail_cuda/side_stream.hpp"
+#include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/signal/beats.hpp"
+
+namespace zeroflow::signal::detail {
+
+namespace {
+
+// The host's normalisation arithmetic (segment.cpp, normalization_of) on the device.
+__global__ void derive_kernel(tail_scalars* s, double kernel_sum, bool normalize_rows) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  const robust_moments m = s->moments;
+  const float center = m.finite == 0 ? 0.0f : __double2float_rn(m.median);
+  const float scale = m.finite == 0 ? 1.0f : __double2float_rn(__dmul_rn(1.4826, m.mad));
+  const bool usable = isfinite(scale) && scale > 0.0f;
+  s->center = center;
+  s->baseline = __double2float_rn(__dmul_rn(static_cast<double>(center), kernel_sum));
+  s->row_center = normalize_rows ? center : 0.0f;
+  s->row_scale = normalize_rows && usable ? scale : 1.0f;  // a degenerate scale is replaced after the read-back
+}
+
+std::int64_t at_least_zero(std::int64_t v) { return std::max<std::int64_t>(v, 0); }
+
+}  // namespace
+
+segmentation segment_beats_cuda(const array& x, const segment_params& params, segment_sizes sizes,
+                                double kernel_sum, std::int64_t stride, stream_view stream) {
+  const device where = x.where();
+  ::zeroflow::detail::cuda_device_guard guard(where.id);
+  segmentation s;
+  s.sizes = sizes;
+  array scalars = zeros({static_cast<std::int64_t>(sizeof(tail_scalars))}, uint8, where, stream);
+  auto* sc = static_cast<tail_scalars*>(scalars.data());
+
+  // The median/MAD selection is a chain of small latency-bound kernels and the band-pass is
+  // bound by arithmetic and bandwidth: the selection (and the gather of its strided subsample,
+  // 4 MB at most) runs on a high-priority side stream beside it. The band-pass is queued first,
+  // so that the GPU starts on it while the host is still queueing the selection's launches.
+  const stream_view side = side_stream_after(where, stream);
+  filtered_gate fused = bandpass_gate_cuda(x, sizes.ricker_width, sizes.nms_window, stream);
+  s.filtered = fused.filtered;
+  s.gate = fused.gate;
+  const array sample = stride == 1 ? x : copy_to(x.slice(0, 0, x.size(), stride), where, side);
+  robust_moments_cuda(sample, &sc->moments, side);
+  // Host synchronisation 1: the number of positions sizes every buffer after it.
+  const array positions =
+      fused.block_ones.valid() ? fused_gate_positions(fused, stream) : gate_positions(fused.gate, stream);
+  fused = {};
+
+  // The weak-peak filter's sort needs no statistics: it runs while the side stream may still work.
+  const std::int64_t offset = (sizes.nms_window + 1) / 2;
+  const bool filter = params.min_peak_ratio > 0 && positions.size() > 0;
+  const peak_heights heights =
+      filter ? sorted_peak_heights(s.filtered, positions, offset, &sc->out_of_range, stream) : peak_heights{};
+
+  wait_for_stream(stream, side);
+  derive_kernel<<<1, 32, 0, gpu::raw(stream)>>>(sc, kernel_sum, params.normalize_rows);
+  ZF_SIGNAL_LAUNCH_CHECK();
+  const array kept = drop_weak_peaks_live(positions, heights, params.min_peak_ratio, sc, stream);
+  const array lengths = beat_lengths_live(kept, &sc->kept, stream);
+  s.histogram = length_histogram_live(lengths, &sc->kept, 2 * sizes.max_length + 1, stream);
+  const array peaks = locate_peaks_live(x, kept, &sc->kept, sizes.nms_window, sizes.ricker_width, &sc->center, stream);
+  embedding beats = embed_beats_live(x, kept, lengths, &sc->kept, sizes.min_length, sizes.max_length,
+                                     sizes.row_width, sc, stream);
+
+  // Host synchronisation 2: every count and the normalisation, in one copy.
+  const tail_scalars host = gpu::read_back(sc, stream);
+  ZF_EXPECTS(host.out_of_range == 0, "drop_weak_peaks: a position plus ", offset, " is outside the ",
+             s.filtered.size(), "-sample signal");
+  if (host.bad != ~0ULL) {
+    const auto c = static_cast<std::int64_t>(host.bad);
+    const std::int64_t start = gpu::read_back(kept.data_as<const std::int64_t>() + c, stream);
+    const std::int64_t len = gpu::read_back(lengths.data_as<const std::int64_t>() + c, stream);
+    ZF_THROW(invalid_argument, "embed_beats: candidate ", c, " spans [", start, ", ", start + len, "), outside the ",
+             x.size(), "-sample signal");
+  }
+  const normalization robust = normalization_of(host.moments, sample, stream);
+  s.norm = params.normalize_rows ? robust : normalization{0.0F, 1.0F};
+
+  const std::int64_t count = host.kept, candidates = at_least_zero(count - 1);
+  const auto rows = static_cast<std::int64_t>(host.rows);
+  s.positions = kept.slice(0, 0, count);
+  s.lengths = lengths.slice(0, 0, candidates);
+  s.peaks = peaks.slice(0, 0, count);
+  s.beats.kept = beats.kept.slice(0, 0, candidates);
+  s.beats.kept_index = beats.kept_index.slice(0, 0, rows);
+  s.beats.rows = beats.rows.slice(0, 0, rows);
+  if (s.norm.scale != host.row_scale) {  // the host's fallback scale: fill the rows again
+    gpu::upload(&sc->row_scale, &s.norm.scale, sizeof(float), stream);
+    embed_rows_cuda(x, s.positions, s.lengths, s.beats.kept_index, rows, &sc->row_center, &sc->row_scale,
+                    s.beats.rows, stream);
+  }
+  return s;
+}
+
+}  // namespace zeroflow::signal::detail
