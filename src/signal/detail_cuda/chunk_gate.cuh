@@ -9,9 +9,9 @@
 //     [a + C, a + window − 1)   the same for every u: whole chunks (their maxima, one shared
 //                               float each) plus a remainder read once,
 //     [a + window − 1, … + u]   a prefix of the C values that end the windows (prefix maxima).
-// About 5 shared-memory reads per output instead of the 3·log2(window) of a doubling ladder, and
-// four barriers instead of log2(window) + 2. C is odd, so that lanes reading at a stride of C
-// floats hit 32 different banks.
+// About 5 shared-memory reads per output instead of the 3·log2(window) of a doubling ladder (the
+// method this replaced), and four barriers instead of log2(window) + 2. C is odd, so that lanes
+// reading at a stride of C floats hit 32 different banks.
 //
 // Windows of at most C samples have no common part: each output then scans its window (<= C reads).
 //
