@@ -37,6 +37,7 @@ embedding embed_beats_cuda(const array&, const array&, const array&, std::int64_
 filtered_gate bandpass_gate_cuda(const array&, std::int64_t, std::int64_t, stream_view) {
   unavailable("bandpass + nms_gate");
 }
+array fused_gate_positions(const filtered_gate&, stream_view) { unavailable("gate_positions (fused)"); }
 
 }  // namespace zeroflow::signal::detail
 #endif  // !ZEROFLOW_HAS_CUDA
