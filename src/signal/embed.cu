@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
-#include <cstddef>
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
@@ -23,9 +22,8 @@ namespace {
 using u64 = unsigned long long;
 
 struct embed_counters {
-  u64 kept;      // candidates kept
-  u64 bad;       // lowest kept candidate whose span leaves the signal; all ones when none
-  u64 selected;  // the selection's count (the same number)
+  u64 kept;  // candidates kept
+  u64 bad;   // lowest kept candidate whose span leaves the signal; all ones when none
 };
 
 struct is_set {
@@ -39,7 +37,7 @@ constexpr int mark_threads = 256;
 __global__ void __launch_bounds__(mark_threads)
     mark_kernel(const std::int64_t* __restrict__ start, const std::int64_t* __restrict__ length,
                 std::int64_t candidates, std::int64_t min_length, std::int64_t max_length, std::int64_t n,
-                unsigned char* __restrict__ kept, embed_counters* counters, const std::int64_t* live_positions) {
+                unsigned char* __restrict__ kept, u64* kept_count, u64* first_bad, const std::int64_t* live_positions) {
   using reduce = cub::BlockReduce<u64, mark_threads>;
   __shared__ typename reduce::TempStorage storage;
   const std::int64_t live = live_positions == nullptr ? candidates : *live_positions - 1;
@@ -52,10 +50,10 @@ __global__ void __launch_bounds__(mark_threads)
     if (!keep) continue;
     ++mine;
     const std::int64_t s = start[c];
-    if (!(s >= 0 && s <= n - len)) atomicMin(&counters->bad, static_cast<u64>(c));
+    if (!(s >= 0 && s <= n - len)) atomicMin(first_bad, static_cast<u64>(c));
   }
   const u64 total = reduce(storage).Sum(mine);
-  if (threadIdx.x == 0 && total != 0) atomicAdd(&counters->kept, total);
+  if (threadIdx.x == 0 && total != 0) atomicAdd(kept_count, total);
 }
 
 constexpr int rows_threads = 256;  // 8 warps, one row each
@@ -82,26 +80,29 @@ __global__ void __launch_bounds__(rows_threads)
 }
 
 /// Queues the length rule and the selection of the kept candidates (flags and indices sized for
-/// every candidate of the buffer); their number and the first bad span land in *counters.
+/// every candidate of the buffer); their number lands in *kept_count and the lowest candidate
+/// whose span leaves the signal in *first_bad (all ones when none), both device memory.
 embedding mark_and_select(const array& signal, const array& positions, const array& lengths,
-                          std::int64_t min_length, std::int64_t max_length, embed_counters* counters,
+                          std::int64_t min_length, std::int64_t max_length, u64* kept_count, u64* first_bad,
                           const std::int64_t* live_positions, stream_view stream) {
   const device where = signal.where();
   const std::int64_t candidates = lengths.size();
   embedding out;
   out.kept = empty({candidates}, uint8, where, stream);
   out.kept_index = empty({candidates}, int64, where, stream);
-  ZF_CUDA_TRY(cudaMemsetAsync(&counters->kept, 0, sizeof(u64), gpu::raw(stream)));
-  ZF_CUDA_TRY(cudaMemsetAsync(&counters->bad, 0xff, sizeof(u64), gpu::raw(stream)));
+  ZF_CUDA_TRY(cudaMemsetAsync(kept_count, 0, sizeof(u64), gpu::raw(stream)));
+  ZF_CUDA_TRY(cudaMemsetAsync(first_bad, 0xff, sizeof(u64), gpu::raw(stream)));
   if (candidates == 0) return out;
   auto* kept = static_cast<unsigned char*>(out.kept.data());
   mark_kernel<<<gpu::grid_for(candidates, mark_threads, where.id), mark_threads, 0, gpu::raw(stream)>>>(
       static_cast<const std::int64_t*>(positions.data()), static_cast<const std::int64_t*>(lengths.data()),
-      candidates, min_length, max_length, signal.size(), kept, counters, live_positions);
+      candidates, min_length, max_length, signal.size(), kept, kept_count, first_bad, live_positions);
   ZF_SIGNAL_LAUNCH_CHECK();
   thrust::counting_iterator<std::int64_t> indices(0);
   auto* index = static_cast<std::int64_t*>(out.kept_index.data());
-  auto* selected = reinterpret_cast<long long*>(&counters->selected);
+  // CUB counts what it selects too; mark_kernel has counted the same rows already.
+  array selected_count = gpu::scratch(sizeof(long long), where, stream);
+  auto* selected = static_cast<long long*>(selected_count.data());
   std::size_t bytes = 0;
   ZF_CUDA_TRY(cub::DeviceSelect::FlaggedIf(nullptr, bytes, indices, kept, index, selected, candidates, is_set{},
                                            gpu::raw(stream)));
@@ -137,10 +138,11 @@ embedding embed_beats_cuda(const array& signal, const array& positions, const ar
   auto* norm_at = reinterpret_cast<float*>(counters + 1);
   const float values[2] = {norm.center, norm.scale};
   gpu::upload(norm_at, values, sizeof values, stream);
-  embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, counters, nullptr, stream);
+  embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, &counters->kept, &counters->bad,
+                                  nullptr, stream);
 
   // The number of rows sizes the outputs: read back (this stage's host synchronisation).
-  const embed_counters counts = lengths.size() == 0 ? embed_counters{0, ~u64{0}, 0} : gpu::read_back(counters, stream);
+  const embed_counters counts = lengths.size() == 0 ? embed_counters{0, ~u64{0}} : gpu::read_back(counters, stream);
   if (counts.bad != ~u64{0}) {
     const auto c = static_cast<std::int64_t>(counts.bad);
     const auto* start = static_cast<const std::int64_t*>(positions.data());
@@ -160,14 +162,7 @@ embedding embed_beats_live(const array& signal, const array& positions, const ar
                            const std::int64_t* kept, std::int64_t min_length, std::int64_t max_length,
                            std::int64_t row_width, tail_scalars* s, stream_view stream) {
   ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
-  static_assert(offsetof(tail_scalars, bad) == offsetof(tail_scalars, rows) + sizeof(u64) &&
-                    offsetof(embed_counters, bad) == offsetof(embed_counters, kept) + sizeof(u64),
-                "tail_scalars holds the embedding's counters as embed_counters lays them out");
-  // The selection's own count is not needed: mark_kernel counts the same rows.
-  array selected = gpu::scratch(sizeof(embed_counters), signal.where(), stream);
-  auto* counters = static_cast<embed_counters*>(selected.data());
-  embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, counters, kept, stream);
-  ZF_CUDA_TRY(cudaMemcpyAsync(&s->rows, counters, 2 * sizeof(u64), cudaMemcpyDeviceToDevice, gpu::raw(stream)));
+  embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, &s->rows, &s->bad, kept, stream);
   out.rows = empty({lengths.size(), row_width}, float32, signal.where(), stream);
   launch_rows(signal, positions, lengths, out.kept_index, lengths.size(), &s->row_center, &s->row_scale, &s->rows,
               out.rows, stream);
