@@ -169,9 +169,10 @@ array adopt(Managed* t, bool read_only) {
   // From here the buffer owns t: if adopt() or the array constructor throw, the buffer's
   // destruction (if it was built at all) runs the deleter; we must not run it a second time.
   auto owner = buffer::adopt(v.first_byte, v.span_bytes, v.where, [t](void*, std::size_t) {
-    call_deleter(t);
-    // After the deleter, so that a second import of t is refused until t is really gone.
+    // Before the deleter: once it frees t, the allocator may hand the same address to a new
+    // tensor on another thread, whose import must not be mistaken for a second import of t.
     import_registry::get().end(t);
+    call_deleter(t);
   });
   return array(std::move(owner), v.type, std::move(v.shape), std::move(v.strides), v.byte_offset, read_only);
 }

@@ -589,6 +589,39 @@ TEST(Dlpack, ManyExportsOutliveTheQuarantine) {
   EXPECT_EQ(releases, 1);
 }
 
+/// A deleter that, the first time, imports the tensor it was called for once more: a new tensor
+/// at the address it has just freed, as an allocator may hand out at once to another thread.
+struct reuse_record {
+  int calls = 0;
+  bool imported = false;
+  std::string error;
+};
+reuse_record* reuse = nullptr;
+void import_again_in_deleter(dl::DLManagedTensor* t) {
+  if (++reuse->calls != 1) return;  // the second import's own release
+  try {
+    const zf::array again = zf::from_dlpack(t);
+    reuse->imported = again.data() == t->dl_tensor.data;
+  } catch (const std::exception& e) {
+    reuse->error = e.what();
+  }
+}
+
+TEST(Dlpack, AnAddressFreedByTheDeleterCanBeImportedAtOnce) {
+  // The import registry must forget a tensor before its deleter runs: afterwards its address
+  // may already belong to a new tensor (ConcurrentExportsAndImports hit this across threads).
+  std::vector<float> values{1, 2, 3};
+  foreign_legacy f(values.data(), zf::float32, {3}, std::nullopt);
+  f.managed.deleter = &import_again_in_deleter;
+  reuse_record record;
+  reuse = &record;
+  { const zf::array a = zf::from_dlpack(&f.managed); }
+  reuse = nullptr;
+  EXPECT_EQ(record.error, "");
+  EXPECT_TRUE(record.imported);
+  EXPECT_EQ(record.calls, 2);
+}
+
 TEST(Dlpack, ConcurrentExportsAndImports) {
   std::atomic<int> releases{0};
   {
