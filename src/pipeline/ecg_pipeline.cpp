@@ -163,9 +163,6 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       // as zeroflow's arrays. LibTorch accepts this only before its first CUDA allocation.
       if (options.route_torch_memory && !model::torch_allocator_routed())
         model::route_torch_allocator_to(memory::current_resource(result.where));
-      // CUDA loads kernels lazily, on first launch: load the segmentation's now (a few ms), so
-      // that the segment stage measures segmentation, as the seed's warmed-up timing does.
-      signal::warm_up(options.segmentation, result.where, stream);
     });
   }
 
@@ -195,6 +192,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   result.samples = signal.size();
   result.sample_rate = options.segmentation.sample_rate;
 
+  // The seed times its segmentation after running it once on the same recording (kernels
+  // compiled, CuPy's pool grown to the working set); the segment stage is measured the same way,
+  // and the cold first run is a stage of its own.
+  if (result.where.type == device_type::cuda)
+    stage("warm_up", [&] { signal::warm_up(signal, options.segmentation, stream); });
   auto seg = stage("segment", [&] { return signal::segment_beats(signal, options.segmentation, stream); });
   result.sizes = seg.sizes;
   result.norm = seg.norm;

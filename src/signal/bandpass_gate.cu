@@ -96,8 +96,10 @@ __global__ void __launch_bounds__(threads, 6)
 // the runs' sums, then each thread writes its run's offsets.
 constexpr int scan_threads = 1024;
 
+// When `live` is given, the total also goes to *total and, clamped to `capacity`, to *live.
 __global__ void __launch_bounds__(scan_threads)
-    block_offsets_kernel(const u64* __restrict__ ones, std::int64_t blocks, u64* __restrict__ offsets) {
+    block_offsets_kernel(const u64* __restrict__ ones, std::int64_t blocks, u64* __restrict__ offsets,
+                         std::int64_t capacity, std::int64_t* live, u64* total) {
   using scan = cub::BlockScan<u64, scan_threads>;
   __shared__ typename scan::TempStorage storage;
   const std::int64_t run = (blocks + scan_threads) / scan_threads;  // covers blocks + 1 entries
@@ -109,22 +111,27 @@ __global__ void __launch_bounds__(scan_threads)
   for (std::int64_t b = first; b < first + run && b <= blocks; ++b) {
     offsets[b] = before;
     if (b < blocks) before += ones[b];
+    if (b == blocks && live != nullptr) {
+      *total = before;
+      *live = before < static_cast<u64>(capacity) ? static_cast<std::int64_t>(before) : capacity;
+    }
   }
 }
 
 // Block b writes the positions of its tile's ones from offsets[b] on, in order, from the bits
-// each thread of the fused kernel left (bit u of thread t: gate[b·tile + t·chunk + u]).
+// each thread of the fused kernel left (bit u of thread t: gate[b·tile + t·chunk + u]); those
+// that would land at `capacity` or later are dropped.
 __global__ void __launch_bounds__(threads)
     scatter_positions_kernel(const unsigned short* __restrict__ thread_ones, const u64* __restrict__ offsets,
-                             std::int64_t* __restrict__ positions) {
+                             std::int64_t capacity, std::int64_t* __restrict__ positions) {
   using scan = cub::BlockScan<unsigned, threads>;
   __shared__ typename scan::TempStorage storage;
   unsigned bits = thread_ones[static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x];
   unsigned before = 0;
   scan(storage).ExclusiveSum(static_cast<unsigned>(__popc(bits)), before);
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * tile + threadIdx.x * chunk;
-  std::int64_t* out = positions + offsets[blockIdx.x] + before;
-  for (; bits != 0; bits &= bits - 1) *out++ = first + __ffs(static_cast<int>(bits)) - 1;
+  std::int64_t at = static_cast<std::int64_t>(offsets[blockIdx.x] + before);
+  for (; bits != 0 && at < capacity; bits &= bits - 1) positions[at++] = first + __ffs(static_cast<int>(bits)) - 1;
 }
 
 }  // namespace
@@ -161,25 +168,50 @@ filtered_gate bandpass_gate_cuda(const array& signal, std::int64_t ricker_width,
   return out;
 }
 
-array fused_gate_positions(const filtered_gate& fused, stream_view stream) {
+namespace {
+
+/// The scan of the fused kernel's block counts (blocks + 1 offsets, the last one the total).
+array block_offsets(const filtered_gate& fused, std::int64_t capacity, std::int64_t* live, u64* total,
+                    stream_view stream) {
   ZF_EXPECTS(fused.block_ones.valid(), "fused_gate_positions: the gate was not computed by the fused kernel");
-  const device where = fused.gate.where();
-  ::zeroflow::detail::cuda_device_guard guard(where.id);
   const std::int64_t blocks = fused.block_ones.size();
-  array offsets = empty({blocks + 1}, uint64, where, stream);
-  auto* at = static_cast<u64*>(offsets.data());
+  array offsets = empty({blocks + 1}, uint64, fused.gate.where(), stream);
   block_offsets_kernel<<<1, scan_threads, 0, gpu::raw(stream)>>>(static_cast<const u64*>(fused.block_ones.data()),
-                                                                 blocks, at);
+                                                                 blocks, static_cast<u64*>(offsets.data()), capacity,
+                                                                 live, total);
   ZF_SIGNAL_LAUNCH_CHECK();
+  return offsets;
+}
+
+void scatter_positions(const filtered_gate& fused, const array& offsets, array& positions, stream_view stream) {
+  if (positions.size() == 0) return;
+  scatter_positions_kernel<<<static_cast<unsigned>(fused.block_ones.size()), threads, 0, gpu::raw(stream)>>>(
+      static_cast<const unsigned short*>(fused.thread_ones.data()), static_cast<const u64*>(offsets.data()),
+      positions.size(), static_cast<std::int64_t*>(positions.data()));
+  ZF_SIGNAL_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+array fused_gate_positions(const filtered_gate& fused, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(fused.gate.where().id);
+  const array offsets = block_offsets(fused, 0, nullptr, nullptr, stream);
   // The number of positions sizes the output: read back (this stage's host synchronisation).
-  const auto count = static_cast<std::int64_t>(gpu::read_back(at + blocks, stream));
-  array positions = empty({count}, int64, where, stream);
-  if (count > 0) {
-    scatter_positions_kernel<<<static_cast<unsigned>(blocks), threads, 0, gpu::raw(stream)>>>(
-        static_cast<const unsigned short*>(fused.thread_ones.data()), at,
-        static_cast<std::int64_t*>(positions.data()));
-    ZF_SIGNAL_LAUNCH_CHECK();
-  }
+  const std::int64_t blocks = fused.block_ones.size();
+  const auto count = static_cast<std::int64_t>(gpu::read_back(static_cast<const u64*>(offsets.data()) + blocks, stream));
+  array positions = empty({count}, int64, fused.gate.where(), stream);
+  scatter_positions(fused, offsets, positions, stream);
+  return positions;
+}
+
+array fused_gate_positions_live(const filtered_gate& fused, std::int64_t capacity, std::int64_t* live,
+                                unsigned long long* total, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(fused.gate.where().id);
+  ZF_EXPECTS(capacity >= 0 && live != nullptr && total != nullptr,
+             "fused_gate_positions_live: needs a capacity >= 0 and both device counters");
+  const array offsets = block_offsets(fused, capacity, live, total, stream);
+  array positions = empty({capacity}, int64, fused.gate.where(), stream);
+  scatter_positions(fused, offsets, positions, stream);
   return positions;
 }
 

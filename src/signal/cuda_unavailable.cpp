@@ -38,6 +38,9 @@ filtered_gate bandpass_gate_cuda(const array&, std::int64_t, std::int64_t, strea
   unavailable("bandpass + nms_gate");
 }
 array fused_gate_positions(const filtered_gate&, stream_view) { unavailable("gate_positions (fused)"); }
+array fused_gate_positions_live(const filtered_gate&, std::int64_t, std::int64_t*, unsigned long long*, stream_view) {
+  unavailable("gate_positions (fused)");
+}
 
 }  // namespace zeroflow::signal::detail
 #endif  // !ZEROFLOW_HAS_CUDA

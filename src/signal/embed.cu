@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
@@ -81,7 +82,8 @@ __global__ void __launch_bounds__(rows_threads)
 
 /// Queues the length rule and the selection of the kept candidates (flags and indices sized for
 /// every candidate of the buffer); their number lands in *kept_count and the lowest candidate
-/// whose span leaves the signal in *first_bad (all ones when none), both device memory.
+/// whose span leaves the signal in *first_bad (all ones when none), both device memory. With
+/// live_positions the caller has set the two counters (0 and all ones) on the stream already.
 embedding mark_and_select(const array& signal, const array& positions, const array& lengths,
                           std::int64_t min_length, std::int64_t max_length, u64* kept_count, u64* first_bad,
                           const std::int64_t* live_positions, stream_view stream) {
@@ -90,8 +92,10 @@ embedding mark_and_select(const array& signal, const array& positions, const arr
   embedding out;
   out.kept = empty({candidates}, uint8, where, stream);
   out.kept_index = empty({candidates}, int64, where, stream);
-  ZF_CUDA_TRY(cudaMemsetAsync(kept_count, 0, sizeof(u64), gpu::raw(stream)));
-  ZF_CUDA_TRY(cudaMemsetAsync(first_bad, 0xff, sizeof(u64), gpu::raw(stream)));
+  if (live_positions == nullptr) {
+    ZF_CUDA_TRY(cudaMemsetAsync(kept_count, 0, sizeof(u64), gpu::raw(stream)));
+    ZF_CUDA_TRY(cudaMemsetAsync(first_bad, 0xff, sizeof(u64), gpu::raw(stream)));
+  }
   if (candidates == 0) return out;
   auto* kept = static_cast<unsigned char*>(out.kept.data());
   mark_kernel<<<gpu::grid_for(candidates, mark_threads, where.id), mark_threads, 0, gpu::raw(stream)>>>(
@@ -160,12 +164,13 @@ embedding embed_beats_cuda(const array& signal, const array& positions, const ar
 
 embedding embed_beats_live(const array& signal, const array& positions, const array& lengths,
                            const std::int64_t* kept, std::int64_t min_length, std::int64_t max_length,
-                           std::int64_t row_width, tail_scalars* s, stream_view stream) {
+                           std::int64_t row_width, std::int64_t max_rows, tail_scalars* s, stream_view stream) {
   ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
   embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, &s->rows, &s->bad, kept, stream);
-  out.rows = empty({lengths.size(), row_width}, float32, signal.where(), stream);
-  launch_rows(signal, positions, lengths, out.kept_index, lengths.size(), &s->row_center, &s->row_scale, &s->rows,
-              out.rows, stream);
+  const std::int64_t room = std::clamp<std::int64_t>(max_rows, 0, lengths.size());
+  out.rows = empty({room, row_width}, float32, signal.where(), stream);
+  launch_rows(signal, positions, lengths, out.kept_index, room, &s->row_center, &s->row_scale, &s->rows, out.rows,
+              stream);
   return out;
 }
 

@@ -2,14 +2,16 @@
 // the host waits twice, not once per stage.
 //
 //   side stream:  subsample ─ median/MAD selection ──────────────┐ (event)
-//   stream:       fused band-pass + gate ─ positions ─ [count read back] ─ peak heights, sorted ─
-//                 (join) derive ─ weak-peak filter ─ lengths ─ histogram ─ R-peaks ─ embedding ─
-//                 [scalars read back]
+//   stream:       fused band-pass + gate ─ positions ─ peak heights, sorted ─ (join) derive ─
+//                 weak-peak filter ─ lengths ─ histogram ─ R-peaks ─ embedding ─ [scalars read back]
 //
-// After the positions are counted, every buffer is sized by that count (an upper bound for the
-// stages after the weak-peak filter), the counts that follow stay on the device in one
-// tail_scalars block (detail_cuda/live_stages.hpp), and the block comes back in one copy at the
-// end; the outputs are then cut to size (views, no copies). The normalisation is derived on the
+// Nothing waits for the host until the end: the positions go to a buffer of a capacity the host
+// knows in advance (what a gate without ties can hold), every later buffer is sized from it (the
+// rows also by the recording's length over the shortest beat), and the counts stay on the device
+// in one tail_scalars block (detail_cuda/live_stages.hpp). So the host queues every stage while
+// the band-pass runs and the GPU runs the small stages back to back. The block comes back in one
+// copy at the end, the outputs are cut to size (views, no copies), and a gate that overflowed the
+// capacity (exact ties: plateaus, repeating samples) is done again from its exact positions. The normalisation is derived on the
 // device from the selection's median and MAD exactly as the host rounds it; the one case the
 // device cannot finish — a zero or non-finite 1.4826·MAD, whose standard-deviation fallback wants
 // the host's summation order — is redone on the host after the read-back and the rows are filled
@@ -45,9 +47,40 @@ __global__ void derive_kernel(tail_scalars* s, double kernel_sum, bool normalize
   s->baseline = __double2float_rn(__dmul_rn(static_cast<double>(center), kernel_sum));
   s->row_center = normalize_rows ? center : 0.0f;
   s->row_scale = normalize_rows && usable ? scale : 1.0f;  // a degenerate scale is replaced after the read-back
+  s->rows = 0;     // the embedding's counters (it leaves them to the caller, see embed_beats_live)
+  s->bad = ~0ULL;
 }
 
 std::int64_t at_least_zero(std::int64_t v) { return std::max<std::int64_t>(v, 0); }
+
+// Gate positions a recording can have when no two samples within a window are equal: two
+// positions closer than ⌊window/2⌋ would put each window's maximum inside the other window, so
+// the two maxima would be equal. (A filtered ECG has ~1/3 of this; ties can exceed it.)
+std::int64_t position_capacity(std::int64_t gate_size, std::int64_t window) {
+  return std::min(gate_size, gate_size / std::max<std::int64_t>(window / 2, 1) + 2);
+}
+
+// Positions counted on the host (their size): the count goes where the live stages read it.
+array counted(array positions, tail_scalars* s, stream_view stream) {
+  const std::int64_t count = positions.size();
+  gpu::upload(&s->positions, &count, sizeof count, stream);
+  const auto total = static_cast<unsigned long long>(count);
+  gpu::upload(&s->positions_total, &total, sizeof total, stream);
+  return positions;
+}
+
+// Rows a recording can give: kept beats are disjoint spans of at least min_length samples.
+std::int64_t row_capacity(std::int64_t candidates, std::int64_t n, std::int64_t min_length) {
+  return min_length > 0 ? std::min(candidates, n / min_length + 1) : candidates;
+}
+
+// What the stages after the positions leave (buffers sized by the positions' capacity).
+struct after_positions {
+  array kept;     ///< the positions the weak-peak filter kept, first
+  array lengths;  ///< their beat lengths
+  array peaks;    ///< their R-peaks
+  embedding beats;
+};
 
 }  // namespace
 
@@ -70,35 +103,49 @@ segmentation segment_beats_cuda(const array& x, const segment_params& params, se
   s.gate = fused.gate;
   const array sample = stride == 1 ? x : copy_to(x.slice(0, 0, x.size(), stride), where, side);
   robust_moments_cuda(sample, &sc->moments, side);
-  // Host synchronisation 1: the number of positions sizes every buffer after it.
-  const array positions =
-      fused.block_ones.valid() ? fused_gate_positions(fused, stream) : gate_positions(fused.gate, stream);
-  fused = {};
 
-  // The weak-peak filter's sort needs no statistics: it runs while the side stream may still work.
+  // The positions go to a buffer sized for a gate without ties, and every later buffer is sized
+  // from it, so that the host queues the whole segmentation while the band-pass still runs; a
+  // gate with more positions (a recording rich in exact ties) is done again with exact sizes.
+  const std::int64_t capacity = position_capacity(s.gate.size(), sizes.nms_window);
+  const array first_positions =
+      fused.block_ones.valid()
+          ? fused_gate_positions_live(fused, capacity, &sc->positions, &sc->positions_total, stream)
+          : counted(gate_positions(s.gate, stream), sc, stream);
   const std::int64_t offset = (sizes.nms_window + 1) / 2;
-  const bool filter = params.min_peak_ratio > 0 && positions.size() > 0;
-  const peak_heights heights =
-      filter ? sorted_peak_heights(s.filtered, positions, offset, &sc->out_of_range, stream) : peak_heights{};
+  const auto queue_after = [&](const array& positions) {
+    // The weak-peak filter's sort needs no statistics: it runs while the side stream may still work.
+    const bool filter = params.min_peak_ratio > 0 && positions.size() > 0;
+    const peak_heights heights =
+        filter ? sorted_peak_heights(s.filtered, positions, &sc->positions, offset, &sc->out_of_range, stream)
+               : peak_heights{};
+    wait_for_stream(stream, side);
+    derive_kernel<<<1, 32, 0, gpu::raw(stream)>>>(sc, kernel_sum, params.normalize_rows);
+    ZF_SIGNAL_LAUNCH_CHECK();
+    after_positions t;
+    t.kept = drop_weak_peaks_live(positions, heights, params.min_peak_ratio, sc, stream);
+    t.lengths = beat_lengths_live(t.kept, &sc->kept, stream);
+    s.histogram = length_histogram_live(t.lengths, &sc->kept, 2 * sizes.max_length + 1, stream);
+    t.peaks = locate_peaks_live(x, t.kept, &sc->kept, sizes.nms_window, sizes.ricker_width, &sc->center, stream);
+    t.beats = embed_beats_live(x, t.kept, t.lengths, &sc->kept, sizes.min_length, sizes.max_length, sizes.row_width,
+                               row_capacity(t.lengths.size(), x.size(), sizes.min_length), sc, stream);
+    return t;
+  };
+  after_positions t = queue_after(first_positions);
 
-  wait_for_stream(stream, side);
-  derive_kernel<<<1, 32, 0, gpu::raw(stream)>>>(sc, kernel_sum, params.normalize_rows);
-  ZF_SIGNAL_LAUNCH_CHECK();
-  const array kept = drop_weak_peaks_live(positions, heights, params.min_peak_ratio, sc, stream);
-  const array lengths = beat_lengths_live(kept, &sc->kept, stream);
-  s.histogram = length_histogram_live(lengths, &sc->kept, 2 * sizes.max_length + 1, stream);
-  const array peaks = locate_peaks_live(x, kept, &sc->kept, sizes.nms_window, sizes.ricker_width, &sc->center, stream);
-  embedding beats = embed_beats_live(x, kept, lengths, &sc->kept, sizes.min_length, sizes.max_length,
-                                     sizes.row_width, sc, stream);
-
-  // Host synchronisation 2: every count and the normalisation, in one copy.
-  const tail_scalars host = gpu::read_back(sc, stream);
+  // The one host synchronisation: every count and the normalisation, in one copy.
+  tail_scalars host = gpu::read_back(sc, stream);
+  if (host.positions_total > static_cast<unsigned long long>(first_positions.size())) {
+    t = queue_after(counted(fused_gate_positions(fused, stream), sc, stream));  // exactly, once more
+    host = gpu::read_back(sc, stream);
+  }
+  fused = {};
   ZF_EXPECTS(host.out_of_range == 0, "drop_weak_peaks: a position plus ", offset, " is outside the ",
              s.filtered.size(), "-sample signal");
   if (host.bad != ~0ULL) {
     const auto c = static_cast<std::int64_t>(host.bad);
-    const std::int64_t start = gpu::read_back(kept.data_as<const std::int64_t>() + c, stream);
-    const std::int64_t len = gpu::read_back(lengths.data_as<const std::int64_t>() + c, stream);
+    const std::int64_t start = gpu::read_back(t.kept.data_as<const std::int64_t>() + c, stream);
+    const std::int64_t len = gpu::read_back(t.lengths.data_as<const std::int64_t>() + c, stream);
     ZF_THROW(invalid_argument, "embed_beats: candidate ", c, " spans [", start, ", ", start + len, "), outside the ",
              x.size(), "-sample signal");
   }
@@ -107,12 +154,12 @@ segmentation segment_beats_cuda(const array& x, const segment_params& params, se
 
   const std::int64_t count = host.kept, candidates = at_least_zero(count - 1);
   const auto rows = static_cast<std::int64_t>(host.rows);
-  s.positions = kept.slice(0, 0, count);
-  s.lengths = lengths.slice(0, 0, candidates);
-  s.peaks = peaks.slice(0, 0, count);
-  s.beats.kept = beats.kept.slice(0, 0, candidates);
-  s.beats.kept_index = beats.kept_index.slice(0, 0, rows);
-  s.beats.rows = beats.rows.slice(0, 0, rows);
+  s.positions = t.kept.slice(0, 0, count);
+  s.lengths = t.lengths.slice(0, 0, candidates);
+  s.peaks = t.peaks.slice(0, 0, count);
+  s.beats.kept = t.beats.kept.slice(0, 0, candidates);
+  s.beats.kept_index = t.beats.kept_index.slice(0, 0, rows);
+  s.beats.rows = t.beats.rows.slice(0, 0, rows);
   if (s.norm.scale != host.row_scale) {  // the host's fallback scale: fill the rows again
     gpu::upload(&sc->row_scale, &s.norm.scale, sizeof(float), stream);
     embed_rows_cuda(x, s.positions, s.lengths, s.beats.kept_index, rows, &sc->row_center, &sc->row_scale,

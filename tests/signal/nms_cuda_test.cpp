@@ -81,10 +81,26 @@ void expect_fused_matches(const std::vector<float>& x, std::int64_t width, std::
     EXPECT_THROW((void)sig::detail::fused_gate_positions(fused, {}), zf::invalid_argument) << shape();
     return;
   }
-  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(sig::detail::fused_gate_positions(fused, {})),
-                         to_vector<std::int64_t>(sig::gate_positions(host_gate, {}))),
-            "")
+  const auto expected = to_vector<std::int64_t>(sig::gate_positions(host_gate, {}));
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(sig::detail::fused_gate_positions(fused, {})), expected), "")
       << shape() << " positions";
+  // Without the read-back, into buffers too small, exact and too large: the first positions that
+  // fit, the clamped count and the true count.
+  const auto count = static_cast<std::int64_t>(expected.size());
+  for (const std::int64_t capacity : {count / 2, count, count + 7}) {
+    zf::array counters = zf::zeros({2}, zf::int64, input.where(), {});
+    auto* live = counters.data_as<std::int64_t>();
+    const zf::array positions = sig::detail::fused_gate_positions_live(
+        fused, capacity, live, reinterpret_cast<unsigned long long*>(live + 1), {});
+    ASSERT_EQ(positions.size(), capacity);
+    const std::int64_t fits = std::min(count, capacity);
+    EXPECT_EQ(int_mismatch(from_device<std::int64_t>(positions.slice(0, 0, fits)),
+                           std::vector<std::int64_t>(expected.begin(), expected.begin() + fits)),
+              "")
+        << shape() << " capacity " << capacity;
+    EXPECT_EQ(from_device<std::int64_t>(counters), (std::vector<std::int64_t>{fits, count}))
+        << shape() << " capacity " << capacity;
+  }
 }
 
 }  // namespace

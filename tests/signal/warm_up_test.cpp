@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 #include "cuda_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
@@ -58,5 +59,25 @@ TEST_F(WarmUpCuda, SegmentsOnTheDeviceAndGivesEveryByteBack) {
   }
   const auto numbers = device.numbers();
   EXPECT_GT(numbers.total_count, 10);  // it did segment: signal, filtered, gate, positions, rows...
+  EXPECT_EQ(numbers.current_bytes, 0U);
+}
+
+TEST(WarmUp, OnAHostRecordingDoesNothing) {
+  const zf::array x = sig::testing::to_array(std::vector<float>(5000, 1.0f));
+  counted host(zf::cpu_device);
+  sig::warm_up(x, {}, {});
+  EXPECT_EQ(host.numbers().total_count, 0);
+}
+
+TEST_F(WarmUpCuda, OnTheRecordingSegmentsItAndGivesEveryByteBack) {
+  std::vector<float> samples(200'000);
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    samples[i] = (i % 200 < 5) ? 2.0f : 0.01f * static_cast<float>(i % 7);  // a spike every 200 samples
+  const zf::array x = sig::testing::to_device(samples);
+  counted device(sig::testing::gpu0);
+  sig::warm_up(x, {}, {});
+  const auto numbers = device.numbers();
+  EXPECT_GT(numbers.total_count, 10);
+  EXPECT_GT(numbers.peak_bytes, 200'000U * 256 * 4 / 200);  // at least the rows of ~1000 beats
   EXPECT_EQ(numbers.current_bytes, 0U);
 }

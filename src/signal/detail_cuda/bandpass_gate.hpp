@@ -34,4 +34,13 @@ struct filtered_gate {
 /// @throws zeroflow::invalid_argument when fused.block_ones is not valid(); zeroflow::cuda_error
 [[nodiscard]] array fused_gate_positions(const filtered_gate& fused, stream_view stream);
 
+/// @brief fused_gate_positions without waiting for the host: the first min(count, capacity)
+/// positions in a buffer of `capacity` entries, the count clamped to `capacity` in *live and the
+/// true count in *total (both device memory), so that a caller that guessed the capacity can
+/// check it later, together with other counts.
+/// @throws zeroflow::invalid_argument when fused.block_ones is not valid(), capacity < 0 or a
+/// counter is null; zeroflow::cuda_error
+[[nodiscard]] array fused_gate_positions_live(const filtered_gate& fused, std::int64_t capacity, std::int64_t* live,
+                                              unsigned long long* total, stream_view stream);
+
 }  // namespace zeroflow::signal::detail

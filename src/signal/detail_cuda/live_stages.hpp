@@ -14,6 +14,8 @@ namespace zeroflow::signal::detail {
 
 /// The tail's scalars, in device memory: written by its kernels, read back once at the end.
 struct tail_scalars {
+  std::int64_t positions;           ///< gate positions in the positions buffer (at most its capacity)
+  unsigned long long positions_total;  ///< gate positions found: more than `positions` when the buffer overflowed
   std::int64_t kept;          ///< positions kept by the weak-peak filter
   std::int64_t out_of_range;  ///< 1 when a position + offset fell outside the filtered signal
   unsigned long long rows;    ///< candidates embedded as rows
@@ -32,13 +34,15 @@ struct peak_heights {
   array sorted;  ///< raw, ascending
 };
 
-/// Queues the gather and the sort of the heights; a position that reaches outside `filtered`
-/// sets *out_of_range (device memory).
-[[nodiscard]] peak_heights sorted_peak_heights(const array& filtered, const array& positions, std::int64_t offset,
-                                               std::int64_t* out_of_range, stream_view stream);
+/// Queues the gather and the sort of the heights of the first *live positions (the rest of the
+/// buffer sorts last, as +inf); a position that reaches outside `filtered` sets *out_of_range
+/// (device memory).
+[[nodiscard]] peak_heights sorted_peak_heights(const array& filtered, const array& positions, const std::int64_t* live,
+                                               std::int64_t offset, std::int64_t* out_of_range, stream_view stream);
 
-/// The second half, drop_weak_peaks with the baseline in s->baseline: the kept positions lead the
-/// returned buffer (positions.size() long), their number goes to s->kept.
+/// The second half, drop_weak_peaks of the first s->positions positions with the baseline in
+/// s->baseline: the kept positions lead the returned buffer (positions.size() long), their number
+/// goes to s->kept.
 [[nodiscard]] array drop_weak_peaks_live(const array& positions, const peak_heights& heights, double ratio,
                                          tail_scalars* s, stream_view stream);
 
@@ -55,11 +59,14 @@ struct peak_heights {
                                       stream_view stream);
 
 /// embed_beats of the first *kept − 1 candidates, normalised by s->row_center and s->row_scale:
-/// kept flags and indices for lengths.size() candidates (0 past the live ones), rows for as many;
-/// the number of rows goes to s->rows and an out-of-signal span to s->bad.
+/// kept flags and indices for lengths.size() candidates (0 past the live ones), room for
+/// max_rows rows (the caller's bound on the kept ones; rows past it are not written); the
+/// number of rows goes to s->rows and an out-of-signal span to s->bad, which the caller has set
+/// to 0 and all ones on the stream before.
 [[nodiscard]] embedding embed_beats_live(const array& signal, const array& positions, const array& lengths,
                                          const std::int64_t* kept, std::int64_t min_length, std::int64_t max_length,
-                                         std::int64_t row_width, tail_scalars* s, stream_view stream);
+                                         std::int64_t row_width, std::int64_t max_rows, tail_scalars* s,
+                                         stream_view stream);
 
 /// Fills rows[r] for r < rows (host count) from the beats of kept_index, normalised by *center
 /// and *scale (device floats): the rows kernel of embed_beats, for a second pass with another scale.
