@@ -77,7 +77,7 @@ TEST(PipelineTransfers, TheHostPipelineCopiesNothingFromADevice) {
 TEST(PipelineTransfers, GpuStagesHandOnlyScalarsToTheHost) {
   if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
   const auto copied = copied_per_stage(zf::pipeline::device_choice::cuda);
-  for (const char* stage : {"segment", "train", "score", "decode_grid"}) {
+  for (const char* stage : {"warm_up", "segment", "train", "score", "decode_grid"}) {
     ASSERT_TRUE(copied.contains(stage)) << stage;
     // A handful of 8-byte counts and the normalisation's three numbers.
     EXPECT_LE(copied.at(stage), 256) << stage;
