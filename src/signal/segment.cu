@@ -1,5 +1,5 @@
 // segment_beats on a GPU (detail_cuda/segment.hpp): the host's sequence of stages, queued so that
-// the host waits twice, not once per stage.
+// the host waits once, at the end, not once per stage.
 //
 //   side stream:  subsample ─ median/MAD selection ──────────────┐ (event)
 //   stream:       fused band-pass + gate ─ positions ─ peak heights, sorted ─ (join) derive ─
@@ -11,11 +11,11 @@
 // in one tail_scalars block (detail_cuda/live_stages.hpp). So the host queues every stage while
 // the band-pass runs and the GPU runs the small stages back to back. The block comes back in one
 // copy at the end, the outputs are cut to size (views, no copies), and a gate that overflowed the
-// capacity (exact ties: plateaus, repeating samples) is done again from its exact positions. The normalisation is derived on the
-// device from the selection's median and MAD exactly as the host rounds it; the one case the
-// device cannot finish — a zero or non-finite 1.4826·MAD, whose standard-deviation fallback wants
-// the host's summation order — is redone on the host after the read-back and the rows are filled
-// again with its scale.
+// capacity (exact ties: plateaus, repeating samples) is done again from its exact positions.
+// The normalisation is derived on the device from the selection's median and MAD exactly as the
+// host rounds it; the one case the device cannot finish — a zero or non-finite 1.4826·MAD, whose
+// standard-deviation fallback wants the host's summation order — is redone on the host after the
+// read-back and the rows are filled again with its scale.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -47,7 +47,7 @@ __global__ void derive_kernel(tail_scalars* s, double kernel_sum, bool normalize
   s->baseline = __double2float_rn(__dmul_rn(static_cast<double>(center), kernel_sum));
   s->row_center = normalize_rows ? center : 0.0f;
   s->row_scale = normalize_rows && usable ? scale : 1.0f;  // a degenerate scale is replaced after the read-back
-  s->rows = 0;     // the embedding's counters (it leaves them to the caller, see embed_beats_live)
+  s->rows = 0;  // the embedding's counters, which embed_beats_live leaves to its caller
   s->bad = ~0ULL;
 }
 
