@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "memory_test_util.hpp"
+#include "zeroflow/memory/arena_resource.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/leak_tracking_adaptor.hpp"
@@ -42,6 +43,11 @@ zm::resource_ptr limiting(zm::resource_ptr up) {
 zm::resource_ptr leak_tracking(zm::resource_ptr up) {
   return std::make_shared<zm::leak_tracking_adaptor>(std::move(up));
 }
+// A small chunk, so that the random sizes below are partly carved and partly passed upstream.
+zm::resource_ptr arena(zm::resource_ptr up) {
+  return std::make_shared<zm::arena_resource>(std::move(up), std::size_t{1} << 20, std::size_t{64} << 10,
+                                              zf::stream_view{});
+}
 zm::resource_ptr logging(zm::resource_ptr up, std::vector<std::filesystem::path>& scratch) {
   scratch.push_back(scratch_path("conformance_log_" + std::to_string(scratch.size()) + ".csv"));
   return std::make_shared<zm::logging_adaptor>(std::move(up), scratch.back());
@@ -64,6 +70,9 @@ std::vector<resource_case> all_cases() {
        [](auto&) { return statistics(limiting(pool())); }},
       {"leak_tracking_pinned", "leak_tracking(pinned)", pinned_host, true,
        [](auto&) { return leak_tracking(pinned()); }},
+      {"arena_host", "arena(host)", cpu, false, [](auto&) { return arena(host()); }},
+      {"arena_statistics_cuda_pool", "arena(statistics(cuda_pool))", gpu, true,
+       [](auto&) { return arena(statistics(pool())); }},
       {"logging_leak_tracking_cuda_pool", "logging(leak_tracking(cuda_pool))", gpu, true,
        [](auto& s) { return logging(leak_tracking(pool()), s); }},
   };

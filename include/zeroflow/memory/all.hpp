@@ -2,6 +2,7 @@
 /// @file all.hpp
 /// Every memory resource, adaptor and allocation helper in one include.
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/arena_resource.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/leak_tracking_adaptor.hpp"

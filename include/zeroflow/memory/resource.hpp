@@ -40,12 +40,31 @@ class resource : public std::enable_shared_from_this<resource> {
 
 using resource_ptr = std::shared_ptr<resource>;
 
-/// The resource zeroflow allocates from on `where` (per device, process-wide). The defaults
+/// The resource zeroflow allocates from on `where`: the calling thread's scoped_resource for that
+/// device when one is alive, else the process-wide one (per device). The process-wide defaults
 /// are a host resource for cpu, a pinned resource for cuda_host and a CUDA pool for cuda:N.
 [[nodiscard]] resource_ptr current_resource(device where);
 /// Replaces the current resource for `r->where()`; returns the previous one. Arrays already
 /// allocated keep the resource that made them alive.
 resource_ptr set_current_resource(resource_ptr r);
+
+/// @brief Makes `r` the current resource of `r->where()` for the calling thread only, until
+/// the guard goes; other threads keep the process-wide one. Guards nest (the innermost wins)
+/// and must go in reverse order, on the thread that made them.
+///
+/// For a burst of allocations made deep inside library calls, e.g. an arena_resource for the
+/// buffers of one segmentation, without changing what other threads allocate from.
+class scoped_resource {
+ public:
+  /// @throws zeroflow::invalid_argument when `r` is null
+  explicit scoped_resource(resource_ptr r);
+  ~scoped_resource();
+  scoped_resource(const scoped_resource&) = delete;
+  scoped_resource& operator=(const scoped_resource&) = delete;
+
+ private:
+  std::size_t depth_;  ///< the thread's override stack size before this guard
+};
 
 /// A new resource of the default kind for `where`: host_resource for cpu, pinned_resource for
 /// cuda_host, cuda_pool_resource for cuda:N (a pool of its own on GPU N).
