@@ -58,6 +58,20 @@ void synchronize(stream_view stream) {
 #endif
 }
 
+void wait_for_stream(stream_view waiting, stream_view producer) {
+  if (waiting == producer) return;
+#if ZEROFLOW_HAS_CUDA
+  // Destroying the event right after the wait is queued is allowed: CUDA frees it once it fires.
+  cudaEvent_t ready = nullptr;
+  if (auto rc = cudaEventCreateWithFlags(&ready, cudaEventDisableTiming); rc != cudaSuccess)
+    ZF_THROW(cuda_error, "cudaEventCreateWithFlags: ", cudaGetErrorString(rc));
+  cudaError_t rc = cudaEventRecord(ready, producer.value());
+  if (rc == cudaSuccess) rc = cudaStreamWaitEvent(waiting.value(), ready, 0);
+  cudaEventDestroy(ready);
+  if (rc != cudaSuccess) ZF_THROW(cuda_error, "wait_for_stream: ", cudaGetErrorString(rc));
+#endif
+}
+
 std::vector<gpu_info> cuda_devices() {
   std::vector<gpu_info> out;
 #if ZEROFLOW_HAS_CUDA

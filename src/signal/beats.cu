@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
+#include "detail_cuda/live_items.cuh"
 #include "detail_cuda/live_stages.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -27,16 +28,9 @@ struct plus_int64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
 
-/// Items to process: `count`, or fewer when a device count (`live`, minus `less`) says so.
-__device__ __forceinline__ std::int64_t live_items(std::int64_t count, const std::int64_t* live, int less) {
-  if (live == nullptr) return count;
-  const std::int64_t n = *live - less;
-  return n < 0 ? 0 : (n < count ? n : count);
-}
-
 __global__ void diff_kernel(const std::int64_t* __restrict__ p, std::int64_t* __restrict__ d, std::int64_t count,
                             const std::int64_t* live) {
-  count = live_items(count, live, 1);
+  count = gpu::live_items(count, live, 1);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)
     d[i] = p[i + 1] - p[i];
@@ -48,7 +42,7 @@ constexpr std::int64_t max_shared_bins = 8192;
 __global__ void histogram_shared_kernel(const std::int64_t* __restrict__ lengths, std::int64_t count, int bins,
                                         unsigned long long* __restrict__ counts, const std::int64_t* live) {
   extern __shared__ unsigned s_counts[];
-  count = live_items(count, live, 1);
+  count = gpu::live_items(count, live, 1);
   for (int b = threadIdx.x; b < bins; b += blockDim.x) s_counts[b] = 0;
   __syncthreads();
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -65,7 +59,7 @@ __global__ void histogram_shared_kernel(const std::int64_t* __restrict__ lengths
 __global__ void histogram_global_kernel(const std::int64_t* __restrict__ lengths, std::int64_t count,
                                         std::int64_t bins, unsigned long long* __restrict__ counts,
                                         const std::int64_t* live) {
-  count = live_items(count, live, 1);
+  count = gpu::live_items(count, live, 1);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
     const std::int64_t v = lengths[i];
@@ -79,7 +73,7 @@ __global__ void locate_peaks_kernel(const float* __restrict__ x, std::int64_t n,
                                     const std::int64_t* __restrict__ positions, std::int64_t count,
                                     std::int64_t shift, std::int64_t reach, const float* __restrict__ center_at,
                                     std::int64_t* __restrict__ peaks, const std::int64_t* live) {
-  count = live_items(count, live, 0);
+  count = gpu::live_items(count, live, 0);
   const float center = *center_at;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < count; c += step) {

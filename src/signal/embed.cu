@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
+#include "detail_cuda/live_items.cuh"
 #include "detail_cuda/live_stages.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
@@ -27,6 +28,14 @@ struct embed_counters {
   u64 bad;   // lowest kept candidate whose span leaves the signal; all ones when none
 };
 
+// embed_beats_cuda's device block: the counters, set before mark_and_select, and the
+// normalisation the rows kernel reads.
+struct embed_block {
+  embed_counters counters;
+  float center;
+  float scale;
+};
+
 struct is_set {
   __host__ __device__ bool operator()(unsigned char flag) const { return flag != 0; }
 };
@@ -41,7 +50,7 @@ __global__ void __launch_bounds__(mark_threads)
                 unsigned char* __restrict__ kept, u64* kept_count, u64* first_bad, const std::int64_t* live_positions) {
   using reduce = cub::BlockReduce<u64, mark_threads>;
   __shared__ typename reduce::TempStorage storage;
-  const std::int64_t live = live_positions == nullptr ? candidates : *live_positions - 1;
+  const std::int64_t live = gpu::live_items(candidates, live_positions, 1);
   u64 mine = 0;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < candidates; c += step) {
@@ -82,8 +91,8 @@ __global__ void __launch_bounds__(rows_threads)
 
 /// Queues the length rule and the selection of the kept candidates (flags and indices sized for
 /// every candidate of the buffer); their number lands in *kept_count and the lowest candidate
-/// whose span leaves the signal in *first_bad (all ones when none), both device memory. With
-/// live_positions the caller has set the two counters (0 and all ones) on the stream already.
+/// whose span leaves the signal in *first_bad (all ones when none), both device memory, which
+/// the caller has set to 0 and all ones on the stream before.
 embedding mark_and_select(const array& signal, const array& positions, const array& lengths,
                           std::int64_t min_length, std::int64_t max_length, u64* kept_count, u64* first_bad,
                           const std::int64_t* live_positions, stream_view stream) {
@@ -92,10 +101,6 @@ embedding mark_and_select(const array& signal, const array& positions, const arr
   embedding out;
   out.kept = empty({candidates}, uint8, where, stream);
   out.kept_index = empty({candidates}, int64, where, stream);
-  if (live_positions == nullptr) {
-    ZF_CUDA_TRY(cudaMemsetAsync(kept_count, 0, sizeof(u64), gpu::raw(stream)));
-    ZF_CUDA_TRY(cudaMemsetAsync(first_bad, 0xff, sizeof(u64), gpu::raw(stream)));
-  }
   if (candidates == 0) return out;
   auto* kept = static_cast<unsigned char*>(out.kept.data());
   mark_kernel<<<gpu::grid_for(candidates, mark_threads, where.id), mark_threads, 0, gpu::raw(stream)>>>(
@@ -136,12 +141,12 @@ embedding embed_beats_cuda(const array& signal, const array& positions, const ar
                            normalization norm, stream_view stream) {
   const device where = signal.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
-  // The counters, then the normalisation's two floats (uploaded: the rows kernel reads them).
-  array block = gpu::scratch(sizeof(embed_counters) + 2 * sizeof(float), where, stream);
-  auto* counters = static_cast<embed_counters*>(block.data());
-  auto* norm_at = reinterpret_cast<float*>(counters + 1);
-  const float values[2] = {norm.center, norm.scale};
-  gpu::upload(norm_at, values, sizeof values, stream);
+  // The counters' starting values and the normalisation, in one upload.
+  array block = gpu::scratch(sizeof(embed_block), where, stream);
+  auto* device_block = static_cast<embed_block*>(block.data());
+  const embed_block initial{{0, ~u64{0}}, norm.center, norm.scale};
+  gpu::upload(device_block, &initial, sizeof initial, stream);
+  embed_counters* counters = &device_block->counters;
   embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, &counters->kept, &counters->bad,
                                   nullptr, stream);
 
@@ -158,7 +163,8 @@ embedding embed_beats_cuda(const array& signal, const array& positions, const ar
   const auto rows = static_cast<std::int64_t>(counts.kept);
   out.kept_index = out.kept_index.slice(0, 0, rows);
   out.rows = empty({rows, row_width}, float32, where, stream);
-  launch_rows(signal, positions, lengths, out.kept_index, rows, norm_at, norm_at + 1, nullptr, out.rows, stream);
+  launch_rows(signal, positions, lengths, out.kept_index, rows, &device_block->center, &device_block->scale, nullptr,
+              out.rows, stream);
   return out;
 }
 

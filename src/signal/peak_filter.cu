@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "detail_cuda/common.cuh"
+#include "detail_cuda/live_items.cuh"
 #include "detail_cuda/live_stages.hpp"
 #include "zeroflow/core/transfers.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
@@ -19,18 +20,13 @@ namespace zeroflow::signal::detail {
 
 namespace {
 
-/// The live entries of a buffer of `count`: all of them, or *live when a device count is given.
-__device__ __forceinline__ std::int64_t live_count(std::int64_t count, const std::int64_t* live) {
-  return live == nullptr ? count : min(count, *live);
-}
-
 // The filtered signal at each live position + offset (the baseline comes later, see
 // peak_heights); +inf past the live ones, so that they sort last.
 __global__ void gather_heights_kernel(const float* __restrict__ x, std::int64_t n, const std::int64_t* __restrict__ p,
                                       std::int64_t count, const std::int64_t* live, std::int64_t offset,
                                       float* __restrict__ heights, std::int64_t* __restrict__ out_of_range) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t used = live_count(count, live);
+  const std::int64_t used = gpu::live_items(count, live);
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
     const std::int64_t at = i < used ? p[i] + offset : -1;
     if (i >= used) {
@@ -51,7 +47,7 @@ __global__ void flag_strong_kernel(const float* __restrict__ raw, const float* _
                                    std::int64_t count, const std::int64_t* live, float ratio,
                                    const float* __restrict__ baseline_at, unsigned char* __restrict__ flags) {
   const float baseline = *baseline_at;
-  const std::int64_t used = live_count(count, live);
+  const std::int64_t used = gpu::live_items(count, live);
   const float threshold = ratio * __fsub_rn(sorted[used > 0 ? (used - 1) / 2 : 0], baseline);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "detail_cuda/bandpass_gate.hpp"
 #include "detail_cuda/common.cuh"
@@ -27,9 +28,11 @@
 #include "detail_cuda/robust_moments.hpp"
 #include "detail_cuda/segment.hpp"
 #include "detail_cuda/side_stream.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/arena_resource.hpp"
 #include "zeroflow/signal/beats.hpp"
 
 namespace zeroflow::signal::detail {
@@ -69,6 +72,22 @@ array counted(array positions, tail_scalars* s, stream_view stream) {
   return positions;
 }
 
+// The segmentation's buffers on `stream` come from one arena chunk (one pool call instead of ~25
+// allocations and releases, ~80 µs of host time against ~300 µs of GPU work). Sized for the
+// buffers that scale with the position capacity, the fused kernel's per-thread counts and the
+// histogram; the big ones (signal-sized filtered signal and gate, the rows) and anything the
+// estimate misses go to the pool as before.
+std::shared_ptr<memory::arena_resource> segmentation_arena(device where, std::int64_t n, const segment_sizes& sizes,
+                                                           stream_view stream) {
+  const std::int64_t gate = std::max<std::int64_t>(n - sizes.nms_window + 1, 0);
+  const auto per_position = static_cast<std::size_t>(position_capacity(gate, sizes.nms_window));
+  const auto thread_counts = static_cast<std::size_t>(gate / 6);  // 2 bytes per 13 gate outputs
+  const auto bins = static_cast<std::size_t>(2 * sizes.max_length + 1);
+  const std::size_t chunk = 64 * per_position + thread_counts + 8 * bins + (std::size_t{1} << 20);
+  const std::size_t largest = std::max({8 * per_position, thread_counts, 8 * bins}) + 4096;
+  return std::make_shared<memory::arena_resource>(memory::current_resource(where), chunk, largest, stream);
+}
+
 // Rows a recording can give: kept beats are disjoint spans of at least min_length samples.
 std::int64_t row_capacity(std::int64_t candidates, std::int64_t n, std::int64_t min_length) {
   return min_length > 0 ? std::min(candidates, n / min_length + 1) : candidates;
@@ -88,6 +107,7 @@ segmentation segment_beats_cuda(const array& x, const segment_params& params, se
                                 double kernel_sum, std::int64_t stride, stream_view stream) {
   const device where = x.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
+  const memory::scoped_resource arena(segmentation_arena(where, x.size(), sizes, stream));
   segmentation s;
   s.sizes = sizes;
   array scalars = zeros({static_cast<std::int64_t>(sizeof(tail_scalars))}, uint8, where, stream);

@@ -6,6 +6,7 @@
 
 #include "detail_cuda/common.cuh"
 #include "detail_cuda/side_stream.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -33,16 +34,6 @@ stream_view side_stream_after(device where, stream_view parent) {
   }
   wait_for_stream(stream_view{side}, parent);
   return stream_view{side};
-}
-
-void wait_for_stream(stream_view waiting, stream_view producer) {
-  // Destroying the event right after the wait is queued is allowed: CUDA frees it once it fires.
-  cudaEvent_t ready = nullptr;
-  ZF_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-  const cudaError_t recorded = cudaEventRecord(ready, gpu::raw(producer));
-  const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(gpu::raw(waiting), ready, 0) : recorded;
-  cudaEventDestroy(ready);
-  ZF_CUDA_TRY(waited);
 }
 
 }  // namespace zeroflow::signal::detail

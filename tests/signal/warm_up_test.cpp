@@ -77,7 +77,9 @@ TEST_F(WarmUpCuda, OnTheRecordingSegmentsItAndGivesEveryByteBack) {
   counted device(sig::testing::gpu0);
   sig::warm_up(x, {}, {});
   const auto numbers = device.numbers();
-  EXPECT_GT(numbers.total_count, 10);
+  // Segmentation carves its scratch from one arena chunk (segment.cu), so a handful of pool
+  // allocations: the chunk, the signal's copies and the outputs. The peak shows the rows were made.
+  EXPECT_GE(numbers.total_count, 3);
   EXPECT_GT(numbers.peak_bytes, 200'000U * 256 * 4 / 200);  // at least the rows of ~1000 beats
   EXPECT_EQ(numbers.current_bytes, 0U);
 }

@@ -22,6 +22,11 @@ void cuda_initialize(int device_id);
 /// Blocks until all work queued on `stream` is done (no-op without CUDA).
 void synchronize(stream_view stream);
 
+/// Makes `waiting` wait for everything queued on `producer` so far, through an event: no host
+/// synchronisation. A no-op when the two are the same stream, and without CUDA.
+/// @throws zeroflow::cuda_error on a CUDA failure
+void wait_for_stream(stream_view waiting, stream_view producer);
+
 /// What `zeroflow info` shows of one GPU.
 struct gpu_info {
   int id = 0;

@@ -15,9 +15,4 @@ namespace zeroflow::signal::detail {
 /// @throws zeroflow::cuda_error on a CUDA failure
 [[nodiscard]] stream_view side_stream_after(device where, stream_view parent);
 
-/// @brief Makes `waiting` wait for everything queued on `producer` so far (an event, no host
-/// synchronisation): how a parent stream joins its side stream.
-/// @throws zeroflow::cuda_error on a CUDA failure
-void wait_for_stream(stream_view waiting, stream_view producer);
-
 }  // namespace zeroflow::signal::detail
