@@ -6,8 +6,8 @@
 // of the host's deviation, |x − median| computed in double and rounded to float, which order like
 // the values since they are >= 0). The key is split into digits of at most 13 bits, most significant
 // first. Level 0 histograms the top digit over the whole signal (shared-memory counters, one global
-// atomic per non-empty bin and block); one block then finds the bucket holding the wanted rank.
-// Each later level copies the survivors of the previous bucket into a scratch buffer
+// atomic per non-empty bin and block); the block that finishes last (a counter of finished blocks)
+// then finds the bucket holding the wanted rank, so a level is one launch. Each later level copies the survivors of the previous bucket into a scratch buffer
 // (warp-aggregated atomics: order does not matter for a selection) while histogramming their next
 // digit, so only the first two levels read the whole signal. An even count needs the two middle
 // ranks: while they share a bucket they are tracked together; when they split, the lower one is
@@ -15,9 +15,10 @@
 // The result is 0.5·(lower + upper) in double, as on the host.
 //
 // Cost for N samples: each selection reads the signal twice (histogram, first compaction), i.e.
-// 4 × 4N bytes in all, plus the survivors (typically a few per cent) and 14 small launches; no host
-// synchronisation until the final read-back of the three numbers. Scratch: two float buffers of N
-// samples (worst case: every sample survives a level) and the histograms.
+// 4 × 4N bytes in all, plus the survivors (typically a few per cent), in six launches and one
+// memset; no host synchronisation until the final read-back of the three numbers. Scratch, in one
+// allocation: two float buffers of N samples (worst case: every sample survives a level) and the
+// histograms.
 //
 // The host's scale falls back to the standard deviation when 1.4826·MAD is 0 (more than half the
 // samples equal) or not a finite float. Rather than mirror the host's summation order on the GPU,
@@ -117,20 +118,142 @@ struct select_state {
   u64 finite;      // number of finite samples
   unsigned bucket_hi, bucket_lo;
   int lower;
-  int pad;
-  double result;  // the median (or MAD) once finished
+  unsigned blocks_done;  // blocks of the running level that have flushed their histogram
+  double result;         // the median (or MAD) once finished
 };
 
 constexpr int max_bins = 1 << 13;
 constexpr int select_threads = 256;
-constexpr int choose_threads = 1024;
-constexpr int choose_per_thread = max_bins / choose_threads;  // bins per thread at most
+constexpr int choose_per_thread = max_bins / select_threads;  // bins per thread at most
 
-// Level 0: histogram of the top digit over the whole signal. Consecutive samples of a recording
-// often share a bucket, so each thread merges equal neighbours before touching shared memory.
+// ---- the choice of buckets, by the block that finishes a level last --------------------------
+
+/// True in every thread of the block that flushed its histogram last: the other blocks' atomics
+/// (histogram, survivor count, lower key) are then visible to it, through L2. That block picks
+/// the next buckets, so a level is one launch instead of a histogram launch and a choice launch.
+__device__ bool last_to_finish(select_state* state) {
+  __shared__ bool last;
+  __threadfence();  // this thread's atomics before the block's count below
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(&state->blocks_done, 1u) == gridDim.x - 1;
+    if (last) state->blocks_done = 0;  // every block has counted: ready for the next level
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
+/// Picks the buckets of the wanted ranks from level `level`'s histogram (the whole block).
+template <class Key>
+__device__ void choose_buckets(const u64* hist, int level, select_state* state) {
+  using scan = cub::BlockScan<u64, select_threads>;
+  __shared__ typename scan::TempStorage scan_storage;
+  __shared__ u64 s_total, s_rank_hi, s_rank_lo, s_before_hi, s_before_lo;
+  __shared__ unsigned s_bucket_hi, s_bucket_lo;
+  __shared__ int s_follow;
+  const digit_spec d = Key::digit(level);
+  const int bins = 1 << d.bits;
+  const int per_thread = (bins + select_threads - 1) / select_threads;
+  const int first = static_cast<int>(threadIdx.x) * per_thread;
+
+  // The thread's bins in registers: independent loads, issued together, from L2 (__ldcg: other
+  // blocks' atomics are not in this SM's L1).
+  u64 counts[choose_per_thread];
+  u64 mine = 0;
+#pragma unroll
+  for (int k = 0; k < choose_per_thread; ++k) {
+    counts[k] = k < per_thread && first + k < bins ? __ldcg(hist + first + k) : 0;
+    mine += counts[k];
+  }
+  u64 before = 0, total = 0;
+  scan(scan_storage).ExclusiveSum(mine, before, total);
+
+  if (threadIdx.x == 0) {
+    s_total = total;
+    if (level == 0) {
+      state->finite = total;
+      state->rank_hi = total / 2;
+      state->rank_lo = total / 2 - 1;  // unused unless the count is even
+      state->lower = total > 0 && total % 2 == 0 ? lower_follows : lower_none;
+      state->prefix = 0;
+      state->lo_key = 0;
+    } else if (state->lower == lower_pending) {
+      state->lower = lower_none;  // the compaction that just ran found lo_key
+    }
+    s_rank_hi = state->rank_hi;
+    s_rank_lo = state->rank_lo;
+    s_follow = state->lower == lower_follows;
+    s_bucket_hi = s_bucket_lo = 0xffffffffu;  // matches no digit when there is nothing to select
+  }
+  __syncthreads();
+  const bool follow = s_follow != 0;
+  if (s_total > 0) {
+    u64 at = before;
+#pragma unroll
+    for (int k = 0; k < choose_per_thread; ++k) {
+      const int b = first + k;
+      const u64 c = counts[k];
+      if (s_rank_hi >= at && s_rank_hi < at + c) {
+        s_bucket_hi = static_cast<unsigned>(b);
+        s_before_hi = at;
+      }
+      if (follow && s_rank_lo >= at && s_rank_lo < at + c) {
+        s_bucket_lo = static_cast<unsigned>(b);
+        s_before_lo = at;
+      }
+      at += c;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  state->count = __ldcg(&state->next_count);  // survivors written by this level's compaction
+  state->next_count = 0;
+  state->bucket_hi = s_bucket_hi;
+  state->bucket_lo = s_bucket_lo;
+  if (s_total == 0) return;
+  state->rank_hi = s_rank_hi - s_before_hi;
+  const u64 upper_prefix = state->prefix;
+  state->prefix = upper_prefix | (static_cast<u64>(s_bucket_hi) << d.shift);
+  if (!follow) return;
+  if (s_bucket_lo == s_bucket_hi) {
+    state->rank_lo = s_rank_lo - s_before_lo;
+  } else if (level + 1 == Key::levels) {
+    // Every digit is decided: the bucket is a single key.
+    state->lo_key = upper_prefix | (static_cast<u64>(s_bucket_lo) << d.shift);
+    state->lower = lower_none;
+  } else {
+    state->lo_key = 0;
+    state->lower = lower_pending;
+  }
+}
+
+/// The median (or MAD) from the selected keys, the host's 0.5·(lower + upper) for an even count
+/// (one thread, after the last level's choice); with `out`, also the three numbers the caller
+/// wants, the median from `median_state`.
+template <class Key>
+__device__ void finish(select_state* state, const select_state* median_state, robust_moments* out) {
+  double result = 0.0;
+  if (state->finite != 0) {
+    const double upper = Key::value(state->prefix);
+    if (state->finite % 2 == 1) {
+      result = upper;
+    } else {
+      const double lower = Key::value(state->lower == lower_follows ? state->prefix : __ldcg(&state->lo_key));
+      result = __dmul_rn(0.5, __dadd_rn(lower, upper));
+    }
+  }
+  state->result = result;
+  if (out != nullptr) *out = {median_state->finite, median_state->result, result};
+}
+
+// Level 0: histogram of the top digit over the whole signal, then (last block) its choice.
+// Consecutive samples of a recording often share a bucket, so each thread merges equal
+// neighbours before touching shared memory.
 template <class Key>
 __global__ void __launch_bounds__(select_threads)
-    first_histogram_kernel(const float* __restrict__ x, std::int64_t n, Key key_source, u64* __restrict__ hist) {
+    first_histogram_kernel(const float* __restrict__ x, std::int64_t n, Key key_source, u64* __restrict__ hist,
+                           select_state* state) {
   extern __shared__ unsigned s_hist[];
   constexpr digit_spec d = Key::digit(0);
   for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x) s_hist[b] = 0;
@@ -154,97 +277,17 @@ __global__ void __launch_bounds__(select_threads)
   __syncthreads();
   for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x)
     if (s_hist[b] != 0) atomicAdd(&hist[b], static_cast<u64>(s_hist[b]));
-}
-
-// Picks the buckets of the wanted ranks from level `level`'s histogram; one block.
-template <class Key>
-__global__ void __launch_bounds__(choose_threads)
-    choose_kernel(const u64* __restrict__ hist, int level, select_state* state) {
-  using scan = cub::BlockScan<u64, choose_threads>;
-  __shared__ typename scan::TempStorage scan_storage;
-  __shared__ u64 s_total, s_rank_hi, s_rank_lo, s_before_hi, s_before_lo;
-  __shared__ unsigned s_bucket_hi, s_bucket_lo;
-  const digit_spec d = Key::digit(level);
-  const int bins = 1 << d.bits;
-  const int per_thread = (bins + choose_threads - 1) / choose_threads;
-  const int first = static_cast<int>(threadIdx.x) * per_thread;
-
-  // The thread's bins in registers: independent loads, issued together (a loop of dependent
-  // additions over global memory would wait for each in turn).
-  u64 counts[choose_per_thread];
-  u64 mine = 0;
-#pragma unroll
-  for (int k = 0; k < choose_per_thread; ++k) {
-    counts[k] = k < per_thread && first + k < bins ? hist[first + k] : 0;
-    mine += counts[k];
-  }
-  u64 before = 0, total = 0;
-  scan(scan_storage).ExclusiveSum(mine, before, total);
-
-  if (threadIdx.x == 0) {
-    s_total = total;
-    if (level == 0) {
-      state->finite = total;
-      state->rank_hi = total / 2;
-      state->rank_lo = total / 2 - 1;  // unused unless the count is even
-      state->lower = total > 0 && total % 2 == 0 ? lower_follows : lower_none;
-      state->prefix = 0;
-      state->lo_key = 0;
-    } else if (state->lower == lower_pending) {
-      state->lower = lower_none;  // the compaction that just ran found lo_key
-    }
-    s_rank_hi = state->rank_hi;
-    s_rank_lo = state->rank_lo;
-    s_bucket_hi = s_bucket_lo = 0xffffffffu;  // matches no digit when there is nothing to select
-  }
-  __syncthreads();
-  const bool follow = state->lower == lower_follows;
-  if (s_total > 0) {
-    u64 at = before;
-#pragma unroll
-    for (int k = 0; k < choose_per_thread; ++k) {
-      const int b = first + k;
-      const u64 c = counts[k];
-      if (s_rank_hi >= at && s_rank_hi < at + c) {
-        s_bucket_hi = static_cast<unsigned>(b);
-        s_before_hi = at;
-      }
-      if (follow && s_rank_lo >= at && s_rank_lo < at + c) {
-        s_bucket_lo = static_cast<unsigned>(b);
-        s_before_lo = at;
-      }
-      at += c;
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  state->count = state->next_count;  // survivors written by the compaction before this choice
-  state->next_count = 0;
-  state->bucket_hi = s_bucket_hi;
-  state->bucket_lo = s_bucket_lo;
-  if (s_total == 0) return;
-  state->rank_hi = s_rank_hi - s_before_hi;
-  const u64 upper_prefix = state->prefix;
-  state->prefix = upper_prefix | (static_cast<u64>(s_bucket_hi) << d.shift);
-  if (!follow) return;
-  if (s_bucket_lo == s_bucket_hi) {
-    state->rank_lo = s_rank_lo - s_before_lo;
-  } else if (level + 1 == Key::levels) {
-    // Every digit is decided: the bucket is a single key.
-    state->lo_key = upper_prefix | (static_cast<u64>(s_bucket_lo) << d.shift);
-    state->lower = lower_none;
-  } else {
-    state->lo_key = 0;
-    state->lower = lower_pending;
-  }
+  if (last_to_finish(state)) choose_buckets<Key>(hist, 0, state);
 }
 
 // Level `level` (>= 1): keeps the samples of the chosen bucket of level − 1, histograms their
-// next digit, and finds the largest key of the lower rank's bucket when it has split off.
+// next digit, and finds the largest key of the lower rank's bucket when it has split off; then
+// (last block) the choice for this level, and after the last level the result.
 template <class Key>
 __global__ void __launch_bounds__(select_threads)
     compact_kernel(const float* __restrict__ src, std::int64_t n_src, bool src_is_buffer, Key key_source, int level,
-                   select_state* state, float* __restrict__ dst, u64* __restrict__ hist) {
+                   select_state* state, float* __restrict__ dst, u64* __restrict__ hist,
+                   const select_state* median_state, robust_moments* out) {
   extern __shared__ unsigned s_hist[];
   const digit_spec d_prev = Key::digit(level - 1), d = Key::digit(level);
   for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x) s_hist[b] = 0;
@@ -296,23 +339,9 @@ __global__ void __launch_bounds__(select_threads)
   __syncthreads();
   for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x)
     if (s_hist[b] != 0) atomicAdd(&hist[b], static_cast<u64>(s_hist[b]));
-}
-
-// The median (or MAD) from the selected keys: the host's 0.5·(lower + upper) for an even count.
-template <class Key>
-__global__ void finish_kernel(select_state* state) {
-  if (threadIdx.x != 0 || blockIdx.x != 0) return;
-  if (state->finite == 0) {
-    state->result = 0.0;
-    return;
-  }
-  const double upper = Key::value(state->prefix);
-  if (state->finite % 2 == 1) {
-    state->result = upper;
-    return;
-  }
-  const double lower = Key::value(state->lower == lower_follows ? state->prefix : state->lo_key);
-  state->result = __dmul_rn(0.5, __dadd_rn(lower, upper));
+  if (!last_to_finish(state)) return;
+  choose_buckets<Key>(hist, level, state);
+  if (level + 1 == Key::levels && threadIdx.x == 0) finish<Key>(state, median_state, out);
 }
 
 struct select_buffers {
@@ -321,9 +350,11 @@ struct select_buffers {
   u64* hist;  // Key::levels × max_bins counters, zeroed
 };
 
+/// Queues the selection of the middle value of Key over x: one launch per level. With `out`,
+/// the last level also writes the three numbers (the median from `median_state`).
 template <class Key>
 void select_middle(const float* x, std::int64_t n, Key key_source, select_state* state, select_buffers buffers,
-                   int device_id, stream_view stream) {
+                   const select_state* median_state, robust_moments* out, int device_id, stream_view stream) {
   // Every block zeroes and flushes a histogram of up to 8192 bins: at least 16 float4 loads per
   // thread keep that from outweighing the counting on a subsample of a million samples.
   constexpr std::int64_t per_block = 16 * 4 * select_threads;
@@ -332,25 +363,17 @@ void select_middle(const float* x, std::int64_t n, Key key_source, select_state*
   auto hist = [&](int level) { return buffers.hist + static_cast<std::size_t>(level) * max_bins; };
   auto smem = [](int level) { return sizeof(unsigned) << Key::digit(level).bits; };
 
-  first_histogram_kernel<Key><<<blocks, select_threads, smem(0), gpu::raw(stream)>>>(x, n, key_source, hist(0));
-  ZF_SIGNAL_LAUNCH_CHECK();
-  choose_kernel<Key><<<1, choose_threads, 0, gpu::raw(stream)>>>(hist(0), 0, state);
+  first_histogram_kernel<Key>
+      <<<blocks, select_threads, smem(0), gpu::raw(stream)>>>(x, n, key_source, hist(0), state);
   ZF_SIGNAL_LAUNCH_CHECK();
   for (int level = 1; level < Key::levels; ++level) {
     const float* src = level == 1 ? x : (level % 2 == 0 ? buffers.a : buffers.b);
     float* dst = level % 2 == 1 ? buffers.a : buffers.b;
-    compact_kernel<Key><<<blocks, select_threads, smem(level), gpu::raw(stream)>>>(src, n, level > 1, key_source,
-                                                                                  level, state, dst, hist(level));
-    ZF_SIGNAL_LAUNCH_CHECK();
-    choose_kernel<Key><<<1, choose_threads, 0, gpu::raw(stream)>>>(hist(level), level, state);
+    const bool last = level + 1 == Key::levels;
+    compact_kernel<Key><<<blocks, select_threads, smem(level), gpu::raw(stream)>>>(
+        src, n, level > 1, key_source, level, state, dst, hist(level), median_state, last ? out : nullptr);
     ZF_SIGNAL_LAUNCH_CHECK();
   }
-  finish_kernel<Key><<<1, 32, 0, gpu::raw(stream)>>>(state);
-  ZF_SIGNAL_LAUNCH_CHECK();
-}
-
-__global__ void gather_results_kernel(const select_state* median, const select_state* mad, robust_moments* out) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) *out = {median->finite, median->result, mad->result};
 }
 
 }  // namespace
@@ -361,23 +384,24 @@ void robust_moments_cuda(const array& signal, robust_moments* out, stream_view s
   const std::int64_t n = signal.size();
   const auto* x = static_cast<const float*>(signal.data());
 
-  // One scratch block: two states, the histograms of both selections.
+  // One scratch block: two states, the histograms of both selections, the two survivor buffers.
   constexpr std::size_t state_bytes = gpu::aligned_size(sizeof(select_state));
   constexpr std::size_t hist_bytes = sizeof(u64) * max_bins * (value_key::levels + deviation_key::levels);
-  array block = gpu::scratch(2 * state_bytes + hist_bytes, where, stream);
+  const std::size_t survivor_bytes = gpu::aligned_size(static_cast<std::size_t>(n) * sizeof(float));
+  array block = gpu::scratch(2 * state_bytes + hist_bytes + 2 * survivor_bytes, where, stream);
   auto* base = static_cast<unsigned char*>(block.data());
-  ZF_CUDA_TRY(cudaMemsetAsync(base, 0, block.nbytes(), gpu::raw(stream)));
+  const std::size_t zeroed = 2 * state_bytes + hist_bytes;  // the survivors need no zeroing
+  ZF_CUDA_TRY(cudaMemsetAsync(base, 0, zeroed, gpu::raw(stream)));
   auto* median_state = reinterpret_cast<select_state*>(base);
   auto* mad_state = reinterpret_cast<select_state*>(base + state_bytes);
   auto* hist = reinterpret_cast<u64*>(base + 2 * state_bytes);
+  auto* a = reinterpret_cast<float*>(base + zeroed);
+  auto* b = reinterpret_cast<float*>(base + zeroed + survivor_bytes);
 
-  array a = empty({n}, float32, where, stream), b = empty({n}, float32, where, stream);
-  select_buffers buffers{static_cast<float*>(a.data()), static_cast<float*>(b.data()), hist};
-  select_middle(x, n, value_key{}, median_state, buffers, where.id, stream);
+  select_buffers buffers{a, b, hist};
+  select_middle(x, n, value_key{}, median_state, buffers, nullptr, nullptr, where.id, stream);
   buffers.hist = hist + static_cast<std::size_t>(value_key::levels) * max_bins;
-  select_middle(x, n, deviation_key{&median_state->result}, mad_state, buffers, where.id, stream);
-  gather_results_kernel<<<1, 1, 0, gpu::raw(stream)>>>(median_state, mad_state, out);
-  ZF_SIGNAL_LAUNCH_CHECK();
+  select_middle(x, n, deviation_key{&median_state->result}, mad_state, buffers, median_state, out, where.id, stream);
 }
 
 normalization robust_zscore_cuda(const array& signal, stream_view stream) {
