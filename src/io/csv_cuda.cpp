@@ -312,7 +312,26 @@ table read_csv_cuda_buffer(std::string_view text, std::string_view name_for_erro
   return read_on_gpu({source, nullptr, text, name_for_errors}, options, stream, r);
 }
 
+void prepare_csv_cuda_reads(device where, stream_view stream) {
+  ZF_EXPECTS(where.type == device_type::cuda, "prepare_csv_cuda_reads prepares a CUDA device, not ", where.name());
+  require_cuda("prepare_csv_reads for a CUDA device");
+  reserve_staging_chunks();
+  // A two-row read launches every parsing kernel once, so that CUDA loads them now.
+  csv_options tiny;
+  tiny.where = where;
+  tiny.header = header_mode::no;
+  tiny.threads = 1;
+  csv_cuda_report report;
+  (void)read_csv_cuda_buffer("0\n1\n", "prepare_csv_reads", tiny, stream, &report);
+  if (!report.gpu_parsed)
+    ZF_THROW(zeroflow::error, "prepare_csv_reads: the GPU path declined its own input (", report.host_reason, ")");
+}
+
 #else  // CPU build: there is no GPU path; the host reader refuses CUDA targets with cuda_error.
+
+void prepare_csv_cuda_reads(device, stream_view) { require_cuda("prepare_csv_reads for a CUDA device"); }
+std::size_t staging_chunks_cached() { return 0; }
+void free_cached_staging_chunks() {}
 
 table read_csv_cuda(const std::filesystem::path& path, const csv_options& options, stream_view stream,
                     csv_cuda_report* report) {

@@ -9,8 +9,10 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "csv_cuda_staging.hpp"
+#include "zeroflow/io/detail/csv_cuda.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -56,8 +58,19 @@ class staging_cache {
     }
   }
 
- private:
+  std::size_t cached(std::size_t bytes) {
+    std::lock_guard lock(mutex_);
+    return bytes == bytes_ ? free_.size() : 0;
+  }
+
+  std::vector<std::shared_ptr<buffer>> take_all() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(free_, {});
+  }
+
   static constexpr std::size_t kept = 3;
+
+ private:
   std::mutex mutex_;
   std::size_t bytes_{0};
   std::vector<std::shared_ptr<buffer>> free_;
@@ -192,6 +205,16 @@ void staged_copy::release() noexcept {
     slots_.clear();
   }
 }
+
+void reserve_staging_chunks() {
+  auto& cache = staging_cache::instance();
+  cache.give_back(cache.take(staging_cache::kept, default_staging_chunk), default_staging_chunk);
+}
+
+std::size_t staging_chunks_cached() { return staging_cache::instance().cached(default_staging_chunk); }
+
+// Cached chunks have no copies in flight (staged_copy waits for its copies before giving them back).
+void free_cached_staging_chunks() { staging_cache::instance().take_all(); }
 
 }  // namespace zeroflow::io::detail
 

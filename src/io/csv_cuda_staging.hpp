@@ -21,6 +21,10 @@ namespace zeroflow::io::detail {
 /// ~0.3 ms), small enough that the pipeline fills and drains quickly.
 inline constexpr std::size_t default_staging_chunk = std::size_t{16} << 20;
 
+/// Pins the staging chunks a read of the default chunk size uses and keeps them for it (see
+/// prepare_csv_reads); chunks already kept count.
+void reserve_staging_chunks();
+
 class staged_copy {
  public:
   /// Queues the copy of source[offset, offset + bytes) to `device_dst` on `stream` and returns

@@ -21,6 +21,7 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/statistics_adaptor.hpp"
 
 namespace zf = zeroflow;
 namespace io = zeroflow::io;
@@ -449,4 +450,32 @@ TEST(CsvCuda, ProgressReachesTheTotal) {
   EXPECT_THROW((void)io::detail::read_csv_cuda_buffer(text, "t.csv", on_gpu(o), zf::stream_view{}), std::runtime_error);
   // the staging chunks are still usable afterwards
   EXPECT_TRUE(expect_same_as_host(text, {}).gpu_parsed);
+}
+
+TEST(CsvCuda, PreparedReadsPinNothingMore) {
+  ZF_REQUIRE_GPU();
+  // Counts pinned allocations made on this thread (the staging chunks come from the current
+  // cuda_host resource of the thread that reads).
+  const zf::device pinned_memory{zf::device_type::cuda_host, 0};
+  auto pinned = std::make_shared<zf::memory::statistics_adaptor>(zf::memory::current_resource(pinned_memory));
+  const zf::memory::scoped_resource counting(pinned);
+
+  io::detail::free_cached_staging_chunks();
+  ASSERT_EQ(io::detail::staging_chunks_cached(), 0u);
+  io::prepare_csv_reads(zf::cuda_device(0));
+  EXPECT_EQ(io::detail::staging_chunks_cached(), 3u);
+  EXPECT_EQ(pinned->statistics().total_count, 3);
+  io::prepare_csv_reads(zf::cuda_device(0));  // a second time: the chunks are there already
+  EXPECT_EQ(pinned->statistics().total_count, 3);
+
+  // A read big enough to be staged (over 4 MiB) with the default chunk size takes the chunks
+  // prepared for it and pins nothing of its own.
+  std::mt19937_64 rng(3);
+  std::string text = "x\n";
+  while (text.size() < (std::size_t{40} << 20)) text.append(zf::test::random_number(rng)).append("\n");
+  const csv_cuda_report report = expect_same_as_host(text, {});
+  EXPECT_TRUE(report.gpu_parsed) << report.host_reason;
+  EXPECT_EQ(report.chunks, 3u);
+  EXPECT_EQ(pinned->statistics().total_count, 3);
+  EXPECT_EQ(io::detail::staging_chunks_cached(), 3u);  // given back for the next read
 }

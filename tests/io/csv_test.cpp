@@ -450,8 +450,10 @@ TEST(Csv, ProgressIsMonotoneAndEndsAtTotal) {
 TEST(Csv, CudaOutput) {
   io::csv_options o;
   o.where = zf::cuda_device(0);
+  io::prepare_csv_reads(zf::cpu_device);  // nothing to prepare on the host
   if (!zf::cuda_available()) {
     EXPECT_THROW(read("x\n1\n", o), zf::cuda_error);
+    EXPECT_THROW(io::prepare_csv_reads(o.where), zf::cuda_error);
     GTEST_SKIP() << "no CUDA device";
   }
   const auto t = read("x,y\n1,2\n3,4\n", o);

@@ -51,6 +51,15 @@ struct csv_cuda_report {
 [[nodiscard]] table read_csv_cuda(const std::filesystem::path& path, const csv_options& options, stream_view stream,
                                   csv_cuda_report* report = nullptr);
 
+/// prepare_csv_reads for a CUDA device (CUDA builds; see zeroflow/io/csv.hpp).
+void prepare_csv_cuda_reads(device where, stream_view stream);
+
+/// Pinned staging chunks of the default size kept for the next read (0 to 3; for tests).
+[[nodiscard]] std::size_t staging_chunks_cached();
+/// Frees the kept staging chunks, so that the next staged read pins its own (for tests; not
+/// while the CUDA runtime shuts down).
+void free_cached_staging_chunks();
+
 /// read_csv_buffer for a CUDA `options.where` (see read_csv_cuda).
 [[nodiscard]] table read_csv_cuda_buffer(std::string_view text, std::string_view name_for_errors,
                                          const csv_options& options, stream_view stream,
