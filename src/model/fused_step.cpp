@@ -88,6 +88,53 @@ scored_rows fused_score(light_vae& net, const torch::Tensor& data) {
   return out;
 }
 
+torch::Tensor fused_row_losses(light_vae& net, const torch::Tensor& data, const torch::Tensor& rows,
+                               const torch::Tensor& eps) {
+  const std::vector<torch::Tensor> params = slot_parameters(net, "fused losses");
+  const torch::Device gpu = params.front().device();
+  const std::int64_t width = net->width();
+  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
+                 data.size(1) == width && data.is_contiguous(),
+             "fused losses: data must be contiguous float32 N x ", width, " on ", gpu.str());
+  ZF_EXPECTS(rows.device() == gpu && rows.scalar_type() == torch::kLong && rows.dim() == 1 && rows.is_contiguous(),
+             "fused losses: rows must be contiguous int64 indices on ", gpu.str());
+  const std::int64_t n = rows.size(0);
+  ZF_EXPECTS(eps.device() == gpu && eps.scalar_type() == torch::kFloat && eps.is_contiguous() &&
+                 eps.sizes() == torch::IntArrayRef({n, 2}),
+             "fused losses: eps must be contiguous float32 ", n, " x 2 on ", gpu.str());
+  torch::Tensor losses = torch::empty({n}, torch::TensorOptions().device(gpu).dtype(torch::kFloat));
+  fused_vae::loss_args a{};
+  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+  a.data = data.data_ptr<float>();
+  a.width = width;
+  a.row_index = rows.data_ptr<std::int64_t>();
+  a.rows = n;
+  a.eps = eps.data_ptr<float>();
+  a.losses = losses.data_ptr<float>();
+  const c10::cuda::CUDAGuard on_device(gpu);
+  fused_vae::row_losses(a, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+  return losses;
+}
+
+torch::Tensor fused_decode(light_vae& net, const torch::Tensor& latents) {
+  const std::vector<torch::Tensor> params = slot_parameters(net, "fused decoding");
+  const torch::Device gpu = params.front().device();
+  const std::int64_t width = net->width();
+  ZF_EXPECTS(latents.device() == gpu && latents.scalar_type() == torch::kFloat && latents.dim() == 2 &&
+                 latents.size(1) == 2 && latents.is_contiguous(),
+             "fused decoding: latents must be contiguous float32 N x 2 on ", gpu.str());
+  torch::Tensor decoded = torch::empty({latents.size(0), width}, torch::TensorOptions().device(gpu).dtype(torch::kFloat));
+  fused_vae::decode_args a{};
+  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+  a.latents = latents.data_ptr<float>();
+  a.width = width;
+  a.rows = latents.size(0);
+  a.decoded = decoded.data_ptr<float>();
+  const c10::cuda::CUDAGuard on_device(gpu);
+  fused_vae::decode(a, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+  return decoded;
+}
+
 struct fused_step::impl {
   std::vector<torch::Tensor> params;  // slot order
   std::int64_t width = 0;
@@ -166,6 +213,12 @@ fused_step::fused_step(light_vae&, const std::vector<std::int64_t>&) : impl_{nul
 fused_step::~fused_step() = default;
 scored_rows fused_score(light_vae&, const torch::Tensor&) {
   ZF_THROW(cuda_error, "fused scoring needs a CUDA build of zeroflow");
+}
+torch::Tensor fused_row_losses(light_vae&, const torch::Tensor&, const torch::Tensor&, const torch::Tensor&) {
+  ZF_THROW(cuda_error, "fused losses need a CUDA build of zeroflow");
+}
+torch::Tensor fused_decode(light_vae&, const torch::Tensor&) {
+  ZF_THROW(cuda_error, "fused decoding needs a CUDA build of zeroflow");
 }
 void fused_step::run(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&, torch::Tensor&) {
   ZF_THROW(cuda_error, "the fused training step needs a CUDA build of zeroflow");

@@ -252,14 +252,12 @@ __device__ beat_buffers carve_beat(float* base, int L, float* heads, float* lat)
   return b;
 }
 
-/// x (in b.x, loaded and synchronised by the caller) → every activation, the latents and the
-/// reconstruction a5. z = mu + e·exp(logvar/2) when `sample`, else z = mu exactly (scoring).
-__device__ void forward_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al,
-                             bool sample) {
+/// x (in b.x, loaded and synchronised by the caller) → the encoder's activations and the latents
+/// mu0 mu1 lv0 lv1 in lat[0..3].
+__device__ void encode_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al) {
   const int tid = static_cast<int>(threadIdx.x);
   const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
   auto W = [&](int s) { return prm + pk.offset[s]; };
-  float* lat = b.lat;
   conv_forward<1, 4>(plain_input{b.x, L}, L, W(conv0_w), W(conv0_b), b.a0);
   __syncthreads();
   swish_down<4>(b.a0, L, al, b.d0);
@@ -276,20 +274,30 @@ __device__ void forward_beat(const beat_buffers& b, int L, const float* prm, con
   conv_forward<16, 2>(plain_input{b.d2, L8}, L8, W(convA_w), W(convA_b), b.heads);
   conv_forward<16, 2>(plain_input{b.d2, L8}, L8, W(convB_w), W(convB_b), b.heads + 2 * L8);
   __syncthreads();
-  {
-    const int warp = tid / 32, lane = tid % 32;
-    if (warp < 4) {
-      float acc = 0;
-      for (int t = lane; t < L8; t += 32) acc += b.heads[warp * L8 + t];
-      acc = warp_sum(acc);
-      if (lane == 0) lat[warp] = acc / static_cast<float>(L8);
-    }
+  const int warp = tid / 32, lane = tid % 32;
+  if (warp < 4) {
+    float acc = 0;
+    for (int t = lane; t < L8; t += 32) acc += b.heads[warp * L8 + t];
+    acc = warp_sum(acc);
+    if (lane == 0) b.lat[warp] = acc / static_cast<float>(L8);
   }
   __syncthreads();
+}
+
+/// z = mu + e·exp(logvar/2) when `sample` (e in lat[6..7]), else z = mu exactly, into lat[4..5].
+__device__ void choose_latent(float* lat, bool sample) {
+  const int tid = static_cast<int>(threadIdx.x);
   if (tid < 2) lat[4 + tid] = sample ? lat[tid] + lat[6 + tid] * expf(0.5F * lat[2 + tid]) : lat[tid];
   __syncthreads();
+}
+
+/// The latent z in lat[4..5] → the decoder's activations and the reconstruction a5.
+__device__ void decode_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
+  auto W = [&](int s) { return prm + pk.offset[s]; };
   {
-    const float z0 = lat[4], z1 = lat[5];
+    const float z0 = b.lat[4], z1 = b.lat[5];
     const float* rw = W(restore_w);
     const float* rb = W(restore_b);
     for (int j = tid; j < L; j += threads) b.r[j] = rb[j] + rw[2 * j] * z0 + rw[2 * j + 1] * z1;
@@ -301,6 +309,22 @@ __device__ void forward_beat(const beat_buffers& b, int L, const float* prm, con
   __syncthreads();
   conv_forward<2, 1>(upsampled_input<true>{b.a4, L2, al}, L, W(conv5_w), W(conv5_b), b.a5);
   __syncthreads();
+}
+
+/// x (in b.x, loaded and synchronised by the caller) → every activation, the latents and the
+/// reconstruction a5. z = mu + e·exp(logvar/2) when `sample`, else z = mu exactly (scoring).
+__device__ void forward_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al,
+                             bool sample) {
+  encode_beat(b, L, prm, pk, al);
+  choose_latent(b.lat, sample);
+  decode_beat(b, L, prm, pk, al);
+}
+
+/// The seed's KL term of one beat, −0.1 · mean_c (1 + logvar − mu² − e^logvar), from lat[0..3].
+__device__ float kl_term(const float* lat) {
+  float kl = 0;
+  for (int c = 0; c < 2; ++c) kl += 1.0F + lat[2 + c] - lat[c] * lat[c] - expf(lat[2 + c]);
+  return -0.1F * (kl / 2.0F);
 }
 
 /// mean_t (a5 − x)², returned to every thread; with `grad`, also its gradient 2(a5 − x)/L.
@@ -367,11 +391,7 @@ __global__ void __launch_bounds__(threads)
 
     // ---- loss, and its gradient for the reconstruction (into gbig)
     const float mse = reconstruction_mse(beat, L, gbig, slots);
-    if (tid == 0) {
-      float kl = 0;
-      for (int c = 0; c < 2; ++c) kl += 1.0F + lat[2 + c] - lat[c] * lat[c] - expf(lat[2 + c]);
-      block_loss += static_cast<double>(mse) + static_cast<double>(-0.1F * (kl / 2.0F));
-    }
+    if (tid == 0) block_loss += static_cast<double>(mse) + static_cast<double>(kl_term(lat));
     __syncthreads();
 
     // ---- decoder backward
@@ -505,19 +525,37 @@ __global__ void __launch_bounds__(reduce_threads)
 }
 
 
-// ---- scoring: the forward pass with z = mu, and each beat's reconstruction error ---------------
+// ---- inference: scoring, per-beat losses and decoding, without gradients -----------------------
 
 struct parameters {
   const float* params[slot_count];
 };
 
-std::int64_t score_shared_floats(std::int64_t width) {
+/// What one inference kernel computes for each of its rows.
+enum class pass {
+  score,   ///< x = data[b]; z = mu; score[b] = mean_t (x̂ − x)², mu[b]
+  losses,  ///< x = data[rows[b]]; z = mu + eps[b]·σ; losses[b] = mse + the KL term (the seed's loss)
+  decode,  ///< z = latents[b]; decoded[b] = x̂
+};
+
+struct inference_io {
+  const float* data;         ///< score, losses: the rows
+  const std::int64_t* rows;  ///< losses: indices into data
+  const float* eps;          ///< losses: rows × 2 noise
+  const float* latents;      ///< decode: rows × 2
+  float* score;              ///< score: rows
+  float* mu;                 ///< score: rows × 2
+  float* losses;             ///< losses: rows
+  float* decoded;            ///< decode: rows × width
+};
+
+std::int64_t inference_shared_floats(std::int64_t width) {
   return 25 * width + packing(static_cast<int>(width)).total() + small_floats;
 }
 
+template <pass mode>
 __global__ void __launch_bounds__(threads)
-    score_kernel(parameters ptr, const float* __restrict__ data, int L, std::int64_t n_rows, int rows_per_block,
-                 float* __restrict__ score, float* __restrict__ mu) {
+    inference_kernel(parameters ptr, inference_io io, int L, std::int64_t n_rows, int rows_per_block) {
   extern __shared__ float shared[];
   const packing pk(L);
   const int P = pk.total();
@@ -536,18 +574,61 @@ __global__ void __launch_bounds__(threads)
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block;
   const std::int64_t last = first + rows_per_block < n_rows ? first + rows_per_block : n_rows;
   for (std::int64_t b = first; b < last; ++b) {
-    const float* src = data + b * static_cast<std::int64_t>(L);
-    for (int t = tid; t < L; t += threads) x[t] = src[t];
-    __syncthreads();
-    forward_beat(beat, L, prm, pk, al, false);
-    const float mse = reconstruction_mse(beat, L, nullptr, slots);
-    if (tid == 0) {
-      score[b] = mse;
-      mu[2 * b] = lat[0];
-      mu[2 * b + 1] = lat[1];
+    if constexpr (mode == pass::decode) {
+      if (tid < 2) lat[4 + tid] = io.latents[2 * b + tid];
+      __syncthreads();
+    } else {
+      const std::int64_t row = mode == pass::losses ? io.rows[b] : b;
+      const float* src = io.data + row * static_cast<std::int64_t>(L);
+      for (int t = tid; t < L; t += threads) x[t] = src[t];
+      if (mode == pass::losses && tid < 2) lat[6 + tid] = io.eps[2 * b + tid];
+      __syncthreads();
+      encode_beat(beat, L, prm, pk, al);
+      choose_latent(lat, mode == pass::losses);
+    }
+    decode_beat(beat, L, prm, pk, al);
+    if constexpr (mode == pass::decode) {
+      float* out = io.decoded + b * static_cast<std::int64_t>(L);
+      for (int t = tid; t < L; t += threads) out[t] = beat.a5[t];
+    } else {
+      const float mse = reconstruction_mse(beat, L, nullptr, slots);
+      if (tid == 0) {
+        if constexpr (mode == pass::score) {
+          io.score[b] = mse;
+          io.mu[2 * b] = lat[0];
+          io.mu[2 * b + 1] = lat[1];
+        } else {
+          io.losses[b] = mse + kl_term(lat);
+        }
+      }
     }
     __syncthreads();  // x and lat are rewritten by the next beat
   }
+}
+
+/// One block per few rows, as many blocks as fit on the GPU at once (each keeps every activation
+/// of its beat in shared memory).
+template <pass mode>
+void launch_inference(const float* const (&params)[slot_count], const inference_io& io, std::int64_t width,
+                      std::int64_t rows, stream_view stream, const char* what) {
+  ZF_EXPECTS(supported_width(width), what, ": width must be a power of two in [16, 1024], got ", width);
+  if (rows <= 0) return;
+  const auto shared_bytes = static_cast<std::size_t>(inference_shared_floats(width)) * sizeof(float);
+  int device = 0, sms = 0, per_sm = 0;
+  ZF_CUDA_TRY(cudaGetDevice(&device));
+  ZF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  ZF_CUDA_TRY(cudaFuncSetAttribute(inference_kernel<mode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared_bytes)));
+  ZF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, inference_kernel<mode>, threads, shared_bytes));
+  ZF_EXPECTS(per_sm >= 1, what, ": width ", width, " needs more shared memory than this GPU has");
+  const std::int64_t resident = static_cast<std::int64_t>(sms) * per_sm;
+  const auto rows_per_block = static_cast<int>((rows + resident - 1) / resident);
+  const auto blocks = static_cast<int>((rows + rows_per_block - 1) / rows_per_block);
+  parameters ptr{};
+  for (int s = 0; s < slot_count; ++s) ptr.params[s] = params[s];
+  inference_kernel<mode><<<blocks, threads, shared_bytes, stream.value()>>>(ptr, io, static_cast<int>(width), rows,
+                                                                           rows_per_block);
+  ZF_CUDA_TRY(cudaGetLastError());
 }
 
 }  // namespace
@@ -607,24 +688,27 @@ void train_step(const step_args& a, const launch_plan& p, stream_view stream) {
 namespace zeroflow::model::detail::fused_vae {
 
 void score(const score_args& a, stream_view stream) {
-  ZF_EXPECTS(supported_width(a.width), "fused VAE scoring: width must be a power of two in [16, 1024], got ", a.width);
-  if (a.rows <= 0) return;
-  const auto shared_bytes = static_cast<std::size_t>(score_shared_floats(a.width)) * sizeof(float);
-  int device = 0, sms = 0, per_sm = 0;
-  ZF_CUDA_TRY(cudaGetDevice(&device));
-  ZF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  ZF_CUDA_TRY(cudaFuncSetAttribute(score_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(shared_bytes)));
-  ZF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, score_kernel, threads, shared_bytes));
-  ZF_EXPECTS(per_sm >= 1, "fused VAE scoring: width ", a.width, " needs more shared memory than this GPU has");
-  const std::int64_t resident = static_cast<std::int64_t>(sms) * per_sm;
-  const auto rows_per_block = static_cast<int>((a.rows + resident - 1) / resident);
-  const auto blocks = static_cast<int>((a.rows + rows_per_block - 1) / rows_per_block);
-  parameters ptr{};
-  for (int s = 0; s < slot_count; ++s) ptr.params[s] = a.params[s];
-  score_kernel<<<blocks, threads, shared_bytes, stream.value()>>>(ptr, a.data, static_cast<int>(a.width), a.rows,
-                                                                  rows_per_block, a.score, a.mu);
-  ZF_CUDA_TRY(cudaGetLastError());
+  inference_io io{};
+  io.data = a.data;
+  io.score = a.score;
+  io.mu = a.mu;
+  launch_inference<pass::score>(a.params, io, a.width, a.rows, stream, "fused VAE scoring");
+}
+
+void row_losses(const loss_args& a, stream_view stream) {
+  inference_io io{};
+  io.data = a.data;
+  io.rows = a.row_index;
+  io.eps = a.eps;
+  io.losses = a.losses;
+  launch_inference<pass::losses>(a.params, io, a.width, a.rows, stream, "fused VAE losses");
+}
+
+void decode(const decode_args& a, stream_view stream) {
+  inference_io io{};
+  io.latents = a.latents;
+  io.decoded = a.decoded;
+  launch_inference<pass::decode>(a.params, io, a.width, a.rows, stream, "fused VAE decoding");
 }
 
 }  // namespace zeroflow::model::detail::fused_vae

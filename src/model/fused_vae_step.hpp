@@ -79,4 +79,30 @@ struct score_args {
 /// `stream`. @throws invalid_argument for an unsupported width.
 void score(const score_args& args, stream_view stream);
 
+struct loss_args {
+  const float* params[slot_count];  ///< device pointers to the contiguous parameters
+  const float* data;                ///< all rows, row-major, `width` floats each
+  std::int64_t width;
+  const std::int64_t* row_index;    ///< which rows of data: `rows` indices
+  std::int64_t rows;
+  const float* eps;                 ///< rows × 2 standard normal draws (the reparameterisation)
+  float* losses;                    ///< rows: mse + the KL term, each row's share of the seed's loss
+};
+
+/// Queues the seed's loss of each indexed row, the training step's forward pass without its
+/// backward (one kernel), on `stream`: for a test loss with no LibTorch (cuDNN) kernels.
+/// @throws invalid_argument for an unsupported width.
+void row_losses(const loss_args& args, stream_view stream);
+
+struct decode_args {
+  const float* params[slot_count];  ///< device pointers to the contiguous parameters
+  const float* latents;             ///< rows × 2 latent points z
+  std::int64_t width;
+  std::int64_t rows;
+  float* decoded;                   ///< rows × width: the decoder's output for each z
+};
+
+/// Queues the decoder alone (one kernel) on `stream`. @throws invalid_argument for an unsupported width.
+void decode(const decode_args& args, stream_view stream);
+
 }  // namespace zeroflow::model::detail::fused_vae

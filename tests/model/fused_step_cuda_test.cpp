@@ -12,6 +12,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -227,4 +228,74 @@ TEST(FusedScore, RefusesWhatItCannotScore) {
   EXPECT_THROW((void)zmd::fused_score(net, c.data.to(torch::kDouble)), zf::invalid_argument);
   EXPECT_THROW((void)zmd::fused_score(net, c.data.narrow(1, 0, 32)), zf::invalid_argument);
   EXPECT_THROW((void)zmd::fused_score(net, c.data.cpu()), zf::invalid_argument);
+}
+
+// The test loss's kernel: each row's share of the seed's loss, against LibTorch's eager modules
+// fed the same rows and the same noise.
+TEST(FusedLosses, MatchLibTorchsForwardWithTheSameNoise) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  for (const std::int64_t width : {16, 256, 1024}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    zmd::light_vae net = make_net(width, 23);
+    const batch_case c = make_case(width, 700, 29);  // rows drawn with repeats
+    torch::NoGradGuard no_grad;
+    const bool fused_ops = zmd::fused_cuda_ops_enabled();
+    zmd::set_fused_cuda_ops(false);
+    const torch::Tensor x = c.data.index_select(0, c.rows);
+    const zmd::encoding e = net->encode(x);
+    const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
+    const torch::Tensor mse = torch::mean(torch::square(net->decode(z) - x), 1);
+    const torch::Tensor kl = -0.1 * torch::mean(1 + e.logvar - e.mu.pow(2) - e.logvar.exp(), 1);
+    const torch::Tensor want = mse + kl;
+    zmd::set_fused_cuda_ops(fused_ops);
+    const torch::Tensor got = zmd::fused_row_losses(net, c.data, c.rows, c.eps);
+    ASSERT_EQ(got.sizes(), want.sizes());
+    ASSERT_TRUE(torch::isfinite(got).all().item<bool>());
+    EXPECT_LE(((got - want).abs() / want.abs().clamp_min(1e-12)).max().item<double>(), 1e-4);
+  }
+}
+
+TEST(FusedDecode, MatchesLibTorchsDecoder) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  for (const std::int64_t width : {16, 256, 1024}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    zmd::light_vae net = make_net(width, 31);
+    torch::manual_seed(37);
+    const torch::Tensor latents = 2.0 * torch::randn({300, 2}, torch::TensorOptions().device(torch::kCUDA, 0));
+    torch::NoGradGuard no_grad;
+    const bool fused_ops = zmd::fused_cuda_ops_enabled();
+    zmd::set_fused_cuda_ops(false);
+    const torch::Tensor want = net->decode(latents);
+    zmd::set_fused_cuda_ops(fused_ops);
+    const torch::Tensor got = zmd::fused_decode(net, latents);
+    ASSERT_EQ(got.sizes(), want.sizes());
+    ASSERT_TRUE(torch::isfinite(got).all().item<bool>());
+    const double scale = want.abs().max().item<double>();
+    EXPECT_LE((got - want).abs().max().item<double>(), 1e-4 * scale + 1e-7);
+  }
+}
+
+TEST(FusedDecode, VaeDecodeGridUsesItAndAgreesWithTheEagerPath) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  auto vae = zf::model::vae::create(64, zf::cuda_device(0), 9);
+  const zf::array fused = zf::copy_to(vae.decode_grid(5, 2.0), zf::cpu_device);
+  zmd::set_fused_step_enabled(false);
+  const zf::array eager = zf::copy_to(vae.decode_grid(5, 2.0), zf::cpu_device);
+  zmd::set_fused_step_enabled(true);
+  ASSERT_EQ(fused.shape(), eager.shape());
+  const auto f = fused.span<const float>(), g = eager.span<const float>();
+  float scale = 0;
+  for (float v : g) scale = std::max(scale, std::abs(v));
+  for (std::size_t i = 0; i < f.size(); ++i) EXPECT_NEAR(f[i], g[i], 1e-4F * scale + 1e-7F) << "value " << i;
+}
+
+TEST(FusedLosses, RefuseWhatTheyCannotUse) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  zmd::light_vae net = make_net(64, 1);
+  const batch_case c = make_case(64, 32, 2);
+  EXPECT_THROW((void)zmd::fused_row_losses(net, c.data.cpu(), c.rows, c.eps), zf::invalid_argument);
+  EXPECT_THROW((void)zmd::fused_row_losses(net, c.data, c.rows.to(torch::kInt), c.eps), zf::invalid_argument);
+  EXPECT_THROW((void)zmd::fused_row_losses(net, c.data, c.rows, c.eps.narrow(0, 0, 31)), zf::invalid_argument);
+  EXPECT_THROW((void)zmd::fused_decode(net, c.eps.to(torch::kDouble)), zf::invalid_argument);
+  EXPECT_THROW((void)zmd::fused_decode(net, c.data), zf::invalid_argument);  // not N x 2
 }

@@ -5,8 +5,9 @@
 /// parameters stay LibTorch tensors and the optimiser stays LibTorch's fused Adam: this only
 /// replaces autograd's forward and backward, writing every parameter's .grad().
 ///
-/// The CUDA graph trainer (and vae::score, through fused_score) uses it when it applies (a CUDA build, a width from 16 to 1024 that is a
-/// power of two) unless ZEROFLOW_FUSED_STEP=0 or set_fused_step_enabled(false); tests compare its
+/// The CUDA graph trainer (and vae's score, test loss and decode_grid, through fused_score,
+/// fused_row_losses and fused_decode) uses it when it applies (a CUDA build, a width from 16 to
+/// 1024 that is a power of two) unless ZEROFLOW_FUSED_STEP=0 or set_fused_step_enabled(false); tests compare its
 /// gradients with autograd's (tests/model/fused_step_cuda_test.cpp). Pulls in LibTorch.
 #include <torch/types.h>
 
@@ -37,6 +38,19 @@ struct scored_rows {
 /// Queues work on the current CUDA stream. @param data contiguous float32 N × width on the
 /// network's GPU. @throws invalid_argument when the network is not on a GPU or its width is unsupported.
 [[nodiscard]] scored_rows fused_score(light_vae& net, const torch::Tensor& data);
+
+/// @brief The seed's loss of rows `rows` (int64 indices) of `data`, one value per row (its
+/// reconstruction MSE plus its KL term; their sum is the seed's loss over those rows), with
+/// reparameterisation noise `eps` (float32 rows × 2): the training step's forward pass in one
+/// kernel, no gradients. Queues work on the current CUDA stream.
+/// @throws invalid_argument for inputs of the wrong kind or place, or an unsupported width.
+[[nodiscard]] torch::Tensor fused_row_losses(light_vae& net, const torch::Tensor& data, const torch::Tensor& rows,
+                                             const torch::Tensor& eps);
+
+/// @brief The decoder alone in one kernel: float32 N × width for latent points `latents`
+/// (float32 N × 2 on the network's GPU). Queues work on the current CUDA stream.
+/// @throws invalid_argument for inputs of the wrong kind or place, or an unsupported width.
+[[nodiscard]] torch::Tensor fused_decode(light_vae& net, const torch::Tensor& latents);
 
 /// The fused step for one network, prepared for the given batch sizes. Construct it outside any
 /// CUDA stream capture (it queries the device); run() may be captured.
