@@ -251,13 +251,8 @@ table parse(std::string_view text, std::string_view name, const csv_options& opt
 }  // namespace
 
 void prepare_csv_reads(device where, stream_view stream) {
-  if (where.type != device_type::cuda) return;
-  require_cuda("prepare_csv_reads for a CUDA device");
-#if ZEROFLOW_HAS_CUDA
-  detail::prepare_csv_cuda_reads(where, stream);
-#else
-  (void)stream;
-#endif
+  // Without CUDA (a CPU build, or no GPU) the CUDA side throws cuda_error, as read_csv would.
+  if (where.type == device_type::cuda) detail::prepare_csv_cuda_reads(where, stream);
 }
 
 table read_csv_buffer(std::string_view text, std::string_view name_for_errors, const csv_options& options,

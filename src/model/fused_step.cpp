@@ -65,26 +65,48 @@ std::vector<torch::Tensor> slot_parameters(light_vae& net, const char* what) {
   return params;
 }
 
+/// Points the kernel arguments' parameter slots at the network's parameters.
+template <class Args>
+void point_at(Args& a, const std::vector<torch::Tensor>& params) {
+  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+}
+
+/// The rows every fused kernel reads: contiguous float32 N × width on the network's GPU.
+void expect_rows(const torch::Tensor& data, std::int64_t width, const torch::Device& gpu, const char* what) {
+  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
+                 data.size(1) == width && data.is_contiguous(),
+             what, ": data must be contiguous float32 N x ", width, " on ", gpu.str());
+}
+
+/// Row indices into those rows: contiguous int64 on the network's GPU.
+void expect_indices(const torch::Tensor& rows, const torch::Device& gpu, const char* what) {
+  ZF_EXPECTS(rows.device() == gpu && rows.scalar_type() == torch::kLong && rows.dim() == 1 && rows.is_contiguous(),
+             what, ": rows must be contiguous int64 indices on ", gpu.str());
+}
+
+/// LibTorch's current stream on `gpu`, where the kernels queue their work.
+stream_view current_stream_on(const torch::Device& gpu) {
+  return stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()};
+}
+
 }  // namespace
 
 scored_rows fused_score(light_vae& net, const torch::Tensor& data) {
   const std::vector<torch::Tensor> params = slot_parameters(net, "fused scoring");
   const torch::Device gpu = params.front().device();
   const std::int64_t width = net->width();
-  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
-                 data.size(1) == width && data.is_contiguous(),
-             "fused scoring: data must be contiguous float32 N x ", width, " on ", gpu.str());
+  expect_rows(data, width, gpu, "fused scoring");
   const auto on_gpu = torch::TensorOptions().device(gpu).dtype(torch::kFloat);
   scored_rows out{torch::empty({data.size(0)}, on_gpu), torch::empty({data.size(0), 2}, on_gpu)};
   fused_vae::score_args a{};
-  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+  point_at(a, params);
   a.data = data.data_ptr<float>();
   a.width = width;
   a.rows = data.size(0);
   a.score = out.score.data_ptr<float>();
   a.mu = out.mu.data_ptr<float>();
   const c10::cuda::CUDAGuard on_device(gpu);
-  fused_vae::score(a, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+  fused_vae::score(a, current_stream_on(gpu));
   return out;
 }
 
@@ -93,18 +115,15 @@ torch::Tensor fused_row_losses(light_vae& net, const torch::Tensor& data, const 
   const std::vector<torch::Tensor> params = slot_parameters(net, "fused losses");
   const torch::Device gpu = params.front().device();
   const std::int64_t width = net->width();
-  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
-                 data.size(1) == width && data.is_contiguous(),
-             "fused losses: data must be contiguous float32 N x ", width, " on ", gpu.str());
-  ZF_EXPECTS(rows.device() == gpu && rows.scalar_type() == torch::kLong && rows.dim() == 1 && rows.is_contiguous(),
-             "fused losses: rows must be contiguous int64 indices on ", gpu.str());
+  expect_rows(data, width, gpu, "fused losses");
+  expect_indices(rows, gpu, "fused losses");
   const std::int64_t n = rows.size(0);
   ZF_EXPECTS(eps.device() == gpu && eps.scalar_type() == torch::kFloat && eps.is_contiguous() &&
                  eps.sizes() == torch::IntArrayRef({n, 2}),
              "fused losses: eps must be contiguous float32 ", n, " x 2 on ", gpu.str());
   torch::Tensor losses = torch::empty({n}, torch::TensorOptions().device(gpu).dtype(torch::kFloat));
   fused_vae::loss_args a{};
-  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+  point_at(a, params);
   a.data = data.data_ptr<float>();
   a.width = width;
   a.row_index = rows.data_ptr<std::int64_t>();
@@ -112,7 +131,7 @@ torch::Tensor fused_row_losses(light_vae& net, const torch::Tensor& data, const 
   a.eps = eps.data_ptr<float>();
   a.losses = losses.data_ptr<float>();
   const c10::cuda::CUDAGuard on_device(gpu);
-  fused_vae::row_losses(a, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+  fused_vae::row_losses(a, current_stream_on(gpu));
   return losses;
 }
 
@@ -125,13 +144,13 @@ torch::Tensor fused_decode(light_vae& net, const torch::Tensor& latents) {
              "fused decoding: latents must be contiguous float32 N x 2 on ", gpu.str());
   torch::Tensor decoded = torch::empty({latents.size(0), width}, torch::TensorOptions().device(gpu).dtype(torch::kFloat));
   fused_vae::decode_args a{};
-  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+  point_at(a, params);
   a.latents = latents.data_ptr<float>();
   a.width = width;
   a.rows = latents.size(0);
   a.decoded = decoded.data_ptr<float>();
   const c10::cuda::CUDAGuard on_device(gpu);
-  fused_vae::decode(a, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+  fused_vae::decode(a, current_stream_on(gpu));
   return decoded;
 }
 
@@ -172,11 +191,8 @@ void fused_step::run(const torch::Tensor& data, const torch::Tensor& rows, const
   const auto found = impl_->plans.find(batch);
   ZF_EXPECTS(found != impl_->plans.end(), "fused training step: batch size ", batch, " was not prepared");
   const torch::Device gpu = impl_->params.front().device();
-  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
-                 data.size(1) == impl_->width && data.is_contiguous(),
-             "fused training step: data must be contiguous float32 N x ", impl_->width, " on ", gpu.str());
-  ZF_EXPECTS(rows.device() == gpu && rows.scalar_type() == torch::kLong && rows.dim() == 1 && rows.is_contiguous(),
-             "fused training step: rows must be contiguous int64 on ", gpu.str());
+  expect_rows(data, impl_->width, gpu, "fused training step");
+  expect_indices(rows, gpu, "fused training step");
   ZF_EXPECTS(eps.device() == gpu && eps.scalar_type() == torch::kFloat && eps.is_contiguous() &&
                  eps.numel() == 2 * batch,
              "fused training step: eps must be contiguous float32 batch x 2 on ", gpu.str());
@@ -198,7 +214,7 @@ void fused_step::run(const torch::Tensor& data, const torch::Tensor& rows, const
   a.partial_grads = impl_->partial_grads.data_ptr<float>();
   a.partial_loss = impl_->partial_loss.data_ptr<double>();
   const c10::cuda::CUDAGuard on_device(gpu);
-  fused_vae::train_step(a, found->second, stream_view{c10::cuda::getCurrentCUDAStream(gpu.index()).stream()});
+  fused_vae::train_step(a, found->second, current_stream_on(gpu));
 }
 
 #else

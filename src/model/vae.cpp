@@ -68,13 +68,13 @@ void check_device(device where) {
 
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-// The rows as a tensor on the model's device: a zero-copy view when they already live there.
 // The fused kernels (fused_step.hpp) stand in for LibTorch's eager modules on a GPU when they
 // can: fewer launches, and no cuDNN at all in a GPU run.
 bool uses_fused_kernels(const c10::Device& dev, std::int64_t width) {
   return dev.is_cuda() && detail::fused_step_enabled() && detail::fused_step_supported(width);
 }
 
+// The rows as a tensor on the model's device: a zero-copy view when they already live there.
 torch::Tensor rows_on(const array& rows, std::int64_t width, const c10::Device& target) {
   ZF_EXPECTS(rows.valid(), "rows: empty array");
   ZF_EXPECTS(rows.type() == float32, "rows must be float32, got ", rows.type().name());

@@ -20,6 +20,7 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/resource.hpp"
+#include "zeroflow/memory/statistics_adaptor.hpp"
 
 #if ZEROFLOW_HAS_CUDA
 #include <cuda_runtime_api.h>
@@ -95,6 +96,23 @@ class cuda_signal_test : public ::testing::Test {
   }
 
  private:
+  memory::resource_ptr previous_;
+};
+
+/// Installs a statistics adaptor over `where`'s current resource for the scope, and counts
+/// what passes through it.
+class counted_allocations {
+ public:
+  explicit counted_allocations(device where)
+      : stats_{std::make_shared<memory::statistics_adaptor>(memory::current_resource(where))},
+        previous_{memory::set_current_resource(stats_)} {}
+  ~counted_allocations() { memory::set_current_resource(previous_); }
+  counted_allocations(const counted_allocations&) = delete;
+  counted_allocations& operator=(const counted_allocations&) = delete;
+  [[nodiscard]] memory::allocation_statistics numbers() const { return stats_->statistics(); }
+
+ private:
+  std::shared_ptr<memory::statistics_adaptor> stats_;
   memory::resource_ptr previous_;
 };
 

@@ -12,7 +12,6 @@
 #include "../../src/signal/detail_cuda/bandpass_gate.hpp"
 #include "cuda_test_helpers.hpp"
 #include "zeroflow/core/transfers.hpp"
-#include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/signal/segment.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -144,22 +143,17 @@ TEST_F(SignalSegmentCuda, AllocatesFromThePoolAHandfulOfTimes) {
   const auto ecg = recording(1.0, 250, 22);
   const zf::array x = to_device(ecg.samples);
   const auto cpu = sig::segment_beats(to_array(ecg.samples), {}, {});
-  auto counted = std::make_shared<zf::memory::statistics_adaptor>(zf::memory::current_resource(x.where()));
-  const auto previous = zf::memory::set_current_resource(counted);
+  const sig::testing::counted_allocations counted(x.where());
   std::int64_t allocations = 0;
-  try {
+  {
     const auto gpu = sig::segment_beats(x, {}, {});
-    allocations = counted->statistics().total_count;
+    allocations = counted.numbers().total_count;
     expect_same_segmentation(gpu, cpu, {}, "from the arena");
-  } catch (...) {
-    zf::memory::set_current_resource(previous);
-    throw;
   }
-  zf::memory::set_current_resource(previous);
   // The chunk, filtered signal, gate, rows; the subsample and the median/MAD scratch on the side.
   EXPECT_LE(allocations, 6);
   EXPECT_GE(allocations, 4);
-  EXPECT_EQ(counted->statistics().current_count, 0) << "everything went back, the chunk included";
+  EXPECT_EQ(counted.numbers().current_count, 0) << "everything went back, the chunk included";
 }
 
 TEST_F(SignalSegmentCuda, NonDefaultStream) {

@@ -7,7 +7,6 @@
 
 #include "cuda_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/signal/warm_up.hpp"
 
 namespace zf = zeroflow;
@@ -15,21 +14,7 @@ namespace sig = zeroflow::signal;
 
 namespace {
 
-/// Installs a statistics adaptor over `where`'s current resource for the scope.
-class counted {
- public:
-  explicit counted(zf::device where)
-      : stats_{std::make_shared<zf::memory::statistics_adaptor>(zf::memory::current_resource(where))},
-        previous_{zf::memory::set_current_resource(stats_)} {}
-  ~counted() { zf::memory::set_current_resource(previous_); }
-  counted(const counted&) = delete;
-  counted& operator=(const counted&) = delete;
-  [[nodiscard]] zf::memory::allocation_statistics numbers() const { return stats_->statistics(); }
-
- private:
-  std::shared_ptr<zf::memory::statistics_adaptor> stats_;
-  zf::memory::resource_ptr previous_;
-};
+using counted = sig::testing::counted_allocations;
 
 }  // namespace
 
