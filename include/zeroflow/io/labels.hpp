@@ -1,0 +1,45 @@
+#pragma once
+/// @file labels.hpp
+/// Reference beat annotations (R-peak sample and beat type) from the files people have:
+/// PhysioNet-style CSV exports and WFDB annotation files. Beat types are kept as written and
+/// mapped to the AAMI EC57 classes that evaluation reports on.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zeroflow::io {
+
+/// Reference beats of one recording, in increasing sample order.
+struct beat_labels {
+  std::vector<std::int64_t> samples;  ///< R-peak sample index of each beat, strictly increasing
+  std::vector<std::string> symbols;   ///< the beat type as the file gives it (MIT-BIH symbol: N, V, A, /, ...)
+  std::vector<char> classes;          ///< AAMI class of each beat: 'N', 'S', 'V', 'F' or 'Q'
+};
+
+/// @brief The AAMI EC57 class of a beat symbol: N (N, L, R, e, j), S (A, a, J, S), V (V, E),
+///        F (F), Q (/, f, Q); the class letters themselves map to themselves.
+/// @return the class letter, or 0 when the symbol is no beat (rhythm, noise and comment
+///         annotations such as '+', '~', '|', '"').
+[[nodiscard]] char aami_class_of(std::string_view symbol) noexcept;
+
+/// @brief Reads a labels CSV: header `sample,label`, `sample,symbol` or `sample,symbol,aami`
+///        (PhysioNet exports), CRLF or LF, blank lines ignored. Rows whose symbol is no beat
+///        are skipped; an `aami` column, when present, overrides the mapping of the symbol.
+/// @throws zeroflow::error when the file cannot be opened.
+/// @throws zeroflow::parse_error naming file:line and what was wrong (header, a malformed row,
+///         sample indices not increasing).
+[[nodiscard]] beat_labels read_labels_csv(const std::filesystem::path& path);
+
+/// @brief Reads the beat annotations of a WFDB annotation file (MIT format, e.g. `106.atr`),
+///        skipping annotations that are no beat.
+/// @throws zeroflow::error when the file cannot be opened.
+/// @throws zeroflow::parse_error naming the file and byte offset when it is malformed.
+[[nodiscard]] beat_labels read_wfdb_annotations(const std::filesystem::path& path);
+
+/// @brief Reads labels from either kind of file: `.csv` as a labels CSV, anything else as a
+///        WFDB annotation file.
+[[nodiscard]] beat_labels read_labels(const std::filesystem::path& path);
+
+}  // namespace zeroflow::io

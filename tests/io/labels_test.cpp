@@ -1,0 +1,136 @@
+#include "zeroflow/io/labels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io_test_util.hpp"
+#include "zeroflow/core/error.hpp"
+
+namespace zf = zeroflow;
+namespace io = zeroflow::io;
+
+namespace {
+
+/// what() of the parse_error that reading `content` as a labels CSV throws ("" when none).
+std::string csv_error(const std::string& content) {
+  zf::test::scratch_dir dir;
+  const auto file = dir.write("rec.labels.csv", content);
+  try {
+    (void)io::read_labels_csv(file);
+  } catch (const zf::parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Labels, AamiClassesOfTheMitBihBeatSymbols) {
+  // The AAMI EC57 table (ANSI/AAMI EC57:1998, table 1) as MIT-BIH spells it.
+  const std::vector<std::pair<std::string, char>> table = {{"N", 'N'}, {"L", 'N'}, {"R", 'N'}, {"e", 'N'}, {"j", 'N'},
+                                                           {"A", 'S'}, {"a", 'S'}, {"J", 'S'}, {"S", 'S'}, {"V", 'V'},
+                                                           {"E", 'V'}, {"F", 'F'}, {"/", 'Q'}, {"f", 'Q'}, {"Q", 'Q'}};
+  for (const auto& [symbol, aami] : table) EXPECT_EQ(io::aami_class_of(symbol), aami) << symbol;
+  // Annotations that are no beat: rhythm change, noise, comment, pacemaker spike, signal quality...
+  for (const char* other : {"+", "~", "|", "\"", "!", "[", "]", "x", "(", ")",  "p", "t", "u", "`",
+                            "'", "^", "s", "T",  "*", "D", "=", "@", "",  "NN", "n", "v", " N"})
+    EXPECT_EQ(io::aami_class_of(other), 0) << "'" << other << "'";
+}
+
+TEST(Labels, ReadsTheSampleLabelLayoutWithCrlfAndBlankLines) {
+  zf::test::scratch_dir dir;
+  const auto file = dir.write("a.labels.csv", "sample,label\r\n10,N\r\n\r\n250,V\r\n  \r\n499,N\r\n");
+  const auto l = io::read_labels_csv(file);
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{10, 250, 499}));
+  EXPECT_EQ(l.symbols, (std::vector<std::string>{"N", "V", "N"}));
+  EXPECT_EQ(l.classes, (std::vector<char>{'N', 'V', 'N'}));
+}
+
+TEST(Labels, ReadsTheSampleSymbolLayoutSkippingNonBeats) {
+  zf::test::scratch_dir dir;
+  // MIT-BIH style: a rhythm change at the first beat's sample, noise, and a comment written as
+  // a quoted '"' — none of them is a beat, and none may stop the read.
+  const auto file = dir.write("b.labels.csv",
+                              "sample,symbol\n18,+\n77,N\n370,A\n500,~\n662,L\n700,\"\"\"\"\n946,E\n1000,|\n"
+                              "1200,/\n1300,f\n1400,F\n1500,Q\n1600,j\n");
+  const auto l = io::read_labels_csv(file);
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{77, 370, 662, 946, 1200, 1300, 1400, 1500, 1600}));
+  EXPECT_EQ(l.symbols, (std::vector<std::string>{"N", "A", "L", "E", "/", "f", "F", "Q", "j"}));
+  EXPECT_EQ(l.classes, (std::vector<char>{'N', 'S', 'N', 'V', 'Q', 'Q', 'F', 'Q', 'N'}));
+}
+
+TEST(Labels, TheAamiColumnOverridesTheSymbolsMapping) {
+  zf::test::scratch_dir dir;
+  const auto file =
+      dir.write("c.labels.csv", "sample,symbol,aami\n10,N,\n20,N,S\n30,r,V\n40,+,\n50,~,-\n60,A,Q\n70,L, N \n");
+  const auto l = io::read_labels_csv(file);
+  // 'r' (R-on-T) is no symbol of the table, but the aami column makes it a V beat; '+' and '~'
+  // stay skipped (an empty or odd class on a row that is no beat).
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{10, 20, 30, 60, 70}));
+  EXPECT_EQ(l.symbols, (std::vector<std::string>{"N", "N", "r", "A", "L"}));
+  EXPECT_EQ(l.classes, (std::vector<char>{'N', 'S', 'V', 'Q', 'N'}));
+}
+
+TEST(Labels, HeaderNamesAreFoundInAnyOrderAndCase) {
+  zf::test::scratch_dir dir;
+  const auto file = dir.write("d.labels.csv", "\xEF\xBB\xBFSymbol, Sample\nV,5\nN,9\n");
+  const auto l = io::read_labels_csv(file);
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{5, 9}));
+  EXPECT_EQ(l.classes, (std::vector<char>{'V', 'N'}));
+}
+
+TEST(Labels, AnEmptyBodyGivesNoBeats) {
+  zf::test::scratch_dir dir;
+  const auto l = io::read_labels_csv(dir.write("e.labels.csv", "sample,symbol\n"));
+  EXPECT_TRUE(l.samples.empty() && l.symbols.empty() && l.classes.empty());
+}
+
+TEST(Labels, ErrorsNameTheFileTheLineAndWhatToDo) {
+  auto expect_error = [](const std::string& content, const std::string& line, const std::string& what) {
+    const std::string message = csv_error(content);
+    EXPECT_NE(message.find("rec.labels.csv:" + line + ":"), std::string::npos) << message;
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+    EXPECT_EQ(message.find(".cpp"), std::string::npos) << message;
+  };
+  expect_error("", "1", "empty");
+  expect_error("time,type\n1,N\n", "1", "expected the header 'sample,label'");
+  expect_error("sample,label,label\n1,N,N\n", "1", "expected the header");
+  expect_error("sample\n1\n", "1", "expected the header");
+  expect_error("sample,symbol\n10,N\n\n12x,V\n", "4", "'12x' is not a whole number");
+  expect_error("sample,symbol\n-5,N\n", "2", "'-5' is not a whole number");
+  expect_error("sample,symbol\n10,N\n10,V\n", "3", "10 follows 10");
+  expect_error("sample,symbol\n10,N\n9,V\n", "3", "sort the rows");
+  expect_error("sample,symbol\n10,N,extra\n", "2", "expected 2 fields");
+  expect_error("sample,symbol\n10,\"N\n", "2", "quote is not closed");
+  expect_error("sample,symbol,aami\n10,N,Z\n", "2", "expected one of N, S, V, F, Q");
+}
+
+TEST(Labels, OddRowsThatAreNoBeatNeverStopTheRead) {
+  zf::test::scratch_dir dir;
+  // A non-beat row may hold anything: a bad sample, extra fields, a sample out of order.
+  const auto file = dir.write("f.labels.csv", "sample,symbol\n100,N\nabc,~\n50,+,(AFIB\n,|\n200,V\n");
+  const auto l = io::read_labels_csv(file);
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{100, 200}));
+}
+
+TEST(Labels, AMissingFileIsAnErrorNamingIt) {
+  try {
+    (void)io::read_labels_csv("/nonexistent/zeroflow/x.labels.csv");
+    FAIL() << "no error";
+  } catch (const zf::parse_error&) {
+    FAIL() << "a missing file is no parse error";
+  } catch (const zf::error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/zeroflow/x.labels.csv"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Labels, ReadLabelsTakesCsvByItsExtension) {
+  zf::test::scratch_dir dir;
+  const auto file = dir.write("g.CSV", "sample,symbol\n3,V\n");
+  const auto l = io::read_labels(file);
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(l.classes, (std::vector<char>{'V'}));
+}
