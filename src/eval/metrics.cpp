@@ -80,22 +80,29 @@ double average_precision_of(std::span<const Score> scores, std::span<const std::
 
 }  // namespace
 
-detection_stats match_peaks(std::span<const std::int64_t> detected, std::span<const std::int64_t> reference,
-                            std::int64_t tolerance_samples) {
+std::vector<std::int64_t> match_peak_pairs(std::span<const std::int64_t> detected,
+                                           std::span<const std::int64_t> reference, std::int64_t tolerance_samples) {
   ZF_EXPECTS(tolerance_samples >= 0, "match_peaks: tolerance must be >= 0, got ", tolerance_samples);
   ZF_EXPECTS(std::is_sorted(detected.begin(), detected.end()), "match_peaks: detected positions must be sorted");
   ZF_EXPECTS(std::is_sorted(reference.begin(), reference.end()), "match_peaks: reference positions must be sorted");
   // Invariant: references before `next` are matched or too early for every later detection;
   // those from `next` on are all unmatched.
-  std::int64_t matched = 0;
+  std::vector<std::int64_t> match(reference.size(), -1);
   std::size_t next = 0;
-  for (const std::int64_t d : detected) {
+  for (std::size_t i = 0; i < detected.size(); ++i) {
+    const std::int64_t d = detected[i];
     while (next < reference.size() && reference[next] < d - tolerance_samples) ++next;
-    if (next < reference.size() && reference[next] <= d + tolerance_samples) {
-      ++matched;
-      ++next;
-    }
+    if (next < reference.size() && reference[next] <= d + tolerance_samples)
+      match[next++] = static_cast<std::int64_t>(i);
   }
+  return match;
+}
+
+detection_stats match_peaks(std::span<const std::int64_t> detected, std::span<const std::int64_t> reference,
+                            std::int64_t tolerance_samples) {
+  const auto match = match_peak_pairs(detected, reference, tolerance_samples);
+  const auto matched =
+      static_cast<std::int64_t>(std::count_if(match.begin(), match.end(), [](std::int64_t m) { return m >= 0; }));
   detection_stats s;
   s.true_positives = matched;
   s.false_positives = static_cast<std::int64_t>(detected.size()) - matched;

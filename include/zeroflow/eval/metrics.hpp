@@ -4,6 +4,7 @@
 /// R peaks within a tolerance) and anomaly ranking (AUROC, average precision).
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace zeroflow::eval {
 
@@ -26,7 +27,7 @@ struct detection_stats {
  * reference not yet taken that lies within its tolerance window. Because every window has the
  * same width, the windows are ordered by both ends and this greedy choice yields a maximum
  * matching (an exchange argument; the tests compare with brute force), which "nearest first"
- * would not always do. The pairs themselves are not reported, only the counts.
+ * would not always do. match_peak_pairs gives the pairs themselves.
  *
  * @param detected detected positions (samples), non-decreasing.
  * @param reference reference positions (samples), non-decreasing.
@@ -36,6 +37,18 @@ struct detection_stats {
  */
 detection_stats match_peaks(std::span<const std::int64_t> detected, std::span<const std::int64_t> reference,
                             std::int64_t tolerance_samples);
+
+/**
+ * @brief The pairs behind match_peaks: the same one-to-one matching, as the index of the
+ *        detection each reference position was matched to.
+ * @param detected detected positions (samples), non-decreasing.
+ * @param reference reference positions (samples), non-decreasing.
+ * @param tolerance_samples largest allowed |detected - reference| of a pair, >= 0.
+ * @return one entry per reference position: the index into `detected` of its match, or -1.
+ * @throws zeroflow::invalid_argument when a list is not sorted or the tolerance is negative.
+ */
+std::vector<std::int64_t> match_peak_pairs(std::span<const std::int64_t> detected,
+                                           std::span<const std::int64_t> reference, std::int64_t tolerance_samples);
 
 /**
  * @brief Area under the ROC curve of `scores` (higher = more likely positive): the probability

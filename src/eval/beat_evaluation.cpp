@@ -1,0 +1,83 @@
+#include "zeroflow/eval/beat_evaluation.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "zeroflow/core/error.hpp"
+
+namespace zeroflow::eval {
+namespace {
+
+double ratio(std::int64_t num, std::int64_t den) {
+  return den == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(num) / static_cast<double>(den);
+}
+
+/// Fills `r` for the labelled beats whose class satisfies `is_positive`.
+template <class Predicate>
+void rank_class(class_ranking& r, const beat_evaluation& e, const io::beat_labels& labels, Predicate is_positive) {
+  std::vector<std::uint8_t> positive(labels.classes.size());
+  for (std::size_t i = 0; i < positive.size(); ++i) {
+    positive[i] = is_positive(labels.classes[i]) ? 1 : 0;
+    if (!positive[i]) continue;
+    ++r.positives;
+    if (e.matched_detection[i] < 0 || std::isinf(e.beat_scores[i])) ++r.unscored_positives;
+  }
+  r.negatives = static_cast<std::int64_t>(positive.size()) - r.positives;
+  // Undefined is said as such: a 0 or 0.5 here would read as a (bad) result.
+  if (r.positives == 0) {
+    r.undefined = "no " + r.name + " beat among the " + std::to_string(positive.size()) + " labelled beats";
+  } else if (r.negatives == 0) {
+    r.undefined = "every labelled beat is " + r.name + ", none to rank it against";
+  } else {
+    r.auroc = auroc(e.beat_scores, positive);
+    r.average_precision = average_precision(e.beat_scores, positive);
+  }
+}
+
+}  // namespace
+
+beat_evaluation evaluate_beats(std::span<const std::int64_t> detected_peaks, std::span<const double> scores,
+                               const io::beat_labels& labels, std::int64_t tolerance_samples) {
+  ZF_EXPECTS(scores.size() == detected_peaks.size(), "evaluate_beats: ", detected_peaks.size(), " detections but ",
+             scores.size(), " scores");
+  ZF_EXPECTS(labels.classes.size() == labels.samples.size(), "evaluate_beats: ", labels.samples.size(),
+             " labelled beats but ", labels.classes.size(), " classes");
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    ZF_EXPECTS(!std::isinf(scores[i]), "evaluate_beats: score ", i,
+               " is infinite; scores are finite, or NaN when a beat is not scored");
+  beat_evaluation e;
+  e.tolerance_samples = tolerance_samples;
+  e.labelled_beats = static_cast<std::int64_t>(labels.samples.size());
+  e.detections = static_cast<std::int64_t>(detected_peaks.size());
+  e.matched_detection = match_peak_pairs(detected_peaks, labels.samples, tolerance_samples);
+
+  // Every labelled beat takes part in the ranking; one without a scored detection gets -inf, so
+  // it ranks below every scored beat and ties with the other unscored ones.
+  constexpr double lowest = -std::numeric_limits<double>::infinity();
+  e.beat_scores.assign(labels.samples.size(), lowest);
+  std::int64_t matched = 0;
+  for (std::size_t i = 0; i < labels.samples.size(); ++i) {
+    const std::int64_t m = e.matched_detection[i];
+    if (m < 0) continue;
+    ++matched;
+    const double s = scores[static_cast<std::size_t>(m)];
+    if (std::isnan(s)) continue;
+    e.beat_scores[i] = s;
+    ++e.scored_beats;
+  }
+  e.detection.true_positives = matched;
+  e.detection.false_positives = e.detections - matched;
+  e.detection.false_negatives = e.labelled_beats - matched;
+  e.detection.sensitivity = ratio(matched, e.labelled_beats);
+  e.detection.positive_predictivity = ratio(matched, e.detections);
+
+  rank_class(e.ventricular, e, labels, [](char c) { return c == 'V'; });
+  rank_class(e.supraventricular, e, labels, [](char c) { return c == 'S'; });
+  rank_class(e.abnormal, e, labels, [](char c) { return c != 'N'; });
+  return e;
+}
+
+}  // namespace zeroflow::eval
