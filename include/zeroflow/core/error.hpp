@@ -1,6 +1,6 @@
 #pragma once
 /// @file error.hpp
-/// Exceptions thrown by zeroflow, and the macros that add file:line to them.
+/// Exceptions thrown by zeroflow, and the macros that record file:line beside the message.
 #include <cstddef>
 #include <sstream>
 #include <stdexcept>
@@ -9,10 +9,17 @@
 
 namespace zeroflow {
 
-/// Base of every zeroflow exception; what() reads "file:line: message".
+/// Base of every zeroflow exception. what() is the message for a person (no source location);
+/// where() names the source file and line that threw, for developers and logs.
 class error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  error(const std::string& message, std::string where) : std::runtime_error(message), where_(std::move(where)) {}
+  /// "file.cpp:123" of the throw, or empty when the error was made without the macros.
+  [[nodiscard]] const std::string& where() const noexcept { return where_; }
+
+ private:
+  std::string where_;
 };
 
 /// A caller broke a precondition (bad shape, dtype, stride, argument...).
@@ -52,12 +59,12 @@ template <class Error, class... Args>
   const char* base = file;
   for (const char* p = file; *p; ++p)
     if (*p == '/') base = p + 1;
-  throw Error(concat(base, ':', line, ": ", std::forward<Args>(args)...));
+  throw Error(concat(std::forward<Args>(args)...), concat(base, ':', line));
 }
 }  // namespace detail
 }  // namespace zeroflow
 
-/// Throws `type` with file:line and the streamed message parts.
+/// Throws `type` with the streamed message parts; file:line is kept in where(), not in what().
 #define ZF_THROW(type, ...) ::zeroflow::detail::throw_at<type>(__FILE__, __LINE__, __VA_ARGS__)
 
 /// Checks a precondition; throws zeroflow::invalid_argument with the message when it fails.
