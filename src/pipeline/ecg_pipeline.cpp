@@ -16,6 +16,7 @@
 #include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/vae.hpp"
+#include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/warm_up.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 
@@ -112,38 +113,78 @@ class memory_watch {
   std::vector<std::pair<memory::resource_ptr, std::shared_ptr<memory::statistics_adaptor>>> installed_;
 };
 
-evaluation evaluate(const run_result& r, const synth::beat_labels& labels) {
+/// Evaluates the run against its labels file (DESIGN.md section 7), with the same code as
+/// `zeroflow evaluate`. An unreadable labels file is a warning: the run goes on without a result.
+evaluation evaluate(const run_result& r, const std::filesystem::path& labels_file, const run_options& options) {
   evaluation q;
+  q.labels = labels_file;
+  io::beat_labels labels;
+  try {
+    labels = io::read_labels(labels_file);
+  } catch (const std::exception& e) {
+    q.not_evaluated = e.what();
+    if (options.progress)
+      options.progress("warning: labels " + labels_file.string() + ": " + q.not_evaluated + "; not evaluated");
+    return q;
+  }
+  // One score per detection: detection c is candidate c's R peak; the final detection ends the
+  // last candidate, begins none, and stays unscored.
+  std::vector<double> scores(r.detected_peaks.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t c = 0; c < r.score.size() && c < scores.size(); ++c) scores[c] = r.score[c];
   const auto tolerance = static_cast<std::int64_t>(std::llround(0.150 * r.sample_rate));
-  const auto det = eval::match_peaks(r.detected_peaks, labels.samples, tolerance);
-  q.labelled_beats = static_cast<std::int64_t>(labels.samples.size());
-  q.true_positives = det.true_positives;
-  q.false_positives = det.false_positives;
-  q.false_negatives = det.false_negatives;
-  q.sensitivity = det.sensitivity;
-  q.positive_predictivity = det.positive_predictivity;
-  // A kept beat is abnormal when the labelled beat nearest its R-peak (within tolerance) is not 'N'.
-  std::vector<double> scores;
-  std::vector<std::uint8_t> abnormal;
-  for (std::size_t c = 0; c < r.kept.size(); ++c) {
-    if (!r.kept[c]) continue;
-    auto it = std::lower_bound(labels.samples.begin(), labels.samples.end(), r.peak[c]);
-    std::int64_t best = -1, best_distance = tolerance + 1;
-    for (auto candidate : {it, it == labels.samples.begin() ? it : it - 1}) {
-      if (candidate == labels.samples.end()) continue;
-      const auto distance = std::llabs(*candidate - r.peak[c]);
-      if (distance < best_distance) best_distance = distance, best = candidate - labels.samples.begin();
-    }
-    if (best < 0) continue;  // a detection with no labelled beat: not part of the ranking
-    scores.push_back(r.score[c]);
-    abnormal.push_back(labels.labels[static_cast<std::size_t>(best)] != 'N');
-  }
-  for (auto a : abnormal) (a ? q.scored_abnormal : q.scored_normal)++;
-  if (q.scored_abnormal > 0 && q.scored_normal > 0) {
-    q.auroc = eval::auroc(scores, abnormal);
-    q.average_precision = eval::average_precision(scores, abnormal);
-  }
+  q.result = eval::evaluate_beats(r.detected_peaks, scores, labels, tolerance);
   return q;
+}
+
+/// Why a beat stands out, for a person reading beats.csv: each part of its score that is high,
+/// and R–R intervals outside the seed's length bounds.
+std::string flags_of(const run_result& r, std::size_t b) {
+  std::string flags;
+  auto add = [&](const char* f) { flags += flags.empty() ? f : std::string(";") + f; };
+  constexpr float notable = 3.0F;  // robust z-scores: three (robust) standard deviations
+  if (r.rr_before[b] < 0.85F * r.local_rr[b]) add("early");
+  if (r.rr_after[b] > 1.15F * r.rr_before[b] && r.rr_after[b] > 1.1F * r.local_rr[b]) add("pause");
+  if (r.rhythm[b] > notable) add("rhythm");
+  if (r.morphology[b] > notable) add("shape");
+  const double rate = r.sample_rate;
+  if (r.rr_after[b] * rate > static_cast<double>(r.sizes.max_length)) add("long");
+  if (r.rr_after[b] * rate < static_cast<double>(r.sizes.min_length)) add("short");
+  return flags;
+}
+
+/// The robust method's hand-off: every detected beat has a row, a score and rhythm features.
+void collect_robust(const signal::segmentation& seg, const model::scores& scored,
+                    const signal::beat_scores& combined, const model::train_result& trained, const array& grid,
+                    run_result& result, stream_view stream) {
+  result.peak = to_host_vector<std::int64_t>(seg.peaks, stream);
+  result.detected_peaks = result.peak;
+  const std::size_t beats = result.peak.size();
+  result.start.resize(beats);
+  for (std::size_t b = 0; b < beats; ++b) result.start[b] = std::max<std::int64_t>(0, result.peak[b] - seg.sizes.window_before);
+  const auto intervals = to_host_vector<std::int64_t>(seg.lengths, stream);
+  result.length.assign(beats, 0);
+  for (std::size_t b = 0; b < beats; ++b)
+    result.length[b] = b < intervals.size() ? intervals[b] : (b > 0 ? intervals[b - 1] : 0);
+  result.kept.assign(beats, 1);
+  result.histogram = to_host_vector<std::int64_t>(seg.histogram, stream);
+  result.score = to_host_vector<float>(combined.score, stream);
+  result.morphology = to_host_vector<float>(combined.morphology, stream);
+  result.rhythm = to_host_vector<float>(combined.rhythm, stream);
+  result.rr_before = to_host_vector<float>(seg.rr.rr_before, stream);
+  result.rr_after = to_host_vector<float>(seg.rr.rr_after, stream);
+  result.local_rr = to_host_vector<float>(seg.rr.local_rr, stream);
+  const auto mu = to_host_vector<float>(scored.mu.reshape({scored.mu.size()}), stream);
+  result.mu0.resize(beats);
+  result.mu1.resize(beats);
+  for (std::size_t b = 0; b < beats; ++b) result.mu0[b] = mu[2 * b], result.mu1[b] = mu[2 * b + 1];
+  result.decoded_grid = to_host_vector<float>(grid.reshape({grid.size()}), stream);
+  result.split.assign(beats, '-');
+  if (result.trained) {
+    for (auto row : to_host_vector<std::int64_t>(trained.train_index, stream)) result.split[static_cast<std::size_t>(row)] = 't';
+    for (auto row : to_host_vector<std::int64_t>(trained.test_index, stream)) result.split[static_cast<std::size_t>(row)] = 'v';
+  }
+  result.flags.resize(beats);
+  for (std::size_t b = 0; b < beats; ++b) result.flags[b] = flags_of(result, b);
 }
 
 }  // namespace
@@ -200,17 +241,19 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // and the cold first run is a stage of its own.
   if (result.where.type == device_type::cuda)
     stage("warm_up", [&] { signal::warm_up(signal, options.segmentation, stream); });
-  auto seg = stage("segment", [&] { return signal::segment_beats(signal, options.segmentation, stream); });
+  auto seg = stage("segment", [&] { return signal::segment_recording(signal, options.segmentation, stream); });
+  const bool robust = options.segmentation.method == signal::segmentation_method::robust;
+  result.method = robust ? "robust" : "seed";
   result.sizes = seg.sizes;
   result.norm = seg.norm;
   const auto rows = seg.beats.rows;
   const std::int64_t n_rows = rows.valid() ? rows.shape(0) : 0;
   if (options.progress)
-    options.progress("found " + std::to_string(seg.lengths.size()) + " beat candidates, kept " +
-                     std::to_string(n_rows));
-  ZF_EXPECTS(n_rows >= 8, options.input.string(), ": only ", n_rows,
-             " beats survived pruning; is the sample rate (", options.segmentation.sample_rate,
-             " Hz) right for this recording?");
+    options.progress(robust ? "found " + std::to_string(n_rows) + " beats"
+                            : "found " + std::to_string(seg.lengths.size()) + " beat candidates, kept " +
+                                  std::to_string(n_rows));
+  ZF_EXPECTS(n_rows >= 8, options.input.string(), ": only ", n_rows, robust ? " beats were found" : " beats survived pruning",
+             "; is the sample rate (", options.segmentation.sample_rate, " Hz) right for this recording?");
 
   std::optional<model::vae> vae;
   model::train_result trained;
@@ -241,10 +284,17 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     }
   }
   auto scored = stage("score", [&] { return vae->score(rows); });
+  // The robust method ranks beats by shape and rhythm together (signal/beat_score.hpp).
+  signal::beat_scores combined;
+  if (robust) combined = stage("rhythm_score", [&] { return signal::combine_beat_scores(scored.score, seg.rr.irregularity, stream); });
   auto grid = stage("decode_grid", [&] { return vae->decode_grid(5, 2.0); });
 
   // The one hand-off to the host: per-beat results for the files and the report.
   stage("collect", [&] {
+    if (robust) {
+      collect_robust(seg, scored, combined, trained, grid, result, stream);
+      return;
+    }
     result.start = to_host_vector<std::int64_t>(seg.positions, stream);
     result.peak = to_host_vector<std::int64_t>(seg.peaks, stream);
     result.detected_peaks = result.peak;
@@ -283,7 +333,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   stage("figures", [&] { result.figures = detail::collect_figures(signal, seg.filtered, rows, result, stream); });
 
   if (options.labels) {
-    stage("evaluate", [&] { result.quality = evaluate(result, synth::read_labels_csv(*options.labels)); });
+    stage("evaluate", [&] { result.quality = evaluate(result, *options.labels, options); });
   }
   result.peak_host_bytes = memory.peak(device_type::cpu);
   result.peak_device_bytes = memory.peak(device_type::cuda);

@@ -32,7 +32,17 @@ segment_sizes sizes_for(const segment_params& params) {
   ZF_EXPECTS(s.min_length <= s.max_length, "min_beat_seconds (", s.min_length, " samples) exceeds max_beat_seconds (",
              s.max_length, " samples)");
   // The VAE halves the row three times and its decoder doubles it back: a power of two >= 16.
-  s.row_width = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(s.max_length, 16))));
+  s.refractory = samples(params.refractory_seconds, params.sample_rate, "refractory_seconds");
+  s.t_wave = samples(params.t_wave_seconds, params.sample_rate, "t_wave_seconds");
+  s.replace = samples(params.replace_seconds, params.sample_rate, "replace_seconds");
+  s.slope_half_window = samples(params.slope_seconds, params.sample_rate, "slope_seconds");
+  s.learn = samples(params.learn_seconds, params.sample_rate, "learn_seconds");
+  s.window_before = samples(params.window_before_seconds, params.sample_rate, "window_before_seconds");
+  s.window_after = samples(params.window_after_seconds, params.sample_rate, "window_after_seconds");
+  const std::int64_t row_samples =
+      params.method == segmentation_method::seed ? s.max_length : s.window_before + s.window_after;
+  // The VAE halves the row three times and its decoder doubles it back: a power of two >= 16.
+  s.row_width = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(row_samples, 16))));
   return s;
 }
 

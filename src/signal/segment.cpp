@@ -9,7 +9,9 @@
 #endif
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/signal/beat_windows.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
+#include "zeroflow/signal/qrs_detect.hpp"
 
 namespace zeroflow::signal {
 
@@ -49,6 +51,30 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   s.peaks = locate_peaks(x, s.positions, s.sizes.nms_window, s.sizes.ricker_width, robust.center, stream);
   s.beats = embed_beats(x, s.positions, s.lengths, s.sizes.min_length, s.sizes.max_length, s.sizes.row_width, s.norm,
                         stream);
+  return s;
+}
+
+segmentation segment_recording(const array& signal, const segment_params& params, stream_view stream) {
+  if (params.method == segmentation_method::seed) return segment_beats(signal, params, stream);
+  detail::expect_1d(signal, "segment_recording: signal", {float32});
+  segmentation s;
+  s.sizes = sizes_for(params);
+  const bool cuda = detail::on_cuda(signal);
+  const array x = cuda ? detail::cuda_input(signal, "segment_recording: signal") : detail::host_input(signal, stream);
+  // The recording's median and MAD from a strided subsample, as segment_beats takes them.
+  const std::int64_t stride = std::max<std::int64_t>(1, x.size() >> statistics_sample_bits);
+  const array sample = stride == 1 ? x : copy_to(x.slice(0, 0, x.size(), stride), x.where(), stream);
+  const normalization robust = robust_zscore(sample, stream);
+  s.norm = params.normalize_rows ? robust : normalization{0.0F, 1.0F};
+  qrs_detection d = detect_qrs(x, params, robust.center, stream);
+  s.filtered = std::move(d.filtered);
+  s.peaks = d.peaks;
+  s.positions = d.peaks;
+  s.lengths = beat_lengths(d.peaks, stream);
+  s.histogram = length_histogram(s.lengths, 2 * s.sizes.max_length + 1, stream);
+  s.beats.rows = embed_windows(x, d.peaks, s.sizes.window_before, s.sizes.window_after, s.sizes.row_width, s.norm,
+                               stream);
+  s.rr = rhythm_features(d.peaks, params.sample_rate, stream);
   return s;
 }
 

@@ -32,13 +32,13 @@ void warm_up(const segment_params& params, device where, stream_view stream) {
   const array signal = copy_to(host, where, stream);
   // The statistics subsample of a long recording is gathered through a strided copy: load it too.
   (void)copy_to(signal.slice(0, 0, n, 2), where, stream);
-  (void)segment_beats(signal, params, stream);
+  (void)segment_recording(signal, params, stream);
   synchronize(stream);
 }
 
 void warm_up(const array& signal, const segment_params& params, stream_view stream) {
   if (signal.where().host_accessible()) return;
-  (void)segment_beats(signal, params, stream);
+  (void)segment_recording(signal, params, stream);
   synchronize(stream);
 }
 

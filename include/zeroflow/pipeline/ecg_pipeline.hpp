@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "zeroflow/core/array.hpp"
+#include "zeroflow/eval/beat_evaluation.hpp"
 #include "zeroflow/signal/segment.hpp"
 
 namespace zeroflow::pipeline {
@@ -47,12 +48,12 @@ struct stage_time {
   std::int64_t device_to_host_bytes = 0;
 };
 
-/// Beat detection and anomaly ranking quality against labels.
+/// Beat detection and anomaly ranking quality against the labels file, when one was given. A
+/// labels file that cannot be read is a warning, never a failed run: `not_evaluated` says why.
 struct evaluation {
-  std::int64_t labelled_beats = 0, true_positives = 0, false_positives = 0, false_negatives = 0;
-  double sensitivity = 0, positive_predictivity = 0;
-  std::int64_t scored_normal = 0, scored_abnormal = 0;
-  double auroc = 0, average_precision = 0;
+  std::filesystem::path labels;  ///< the labels file (CSV or WFDB annotations)
+  std::string not_evaluated;     ///< why there is no result; empty when `result` holds it
+  eval::beat_evaluation result;  ///< detection and per-class ranking (eval::evaluate_beats)
 };
 
 /// The figures' data, computed on the run's device and handed to the host once, with the
@@ -89,7 +90,12 @@ struct run_result {
   std::vector<std::int64_t> start, peak, length;
   std::vector<std::uint8_t> kept;
   std::vector<char> split;             ///< 't' train, 'v' test (validation), '-' not kept / not split
-  std::vector<float> score, mu0, mu1;  ///< NaN where not kept
+  std::vector<float> score, mu0, mu1;  ///< NaN where not kept (the seed's method; the robust method keeps every beat)
+  // Robust method only (empty for the seed's): rhythm in seconds, the score's two parts as robust
+  // z-scores (signal/beat_score.hpp), and why a beat stands out ("early;pause;shape;long").
+  std::vector<float> rr_before, rr_after, local_rr, morphology, rhythm;
+  std::vector<std::string> flags;
+  std::string method;                  ///< "robust" or "seed" (segment_params::method)
   std::vector<std::int64_t> histogram; ///< beat-length histogram (samples)
   std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures
   std::vector<double> epoch_loss;

@@ -7,8 +7,19 @@
 
 namespace zeroflow::signal {
 
+/// How beats are found and embedded (segment_recording dispatches on it).
+enum class segmentation_method {
+  /// Detection for real recordings (qrs_detect.hpp) and a fixed window around every beat's peak
+  /// (beat_windows.hpp): every detected beat gets a row and a score.
+  robust,
+  /// The seed's exact method (segment_beats): NMS gate, beats from one gate to the next, beats
+  /// outside [min_beat, max_beat] pruned.
+  seed,
+};
+
 /// The segmentation windows in seconds; sizes_for() turns them into samples.
 struct segment_params {
+  segmentation_method method = segmentation_method::robust;
   double sample_rate = 250;                  ///< samples per second of the recording
   double ricker_seconds = 30 / 250.;         ///< Ricker band-pass kernel width (seed: 30 samples)
   double nms_window_seconds = 180 / 250.;    ///< non-maximum-suppression window (seed: 180 samples)
@@ -20,6 +31,14 @@ struct segment_params {
   /// Rows reach the model as robust z-scores (normalize.hpp says why); false keeps the raw
   /// samples, as the seed does (its losses are then comparable with ours).
   bool normalize_rows = true;
+  // The robust method's detector (qrs_detect.hpp) and beat window (beat_windows.hpp).
+  double refractory_seconds = 0.2;      ///< no two beats closer than this (physiological refractory period)
+  double t_wave_seconds = 0.36;         ///< a slower, weaker peak this soon after a beat is its T wave
+  double replace_seconds = 0.25;        ///< a stronger peak this soon after a beat replaces it (it was a P wave)
+  double slope_seconds = 0.075;         ///< half-width of the window in which a candidate's steepest slope is taken
+  double learn_seconds = 8;             ///< the detector's levels start from this much of the recording
+  double window_before_seconds = 0.25;  ///< a beat's row starts this long before its peak (P wave)
+  double window_after_seconds = 0.45;   ///< and ends this long after it (T wave)
 };
 
 /// The recording's median and MAD come from every (N >> statistics_sample_bits)-th sample.
@@ -31,7 +50,15 @@ struct segment_sizes {
   std::int64_t nms_window = 0;    ///< non-maximum-suppression window
   std::int64_t min_length = 0;    ///< shortest kept beat
   std::int64_t max_length = 0;    ///< longest kept beat
-  std::int64_t row_width = 0;     ///< embedded row width: a power of two >= max(max_length, 16), as the VAE needs
+  std::int64_t row_width = 0;     ///< embedded row width: a power of two >= 16 and >= the row's samples (seed: max_length;
+                                  ///< robust: window_before + window_after), as the VAE needs
+  std::int64_t refractory = 0;    ///< robust method: detector windows in samples
+  std::int64_t t_wave = 0;
+  std::int64_t replace = 0;
+  std::int64_t slope_half_window = 0;
+  std::int64_t learn = 0;
+  std::int64_t window_before = 0;  ///< robust method: samples of a row before / after the peak
+  std::int64_t window_after = 0;
 };
 
 /// @brief Converts seconds to samples, rounding to the nearest sample.

@@ -8,6 +8,7 @@
 #include "zeroflow/signal/nms.hpp"
 #include "zeroflow/signal/normalize.hpp"
 #include "zeroflow/signal/params.hpp"
+#include "zeroflow/signal/rhythm.hpp"
 #include "zeroflow/signal/ricker.hpp"
 
 namespace zeroflow::signal {
@@ -26,6 +27,8 @@ struct segmentation {
   array peaks;
   normalization norm;  ///< robust_zscore of the signal (subsampled when long, see params.hpp); {0, 1} when rows stay raw
   embedding beats;     ///< embed_beats(signal, positions, lengths, min_length, max_length, row_width, norm)
+  /// Robust method only (segment_recording): rhythm_features(peaks); empty for the seed's method.
+  rhythm rr;
 };
 
 /// @brief Runs the whole segmentation on the signal's device.
@@ -40,5 +43,19 @@ struct segmentation {
 /// @param signal raw 1-D float32 recording, any stride, at least max(ricker_width, nms_window) samples
 /// @throws zeroflow::invalid_argument on bad input or parameters (see the stages)
 [[nodiscard]] segmentation segment_beats(const array& signal, const segment_params& params, stream_view stream);
+
+/// @brief Segments a recording with the method params.method names.
+///
+/// segmentation_method::seed is segment_beats. segmentation_method::robust detects beats with
+/// detect_qrs and gives EVERY detected beat a row (embed_windows around its peak) and rhythm
+/// features; its fields then mean:
+/// - peaks: the beats' R peaks (detect_qrs), ascending; positions: the same array;
+/// - lengths: beat_lengths(peaks), the R–R intervals; histogram: their histogram as above;
+/// - filtered: the band-passed signal; gate: not computed (invalid array);
+/// - beats.rows: one row per peak, in peak order; beats.kept and beats.kept_index: not computed
+///   (every beat has a row);
+/// - rr: rhythm_features(peaks).
+/// @throws zeroflow::invalid_argument on bad input or parameters
+[[nodiscard]] segmentation segment_recording(const array& signal, const segment_params& params, stream_view stream);
 
 }  // namespace zeroflow::signal

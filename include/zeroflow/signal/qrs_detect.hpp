@@ -1,0 +1,55 @@
+#pragma once
+/// @file qrs_detect.hpp
+/// Beat detection for real recordings: the seed's Ricker band-pass and non-maximum suppression
+/// propose candidate peaks, and adaptive decision rules (qrs_rules) choose the beats among them.
+///
+/// Why not the seed's detector alone: its gate has no threshold and a 0.72 s window, so on real
+/// ECG it gates T waves and noise in long gaps and cannot see a beat closer than 0.36 s to a larger
+/// one. Here the band-passed signal is squared (either polarity, QRS complexes stand out from P and
+/// T waves), its local maxima at least a refractory period apart are the candidates, and a
+/// candidate is a beat when it clears a threshold between running signal and noise levels, is not
+/// a slow wave right after a beat (T wave), and is not followed closely by a stronger one (then it
+/// was a P wave). A gap much longer than the recent rhythm triggers a search back for the missed
+/// beat; when none qualifies the levels are halved, which follows a signal that became weaker.
+#include <cstdint>
+
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/core/stream.hpp"
+#include "zeroflow/signal/params.hpp"
+
+namespace zeroflow::signal {
+
+/// Every intermediate of detect_qrs, on the signal's device.
+struct qrs_detection {
+  array filtered;    ///< bandpass(signal, ricker_width): float32, N (causal, delayed by (ricker_width − 1)/2)
+  array energy;      ///< float32, N: (filtered − baseline)² moved back by the band-pass delay, 0 where undefined
+  array candidates;  ///< int64: local maxima of energy, each the largest within about ±refractory/2
+  array amplitude;   ///< float32 per candidate: energy there
+  array slope;       ///< float32 per candidate: largest |x[i+1] − x[i−1]| / 2 within ±slope_seconds
+  array peaks;       ///< int64, ascending: the candidates accepted as beats (the QRS energy maximum)
+};
+
+/// @brief Detects the QRS complexes of a raw 1-D float32 recording.
+/// @param signal raw recording, any stride, at least ricker_width and refractory samples long
+/// @param params sample rate and detector windows (segment_params::refractory_seconds, ...)
+/// @param center the recording's baseline (robust_zscore(...).center); its band-pass image is removed
+///        before squaring, so the result does not depend on the units' offset
+/// @throws zeroflow::invalid_argument on a bad signal or parameters
+[[nodiscard]] qrs_detection detect_qrs(const array& signal, const segment_params& params, float center,
+                                       stream_view stream);
+
+namespace detail {
+// The stages, each with a host and a CUDA implementation (qrs_detect.cpp, qrs_detect.cu).
+array qrs_energy_host(const array& filtered, std::int64_t delay, float baseline, stream_view stream);
+array qrs_energy_cuda(const array& filtered, std::int64_t delay, float baseline, stream_view stream);
+/// candidates = gate positions + offset, with their amplitude and slope.
+void qrs_candidates_host(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
+                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream);
+void qrs_candidates_cuda(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
+                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream);
+struct qrs_rules;
+array qrs_select_host(const qrs_detection& d, const qrs_rules& rules, stream_view stream);
+array qrs_select_cuda(const qrs_detection& d, const qrs_rules& rules, stream_view stream);
+}  // namespace detail
+
+}  // namespace zeroflow::signal

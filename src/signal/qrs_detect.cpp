@@ -1,0 +1,141 @@
+#include "zeroflow/signal/qrs_detect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "checks.hpp"
+#include "qrs_decide.hpp"
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/signal/beats.hpp"
+#include "zeroflow/signal/nms.hpp"
+#include "zeroflow/signal/ricker.hpp"
+
+namespace zeroflow::signal {
+
+namespace {
+
+detail::qrs_rules rules_for(const segment_sizes& sizes) {
+  detail::qrs_rules r;
+  r.refractory = sizes.refractory;
+  r.t_wave = sizes.t_wave;
+  r.replace = sizes.replace;
+  r.learn = sizes.learn;
+  return r;
+}
+
+}  // namespace
+
+qrs_detection detect_qrs(const array& signal, const segment_params& params, float center, stream_view stream) {
+  detail::expect_1d(signal, "detect_qrs: signal", {float32});
+  const segment_sizes sizes = sizes_for(params);
+  // Candidates are maxima of a window of 2·(refractory/2) + 1 samples, centred.
+  const std::int64_t window = 2 * (sizes.refractory / 2) + 1;
+  const std::int64_t needed = std::max(sizes.ricker_width, window);
+  ZF_EXPECTS(signal.size() >= needed, "the recording has ", signal.size(), " samples, fewer than beat detection needs (",
+             needed, " at ", params.sample_rate, " Hz)");
+  const bool cuda = detail::on_cuda(signal);
+  const array x = cuda ? detail::cuda_input(signal, "detect_qrs: signal") : detail::host_input(signal, stream);
+
+  qrs_detection d;
+  d.filtered = bandpass(x, sizes.ricker_width, stream);
+  // What the band-pass makes of the recording's offset, so that squaring ignores the units.
+  const array kernel = ricker_kernel(sizes.ricker_width, cpu_device, stream);
+  double kernel_sum = 0;
+  for (float tap : kernel.span<const float>()) kernel_sum += tap;
+  const auto baseline = static_cast<float>(center * kernel_sum);
+  const std::int64_t delay = (sizes.ricker_width - 1) / 2;
+  d.energy = cuda ? detail::qrs_energy_cuda(d.filtered, delay, baseline, stream)
+                  : detail::qrs_energy_host(d.filtered, delay, baseline, stream);
+  const array gate = gate_positions(nms_gate(d.energy, window, stream), stream);
+  const std::int64_t offset = (window + 1) / 2;
+  if (cuda)
+    detail::qrs_candidates_cuda(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
+  else
+    detail::qrs_candidates_host(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
+  const auto rules = rules_for(sizes);
+  d.peaks = cuda ? detail::qrs_select_cuda(d, rules, stream) : detail::qrs_select_host(d, rules, stream);
+  return d;
+}
+
+namespace detail {
+
+array qrs_energy_host(const array& filtered, std::int64_t delay, float baseline, stream_view stream) {
+  const auto y = filtered.span<const float>();
+  const auto n = static_cast<std::int64_t>(y.size());
+  array out = empty({n}, float32, cpu_device, stream);
+  float* e = out.data_as<float>();
+  // The circular band-pass mixes the recording's end into its first width − 1 outputs: those,
+  // and the samples whose delayed output lies past the end, have no energy.
+  const std::int64_t first_clean = 2 * delay;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t at = i + delay;
+    if (at < first_clean || at >= n) {
+      e[i] = 0.0F;
+    } else {
+      const float v = y[static_cast<std::size_t>(at)] - baseline;
+      const float squared = v * v;
+      e[i] = squared <= 3.4e38F ? squared : 0.0F;  // a gap (NaN) or overflow proposes no beat
+    }
+  }
+  return out;
+}
+
+void qrs_candidates_host(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
+                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream) {
+  const auto x = signal.span<const float>();
+  const auto e = energy.span<const float>();
+  const auto g = gate_positions.span<const std::int64_t>();
+  const auto n = static_cast<std::int64_t>(x.size());
+  const auto count = static_cast<std::int64_t>(g.size());
+  out.candidates = empty({count}, int64, cpu_device, stream);
+  out.amplitude = empty({count}, float32, cpu_device, stream);
+  out.slope = empty({count}, float32, cpu_device, stream);
+  auto* c = out.candidates.data_as<std::int64_t>();
+  auto* a = out.amplitude.data_as<float>();
+  auto* s = out.slope.data_as<float>();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t at = g[static_cast<std::size_t>(i)] + offset;
+    c[i] = at;
+    a[i] = e[static_cast<std::size_t>(at)];
+    s[i] = qrs_slope(x.data(), n, at, slope_half_window);
+  }
+}
+
+array qrs_select_host(const qrs_detection& d, const qrs_rules& rules, stream_view stream) {
+  const auto n = d.candidates.size();
+  const auto* position = d.candidates.data_as<const std::int64_t>();
+  const auto* amplitude = d.amplitude.data_as<const float>();
+  std::int64_t learning = 0;
+  while (learning < n && position[learning] < rules.learn) ++learning;
+  learning = std::max(learning, std::min<std::int64_t>(n, 16));  // a quiet start: learn from the first peaks
+  std::vector<float> scratch(static_cast<std::size_t>(std::max<std::int64_t>(learning, 1)));
+  qrs_state state;
+  qrs_initial_levels(amplitude, learning, scratch.data(), state);
+  std::vector<std::uint8_t> beat(static_cast<std::size_t>(n));
+  const std::int64_t beats =
+      qrs_decide(position, amplitude, d.slope.data_as<const float>(), n, rules, state, beat.data());
+  array out = empty({beats}, int64, cpu_device, stream);
+  auto* p = out.data_as<std::int64_t>();
+  for (std::int64_t i = 0, k = 0; i < n; ++i)
+    if (beat[static_cast<std::size_t>(i)]) p[k++] = position[i];
+  return out;
+}
+
+#if !ZEROFLOW_HAS_CUDA
+array qrs_energy_cuda(const array&, std::int64_t, float, stream_view) {
+  ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
+}
+void qrs_candidates_cuda(const array&, const array&, const array&, std::int64_t, std::int64_t, qrs_detection&,
+                         stream_view) {
+  ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
+}
+array qrs_select_cuda(const qrs_detection&, const qrs_rules&, stream_view) {
+  ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
+}
+#endif
+
+}  // namespace detail
+}  // namespace zeroflow::signal

@@ -1,0 +1,113 @@
+// CUDA half of qrs_detect.hpp: the energy and the candidates' features are per-element kernels;
+// the decision runs qrs_decide in one GPU thread (the same code as the host, so the same beats),
+// and the accepted candidates are compacted with CUB. The beat count is read back once, to size
+// the result.
+#include <cub/device/device_select.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "detail_cuda/common.cuh"
+#include "qrs_decide.hpp"
+#include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/signal/qrs_detect.hpp"
+
+namespace zeroflow::signal::detail {
+
+namespace {
+
+__global__ void qrs_energy_kernel(const float* __restrict__ y, std::int64_t n, std::int64_t delay, float baseline,
+                                  float* __restrict__ e) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    const std::int64_t at = i + delay;
+    float out = 0.0f;
+    if (at >= 2 * delay && at < n) {
+      const float v = __fsub_rn(y[at], baseline);
+      const float squared = __fmul_rn(v, v);
+      out = squared <= 3.4e38f ? squared : 0.0f;
+    }
+    e[i] = out;
+  }
+}
+
+__global__ void qrs_candidates_kernel(const float* __restrict__ x, std::int64_t n, const float* __restrict__ e,
+                                      const std::int64_t* __restrict__ gate, std::int64_t count, std::int64_t offset,
+                                      std::int64_t half_window, std::int64_t* __restrict__ position,
+                                      float* __restrict__ amplitude, float* __restrict__ slope) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    const std::int64_t at = gate[i] + offset;
+    position[i] = at;
+    amplitude[i] = e[at];
+    slope[i] = qrs_slope(x, n, at, half_window);
+  }
+}
+
+__global__ void qrs_decide_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
+                                  const float* __restrict__ slope, std::int64_t n, qrs_rules rules,
+                                  float* __restrict__ scratch, std::uint8_t* __restrict__ beat) {
+  std::int64_t learning = 0;
+  while (learning < n && position[learning] < rules.learn) ++learning;
+  const std::int64_t first = n < 16 ? n : 16;
+  if (learning < first) learning = first;
+  qrs_state state;
+  qrs_initial_levels(amplitude, learning, scratch, state);
+  (void)qrs_decide(position, amplitude, slope, n, rules, state, beat);
+}
+
+}  // namespace
+
+array qrs_energy_cuda(const array& filtered, std::int64_t delay, float baseline, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(filtered.where().id);
+  const std::int64_t n = filtered.size();
+  array out = empty({n}, float32, filtered.where(), stream);
+  qrs_energy_kernel<<<gpu::grid_for(n, 256, filtered.where().id), 256, 0, gpu::raw(stream)>>>(
+      filtered.data_as<const float>(), n, delay, baseline, out.data_as<float>());
+  ZF_SIGNAL_LAUNCH_CHECK();
+  return out;
+}
+
+void qrs_candidates_cuda(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
+                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream) {
+  ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
+  const auto where = signal.where();
+  const std::int64_t count = gate_positions.size();
+  out.candidates = empty({count}, int64, where, stream);
+  out.amplitude = empty({count}, float32, where, stream);
+  out.slope = empty({count}, float32, where, stream);
+  if (count == 0) return;
+  qrs_candidates_kernel<<<gpu::grid_for(count, 256, where.id), 256, 0, gpu::raw(stream)>>>(
+      signal.data_as<const float>(), signal.size(), energy.data_as<const float>(),
+      gate_positions.data_as<const std::int64_t>(), count, offset, slope_half_window,
+      out.candidates.data_as<std::int64_t>(), out.amplitude.data_as<float>(), out.slope.data_as<float>());
+  ZF_SIGNAL_LAUNCH_CHECK();
+}
+
+array qrs_select_cuda(const qrs_detection& d, const qrs_rules& rules, stream_view stream) {
+  const auto where = d.candidates.where();
+  ::zeroflow::detail::cuda_device_guard guard(where.id);
+  const std::int64_t n = d.candidates.size();
+  if (n == 0) return empty({0}, int64, where, stream);
+  array beat = empty({n}, uint8, where, stream);
+  array scratch = empty({n}, float32, where, stream);
+  qrs_decide_kernel<<<1, 1, 0, gpu::raw(stream)>>>(d.candidates.data_as<const std::int64_t>(),
+                                                   d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
+                                                   n, rules, scratch.data_as<float>(), beat.data_as<std::uint8_t>());
+  ZF_SIGNAL_LAUNCH_CHECK();
+  array selected = empty({n}, int64, where, stream);
+  array count = empty({1}, int64, where, stream);
+  std::size_t bytes = 0;
+  ZF_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, d.candidates.data_as<const std::int64_t>(),
+                                         beat.data_as<const std::uint8_t>(), selected.data_as<std::int64_t>(),
+                                         count.data_as<std::int64_t>(), n, gpu::raw(stream)));
+  array temp = gpu::scratch(bytes, where, stream);
+  ZF_CUDA_TRY(cub::DeviceSelect::Flagged(temp.data(), bytes, d.candidates.data_as<const std::int64_t>(),
+                                         beat.data_as<const std::uint8_t>(), selected.data_as<std::int64_t>(),
+                                         count.data_as<std::int64_t>(), n, gpu::raw(stream)));
+  const auto beats = gpu::read_back(count.data_as<const std::int64_t>(), stream);
+  return selected.slice(0, 0, beats);
+}
+
+}  // namespace zeroflow::signal::detail
