@@ -13,6 +13,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/report/evaluation_output.hpp"
 #include "zeroflow/report/outputs.hpp"
 #include "zeroflow/report/png_figures.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
@@ -58,6 +59,16 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
                  "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option_function<std::string>(
+         "--segmentation",
+         [&f](const std::string& how) {
+           f.options.segmentation.method =
+               how == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
+         },
+         "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or seed "
+         "(the seed's NMS gate and length filter, exactly; beats outside --min-beat/--max-beat are not scored)")
+      ->default_str("robust")
+      ->check(CLI::IsMember({"robust", "seed"}));
   cmd.add_option_function<std::string>(
          "--normalize",
          [&f](const std::string& how) { f.options.segmentation.normalize_rows = how == "robust"; },
@@ -107,9 +118,9 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& out, bool trainin
   }
   progress("done: " + std::to_string(result.length.size()) + " beats, " + std::to_string(result.beats_kept()) +
            " kept" +
-           (result.quality ? ", sensitivity " + std::to_string(100 * result.quality->sensitivity) +
-                                 " %, AUROC " + std::to_string(result.quality->auroc)
-                           : std::string{}));
+           (!result.quality                         ? std::string{}
+            : result.quality->not_evaluated.empty() ? "; " + report::evaluation_line(result.quality->result)
+                                                    : std::string("; not evaluated against the labels")));
   run_outcome done;
   done.samples = result.samples;
   done.beats_found = static_cast<std::int64_t>(result.length.size());

@@ -18,7 +18,10 @@ const char* split_name(char s) { return s == 't' ? "train" : s == 'v' ? "test" :
 
 void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path& path) {
   io::write_atomically(path, [&](std::ostream& out) {
-    out << "beat,start,peak,length,kept,split,score,mu0,mu1\n";
+    // The first nine columns are the outputs contract; the rhythm columns and the flags follow
+    // (empty cells with the seed's method, which has no rhythm features).
+    out << "beat,start,peak,length,kept,split,score,mu0,mu1,rr_before,rr_after,local_rr,morphology,rhythm,flags\n";
+    const bool rhythm = r.rr_before.size() == r.length.size();
     for (std::size_t c = 0; c < r.length.size(); ++c) {
       out << c << ',' << r.start[c] << ',' << r.peak[c] << ',' << r.length[c] << ',' << int{r.kept[c]} << ','
           << split_name(r.split[c]) << ',';
@@ -27,7 +30,15 @@ void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path&
       put_float(out, r.mu0[c]);
       out << ',';
       put_float(out, r.mu1[c]);
-      out << '\n';
+      if (rhythm) {
+        for (float v : {r.rr_before[c], r.rr_after[c], r.local_rr[c], r.morphology[c], r.rhythm[c]}) {
+          out << ',';
+          put_float(out, v);
+        }
+        out << ',' << r.flags[c] << '\n';
+      } else {
+        out << ",,,,,,\n";
+      }
     }
   });
 }

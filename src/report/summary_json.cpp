@@ -1,10 +1,34 @@
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/report/evaluation_output.hpp"
 #include "zeroflow/report/outputs.hpp"
 
 namespace zeroflow::report {
+
+namespace {
+/// What the score column means, for whoever reads beats.csv without the README.
+nlohmann::json score_json(const pipeline::run_result& r) {
+  using nlohmann::json;
+  const char* morphology =
+      "reconstruction error mean_t (decode(mu) - x)^2 of the normalised beat (the VAE's view of its shape)";
+  if (r.method != "robust") return json{{"definition", std::string(morphology) + "; higher = more anomalous"}};
+  return json{
+      {"definition", "max(0, z(morphology)) + max(0, z(irregularity)); higher = more anomalous"},
+      {"morphology", morphology},
+      {"irregularity",
+       "max(0, ln(local_rr / rr_before)) + max(0, ln(rr_after / rr_before)): early beats and the pause after them"},
+      {"local_rr", "median of the 16 R-R intervals around the beat"},
+      {"z", "robust z-score over the recording's beats: (v - median) / max(1.4826 MAD, floor); floors 5 % of the "
+            "median error (morphology) and 0.03 (irregularity)"},
+      {"flags",
+       "early: rr_before < 0.85 local_rr; pause: rr_after > 1.15 rr_before and > 1.1 local_rr; rhythm / shape: "
+       "that z-score > 3; long / short: rr_after outside [min_length, max_length]"},
+  };
+}
+}  // namespace
 
 nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_options& options) {
   using nlohmann::json;
@@ -46,21 +70,19 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
         {"min_length", r.sizes.min_length},
         {"max_length", r.sizes.max_length},
         {"row_width", r.sizes.row_width},
+        {"segmentation", r.method},
+        {"refractory", r.sizes.refractory},
+        {"window_before", r.sizes.window_before},
+        {"window_after", r.sizes.window_after},
         {"model", options.model ? json(options.model->string()) : json(nullptr)}}},
-      {"score", "reconstruction error mean_t (decode(mu) - x)^2 of the normalised beat; higher = more anomalous"},
+      {"score", score_json(r)},
   };
+  // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
+  // one leaves the reason instead of a result.
+  j["labels"] = r.quality ? json(std::filesystem::absolute(r.quality->labels).string()) : json(nullptr);
   if (r.quality) {
-    const auto& q = *r.quality;
-    j["evaluation"] = {{"labelled_beats", q.labelled_beats},
-                       {"true_positives", q.true_positives},
-                       {"false_positives", q.false_positives},
-                       {"false_negatives", q.false_negatives},
-                       {"sensitivity", q.sensitivity},
-                       {"positive_predictivity", q.positive_predictivity},
-                       {"scored_normal", q.scored_normal},
-                       {"scored_abnormal", q.scored_abnormal},
-                       {"auroc", q.auroc},
-                       {"average_precision", q.average_precision}};
+    j["evaluation"] = r.quality->not_evaluated.empty() ? evaluation_json(r.quality->result, r.sample_rate)
+                                                       : json{{"not_evaluated", r.quality->not_evaluated}};
   }
   return j;
 }
