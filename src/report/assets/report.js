@@ -1202,9 +1202,10 @@
       ['test loss', S.test_loss === null ? '–' : num(S.test_loss, 4), 'test_loss', S.test_loss],
       ['total time', ms(S.stages_ms.total), 'stages_ms.total', S.stages_ms.total],
     ];
-    if (S.evaluation) {
+    if (S.evaluation && !S.evaluation.not_evaluated) {
+      const v = S.evaluation.classes.V;
       cards.push(['beat sensitivity', num(100 * S.evaluation.sensitivity, 4) + ' %', 'evaluation.sensitivity', S.evaluation.sensitivity]);
-      cards.push(['anomaly AUROC', num(S.evaluation.auroc, 4), 'evaluation.auroc', S.evaluation.auroc]);
+      cards.push(['V AUROC', v.auroc === null ? 'undefined' : num(v.auroc, 4), 'evaluation.classes.V.auroc', v.auroc]);
     }
     const dl = document.getElementById('key-numbers');
     dl.innerHTML = '';
@@ -1240,13 +1241,27 @@
       table.hidden = false;
       document.getElementById('evaluation-title').hidden = false;
       table.innerHTML = '';
-      const pct = (v) => num(100 * v, 4) + ' %';
-      for (const [name, text, key] of [
-        ['labelled beats', int(e.labelled_beats), 'labelled_beats'], ['sensitivity', pct(e.sensitivity), 'sensitivity'],
-        ['positive predictivity', pct(e.positive_predictivity), 'positive_predictivity'],
-        ['scored normal / abnormal', `${int(e.scored_normal)} / ${int(e.scored_abnormal)}`, 'scored_abnormal'],
-        ['AUROC', num(e.auroc, 4), 'auroc'], ['average precision', num(e.average_precision, 4), 'average_precision']])
-        factRow(table, name, text, 'evaluation.' + key, e[key]);
+      factRow(table, 'labels', S.labels, 'labels', S.labels);
+      if (e.not_evaluated) {
+        factRow(table, 'not evaluated', e.not_evaluated, 'evaluation.not_evaluated', e.not_evaluated);
+      } else {
+        const pct = (v) => v === null ? 'undefined' : num(100 * v, 4) + ' %';
+        for (const [name, text, key] of [
+          ['labelled beats', int(e.labelled_beats), 'labelled_beats'],
+          ['detections (TP / FP / FN)', `${int(e.detections)} (${int(e.true_positives)} / ${int(e.false_positives)} / ${int(e.false_negatives)}), ±${num(e.tolerance_seconds, 3)} s`, 'true_positives'],
+          ['sensitivity', pct(e.sensitivity), 'sensitivity'],
+          ['positive predictivity', pct(e.positive_predictivity), 'positive_predictivity'],
+          ['labelled beats scored', int(e.scored_beats), 'scored_beats']])
+          factRow(table, name, text, 'evaluation.' + key, e[key]);
+        // Each class against every other labelled beat; unscored beats rank lowest (e.ranking).
+        for (const cls of ['V', 'S', 'abnormal']) {
+          const c = e.classes[cls];
+          const what = c.undefined ? `undefined: ${c.undefined}`
+            : `AUROC ${num(c.auroc, 4)}, average precision ${num(c.average_precision, 4)}`;
+          factRow(table, `${cls} beats`, `${int(c.beats)} (${int(c.unscored_beats)} unscored) · ${what}`,
+                  `evaluation.classes.${cls}.auroc`, c.auroc);
+        }
+      }
     }
   }
 
