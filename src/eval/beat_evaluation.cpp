@@ -39,6 +39,13 @@ void rank_class(class_ranking& r, const beat_evaluation& e, const io::beat_label
 
 }  // namespace
 
+std::int64_t tolerance_samples(double seconds, double sample_rate) {
+  ZF_EXPECTS(seconds >= 0 && std::isfinite(seconds), "the tolerance must be >= 0 seconds, got ", seconds);
+  ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be > 0, got ", sample_rate);
+  // The small allowance keeps products such as 0.15 * 360 = 53.999... at 54.
+  return static_cast<std::int64_t>(std::floor(seconds * sample_rate + 1e-9));
+}
+
 beat_evaluation evaluate_beats(std::span<const std::int64_t> detected_peaks, std::span<const double> scores,
                                const io::beat_labels& labels, std::int64_t tolerance_samples) {
   ZF_EXPECTS(scores.size() == detected_peaks.size(), "evaluate_beats: ", detected_peaks.size(), " detections but ",

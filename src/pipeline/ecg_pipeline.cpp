@@ -131,8 +131,7 @@ evaluation evaluate(const run_result& r, const std::filesystem::path& labels_fil
   // last candidate, begins none, and stays unscored.
   std::vector<double> scores(r.detected_peaks.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t c = 0; c < r.score.size() && c < scores.size(); ++c) scores[c] = r.score[c];
-  const auto tolerance = static_cast<std::int64_t>(std::llround(0.150 * r.sample_rate));
-  q.result = eval::evaluate_beats(r.detected_peaks, scores, labels, tolerance);
+  q.result = eval::evaluate_beats(r.detected_peaks, scores, labels, eval::tolerance_samples(0.150, r.sample_rate));
   return q;
 }
 

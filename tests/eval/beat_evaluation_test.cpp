@@ -74,6 +74,15 @@ TEST(BeatEvaluation, HandWorkedCase) {
   EXPECT_DOUBLE_EQ(*e.abnormal.average_precision, (1.0 / 3.0) * 0.5 + (2.0 / 3.0) * 0.5);
 }
 
+TEST(BeatEvaluation, ToleranceStaysWithinTheSecondsGiven) {
+  EXPECT_EQ(ev::tolerance_samples(0.15, 250.0), 37);  // 37.5 samples: 38 would be 152 ms
+  EXPECT_EQ(ev::tolerance_samples(0.15, 360.0), 54);  // exact, despite 0.15 not being so in binary
+  EXPECT_EQ(ev::tolerance_samples(0.15, 1000.0), 150);
+  EXPECT_EQ(ev::tolerance_samples(0.0, 360.0), 0);
+  EXPECT_THROW((void)ev::tolerance_samples(-0.1, 360.0), zf::invalid_argument);
+  EXPECT_THROW((void)ev::tolerance_samples(0.15, 0.0), zf::invalid_argument);
+}
+
 TEST(BeatEvaluation, PerfectRankingScoresOne) {
   const std::vector<std::int64_t> peaks = {10, 20, 30, 40};
   const std::vector<double> scores = {0.1, 3.0, 0.2, 2.0};
@@ -141,7 +150,7 @@ TEST(BeatEvaluation, RandomCasesAgreeWithPairCounting) {
       if (rng() % 6 == 0) continue;  // missed
       peaks.push_back(at + static_cast<std::int64_t>(rng() % 9) - 4);
       scores.push_back(rng() % 5 == 0 ? unscored : static_cast<double>(rng() % 8));  // ties on purpose
-      if (rng() % 8 == 0) {                                                     // a false detection
+      if (rng() % 8 == 0) {                                                          // a false detection
         peaks.push_back(at + 15);
         scores.push_back(static_cast<double>(rng() % 8));
       }

@@ -45,6 +45,15 @@ struct beat_evaluation {
 };
 
 /**
+ * @brief The tolerance in whole samples: the largest distance that stays within `seconds`
+ *        (150 ms at 250 Hz is 37.5 samples, so 37).
+ * @param seconds the tolerance in seconds, >= 0.
+ * @param sample_rate samples per second, > 0.
+ * @throws zeroflow::invalid_argument when either is out of range.
+ */
+[[nodiscard]] std::int64_t tolerance_samples(double seconds, double sample_rate);
+
+/**
  * @brief Matches detections to labelled beats (match_peak_pairs) and ranks every labelled beat by
  *        the score of its matched detection: a beat with no match, or whose detection is
  *        unscored (NaN), ranks below every scored beat, all such beats tied.
