@@ -12,6 +12,7 @@ void add_score(CLI::App& app);     // score INPUT --model M --out DIR
 void add_generate(CLI::App& app);  // generate --hours H --out FILE.csv
 void add_demo(CLI::App& app);      // generate the default recording and run it
 void add_info(CLI::App& app);      // versions, devices, memory
+void add_evaluate(CLI::App& app);  // evaluate OUT_DIR --labels FILE
 
 /// One progress line on stderr, prefixed with the elapsed time.
 void progress(const std::string& line);

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   zeroflow::cli::add_score(app);
   zeroflow::cli::add_generate(app);
   zeroflow::cli::add_demo(app);
+  zeroflow::cli::add_evaluate(app);
   zeroflow::cli::add_info(app);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback

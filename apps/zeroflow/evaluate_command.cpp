@@ -1,0 +1,263 @@
+// zeroflow evaluate OUT_DIR --labels FILE: a finished run's beats against reference labels, with
+// the same code as the pipeline's own evaluation (eval::evaluate_beats).
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/eval/beat_evaluation.hpp"
+#include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/io/labels.hpp"
+#include "zeroflow/report/evaluation_output.hpp"
+
+namespace zeroflow::cli {
+
+namespace {
+
+struct evaluate_flags {
+  std::string out;
+  std::string labels;
+  double tolerance = 0.15;
+  std::string json;
+  std::string per_beat;
+};
+
+std::string read_text(const std::filesystem::path& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    ZF_THROW(error, "cannot open ", path.string(), ": is ", path.parent_path().string(),
+             " an output folder of `zeroflow run`? (", what, ")");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) ZF_THROW(error, "cannot read ", path.string());
+  return text;
+}
+
+/// The cells of one CSV line; a quoted cell may hold commas and doubled quotes.
+std::vector<std::string> cells_of(std::string_view line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c != '"') {
+        cells.back() += c;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+/// beats.csv's detections: each candidate's R peak and its score (NaN when the cell is empty).
+struct detections {
+  std::vector<std::int64_t> peaks;
+  std::vector<double> scores;
+};
+
+detections read_beats_csv(const std::filesystem::path& path) {
+  const std::string text = read_text(path, "beats.csv holds one row per detected beat");
+  const std::string name = path.string();
+  detections d;
+  std::size_t peak_column = 0, score_column = 0, columns = 0, line_number = 0, pos = 0;
+  bool header = false;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string_view line(text.data() + pos, eol - pos);
+    pos = eol + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const auto cells = cells_of(line);
+    if (!header) {
+      // Columns are found by name: beats.csv may gain columns, and existing ones keep their meaning.
+      const auto peak = std::find(cells.begin(), cells.end(), "peak");
+      const auto score = std::find(cells.begin(), cells.end(), "score");
+      if (peak == cells.end() || score == cells.end())
+        ZF_THROW(parse_error, name, ':', line_number, ": the header has no 'peak' and 'score' columns; is this the ",
+                 "beats.csv of `zeroflow run`?");
+      peak_column = static_cast<std::size_t>(peak - cells.begin());
+      score_column = static_cast<std::size_t>(score - cells.begin());
+      columns = cells.size();
+      header = true;
+      continue;
+    }
+    if (cells.size() != columns)
+      ZF_THROW(parse_error, name, ':', line_number, ": expected ", columns, " fields as in the header, got ",
+               cells.size());
+    const std::string& peak = cells[peak_column];
+    std::int64_t sample = 0;
+    const auto [peak_end, peak_ec] = std::from_chars(peak.data(), peak.data() + peak.size(), sample);
+    if (peak.empty() || peak_ec != std::errc{} || peak_end != peak.data() + peak.size() || sample < 0)
+      ZF_THROW(parse_error, name, ':', line_number, ": peak '", peak, "' is not a sample index");
+    const std::string& score = cells[score_column];
+    double value = std::numeric_limits<double>::quiet_NaN();  // an empty cell: the beat was not scored
+    if (!score.empty()) {
+      const auto [score_end, score_ec] = std::from_chars(score.data(), score.data() + score.size(), value);
+      if (score_ec != std::errc{} || score_end != score.data() + score.size() || std::isinf(value))
+        ZF_THROW(parse_error, name, ':', line_number, ": score '", score, "' is not a number (leave it empty when ",
+                 "a beat is not scored)");
+    }
+    d.peaks.push_back(sample);
+    d.scores.push_back(value);
+  }
+  if (!header) ZF_THROW(parse_error, name, ":1: the file is empty; expected beats.csv of `zeroflow run`");
+  // Rows come in beat order; a file put together by hand is put in peak order here.
+  if (!std::is_sorted(d.peaks.begin(), d.peaks.end())) {
+    std::vector<std::size_t> order(d.peaks.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return d.peaks[a] < d.peaks[b]; });
+    detections sorted;
+    for (auto i : order) sorted.peaks.push_back(d.peaks[i]), sorted.scores.push_back(d.scores[i]);
+    d = std::move(sorted);
+  }
+  return d;
+}
+
+std::string fixed(double v, const char* format) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
+}
+
+void print_table(const eval::beat_evaluation& e, const std::filesystem::path& labels, double sample_rate) {
+  std::printf("labels      %s (tolerance %.3f s = %lld samples at %g Hz)\n", labels.string().c_str(),
+              static_cast<double>(e.tolerance_samples) / sample_rate, static_cast<long long>(e.tolerance_samples),
+              sample_rate);
+  const auto& d = e.detection;
+  std::printf("detection   %lld labelled beats, %lld detections: TP %lld, FP %lld, FN %lld\n",
+              static_cast<long long>(e.labelled_beats), static_cast<long long>(e.detections),
+              static_cast<long long>(d.true_positives), static_cast<long long>(d.false_positives),
+              static_cast<long long>(d.false_negatives));
+  auto percent = [](double v) { return std::isnan(v) ? std::string("undefined") : fixed(100 * v, "%.2f %%"); };
+  std::printf("            Se %s, +P %s\n", percent(d.sensitivity).c_str(), percent(d.positive_predictivity).c_str());
+  std::printf("ranking     %lld of %lld labelled beats scored; the others rank lowest\n",
+              static_cast<long long>(e.scored_beats), static_cast<long long>(e.labelled_beats));
+  std::printf("%-10s %7s %9s %8s %8s\n", "class", "beats", "unscored", "AUROC", "AP");
+  for (const auto* r : {&e.ventricular, &e.supraventricular, &e.abnormal}) {
+    if (r->auroc) {
+      std::printf("%-10s %7lld %9lld %8.4f %8.4f\n", r->name.c_str(), static_cast<long long>(r->positives),
+                  static_cast<long long>(r->unscored_positives), *r->auroc, *r->average_precision);
+    } else {
+      std::printf("%-10s %7lld %9lld  undefined: %s\n", r->name.c_str(), static_cast<long long>(r->positives),
+                  static_cast<long long>(r->unscored_positives), r->undefined.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+/// One row per labelled beat: what its ranking used (for pooling records in benchmarks).
+void write_per_beat_csv(const std::filesystem::path& path, const eval::beat_evaluation& e,
+                        const io::beat_labels& labels, const detections& d) {
+  io::write_atomically(path, [&](std::ostream& out) {
+    out << "sample,symbol,class,peak,score\n";
+    for (std::size_t i = 0; i < labels.samples.size(); ++i) {
+      const std::string& symbol = labels.symbols[i];
+      out << labels.samples[i] << ',';
+      if (symbol.find_first_of(",\"\r\n") == std::string::npos) {
+        out << symbol;
+      } else {  // the MIT-BIH comment annotation is '"'; CSV doubles it inside quotes
+        out << '"';
+        for (char c : symbol) out << (c == '"' ? "\"\"" : std::string(1, c));
+        out << '"';
+      }
+      out << ',' << labels.classes[i] << ',';
+      if (const auto m = e.matched_detection[i]; m >= 0) out << d.peaks[static_cast<std::size_t>(m)];
+      out << ',';
+      if (!std::isinf(e.beat_scores[i])) out << fixed(e.beat_scores[i], "%.9g");
+      out << '\n';
+    }
+  });
+}
+
+void evaluate(const evaluate_flags& f) {
+  const std::filesystem::path out = f.out;
+  const auto summary_text = read_text(out / "summary.json", "summary.json gives the sample rate");
+  const auto summary = nlohmann::json::parse(summary_text, nullptr, /*allow_exceptions=*/false);
+  if (summary.is_discarded() || !summary.is_object())
+    ZF_THROW(parse_error, (out / "summary.json").string(), ": not a JSON object; is it the summary of `zeroflow run`?");
+  const auto rate = summary.find("sample_rate");
+  if (rate == summary.end() || !rate->is_number() || !(rate->get<double>() > 0))
+    ZF_THROW(parse_error, (out / "summary.json").string(), ": no positive sample_rate");
+  const double sample_rate = rate->get<double>();
+
+  std::filesystem::path labels_file = f.labels;
+  if (labels_file.empty()) {
+    const auto recorded = summary.find("labels");
+    if (recorded == summary.end() || !recorded->is_string())
+      ZF_THROW(error, "no labels to evaluate against: give --labels FILE (", (out / "summary.json").string(),
+               " records none)");
+    labels_file = recorded->get<std::string>();
+  }
+
+  const auto d = read_beats_csv(out / "beats.csv");
+  const auto labels = io::read_labels(labels_file);
+  const auto e = eval::evaluate_beats(d.peaks, d.scores, labels, eval::tolerance_samples(f.tolerance, sample_rate));
+  print_table(e, labels_file, sample_rate);
+
+  const nlohmann::json j = {{"out", std::filesystem::absolute(out).string()},
+                            {"labels", std::filesystem::absolute(labels_file).string()},
+                            {"sample_rate", sample_rate},
+                            {"evaluation", report::evaluation_json(e, sample_rate)}};
+  const std::filesystem::path json_file = f.json.empty() ? out / "evaluation.json" : std::filesystem::path(f.json);
+  const auto text = j.dump(2);
+  io::write_atomically(json_file, [&](std::ostream& file) { file << text << '\n'; });
+  progress("wrote " + json_file.string());
+  if (!f.per_beat.empty()) {
+    write_per_beat_csv(f.per_beat, e, labels, d);
+    progress("wrote " + f.per_beat);
+  }
+}
+
+}  // namespace
+
+void add_evaluate(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "evaluate",
+      "Evaluate a run's beats against reference labels: detection (Se, +P within the tolerance, one to one) and, "
+      "for V, S and all abnormal beats, AUROC and average precision over every labelled beat (a beat without a "
+      "scored detection ranks lowest)");
+  auto flags = std::make_shared<evaluate_flags>();
+  cmd->add_option("OUT_DIR", flags->out,
+                  "output folder of `zeroflow run` or `zeroflow score` (beats.csv, summary.json)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--labels,-l", flags->labels,
+                  "reference beats: a CSV (sample,label / sample,symbol / sample,symbol,aami) or a WFDB annotation "
+                  "file such as 106.atr (default: the labels recorded in OUT_DIR/summary.json)");
+  cmd->add_option("--tolerance", flags->tolerance, "largest distance of a matched detection, seconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--json", flags->json, "where to write the results (default: OUT_DIR/evaluation.json)");
+  cmd->add_option("--per-beat", flags->per_beat,
+                  "also write one CSV row per labelled beat (sample,symbol,class,peak,score: its matched detection's "
+                  "peak and score, each empty when there is none), e.g. to pool several records");
+  cmd->callback([flags] { evaluate(*flags); });
+}
+
+}  // namespace zeroflow::cli
