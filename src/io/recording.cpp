@@ -1,0 +1,174 @@
+// read_recording: picks the reader by the file's kind and the lead by name, index or default.
+#include "zeroflow/io/recording.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/csv.hpp"
+#include "zeroflow/io/edf.hpp"
+#include "zeroflow/io/wfdb.hpp"
+#include "zeroflow/memory/allocate.hpp"
+
+namespace zeroflow::io {
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool is_index(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+// A 0-based index written in decimal; one too large for size_t reads as the largest (never valid).
+std::size_t index_of(std::string_view text) {
+  std::size_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc{} ? value : std::numeric_limits<std::size_t>::max();
+}
+
+bool looks_like_ecg(const std::string& name, const std::string& units) {
+  static constexpr std::array<std::string_view, 14> lead_names = {"i",  "ii", "iii", "avr", "avl", "avf", "v1",
+                                                                   "v2", "v3", "v4",  "v5",  "v6",  "mli", "mliii"};
+  const std::string n = lower(name);
+  if (n.find("ecg") != std::string::npos || n.find("ekg") != std::string::npos) return true;
+  if (std::find(lead_names.begin(), lead_names.end(), n) != lead_names.end()) return true;
+  const std::string u = lower(units);
+  return u == "mv" || u == "uv" || u == "\xc2\xb5v";  // µV
+}
+
+std::string list_of(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(i) + " \"" + names[i] + "\"";
+  }
+  return out.empty() ? "none" : out;
+}
+
+// The signal `wanted` names among `names`: a name (case-insensitive), else a 0-based index.
+std::size_t choose_lead(const std::filesystem::path& path, const std::string& wanted,
+                        const std::vector<std::string>& names, const std::vector<std::string>& units) {
+  if (wanted.empty()) return default_lead(names, units);
+  const std::string key = lower(wanted);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (lower(names[i]) == key) return i;
+  if (is_index(wanted) && index_of(wanted) < names.size()) return index_of(wanted);
+  ZF_THROW(invalid_argument, path.string(), ": no lead \"", wanted, "\"; the signals there are ", list_of(names),
+           " (give a name or a 0-based index)");
+}
+
+// The host array on its way to `where` (a copy ordered on `stream` that is complete on return).
+array to_device(const array& host, device where, stream_view stream) {
+  if (where == cpu_device) return host;
+  array out = copy_to(host, where, stream);
+  synchronize(stream);  // the host array dies with the caller's frame
+  return out;
+}
+
+recording read_wfdb_recording(const std::filesystem::path& header_path, const recording_options& options,
+                              stream_view stream) {
+  const wfdb_header header = read_wfdb_header(header_path);
+  recording out;
+  std::vector<std::string> units;
+  for (const auto& s : header.signals) {
+    out.leads.push_back(s.description);
+    units.push_back(s.units);
+  }
+  if (header.signals.empty())
+    ZF_THROW(parse_error, header_path.string(), ": the record has no signals");
+  const std::size_t index = choose_lead(header_path, options.lead, out.leads, units);
+  out.signal = to_device(read_wfdb_signal(header_path, header, index, options.threads), options.where, stream);
+  out.sample_rate = header.sample_rate(index);
+  out.lead = out.leads[index];
+  out.units = units[index];
+  return out;
+}
+
+recording read_edf_recording(const std::filesystem::path& path, const recording_options& options, stream_view stream) {
+  const edf_header header = read_edf_header(path);
+  recording out;
+  std::vector<std::string> units;
+  std::vector<std::size_t> data_signals;  // the annotation signals are no leads
+  for (std::size_t i = 0; i < header.signals.size(); ++i) {
+    if (header.signals[i].annotations) continue;
+    data_signals.push_back(i);
+    out.leads.push_back(header.signals[i].label);
+    units.push_back(header.signals[i].units);
+  }
+  if (data_signals.empty())
+    ZF_THROW(parse_error, path.string(), ": the file has no signals, only EDF+ annotations");
+  const std::size_t chosen = choose_lead(path, options.lead, out.leads, units);
+  const std::size_t index = data_signals[chosen];
+  if (!(header.record_duration > 0))
+    ZF_THROW(parse_error, path.string(), ": the data record duration is 0 s, so signal \"", out.leads[chosen],
+             "\" has no sample rate");
+  out.signal = to_device(read_edf_signal(path, header, index, options.threads), options.where, stream);
+  out.sample_rate = header.sample_rate(index);
+  out.lead = out.leads[chosen];
+  out.units = units[chosen];
+  return out;
+}
+
+recording read_csv_recording(const std::filesystem::path& path, const recording_options& options, stream_view stream) {
+  csv_options csv;
+  // Only the wanted column is parsed; the others may hold text.
+  if (options.lead.empty())
+    csv.columns = {column_ref(std::size_t{0})};
+  else if (is_index(options.lead))
+    csv.columns = {column_ref(index_of(options.lead))};
+  else
+    csv.columns = {column_ref(options.lead)};
+  csv.default_type = float32;
+  csv.threads = options.threads;
+  csv.progress = options.progress;
+  csv.where = options.where;
+  table columns = read_csv(path, csv, stream);
+  ZF_EXPECTS(columns.num_columns() >= 1, path.string(), ": no columns");
+  recording out;
+  out.signal = columns.columns[0];
+  out.lead = columns.names[0];
+  out.leads = {out.lead};
+  return out;
+}
+
+}  // namespace
+
+std::size_t default_lead(const std::vector<std::string>& names, const std::vector<std::string>& units) {
+  const auto find = [&](std::string_view wanted) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (lower(names[i]) == wanted) return i;
+    return names.size();
+  };
+  for (std::string_view preferred : {"mlii", "ecg ii", "ii"})
+    if (const std::size_t i = find(preferred); i < names.size()) return i;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (looks_like_ecg(names[i], i < units.size() ? units[i] : std::string())) return i;
+  return 0;
+}
+
+recording read_recording(const std::filesystem::path& path, const recording_options& options, stream_view stream) {
+  const std::string extension = lower(path.extension().string());
+  if (extension == ".hea") return read_wfdb_recording(path, options, stream);
+  if (extension == ".edf") return read_edf_recording(path, options, stream);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    const std::filesystem::path header = path.string() + ".hea";
+    if (std::filesystem::is_regular_file(header, ec)) return read_wfdb_recording(header, options, stream);
+  }
+  return read_csv_recording(path, options, stream);
+}
+
+}  // namespace zeroflow::io

@@ -1,0 +1,88 @@
+// WFDB annotation files in MIT format: a stream of 16-bit little-endian words, each a 6-bit
+// annotation code and a 10-bit sample interval, with escape codes for long intervals (SKIP) and
+// for fields of the annotation before (NUM, SUB, CHN, AUX). Only beat annotations are kept.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/labels.hpp"
+#include "zeroflow/io/mapped_file.hpp"
+
+namespace zeroflow::io {
+
+namespace {
+
+// MIT-BIH symbols of the WFDB annotation codes (WFDB's ecgcodes.h); "" for unused codes.
+constexpr std::array<std::string_view, 42> symbols = {
+    " ", "N", "L", "R", "a", "V", "F", "J", "A", "S",   // 0-9
+    "E", "j", "/", "Q", "~", "",  "|", "",  "s", "T",   // 10-19
+    "*", "D", "\"", "=", "p", "B", "^", "t", "+", "u",  // 20-29
+    "?", "!", "[", "]", "e", "n", "@", "x", "f", "(",   // 30-39
+    ")", "r"};                                           // 40-41
+
+// Codes that mark a QRS complex (WFDB's isqrs): the beats. Rhythm, noise, waves and comments are not.
+constexpr bool is_beat(unsigned code) {
+  return (code >= 1 && code <= 13) || code == 25 || code == 30 || code == 34 || code == 35 || code == 38 ||
+         code == 41;
+}
+
+constexpr unsigned skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
+
+}  // namespace
+
+beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
+  const mapped_file file(path, access_pattern::sequential);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
+  const std::size_t size = file.size();
+  const std::string name = path.string();
+  const auto word_at = [&](std::size_t offset) -> unsigned {
+    if (offset + 2 > size)
+      ZF_THROW(parse_error, name, ": byte ", offset, ": the file ends inside an annotation (", size,
+               " bytes); is it truncated, or not a WFDB annotation file in MIT format?");
+    return static_cast<unsigned>(bytes[offset] | (bytes[offset + 1] << 8));
+  };
+
+  beat_labels out;
+  std::int64_t sample = 0;
+  std::size_t offset = 0;
+  while (offset < size) {
+    const std::size_t at = offset;
+    const unsigned word = word_at(offset);
+    offset += 2;
+    const unsigned code = word >> 10, interval = word & 0x3FFu;
+    if (word == 0) break;  // the end-of-file marker
+    switch (code) {
+      case skip_code: {
+        // A 32-bit signed interval follows, high 16-bit word first (PDP-11 order).
+        const unsigned high = word_at(offset), low = word_at(offset + 2);
+        offset += 4;
+        sample += static_cast<std::int32_t>((high << 16) | low);
+        continue;
+      }
+      case num_code: case sub_code: case chn_code: continue;  // fields of the annotation before
+      case aux_code: offset += interval + (interval & 1u); continue;  // a string padded to even length
+      default: break;
+    }
+    sample += interval;
+    if (code >= symbols.size() || !is_beat(code)) continue;
+    if (!out.samples.empty() && sample <= out.samples.back()) {
+      // Several channels may annotate the same beat; the labels keep one per sample.
+      if (sample == out.samples.back()) continue;
+      ZF_THROW(parse_error, name, ": byte ", at, ": beat annotations go back in time (sample ", sample,
+               " after sample ", out.samples.back(), ")");
+    }
+    const std::string_view symbol = symbols[code];
+    const char aami = aami_class_of(symbol);
+    out.samples.push_back(sample);
+    out.symbols.emplace_back(symbol);
+    out.classes.push_back(aami != 0 ? aami : 'Q');  // a beat the AAMI mapping does not name is unclassifiable
+  }
+  if (offset > size)
+    ZF_THROW(parse_error, name, ": byte ", size, ": the file ends inside an annotation's text; is it truncated?");
+  return out;
+}
+
+}  // namespace zeroflow::io
