@@ -9,7 +9,13 @@ namespace zeroflow::cli {
 
 namespace {
 struct generate_flags {
-  synth::ecg_options options;
+  // The library's APB default is 0, which keeps the recordings of older seeds; a new recording
+  // holds them, as real ones do.
+  synth::ecg_options options = [] {
+    synth::ecg_options o;
+    o.apb_rate = 0.02;
+    return o;
+  }();
   std::string out;
   int decimals = 4;
 };
@@ -25,6 +31,13 @@ std::filesystem::path generate(const generate_flags& f) {
   synth::write_labels_csv(recording, synth::labels_path_for(csv));
   progress("wrote " + csv.string() + " (" + std::to_string(recording.samples.size()) + " samples) and " +
            synth::labels_path_for(csv).string() + " (" + std::to_string(recording.r_peaks.size()) + " beats)");
+  // Only recordings asked to hold artefacts get their annotations file, so that a folder of
+  // clean recordings has no empty ones.
+  if (f.options.noise_bursts_per_hour > 0.0 || f.options.baseline_jumps_per_hour > 0.0) {
+    synth::write_artefacts_csv(recording, synth::artefacts_path_for(csv));
+    progress("wrote " + synth::artefacts_path_for(csv).string() + " (" + std::to_string(recording.artefacts.size()) +
+             " noise bursts and baseline jumps)");
+  }
   return csv;
 }
 
@@ -33,12 +46,27 @@ void add_generate_flags(CLI::App& cmd, generate_flags& f) {
   cmd.add_option("--sample-rate,-r", f.options.sample_rate, "samples per second")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--anomaly-rate", f.options.anomaly_rate, "fraction of premature ventricular beats")
+  cmd.add_option("--anomaly-rate", f.options.anomaly_rate,
+                 "fraction of premature ventricular beats, in [0, 0.5); plus --apb-rate below 0.5")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.5));
+  cmd.add_option("--apb-rate", f.options.apb_rate,
+                 "fraction of atrial premature beats (normal QRS, early, no compensatory pause), in [0, 0.5); "
+                 "plus --anomaly-rate below 0.5")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.5));
+  cmd.add_option("--noise-bursts-per-hour", f.options.noise_bursts_per_hour,
+                 "muscle-noise bursts (0.3-3 s, QRS-sized) per hour, in [0, 360]; annotated in .artefacts.csv")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 360.0));
+  cmd.add_option("--baseline-jumps-per-hour", f.options.baseline_jumps_per_hour,
+                 "baseline jumps (0.5-2 mV steps decaying over seconds) per hour, in [0, 360]; annotated in "
+                 ".artefacts.csv")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 360.0));
   cmd.add_option("--heart-rate", f.options.heart_rate_bpm, "mean heart rate (beats per minute)")
       ->capture_default_str()
-      ->check(CLI::Range(30.0, 220.0));
+      ->check(CLI::Range(30.0, 200.0));
   cmd.add_option("--noise", f.options.noise_mv, "white noise (mV, standard deviation)")->capture_default_str();
   cmd.add_option("--seed", f.options.seed, "random seed")->capture_default_str();
   cmd.add_option("--decimals", f.decimals, "digits after the decimal point in the CSV")
@@ -56,12 +84,16 @@ void add_generate(CLI::App& app) {
 }
 
 void add_demo(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "demo", "Generate the default recording (1 h synthetic ECG, 3 % PVCs) and run the whole pipeline on it");
+  auto* cmd = app.add_subcommand("demo",
+                                  "Generate the default recording (1 h synthetic ECG at 72 bpm, 3 % PVCs, 2 % APBs, "
+                                  "noise bursts and baseline jumps) and run the whole pipeline on it");
   auto f = std::make_shared<generate_flags>();
-  // At 90 bpm a premature beat's compensatory pause (~1.35 RR) still fits the seed's longest kept
-  // beat (1.024 s), so the PVCs reach the model; at 70 bpm the seed's pruning drops all of them.
-  f->options.heart_rate_bpm = 90;
+  // A resting heart rate and the disturbances of a real recording: the pipeline has to score
+  // every beat, long ones after a compensatory pause included, and rank early normal-looking
+  // beats by their rhythm.
+  f->options.heart_rate_bpm = 72;
+  f->options.noise_bursts_per_hour = 6;
+  f->options.baseline_jumps_per_hour = 6;
   add_generate_flags(*cmd, *f);
   auto out = std::make_shared<std::string>("out/demo");
   auto device = std::make_shared<std::string>("auto");

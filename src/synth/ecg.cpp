@@ -16,8 +16,17 @@ using detail::random_source;
 constexpr double two_pi = 2.0 * std::numbers::pi;
 
 // Independent random streams, so that e.g. switching the noise off or changing the sample rate
-// leaves the beats exactly where they were.
-enum stream_id : std::uint64_t { rhythm_stream = 1, shape_stream = 2, noise_stream = 3 };
+// leaves the beats exactly where they were, and options that are off draw nothing from the
+// streams that older recordings used.
+enum stream_id : std::uint64_t {
+  rhythm_stream = 1,
+  shape_stream = 2,
+  noise_stream = 3,
+  apb_stream = 4,          // APB P wave, which beats are APBs, their timing
+  burst_stream = 5,        // when the noise bursts come, how long and how strong they are
+  burst_noise_stream = 6,  // the noise of the bursts (its length depends on the sample rate)
+  jump_stream = 7,         // when the baseline jumps come, their size and decay
+};
 
 /// Waves are cut at this many standard deviations (exp(-12.5) ~ 4e-6 of the amplitude).
 constexpr double wave_extent_sigmas = 5.0;
@@ -41,10 +50,18 @@ struct pvc_shape {
   double coupling;                              // fraction of the sinus RR before the PVC
 };
 
+/// The P wave of the atrial premature beats of one recording (one ectopic atrial focus).
+struct apb_p_wave {
+  double offset, amp, sigma;
+};
+
+enum class beat_kind { sinus, atrial, ventricular };
+
 struct beat_event {
   double time;       // fiducial point, seconds
   double sinus_rr;   // RR of the underlying sinus rhythm, seconds (drives QT scaling)
-  int focus;         // -1 for a sinus beat, else the PVC focus
+  int focus;         // the PVC focus of a ventricular beat, else -1
+  beat_kind kind;
 };
 
 sinus_shape draw_sinus_shape(random_source& rng) {
@@ -80,6 +97,16 @@ pvc_shape draw_pvc_shape(random_source& rng) {
   v.t_sigma = rng.uniform(0.065, 0.080);
   v.coupling = rng.uniform(0.60, 0.70);
   return v;
+}
+
+apb_p_wave draw_apb_p_wave(random_source& rng, const sinus_shape& sinus) {
+  // An ectopic atrial focus depolarises the atria along another path: a P wave of another size
+  // or polarity (inverted for a focus low in the atria) and another P-R interval.
+  apb_p_wave p{};
+  p.offset = -rng.uniform(0.10, 0.16);
+  p.amp = sinus.p_amp * (rng.bernoulli(0.4) ? -rng.uniform(0.4, 0.8) : rng.uniform(0.5, 1.3));
+  p.sigma = rng.uniform(0.014, 0.026);
+  return p;
 }
 
 /// Adds one Gaussian wave centred at `centre` seconds to the signal.
@@ -152,51 +179,185 @@ void check_options(const ecg_options& o) {
              "ecg_options.baseline_wander_mv must be >= 0, got ", o.baseline_wander_mv);
   ZF_EXPECTS(o.mains_mv >= 0.0 && std::isfinite(o.mains_mv), "ecg_options.mains_mv must be >= 0, got ", o.mains_mv);
   ZF_EXPECTS(o.mains_hz > 0.0 && std::isfinite(o.mains_hz), "ecg_options.mains_hz must be > 0, got ", o.mains_hz);
+  ZF_EXPECTS(o.apb_rate >= 0.0 && o.apb_rate < 0.5,
+             "the fraction of atrial premature beats (apb_rate, --apb-rate) must be in [0, 0.5), got ", o.apb_rate);
+  ZF_EXPECTS(o.anomaly_rate + o.apb_rate < 0.5,
+             "the fractions of premature ventricular and atrial beats (anomaly_rate + apb_rate, --anomaly-rate + "
+             "--apb-rate) must add up to less than 0.5, as every premature beat follows a normal one; got ",
+             o.anomaly_rate, " + ", o.apb_rate);
+  ZF_EXPECTS(o.noise_bursts_per_hour >= 0.0 && o.noise_bursts_per_hour <= 360.0,
+             "noise bursts per hour (noise_bursts_per_hour, --noise-bursts-per-hour) must be in [0, 360], got ",
+             o.noise_bursts_per_hour);
+  ZF_EXPECTS(o.baseline_jumps_per_hour >= 0.0 && o.baseline_jumps_per_hour <= 360.0,
+             "baseline jumps per hour (baseline_jumps_per_hour, --baseline-jumps-per-hour) must be in [0, 360], got ",
+             o.baseline_jumps_per_hour);
 }
 
 /// The beat sequence: a sinus rhythm with heart-rate variability in which, with the right
-/// probability, a sinus beat is replaced by an earlier PVC. The sinus node keeps its rhythm,
-/// the replaced sinus beat finds the ventricles refractory and is lost, so the next beat comes
-/// on the sinus schedule: a full compensatory pause (RR before + after = two sinus RRs).
+/// probabilities, a sinus beat is replaced by an earlier PVC or APB. After a PVC the sinus node
+/// keeps its rhythm, the replaced sinus beat finds the ventricles refractory and is lost, so the
+/// next beat comes on the sinus schedule: a full compensatory pause (RR before + after = two
+/// sinus RRs). An APB instead discharges the sinus node, which starts its cycle again from the
+/// APB: the next beat follows about one sinus RR later.
 std::vector<beat_event> draw_beats(const ecg_options& o, double duration, double resp_hz, random_source& rng,
-                                   const std::vector<pvc_shape>& foci) {
+                                   random_source& apb_rng, const std::vector<pvc_shape>& foci) {
   const double rr0 = 60.0 / o.heart_rate_bpm;
   // Amplitudes chosen so that the RR standard deviation is about hrv * rr0:
   // 1/2 + 0.7^2/2 + 0.5^2 = 0.995.
   const double a_resp = o.hrv, a_mayer = 0.7 * o.hrv, a_jitter = 0.5 * o.hrv;
   const double mayer_hz = rng.uniform(0.08, 0.12);
   const double resp_phase = rng.uniform(0.0, two_pi), mayer_phase = rng.uniform(0.0, two_pi);
-  const auto sinus_rr = [&](double t) {
+  const auto sinus_rr = [&](double t, random_source& jitter_rng) {
     const double f = 1.0 + a_resp * std::sin(two_pi * resp_hz * t + resp_phase) +
-                     a_mayer * std::sin(two_pi * mayer_hz * t + mayer_phase) + a_jitter * rng.normal();
+                     a_mayer * std::sin(two_pi * mayer_hz * t + mayer_phase) + a_jitter * jitter_rng.normal();
     return rr0 * std::clamp(f, 0.5, 1.5);
   };
-  // P(PVC | previous beat normal) chosen so that the stationary PVC fraction is anomaly_rate.
-  const double p_pvc = o.anomaly_rate / (1.0 - o.anomaly_rate);
+  // Every premature beat follows a normal one, so with the normal fraction s = 1 - v - a the
+  // stationary fractions are v = anomaly_rate and a = apb_rate when P(PVC | normal) = v / s and
+  // P(APB | normal) = a / s. The PVC is decided first, from the rhythm stream as before APBs
+  // existed, then the APB given no PVC.
+  const double normal_fraction = 1.0 - o.anomaly_rate - o.apb_rate;
+  const double p_pvc = o.anomaly_rate / normal_fraction;
+  const double p_apb = o.apb_rate / normal_fraction;
+  const double p_apb_given_no_pvc = p_apb / (1.0 - p_pvc);
 
   std::vector<beat_event> beats;
   beats.reserve(static_cast<std::size_t>(duration / rr0 * 1.3) + 16);
   // Start a little before 0 so that the first samples hold the tail of a beat, as a real
   // recording does.
   double previous = -rr0 * (1.0 + rng.uniform());
-  double current = previous + sinus_rr(previous);
-  bool previous_was_pvc = true;  // no PVC as the very first beat: it has no coupling interval
+  double current = previous + sinus_rr(previous, rng);
+  bool previous_was_ectopic = true;  // no premature first beat: it has no coupling interval
   while (previous < duration + 1.0) {
-    const double next = current + sinus_rr(current);
+    const double next = current + sinus_rr(current, rng);
     const double rr = current - previous;
-    if (!previous_was_pvc && rng.bernoulli(p_pvc)) {
+    if (!previous_was_ectopic && rng.bernoulli(p_pvc)) {
       const int focus = foci.size() > 1 && rng.bernoulli(0.3) ? 1 : 0;
       const double coupling = foci[static_cast<std::size_t>(focus)].coupling + rng.uniform(-0.02, 0.02);
-      beats.push_back({previous + coupling * rr, rr, focus});
-      previous_was_pvc = true;
+      beats.push_back({previous + coupling * rr, rr, focus, beat_kind::ventricular});
+      previous_was_ectopic = true;
+    } else if (!previous_was_ectopic && p_apb > 0.0 && apb_rng.bernoulli(p_apb_given_no_pvc)) {
+      const double apb = previous + apb_rng.uniform(0.55, 0.80) * rr;
+      beats.push_back({apb, rr, -1, beat_kind::atrial});
+      previous_was_ectopic = true;
+      // The new sinus cycle starts at the APB, a little late by the time the ectopic impulse
+      // takes to reach the sinus node.
+      previous = apb;
+      current = apb + sinus_rr(apb, apb_rng) * apb_rng.uniform(1.0, 1.08);
+      continue;
     } else {
-      beats.push_back({current, rr, -1});
-      previous_was_pvc = false;
+      beats.push_back({current, rr, -1, beat_kind::sinus});
+      previous_was_ectopic = false;
     }
     previous = current;
     current = next;
   }
   return beats;
+}
+
+/// Arrival times in [0, duration) seconds of a Poisson process with `per_hour` events an hour.
+std::vector<double> poisson_times(double per_hour, double duration, random_source& rng) {
+  std::vector<double> times;
+  if (per_hour <= 0.0) return times;
+  const double mean_gap = 3600.0 / per_hour;
+  const auto gap = [&] { return -mean_gap * std::log1p(-rng.uniform()); };
+  for (double t = gap(); t < duration; t += gap()) times.push_back(t);
+  return times;
+}
+
+/// The sample index of time t, clamped to [0, n].
+std::int64_t sample_at(double t, double fs, std::size_t n) {
+  return std::clamp<std::int64_t>(std::llround(t * fs), 0, static_cast<std::int64_t>(n));
+}
+
+/// Muscle artefact: white noise band-limited to about 8-60 Hz (a high-pass and two low-pass
+/// one-pole sections, the upper edge kept below Nyquist), scaled to an RMS of 15-40 % of the R
+/// wave so that its peaks are as large as a QRS, with smooth onset and offset.
+void add_noise_bursts(ecg_recording& rec, const ecg_options& o, double r_amp, std::vector<artefact_interval>& out) {
+  const double fs = o.sample_rate;
+  const std::size_t n = rec.samples.size();
+  const double duration = static_cast<double>(n) / fs;
+  random_source rng(o.seed, burst_stream);
+  struct burst {
+    double start, length, rms;
+  };
+  std::vector<burst> bursts;
+  // Every burst's timing and size are drawn before any noise, so that they do not depend on
+  // the sample rate.
+  for (const double t : poisson_times(o.noise_bursts_per_hour, duration, rng)) {
+    const double length = std::exp(rng.uniform(std::log(0.3), std::log(3.0)));
+    bursts.push_back({t, length, rng.uniform(0.15, 0.40) * r_amp});
+  }
+  random_source noise_rng(o.seed, burst_noise_stream);
+  const double high_pass = std::exp(-two_pi * 8.0 / fs);
+  const double low_pass = std::exp(-two_pi * std::min(60.0, 0.3 * fs) / fs);
+  const auto warm_up = static_cast<std::size_t>(std::ceil(0.2 * fs));
+  std::vector<double> noise;
+  for (const burst& b : bursts) {
+    const std::int64_t first = sample_at(b.start, fs, n), last = sample_at(b.start + b.length, fs, n);
+    if (first >= last) continue;
+    const auto count = static_cast<std::size_t>(last - first);
+    // The filters run over a warm-up first, so the burst starts from stationary noise.
+    noise.assign(count, 0.0);
+    double hp_in = 0.0, hp_out = 0.0, lp1 = 0.0, lp2 = 0.0, energy = 0.0;
+    for (std::size_t k = 0; k < warm_up + count; ++k) {
+      const double w = noise_rng.normal();
+      hp_out = high_pass * (hp_out + w - hp_in);
+      hp_in = w;
+      lp1 = low_pass * lp1 + (1.0 - low_pass) * hp_out;
+      lp2 = low_pass * lp2 + (1.0 - low_pass) * lp1;
+      if (k >= warm_up) {
+        noise[k - warm_up] = lp2;
+        energy += lp2 * lp2;
+      }
+    }
+    if (energy <= 0.0) continue;
+    const double scale = b.rms / std::sqrt(energy / static_cast<double>(count));
+    // Muscle activity swells and fades: sin^2 ramps over the first and last tenth (at most 0.1 s).
+    const double ramp = std::max(1.0, std::min(0.1 * fs, 0.1 * static_cast<double>(count)));
+    for (std::size_t k = 0; k < count; ++k) {
+      const double edge = std::min(static_cast<double>(k) + 0.5, static_cast<double>(count - k) - 0.5);
+      const double s = edge < ramp ? std::sin(0.5 * std::numbers::pi * edge / ramp) : 1.0;
+      float& x = rec.samples[static_cast<std::size_t>(first) + k];
+      x = static_cast<float>(static_cast<double>(x) + scale * s * s * noise[k]);
+    }
+    out.push_back({first, last, artefact_kind::noise_burst});
+  }
+}
+
+/// Electrode motion behind an AC-coupled amplifier: the baseline steps by 0.5-2 mV and the
+/// coupling high-pass brings it back exponentially.
+void add_baseline_jumps(ecg_recording& rec, const ecg_options& o, std::vector<artefact_interval>& out) {
+  const double fs = o.sample_rate;
+  const std::size_t n = rec.samples.size();
+  const double duration = static_cast<double>(n) / fs;
+  random_source rng(o.seed, jump_stream);
+  struct jump {
+    double start, step, tau;
+  };
+  std::vector<jump> jumps;
+  for (const double t : poisson_times(o.baseline_jumps_per_hour, duration, rng)) {
+    const double sign = rng.bernoulli(0.5) ? 1.0 : -1.0;
+    jumps.push_back({t, sign * rng.uniform(0.5, 2.0), rng.uniform(0.8, 2.5)});
+  }
+  for (const jump& j : jumps) {
+    // The first sample at or after the step.
+    const std::int64_t first =
+        std::min(static_cast<std::int64_t>(std::ceil(j.start * fs)), static_cast<std::int64_t>(n));
+    // Five time constants leave under 1 % of the step (annotated); twelve leave under 1e-5 of
+    // it, below the resolution of the float samples, so the decay is cut there.
+    const std::int64_t annotated_end = sample_at(j.start + 5.0 * j.tau, fs, n);
+    const std::int64_t last = sample_at(j.start + 12.0 * j.tau, fs, n);
+    if (first >= annotated_end) continue;
+    const double decay = std::exp(-1.0 / (fs * j.tau));
+    double level = j.step * std::exp(-(static_cast<double>(first) / fs - j.start) / j.tau);
+    for (std::int64_t k = first; k < last; ++k) {
+      float& x = rec.samples[static_cast<std::size_t>(k)];
+      x = static_cast<float>(static_cast<double>(x) + level);
+      level *= decay;
+    }
+    out.push_back({first, annotated_end, artefact_kind::baseline_jump});
+  }
 }
 
 }  // namespace
@@ -218,8 +379,11 @@ ecg_recording generate_ecg(const ecg_options& o) {
   const double wander_phase = shape_rng.uniform(0.0, two_pi);
   const double mains_phase = shape_rng.uniform(0.0, two_pi);
 
+  random_source apb_rng(o.seed, apb_stream);
+  const apb_p_wave apb_p = draw_apb_p_wave(apb_rng, sinus);
+
   random_source rhythm_rng(o.seed, rhythm_stream);
-  const std::vector<beat_event> beats = draw_beats(o, duration, resp_hz, rhythm_rng, foci);
+  const std::vector<beat_event> beats = draw_beats(o, duration, resp_hz, rhythm_rng, apb_rng, foci);
 
   ecg_recording rec;
   rec.sample_rate = fs;
@@ -235,9 +399,13 @@ ecg_recording generate_ecg(const ecg_options& o) {
     const double p_shift = 0.003 * shape_rng.normal();
     const double qt = std::sqrt(b.sinus_rr);  // Bazett: QT grows with sqrt(RR)
     auto& x = rec.samples;
-    if (b.focus < 0) {
+    if (b.kind != beat_kind::ventricular) {
+      // An APB is conducted through the normal pathway: only its P wave differs.
       const double a = resp * jitter;
-      add_wave(x, fs, b.time + sinus.p_offset + p_shift, sinus.p_amp * jitter, sinus.p_sigma);
+      if (b.kind == beat_kind::sinus)
+        add_wave(x, fs, b.time + sinus.p_offset + p_shift, sinus.p_amp * jitter, sinus.p_sigma);
+      else
+        add_wave(x, fs, b.time + apb_p.offset + p_shift, apb_p.amp * jitter, apb_p.sigma);
       add_wave(x, fs, b.time + sinus.q_offset, sinus.q_amp * a, sinus.q_sigma);
       add_wave(x, fs, b.time, sinus.r_amp * a, sinus.r_sigma);
       add_wave(x, fs, b.time + sinus.s_offset, sinus.s_amp * a, sinus.s_sigma);
@@ -255,7 +423,7 @@ ecg_recording generate_ecg(const ecg_options& o) {
     const long long r = std::llround(b.time * fs);
     if (r >= 0 && static_cast<std::size_t>(r) < n) {
       rec.r_peaks.push_back(r);
-      rec.labels.push_back(b.focus < 0 ? 'N' : 'V');
+      rec.labels.push_back(b.kind == beat_kind::sinus ? 'N' : b.kind == beat_kind::atrial ? 'A' : 'V');
     }
   }
 
@@ -281,6 +449,11 @@ ecg_recording generate_ecg(const ecg_options& o) {
       }
     }
   }
+
+  add_noise_bursts(rec, o, sinus.r_amp, rec.artefacts);
+  add_baseline_jumps(rec, o, rec.artefacts);
+  std::stable_sort(rec.artefacts.begin(), rec.artefacts.end(),
+                   [](const artefact_interval& a, const artefact_interval& b) { return a.start < b.start; });
   return rec;
 }
 

@@ -1,11 +1,9 @@
 #include "zeroflow/synth/ecg_io.hpp"
 
-#include <cctype>
 #include <charconv>
-#include <fstream>
-#include <iterator>
+#include <cstdint>
+#include <ostream>
 #include <string>
-#include <string_view>
 
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
@@ -16,14 +14,28 @@ namespace {
 /// Text is assembled in chunks of about this size and handed to the file in one write.
 constexpr std::size_t chunk_bytes = 1 << 20;
 
-/// Quotes a line for an error message, cut short when long.
-std::string quoted(std::string_view line) {
-  constexpr std::size_t max_shown = 60;
-  std::string out = "'";
-  out += line.substr(0, max_shown);
-  if (line.size() > max_shown) out += "...";
-  out += "'";
-  return out;
+/// The AAMI class of the generator's beat symbols, 0 for anything else.
+char aami_class_of_label(char label) {
+  switch (label) {
+    case 'N': return 'N';
+    case 'A': return 'S';
+    case 'V': return 'V';
+    default: return 0;
+  }
+}
+
+/// Hands `text` to the file once it has grown to a chunk.
+void flush_when_full(std::ostream& file, std::string& text) {
+  if (text.size() < chunk_bytes) return;
+  file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  text.clear();
+}
+
+void append_integer(std::string& text, std::int64_t value) {
+  char number[32];
+  const auto [end, ec] = std::to_chars(number, number + sizeof number, value);
+  (void)ec;  // an int64 always fits in 32 characters
+  text.append(number, end);
 }
 
 }  // namespace
@@ -39,10 +51,7 @@ void write_ecg_csv(const ecg_recording& recording, const std::filesystem::path& 
       if (ec != std::errc{}) ZF_THROW(error, "write_ecg_csv: cannot format ", value);
       text.append(number, end);
       text.push_back('\n');
-      if (text.size() >= chunk_bytes) {
-        file.write(text.data(), static_cast<std::streamsize>(text.size()));
-        text.clear();
-      }
+      flush_when_full(file, text);
     }
     file.write(text.data(), static_cast<std::streamsize>(text.size()));
   });
@@ -51,20 +60,33 @@ void write_ecg_csv(const ecg_recording& recording, const std::filesystem::path& 
 void write_labels_csv(const ecg_recording& recording, const std::filesystem::path& path) {
   ZF_EXPECTS(recording.r_peaks.size() == recording.labels.size(), "write_labels_csv: ", recording.r_peaks.size(),
              " r_peaks but ", recording.labels.size(), " labels");
+  for (std::size_t i = 0; i < recording.labels.size(); ++i)
+    ZF_EXPECTS(aami_class_of_label(recording.labels[i]) != 0, "write_labels_csv: beat ", i, " has the label '",
+               recording.labels[i], "'; a synthetic beat is 'N', 'A' or 'V'");
   io::write_atomically(path, [&](std::ostream& file) {
-    std::string text = "sample,label\n";
-    char number[32];
+    std::string text = "sample,symbol,aami\n";
     for (std::size_t i = 0; i < recording.r_peaks.size(); ++i) {
-      const auto [end, ec] = std::to_chars(number, number + sizeof number, recording.r_peaks[i]);
-      (void)ec;  // an int64 always fits in 32 characters
-      text.append(number, end);
+      append_integer(text, recording.r_peaks[i]);
       text.push_back(',');
       text.push_back(recording.labels[i]);
+      text.push_back(',');
+      text.push_back(aami_class_of_label(recording.labels[i]));
       text.push_back('\n');
-      if (text.size() >= chunk_bytes) {
-        file.write(text.data(), static_cast<std::streamsize>(text.size()));
-        text.clear();
-      }
+      flush_when_full(file, text);
+    }
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  });
+}
+
+void write_artefacts_csv(const ecg_recording& recording, const std::filesystem::path& path) {
+  io::write_atomically(path, [&](std::ostream& file) {
+    std::string text = "start,end,kind\n";
+    for (const artefact_interval& a : recording.artefacts) {
+      append_integer(text, a.start);
+      text.push_back(',');
+      append_integer(text, a.end);
+      text += a.kind == artefact_kind::noise_burst ? ",noise_burst\n" : ",baseline_jump\n";
+      flush_when_full(file, text);
     }
     file.write(text.data(), static_cast<std::streamsize>(text.size()));
   });
@@ -74,53 +96,8 @@ std::filesystem::path labels_path_for(const std::filesystem::path& csv) {
   return csv.parent_path() / (csv.stem().string() + ".labels.csv");
 }
 
-beat_labels read_labels_csv(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) ZF_THROW(error, "cannot open labels file '", path.string(), "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) ZF_THROW(error, "cannot read labels file '", path.string(), "'");
-
-  const std::string name = path.string();
-  beat_labels out;
-  bool header_seen = false;
-  std::size_t line_number = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string_view line(text.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
-    if (!header_seen) {
-      if (line != "sample,label")
-        ZF_THROW(parse_error, name, ':', line_number, ": expected the header 'sample,label', got ", quoted(line));
-      header_seen = true;
-      continue;
-    }
-    std::int64_t sample = 0;
-    const char* first = line.data();
-    const char* last = line.data() + line.size();
-    const auto [p, ec] = std::from_chars(first, last, sample);
-    if (ec != std::errc{} || p == first)
-      ZF_THROW(parse_error, name, ':', line_number, ":1: expected a sample index, got ", quoted(line));
-    const auto column = static_cast<std::size_t>(p - first) + 1;
-    if (p == last || *p != ',')
-      ZF_THROW(parse_error, name, ':', line_number, ':', column, ": expected ',' after the sample index in ",
-               quoted(line));
-    if (last - p != 2 || !std::isalpha(static_cast<unsigned char>(p[1])))
-      ZF_THROW(parse_error, name, ':', line_number, ':', column + 1, ": expected a one-letter label, got ",
-               quoted(std::string_view(p + 1, static_cast<std::size_t>(last - p - 1))));
-    if (sample < 0) ZF_THROW(parse_error, name, ':', line_number, ":1: negative sample index ", sample);
-    if (!out.samples.empty() && sample <= out.samples.back())
-      ZF_THROW(parse_error, name, ':', line_number, ":1: sample indices must increase, ", sample, " follows ",
-               out.samples.back());
-    out.samples.push_back(sample);
-    out.labels.push_back(p[1]);
-  }
-  if (!header_seen) ZF_THROW(parse_error, name, ":1: empty file, expected the header 'sample,label'");
-  return out;
+std::filesystem::path artefacts_path_for(const std::filesystem::path& csv) {
+  return csv.parent_path() / (csv.stem().string() + ".artefacts.csv");
 }
 
 }  // namespace zeroflow::synth

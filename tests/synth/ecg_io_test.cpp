@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/labels.hpp"
 #include "zeroflow/synth/ecg.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 
@@ -53,19 +54,22 @@ synth::ecg_recording small_recording() {
   o.hours = 0.02;  // 18,000 samples
   o.seed = 5;
   o.anomaly_rate = 0.1;
+  o.apb_rate = 0.1;
+  o.noise_bursts_per_hour = 200;
+  o.baseline_jumps_per_hour = 200;
   return synth::generate_ecg(o);
 }
 
-/// The parse_error message of reading `text` as a labels file.
-std::string labels_error(const fs::path& dir, const std::string& text) {
-  const fs::path path = dir / "bad.labels.csv";
-  write_text(path, text);
-  try {
-    synth::read_labels_csv(path);
-  } catch (const zf::parse_error& e) {
-    return e.what();
+/// The fields of a CSV line (no quoting: the files written here need none).
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char c : line) {
+    if (c == ',')
+      out.emplace_back();
+    else
+      out.back() += c;
   }
-  return "no parse_error";
+  return out;
 }
 
 }  // namespace
@@ -99,18 +103,52 @@ TEST(SynthEcgIo, LabelsRoundTrip) {
   synth::write_labels_csv(rec, path);
   const auto lines = read_lines(path);
   ASSERT_EQ(lines.size(), rec.r_peaks.size() + 1);
-  EXPECT_EQ(lines[0], "sample,label");
-  EXPECT_EQ(lines[1], std::to_string(rec.r_peaks[0]) + "," + rec.labels[0]);
-  const auto back = synth::read_labels_csv(path);
+  EXPECT_EQ(lines[0], "sample,symbol,aami");
+  // The AAMI EC57 classes of the MIT-BIH symbols: N -> N, A -> S (supraventricular), V -> V.
+  for (std::size_t i = 0; i < rec.r_peaks.size(); ++i) {
+    const auto f = fields(lines[i + 1]);
+    ASSERT_EQ(f.size(), 3u) << lines[i + 1];
+    EXPECT_EQ(f[0], std::to_string(rec.r_peaks[i]));
+    EXPECT_EQ(f[1], std::string(1, rec.labels[i]));
+    EXPECT_EQ(f[2], rec.labels[i] == 'A' ? "S" : std::string(1, rec.labels[i])) << i;
+  }
+  // Read back by the io layer's reader, as evaluation does.
+  const auto back = zf::io::read_labels_csv(path);
   EXPECT_EQ(back.samples, rec.r_peaks);
-  EXPECT_EQ(back.labels, rec.labels);
-  EXPECT_NE(std::count(back.labels.begin(), back.labels.end(), 'V'), 0);
+  ASSERT_EQ(back.symbols.size(), rec.labels.size());
+  for (std::size_t i = 0; i < rec.labels.size(); ++i) {
+    EXPECT_EQ(back.symbols[i], std::string(1, rec.labels[i])) << i;
+    EXPECT_EQ(back.classes[i], zf::io::aami_class_of(back.symbols[i])) << i;
+  }
+  EXPECT_NE(std::count(back.classes.begin(), back.classes.end(), 'V'), 0);
+  EXPECT_NE(std::count(back.classes.begin(), back.classes.end(), 'S'), 0);
+}
+
+TEST(SynthEcgIo, ArtefactsCsvListsEveryInterval) {
+  const fs::path dir = fresh_folder();
+  const auto rec = small_recording();
+  ASSERT_FALSE(rec.artefacts.empty());
+  const fs::path path = synth::artefacts_path_for(dir / "ecg.csv");
+  EXPECT_EQ(path, dir / "ecg.artefacts.csv");
+  synth::write_artefacts_csv(rec, path);
+  const auto lines = read_lines(path);
+  ASSERT_EQ(lines.size(), rec.artefacts.size() + 1);
+  EXPECT_EQ(lines[0], "start,end,kind");
+  for (std::size_t i = 0; i < rec.artefacts.size(); ++i) {
+    const auto& a = rec.artefacts[i];
+    const std::string kind = a.kind == synth::artefact_kind::noise_burst ? "noise_burst" : "baseline_jump";
+    EXPECT_EQ(fields(lines[i + 1]), (std::vector<std::string>{std::to_string(a.start), std::to_string(a.end), kind}));
+  }
+  // A recording without artefacts gives the header alone.
+  synth::write_artefacts_csv(synth::ecg_recording{}, path);
+  EXPECT_EQ(read_lines(path), std::vector<std::string>{"start,end,kind"});
 }
 
 TEST(SynthEcgIo, LabelsPathConvention) {
   EXPECT_EQ(synth::labels_path_for("data/run1/ecg.csv"), fs::path("data/run1/ecg.labels.csv"));
   EXPECT_EQ(synth::labels_path_for("ecg.csv"), fs::path("ecg.labels.csv"));
   EXPECT_EQ(synth::labels_path_for("/a/b.c/heart.beats.csv"), fs::path("/a/b.c/heart.beats.labels.csv"));
+  EXPECT_EQ(synth::artefacts_path_for("data/run1/ecg.csv"), fs::path("data/run1/ecg.artefacts.csv"));
 }
 
 TEST(SynthEcgIo, WritingIntoAMissingFolderThrowsAndLeavesNothing) {
@@ -152,37 +190,7 @@ TEST(SynthEcgIo, MismatchedLabelsAreRejected) {
   rec.r_peaks = {1, 2};
   rec.labels = {'N'};
   EXPECT_THROW(synth::write_labels_csv(rec, dir / "x.labels.csv"), zf::invalid_argument);
+  rec.labels = {'N', 'x'};  // no beat symbol of the generator: its AAMI class would be unknown
+  EXPECT_THROW(synth::write_labels_csv(rec, dir / "x.labels.csv"), zf::invalid_argument);
   EXPECT_TRUE(folder_entries(dir).empty());
-}
-
-TEST(SynthEcgIo, ReadLabelsAcceptsCrlfAndBlankLines) {
-  const fs::path dir = fresh_folder();
-  write_text(dir / "l.csv", "sample,label\r\n3,N\r\n\r\n10,V\r\n12,A\n");
-  const auto l = synth::read_labels_csv(dir / "l.csv");
-  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{3, 10, 12}));
-  EXPECT_EQ(l.labels, (std::vector<char>{'N', 'V', 'A'}));
-  write_text(dir / "h.csv", "sample,label\n");
-  EXPECT_TRUE(synth::read_labels_csv(dir / "h.csv").samples.empty());
-}
-
-TEST(SynthEcgIo, ReadLabelsNamesFileAndLineOfBadInput) {
-  const fs::path dir = fresh_folder();
-  const std::string name = (dir / "bad.labels.csv").string();
-  const auto expect_error = [&](const std::string& text, const std::string& where, const std::string& what) {
-    const std::string message = labels_error(dir, text);
-    EXPECT_NE(message.find(name + where), std::string::npos) << message;
-    EXPECT_NE(message.find(what), std::string::npos) << message;
-  };
-  expect_error("", ":1:", "empty file");
-  expect_error("beat,label\n1,N\n", ":1:", "header");
-  expect_error("sample,label\n1,N\nx,N\n", ":3:1:", "sample index");
-  expect_error("sample,label\n1,N\n5;N\n", ":3:2:", "','");
-  expect_error("sample,label\n1,N\n5\n", ":3:2:", "','");
-  expect_error("sample,label\n1,N\n5,NV\n", ":3:3:", "one-letter label");
-  expect_error("sample,label\n1,N\n5,\n", ":3:3:", "one-letter label");
-  expect_error("sample,label\n1,N\n5,7\n", ":3:3:", "one-letter label");
-  expect_error("sample,label\n4,N\n4,V\n", ":3:1:", "increase");
-  expect_error("sample,label\n-4,N\n", ":2:1:", "negative");
-  expect_error("sample,label\n99999999999999999999,N\n", ":2:1:", "sample index");
-  EXPECT_THROW(synth::read_labels_csv(dir / "missing.csv"), zf::error);
 }

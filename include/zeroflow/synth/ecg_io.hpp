@@ -1,11 +1,13 @@
 #pragma once
 /// @file ecg_io.hpp
 /// Writing a synthetic recording as the seeds' CSV (one column named `heartbeats`) with its
-/// ground truth beside it, and reading the ground truth back for evaluation.
+/// ground truth beside it. The ground truth is read back by zeroflow/io/labels.hpp.
 #include <cstdint>
 #include <filesystem>
+#include <utility>
 #include <vector>
 
+#include "zeroflow/io/labels.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
 namespace zeroflow::synth {
@@ -28,14 +30,34 @@ namespace zeroflow::synth {
 void write_ecg_csv(const ecg_recording& recording, const std::filesystem::path& csv, int decimals = 4);
 
 /**
- * @brief Writes the ground truth as CSV: header `sample,label`, then one line per beat with the
- *        R-peak sample index and its label ('N' or 'V'). Written atomically like write_ecg_csv.
+ * @brief Writes the ground truth as CSV: header `sample,symbol,aami`, then one line per beat with
+ *        the R-peak sample index, its MIT-BIH symbol and its AAMI class (`N,N`, `A,S` or `V,V`),
+ *        as io::read_labels_csv reads it. Written atomically like write_ecg_csv.
  * @param recording the recording; its r_peaks and labels are written.
  * @param path the file to create or replace (see labels_path_for).
- * @throws zeroflow::invalid_argument when r_peaks and labels differ in length.
+ * @throws zeroflow::invalid_argument when r_peaks and labels differ in length or a label is not
+ *         a beat symbol.
  * @throws zeroflow::error when the file cannot be written.
  */
 void write_labels_csv(const ecg_recording& recording, const std::filesystem::path& path);
+
+/**
+ * @brief Writes the artefact annotations as CSV: header `start,end,kind`, then one line per
+ *        interval with its first sample, one past its last, and `noise_burst` or
+ *        `baseline_jump`. Written atomically like write_ecg_csv.
+ * @param recording the recording; its artefacts are written.
+ * @param path the file to create or replace (see artefacts_path_for).
+ * @throws zeroflow::error when the file cannot be written.
+ */
+void write_artefacts_csv(const ecg_recording& recording, const std::filesystem::path& path);
+
+/**
+ * @brief Where the artefact annotations of a signal CSV live by convention: same folder and
+ *        stem, extension `.artefacts.csv` (`data/ecg.csv` -> `data/ecg.artefacts.csv`).
+ * @param csv path of the signal CSV.
+ * @return path of the artefacts CSV.
+ */
+std::filesystem::path artefacts_path_for(const std::filesystem::path& csv);
 
 /**
  * @brief Where the labels of a signal CSV live by convention: same folder and stem, extension
@@ -45,23 +67,29 @@ void write_labels_csv(const ecg_recording& recording, const std::filesystem::pat
  */
 std::filesystem::path labels_path_for(const std::filesystem::path& csv);
 
-/// Ground-truth beats read back from a labels CSV.
+/// Ground-truth beats as the pipeline's evaluation read them before io::beat_labels.
+/// @deprecated Use io::beat_labels; goes when its last caller has moved.
 struct beat_labels {
   /// R-peak sample indices, strictly increasing.
   std::vector<std::int64_t> samples;
-  /// One label per sample, e.g. 'N' or 'V'.
+  /// One beat symbol per sample, e.g. 'N', 'A' or 'V'.
   std::vector<char> labels;
 };
 
 /**
- * @brief Reads a labels CSV written by write_labels_csv. Accepts CRLF line ends and blank
- *        lines; the label may be any single letter (the MIT-BIH beat codes are letters).
- * @param path the labels CSV.
- * @return the beats in file order.
- * @throws zeroflow::error when the file cannot be opened.
- * @throws zeroflow::parse_error naming path:line when the header is not `sample,label`, a line
- *         is malformed, or the sample indices are not strictly increasing.
+ * @brief Reads a labels CSV through io::read_labels_csv, keeping the first letter of each
+ *        beat symbol.
+ * @deprecated Use io::read_labels_csv; goes when its last caller has moved.
+ * @throws as io::read_labels_csv.
  */
-beat_labels read_labels_csv(const std::filesystem::path& path);
+[[deprecated("use zeroflow::io::read_labels_csv")]] inline beat_labels read_labels_csv(
+    const std::filesystem::path& path) {
+  io::beat_labels read = io::read_labels_csv(path);
+  beat_labels out;
+  out.samples = std::move(read.samples);
+  out.labels.reserve(read.symbols.size());
+  for (const auto& symbol : read.symbols) out.labels.push_back(symbol.empty() ? '?' : symbol.front());
+  return out;
+}
 
 }  // namespace zeroflow::synth
