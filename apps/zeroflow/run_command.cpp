@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -34,17 +35,20 @@ struct run_flags {
 
 void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("INPUT", f.inputs,
-                 "CSV recording(s) (one value per line, or several columns); with several, each gets "
-                 "OUT/<file name>/ and OUT/runs.csv lists them all")
+                 "recording(s): CSV (one value per line, or several columns), WFDB (NAME.hea) or EDF/EDF+ "
+                 "(NAME.edf); with several, each gets OUT/<file name>/ and OUT/runs.csv lists them all")
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--out,-o", f.out,
                  "output folder: beats.csv, summary.json, report.html, model.pt (figures/ with --figures png)")
       ->capture_default_str();
-  cmd.add_option("--column,-c", f.options.column, "column name or 0-based index (default: the first column)");
-  cmd.add_option("--sample-rate,-r", f.options.segmentation.sample_rate, "samples per second of the recording")
+  cmd.add_option("--lead,--column,-c", f.options.column,
+                 "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF "
+                 "lead (default: MLII where present, else the first ECG lead)");
+  cmd.add_option("--sample-rate,-r", f.options.segmentation.sample_rate,
+                 "samples per second of a CSV recording (WFDB and EDF files state their own)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1.0, 1e6));
   cmd.add_option("--device,-d", f.device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
@@ -91,6 +95,17 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   }
 }
 
+/// The reference labels that sit beside a recording, if any: NAME.atr for a WFDB record (the
+/// MIT-BIH convention), else NAME.labels.csv.
+std::optional<std::filesystem::path> labels_beside(const std::filesystem::path& input) {
+  auto record = input;
+  if (record.extension() == ".hea" || record.extension() == ".dat" || record.extension() == ".edf") {
+    if (auto atr = std::filesystem::path(record).replace_extension(".atr"); std::filesystem::exists(atr)) return atr;
+  }
+  if (auto csv = synth::labels_path_for(input); std::filesystem::exists(csv)) return csv;
+  return std::nullopt;
+}
+
 /// What one recording of a batch gave (a line of runs.csv).
 struct run_outcome {
   std::string input, out, error;
@@ -104,8 +119,8 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& out, bool trainin
   o.labels.reset();
   if (!f.labels.empty()) {
     o.labels = f.labels;
-  } else if (auto guess = synth::labels_path_for(o.input); std::filesystem::exists(guess)) {
-    o.labels = guess;
+  } else if (auto guess = labels_beside(o.input)) {
+    o.labels = *guess;
   }
   if (!training) o.model = f.model;
   std::filesystem::create_directories(out);
@@ -158,12 +173,13 @@ void write_runs_csv(const std::filesystem::path& path, const std::vector<run_out
   });
 }
 
-void run_pipeline(run_flags& f, bool training) {
+void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   auto& o = f.options;
   // Said before the pipeline runs, not after minutes of training.
   if (f.figures == "png" && !ZEROFLOW_HAS_CAIRO)
     throw error("--figures png: this zeroflow was built without cairo; install libcairo2-dev and rebuild");
   o.where = pipeline::parse_device_choice(f.device);
+  o.sample_rate_explicit = sample_rate_given;
   o.progress = progress;
   if (f.inputs.size() == 1) {  // one recording: its outputs straight in OUT, its error ends the program
     o.input = f.inputs.front();
@@ -213,7 +229,7 @@ void add_run(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run the whole pipeline on a recording: segment, train, score, report");
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, true);
-  cmd->callback([flags] { run_pipeline(*flags, true); });
+  cmd->callback([flags, cmd] { run_pipeline(*flags, true, cmd->count("--sample-rate") > 0); });
 }
 
 void add_score(CLI::App& app) {
@@ -221,7 +237,7 @@ void add_score(CLI::App& app) {
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, false);
   cmd->add_option("--model,-m", flags->model, "model.pt written by `zeroflow run`")->required()->check(CLI::ExistingFile);
-  cmd->callback([flags] { run_pipeline(*flags, false); });
+  cmd->callback([flags, cmd] { run_pipeline(*flags, false, cmd->count("--sample-rate") > 0); });
 }
 
 }  // namespace zeroflow::cli

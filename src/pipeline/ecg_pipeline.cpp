@@ -12,6 +12,7 @@
 #include "zeroflow/core/transfers.hpp"
 #include "zeroflow/eval/metrics.hpp"
 #include "zeroflow/io/csv.hpp"
+#include "zeroflow/io/recording.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/model/torch_cuda_allocator.hpp"
@@ -209,39 +210,44 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     });
   }
 
-  // load: the column straight into the run's device
-  array signal = stage("load", [&] {
-    io::csv_options csv;
-    if (!options.column.empty()) {
-      const bool is_index = std::all_of(options.column.begin(), options.column.end(),
-                                        [](unsigned char ch) { return std::isdigit(ch) != 0; });
-      csv.columns = {is_index ? io::column_ref(std::stoull(options.column)) : io::column_ref(options.column)};
-    }
-    csv.default_type = float32;
-    csv.threads = static_cast<unsigned>(std::max(0, options.threads));
+  // load: the lead (CSV column, WFDB or EDF signal) straight into the run's device
+  io::recording recording = stage("load", [&] {
+    io::recording_options read;
+    read.lead = options.column;
+    read.threads = static_cast<unsigned>(std::max(0, options.threads));
     if (options.progress) {
-      csv.progress = [&, last = -1](std::uint64_t done, std::uint64_t total) mutable {
+      read.progress = [&, last = -1](std::uint64_t done, std::uint64_t total) mutable {
         const int tenth = total ? static_cast<int>(10 * done / total) : 10;
         if (tenth == last || total < (64u << 20)) return;  // only big files get progress lines
         last = tenth;
         options.progress("loading " + std::to_string(10 * tenth) + " % of " + std::to_string(total >> 20) + " MiB");
       };
     }
-    csv.where = result.where;
-    auto table = io::read_csv(options.input, csv, stream);
-    ZF_EXPECTS(table.num_columns() >= 1, options.input.string(), ": no columns");
-    return table.column(0);
+    read.where = result.where;
+    return io::read_recording(options.input, read, stream);
   });
+  const array signal = recording.signal;
+  // A file that states its sample rate (WFDB, EDF) is believed; a different --sample-rate is refused
+  // rather than silently overriding it.
+  signal::segment_params segmentation = options.segmentation;
+  if (recording.sample_rate > 0) {
+    ZF_EXPECTS(!options.sample_rate_explicit || std::abs(options.segmentation.sample_rate - recording.sample_rate) <
+                                                    1e-9 * recording.sample_rate,
+               options.input.string(), " is recorded at ", recording.sample_rate, " Hz, but --sample-rate ",
+               options.segmentation.sample_rate, " was given; leave --sample-rate out for this file");
+    segmentation.sample_rate = recording.sample_rate;
+  }
+  result.lead = recording.lead;
   result.samples = signal.size();
-  result.sample_rate = options.segmentation.sample_rate;
+  result.sample_rate = segmentation.sample_rate;
 
   // The seed times its segmentation after running it once on the same recording (kernels
   // compiled, CuPy's pool grown to the working set); the segment stage is measured the same way,
   // and the cold first run is a stage of its own.
   if (result.where.type == device_type::cuda)
-    stage("warm_up", [&] { signal::warm_up(signal, options.segmentation, stream); });
-  auto seg = stage("segment", [&] { return signal::segment_recording(signal, options.segmentation, stream); });
-  const bool robust = options.segmentation.method == signal::segmentation_method::robust;
+    stage("warm_up", [&] { signal::warm_up(signal, segmentation, stream); });
+  auto seg = stage("segment", [&] { return signal::segment_recording(signal, segmentation, stream); });
+  const bool robust = segmentation.method == signal::segmentation_method::robust;
   result.method = robust ? "robust" : "seed";
   result.sizes = seg.sizes;
   result.norm = seg.norm;
@@ -252,7 +258,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
                             : "found " + std::to_string(seg.lengths.size()) + " beat candidates, kept " +
                                   std::to_string(n_rows));
   ZF_EXPECTS(n_rows >= 8, options.input.string(), ": only ", n_rows, robust ? " beats were found" : " beats survived pruning",
-             "; is the sample rate (", options.segmentation.sample_rate, " Hz) right for this recording?");
+             "; is the sample rate (", segmentation.sample_rate, " Hz) right for this recording?");
 
   std::optional<model::vae> vae;
   model::train_result trained;

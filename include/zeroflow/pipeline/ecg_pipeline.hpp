@@ -24,7 +24,10 @@ enum class device_choice { automatic, cpu, cuda };
 
 struct run_options {
   std::filesystem::path input;             ///< CSV recording
-  std::string column;                      ///< column name or 0-based index; empty = the first column
+  std::string column;                      ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
+  /// The user chose segmentation.sample_rate; a file that states another rate is then refused.
+  /// Otherwise a WFDB or EDF file's own rate replaces it (CSV files state none).
+  bool sample_rate_explicit = false;
   signal::segment_params segmentation{};   ///< sample rate and the seed's windows, in seconds
   device_choice where = device_choice::automatic;
   int epochs = 30;
@@ -81,6 +84,7 @@ struct figure_data {
 /// Everything a report needs, on the host (the final hand-off).
 struct run_result {
   std::string input;
+  std::string lead;                    ///< the signal that was read (a CSV column, a WFDB/EDF lead)
   device where;
   std::int64_t samples = 0;
   double sample_rate = 0;
