@@ -6,9 +6,11 @@ once and read once before timing so that both readers see it in the page cache. 
 PyTorch training with the notebook's DataLoader) and `zeroflow run --device cuda` run on it, each
 in its own process; zeroflow's per-stage times come from its summary.json (each stage ends with
 a stream synchronisation), and its whole run is timed from process start to report.html.
-zeroflow runs twice: with its defaults (the table's times), and with `--normalize none`, whose
-rows are the seed's raw samples, so that its final loss is comparable with the seed's (the
-default z-scored rows have a different scale, so their loss is a different number).
+zeroflow runs three times: with the seed's segmentation (`--segmentation seed`, like with like:
+the stage table), with `--segmentation seed --normalize none`, whose rows are the seed's raw
+samples, so that its final loss is comparable with the seed's (z-scored rows have a different
+scale, so their loss is a different number), and with its defaults (robust detection, every beat
+scored by shape and rhythm: the "default (robust)" rows).
 Segmentation is timed as the seed times its own: the seed runs its stages once on the recording
 (JIT, CuPy's pool) and then times them; zeroflow's warm_up stage segments the recording once
 (kernels loaded, pool grown) and the segment stage is the second run. The cold run is its own row.
@@ -63,14 +65,25 @@ ref = json.loads(result_lines[-1][7:]) if result_lines else {}
 
 out = work / "zf-out"
 t0 = time.perf_counter()
-run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--out", str(out)], capture_output=True, text=True)
+# Like with like: the seed's segmentation (--segmentation seed) for the stage table.
+run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--segmentation", "seed", "--out", str(out)],
+                     capture_output=True, text=True)
 wall = time.perf_counter() - t0
+# zeroflow's default (robust detection, every beat scored by shape and rhythm): its own rows.
+robust_out = work / "zf-out-robust"
+t0 = time.perf_counter()
+robust_run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--out", str(robust_out)],
+                            capture_output=True, text=True)
+robust_wall = time.perf_counter() - t0
+if robust_run.returncode != 0:
+    print(robust_run.stderr[-2000:], flush=True)
+robust = json.loads((robust_out / "summary.json").read_text()) if robust_run.returncode == 0 else {"stages_ms": {}}
 print(run.stderr[-4000:], flush=True)
 summary = json.loads((out / "summary.json").read_text()) if run.returncode == 0 else {"stages_ms": {}}
 ms = summary["stages_ms"]
 raw_out = work / "zf-out-raw"
-raw_run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--normalize", "none", "--out",
-                          str(raw_out)], capture_output=True, text=True)
+raw_run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--segmentation", "seed", "--normalize", "none",
+                          "--out", str(raw_out)], capture_output=True, text=True)
 if raw_run.returncode != 0:
     print(raw_run.stderr[-2000:], flush=True)
 raw = json.loads((raw_out / "summary.json").read_text()) if raw_run.returncode == 0 else {}
@@ -91,6 +104,9 @@ rows = [
     ("VAE training, 30 epochs", ref.get("vae_train", float("nan")) * 1e3, ms.get("train"), None),
     ("scoring every beat", ref.get("vae_eval", float("nan")) * 1e3, ms.get("score"), None),
     ("whole run, start to report", None, wall * 1e3, None),
+    ("default (robust) segmentation", None, robust["stages_ms"].get("segment"), None),
+    ("  rhythm part of the score", None, robust["stages_ms"].get("rhythm_score"), None),
+    ("default (robust) whole run", None, robust_wall * 1e3, None),
 ]
 print(f"\nfile: {csv.name}, {size / 1e6:.0f} MB, {n} samples; device copy {d2d / 1e12:.2f} TB/s, "
       f"pinned H2D {h2d / 1e9:.1f} GB/s")
@@ -100,7 +116,8 @@ for name, peer_ms, zf_ms, floor in rows:
     ratio = f"{peer_ms / zf_ms:8.1f}x" if peer_ms and zf_ms else f"{'-':>9s}"
     print(f"{name:30s} {fmt(peer_ms)} {fmt(zf_ms):>12s} {ratio} {fmt(floor)[1:]:>9s}")
 print(f"beats found/kept: seed {ref.get('beats_found')}/{ref.get('beats_kept')}, "
-      f"zeroflow {summary.get('beats_found')}/{summary.get('beats_kept')}")
+      f"zeroflow --segmentation seed {summary.get('beats_found')}/{summary.get('beats_kept')}, "
+      f"zeroflow default {robust.get('beats_found')} (every beat scored)")
 print(f"final loss, raw rows (--normalize none): seed train {ref.get('final_train_loss')}, test "
       f"{ref.get('test_loss')}; zeroflow train {raw.get('loss_per_epoch', [None])[-1]}, test "
       f"{raw.get('test_loss')} (training {raw.get('stages_ms', {}).get('train', float('nan')):.1f} ms)")
