@@ -238,3 +238,12 @@ def test_real_annotations_read_as_wfdb_python_reads_them(zeroflow_bin, tmp_path)
         assert [int(r["sample"]) for r in rows] == [s for s, _ in beats]
         assert [r["class"] for r in rows] == [AAMI[sym] for _, sym in beats]
         assert all((r["score"] != "") == (i % 2 == 0) for i, r in enumerate(rows))
+
+
+def test_the_runs_own_evaluation_is_the_same_as_evaluate(zeroflow_bin, short_run, tmp_path):
+    out, _ = short_run
+    summary = json.loads((out / "summary.json").read_text())
+    assert pathlib.Path(summary["labels"]).is_file()  # recorded by the run, found again below
+    out_json = tmp_path / "evaluation.json"
+    run_cli(zeroflow_bin, "evaluate", out, "--json", out_json)
+    assert json.loads(out_json.read_text())["evaluation"] == summary["evaluation"]
