@@ -1,11 +1,26 @@
 #pragma once
-// Portable random numbers for the generators: std::mt19937_64 is specified bit for bit by the
-// standard, the std distributions are not, so we transform its output ourselves.
+// The generators' random streams and portable random numbers: std::mt19937_64 is specified bit
+// for bit by the standard, the std distributions are not, so we transform its output ourselves.
 #include <cmath>
 #include <cstdint>
 #include <random>
 
 namespace zeroflow::synth::detail {
+
+namespace streams {
+// Independent random streams, so that e.g. switching the noise off or changing the sample rate
+// leaves the beats exactly where they were, and options that are off draw nothing from the
+// streams that older recordings used.
+enum stream_id : std::uint64_t {
+  rhythm_stream = 1,
+  shape_stream = 2,
+  noise_stream = 3,
+  apb_stream = 4,          // APB P wave, which beats are APBs, their timing
+  burst_stream = 5,        // when the noise bursts come, how long and how strong they are
+  burst_noise_stream = 6,  // the noise of the bursts (its length depends on the sample rate)
+  jump_stream = 7,         // when the baseline jumps come, their size and decay
+};
+}  // namespace streams
 
 /// SplitMix64 step; derives independent engine seeds from one user seed.
 inline std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t stream) {
