@@ -2,12 +2,8 @@
 /// @file ecg_io.hpp
 /// Writing a synthetic recording as the seeds' CSV (one column named `heartbeats`) with its
 /// ground truth beside it. The ground truth is read back by zeroflow/io/labels.hpp.
-#include <cstdint>
 #include <filesystem>
-#include <utility>
-#include <vector>
 
-#include "zeroflow/io/labels.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
 namespace zeroflow::synth {
@@ -66,30 +62,5 @@ std::filesystem::path artefacts_path_for(const std::filesystem::path& csv);
  * @return path of the labels CSV.
  */
 std::filesystem::path labels_path_for(const std::filesystem::path& csv);
-
-/// Ground-truth beats as the pipeline's evaluation read them before io::beat_labels.
-/// @deprecated Use io::beat_labels; goes when its last caller has moved.
-struct beat_labels {
-  /// R-peak sample indices, strictly increasing.
-  std::vector<std::int64_t> samples;
-  /// One beat symbol per sample, e.g. 'N', 'A' or 'V'.
-  std::vector<char> labels;
-};
-
-/**
- * @brief Reads a labels CSV through io::read_labels_csv, keeping the first letter of each
- *        beat symbol.
- * @deprecated Use io::read_labels_csv; goes when its last caller has moved.
- * @throws as io::read_labels_csv.
- */
-[[deprecated("use zeroflow::io::read_labels_csv")]] inline beat_labels read_labels_csv(
-    const std::filesystem::path& path) {
-  io::beat_labels read = io::read_labels_csv(path);
-  beat_labels out;
-  out.samples = std::move(read.samples);
-  out.labels.reserve(read.symbols.size());
-  for (const auto& symbol : read.symbols) out.labels.push_back(symbol.empty() ? '?' : symbol.front());
-  return out;
-}
 
 }  // namespace zeroflow::synth
