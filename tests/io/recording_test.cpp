@@ -1,0 +1,187 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/io_test_util.hpp"
+#include "io/signal_file_writers.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/recording.hpp"
+#include "zeroflow/memory/allocate.hpp"
+
+namespace zf = zeroflow;
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path shared_data = fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const zf::error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+std::vector<float> host_values(const zf::array& a) {
+  const zf::array host = a.where().host_accessible() ? a : zf::copy_to(a, zf::cpu_device);
+  const auto s = host.span<const float>();
+  return {s.begin(), s.end()};
+}
+
+// A two-signal WFDB record, "V1" then "MLII", interleaved in format 16.
+fs::path write_record(const zf::test::scratch_dir& dir) {
+  std::vector<std::int32_t> stream;
+  for (int i = 0; i < 6; ++i) {
+    stream.push_back(10 * i);       // V1
+    stream.push_back(-100 * i);     // MLII
+  }
+  dir.write("rec.dat", zf::test::wfdb_stream(16, stream));
+  return dir.write("rec.hea", "rec 2 360 6\nrec.dat 16 10/mV 16 0 0 0 0 V1\nrec.dat 16 200(100)/uV 16 0 0 0 0 MLII\n");
+}
+
+}  // namespace
+
+TEST(Recording, WfdbDefaultLeadIsMlii) {
+  zf::test::scratch_dir dir;
+  const auto hea = write_record(dir);
+  for (const fs::path& path : {hea, dir.path() / "rec"}) {  // the record's path without extension too
+    const auto r = zf::io::read_recording(path);
+    EXPECT_EQ(r.lead, "MLII");
+    EXPECT_EQ(r.units, "uV");
+    EXPECT_DOUBLE_EQ(r.sample_rate, 360);
+    EXPECT_EQ(r.leads, (std::vector<std::string>{"V1", "MLII"}));
+    EXPECT_EQ(r.signal.type(), zf::float32);
+    EXPECT_EQ(r.signal.ndim(), 1);
+    EXPECT_EQ(r.signal.where(), zf::cpu_device);
+    const auto v = host_values(r.signal);
+    ASSERT_EQ(v.size(), 6u);
+    for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(v[i], (-100.0f * i - 100) / 200) << i;
+  }
+}
+
+TEST(Recording, LeadByNameOrIndex) {
+  zf::test::scratch_dir dir;
+  const auto hea = write_record(dir);
+  zf::io::recording_options options;
+  options.lead = "v1";  // names match whatever their case
+  auto r = zf::io::read_recording(hea, options);
+  EXPECT_EQ(r.lead, "V1");
+  EXPECT_FLOAT_EQ(host_values(r.signal)[5], 5.0f);
+  options.lead = "1";
+  EXPECT_EQ(zf::io::read_recording(hea, options).lead, "MLII");
+  options.lead = "V5";
+  const auto unknown = message_of([&] { (void)zf::io::read_recording(hea, options); });
+  EXPECT_THAT(unknown, HasSubstr("rec.hea: no lead \"V5\"; the signals there are 0 \"V1\", 1 \"MLII\""));
+  EXPECT_THROW((void)zf::io::read_recording(hea, options), zf::invalid_argument);
+  options.lead = "2";
+  EXPECT_THROW((void)zf::io::read_recording(hea, options), zf::invalid_argument);
+  options.lead = "99999999999999999999999";
+  EXPECT_THROW((void)zf::io::read_recording(hea, options), zf::invalid_argument);
+}
+
+TEST(Recording, DefaultLeadChoice) {
+  using zf::io::default_lead;
+  EXPECT_EQ(default_lead({"V1", "II", "ECG II", "MLII"}, {}), 3u);
+  EXPECT_EQ(default_lead({"Resp", "II", "ECG II"}, {}), 2u);
+  EXPECT_EQ(default_lead({"Pleth", "i", "ii"}, {}), 2u);
+  EXPECT_EQ(default_lead({"Resp", "ABP", "v5"}, {}), 2u);
+  EXPECT_EQ(default_lead({"Resp", "EKG lead"}, {}), 1u);
+  EXPECT_EQ(default_lead({"Resp", "chan 2"}, {"", "mV"}), 1u);
+  EXPECT_EQ(default_lead({"Resp", "chan 2", "chan 3"}, {"l/min", "\xC2\xB5V", "mV"}), 1u);
+  EXPECT_EQ(default_lead({"Resp", "Pleth"}, {"", ""}), 0u);
+  EXPECT_EQ(default_lead({"aVF", "MLIII"}, {}), 0u);
+  EXPECT_EQ(default_lead({"Resp", "MLIII"}, {}), 1u);
+}
+
+TEST(Recording, EdfSkipsTheAnnotationSignal) {
+  zf::test::edf_test_signal resp{"Resp", "l/min", 0, 10, 0, 1000, 2, {0, 100, 200, 300}, {}};
+  zf::test::edf_test_signal ecg{"EKG", "mV", -5, 5, -1000, 1000, 4, {-1000, 0, 1000, 500, 1, 2, 3, 4}, {}};
+  zf::test::edf_test_signal notes{"EDF Annotations", "", -1, 1, -32768, 32767, 4, {}, {}};
+  notes.annotation_bytes = std::string("+0\x14\x14", 4) + std::string(4, '\0') + std::string("+1\x14\x14", 4) +
+                           std::string(4, '\0');
+  zf::test::scratch_dir dir;
+  const auto path = dir.write("r.EDF", zf::test::edf_file({resp, notes, ecg}, 2, 0.25, "EDF+C"));
+  auto r = zf::io::read_recording(path);
+  EXPECT_EQ(r.leads, (std::vector<std::string>{"Resp", "EKG"}));
+  EXPECT_EQ(r.lead, "EKG");
+  EXPECT_EQ(r.units, "mV");
+  EXPECT_DOUBLE_EQ(r.sample_rate, 16);
+  const auto v = host_values(r.signal);
+  ASSERT_EQ(v.size(), 8u);
+  EXPECT_FLOAT_EQ(v[0], -5.0f);
+  EXPECT_FLOAT_EQ(v[2], 5.0f);
+  EXPECT_FLOAT_EQ(v[4], 0.005f);
+  zf::io::recording_options options;
+  options.lead = "1";  // indices count the signals, not the annotation signal
+  EXPECT_EQ(zf::io::read_recording(path, options).lead, "EKG");
+  options.lead = "EDF Annotations";
+  EXPECT_THROW((void)zf::io::read_recording(path, options), zf::invalid_argument);
+
+  const auto only = dir.write("only.edf", zf::test::edf_file({notes}, 2, 0.25, "EDF+C"));
+  EXPECT_THAT(message_of([&] { (void)zf::io::read_recording(only); }), HasSubstr("only EDF+ annotations"));
+}
+
+TEST(Recording, CsvKeepsTheCsvReadersRules) {
+  zf::test::scratch_dir dir;
+  const auto path = dir.write("r.csv", "time,mlii,note\n0,1.5,a\n1,-2.25,b\n2,3,c\n");
+  zf::io::recording_options options;
+  int calls = 0;
+  options.progress = [&](std::uint64_t done, std::uint64_t total) {
+    ++calls;
+    EXPECT_LE(done, total);
+  };
+  auto r = zf::io::read_recording(path, options);  // the first column; the text column is never parsed
+  EXPECT_EQ(r.lead, "time");
+  EXPECT_EQ(r.leads, (std::vector<std::string>{"time"}));
+  EXPECT_DOUBLE_EQ(r.sample_rate, 0);
+  EXPECT_EQ(r.units, "");
+  EXPECT_EQ(host_values(r.signal), (std::vector<float>{0, 1, 2}));
+  EXPECT_GE(calls, 1);
+  options.lead = "mlii";
+  EXPECT_EQ(host_values(zf::io::read_recording(path, options).signal), (std::vector<float>{1.5f, -2.25f, 3}));
+  options.lead = "1";
+  EXPECT_EQ(zf::io::read_recording(path, options).lead, "mlii");
+  options.lead = "note";
+  EXPECT_THROW((void)zf::io::read_recording(path, options), zf::parse_error);
+  options.lead = "absent";
+  EXPECT_THROW((void)zf::io::read_recording(path, options), zf::error);
+  // A name that is neither a file nor a record is read as CSV and reported as such.
+  EXPECT_THAT(message_of([&] { (void)zf::io::read_recording(dir.path() / "nothing"); }), HasSubstr("nothing"));
+}
+
+TEST(Recording, StraightToTheGpu) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  zf::test::scratch_dir dir;
+  const auto hea = write_record(dir);
+  zf::io::recording_options options;
+  options.where = zf::device{zf::device_type::cuda, 0};
+  const auto r = zf::io::read_recording(hea, options);
+  EXPECT_EQ(r.signal.where(), options.where);
+  EXPECT_EQ(host_values(r.signal), host_values(zf::io::read_recording(hea).signal));
+  const auto csv = dir.write("r.csv", "x\n1\n2\n");
+  EXPECT_EQ(host_values(zf::io::read_recording(csv, options).signal), (std::vector<float>{1, 2}));
+}
+
+TEST(Recording, Mitdb106AsWfdbAndAsCsv) {
+  if (!fs::exists(shared_data)) GTEST_SKIP() << "no " << shared_data;
+  const auto dir = shared_data / "mitdb-ds1";
+  const auto wfdb = zf::io::read_recording(dir / "106");
+  EXPECT_EQ(wfdb.lead, "MLII");
+  EXPECT_EQ(wfdb.units, "mV");
+  EXPECT_DOUBLE_EQ(wfdb.sample_rate, 360);
+  const auto csv = zf::io::read_recording(dir / "106.csv");
+  EXPECT_EQ(csv.lead, "mlii");
+  const auto a = host_values(wfdb.signal), b = host_values(csv.signal);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 0.0005 + 1e-6) << i;
+}
