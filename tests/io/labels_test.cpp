@@ -134,3 +134,18 @@ TEST(Labels, ReadLabelsTakesCsvByItsExtension) {
   EXPECT_EQ(l.samples, (std::vector<std::int64_t>{3}));
   EXPECT_EQ(l.classes, (std::vector<char>{'V'}));
 }
+
+TEST(Labels, ReadLabelsTakesAnythingElseForWfdbAnnotations) {
+  // A MIT-format annotation file written from the format's definition (PhysioNet, annot(5)):
+  // little-endian 16-bit words, annotation code in the top 6 bits, sample difference in the low
+  // 10; code 1 is N, 5 is V, 22 ('"', a comment) no beat; a zero word ends the file.
+  auto word = [](unsigned code, unsigned difference) {
+    const unsigned w = (code << 10) | difference;
+    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
+  };
+  const std::string atr = word(1, 100) + word(22, 20) + word(5, 130) + word(1, 300) + std::string(2, '\0');
+  zf::test::scratch_dir dir;
+  const auto l = io::read_labels(dir.write("rec.atr", atr));
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{100, 250, 550}));
+  EXPECT_EQ(l.classes, (std::vector<char>{'N', 'V', 'N'}));
+}
