@@ -1,9 +1,16 @@
 // The segmentation steps (zeroflow.signal in Python): each runs on its input's device, on the
 // given stream (default: the first input's stream), after the inputs' own streams.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 #include "common.hpp"
+#include "zeroflow/core/error.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
+#include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/signal/segment.hpp"
 
 namespace zeroflow::python {
@@ -43,6 +50,68 @@ signal::segment_params params_of(double sample_rate, double ricker_seconds, doub
   return p;
 }
 
+/// The windows a Python caller may set, by name, with the member of segment_params each one sets.
+struct window_field {
+  const char* name;
+  double signal::segment_params::*member;
+};
+constexpr window_field window_fields[] = {
+    {"sample_rate", &signal::segment_params::sample_rate},
+    {"ricker_seconds", &signal::segment_params::ricker_seconds},
+    {"nms_window_seconds", &signal::segment_params::nms_window_seconds},
+    {"min_beat_seconds", &signal::segment_params::min_beat_seconds},
+    {"max_beat_seconds", &signal::segment_params::max_beat_seconds},
+    {"min_peak_ratio", &signal::segment_params::min_peak_ratio},
+    {"refractory_seconds", &signal::segment_params::refractory_seconds},
+    {"t_wave_seconds", &signal::segment_params::t_wave_seconds},
+    {"replace_seconds", &signal::segment_params::replace_seconds},
+    {"slope_seconds", &signal::segment_params::slope_seconds},
+    {"learn_seconds", &signal::segment_params::learn_seconds},
+    {"window_before_seconds", &signal::segment_params::window_before_seconds},
+    {"window_after_seconds", &signal::segment_params::window_after_seconds},
+};
+
+signal::segmentation_method method_of(const std::string& name) {
+  if (name == "robust") return signal::segmentation_method::robust;
+  if (name == "seed") return signal::segmentation_method::seed;
+  ZF_THROW(::zeroflow::invalid_argument, "unknown segmentation method '", name, "': use 'robust' or 'seed'");
+}
+
+/// segment_params from a dict of window names (window_fields) and "method"; the rest keep their
+/// defaults. An unknown name is refused rather than ignored, so a misspelt window cannot pass unnoticed.
+signal::segment_params params_from(const nb::dict& windows) {
+  signal::segment_params p;
+  for (auto [key, value] : windows) {
+    const auto name = nb::cast<std::string>(key);
+    if (name == "method") {
+      p.method = method_of(nb::cast<std::string>(value));
+      continue;
+    }
+    const auto* field = std::find_if(std::begin(window_fields), std::end(window_fields),
+                                     [&](const window_field& f) { return name == f.name; });
+    if (field == std::end(window_fields)) {
+      std::string known;
+      for (const auto& f : window_fields) known += std::string(known.empty() ? "" : ", ") + f.name;
+      ZF_THROW(::zeroflow::invalid_argument, "unknown segmentation parameter '", name, "'; the parameters are: ", known,
+               ", method");
+    }
+    p.*(field->member) = nb::cast<double>(value);
+  }
+  return p;
+}
+
+/// The recording's median from the same strided subsample segment_recording takes, so that
+/// detect_qrs here finds exactly the beats the robust segmentation finds.
+float recording_center(const array& x, stream_view stream) {
+  const std::int64_t stride = std::max<std::int64_t>(1, x.size() >> signal::statistics_sample_bits);
+  return signal::robust_zscore(stride == 1 ? x : x.slice(0, 0, x.size(), stride), stream).center;
+}
+
+/// A py_array, or None for an intermediate the chosen method does not compute.
+nb::object maybe_array(const array& a, std::uintptr_t s) {
+  return a.valid() ? nb::cast(py_array{a, s}) : nb::none();
+}
+
 /// A py_array result on stream `s`, computed with the GIL released.
 template <class F>
 py_array compute(std::uintptr_t s, F&& f) {
@@ -71,15 +140,10 @@ void bind_signal(nb::module_& m) {
       []() {
         const signal::segment_params p;
         nb::dict d;
-        d["sample_rate"] = p.sample_rate;
-        d["ricker_seconds"] = p.ricker_seconds;
-        d["nms_window_seconds"] = p.nms_window_seconds;
-        d["min_beat_seconds"] = p.min_beat_seconds;
-        d["max_beat_seconds"] = p.max_beat_seconds;
-        d["min_peak_ratio"] = p.min_peak_ratio;
+        for (const auto& f : window_fields) d[f.name] = p.*(f.member);
         return d;
       },
-      "The seed's segmentation parameters (signal::segment_params defaults).");
+      "The segmentation parameters' defaults (signal::segment_params), in seconds.");
   m.def(
       "_segment_sizes",
       [](double rate, double ricker, double nms, double min_beat, double max_beat, double ratio) {
@@ -169,31 +233,45 @@ void bind_signal(nb::module_& m) {
       "stream"_a.none());
   m.def(
       "_segment_beats",
-      [](const py_array& x, double rate, double ricker, double nms, double min_beat, double max_beat, double ratio,
-         nb::handle stream) {
+      [](const py_array& x, const nb::dict& windows, nb::handle stream) {
+        const auto params = params_from(windows);
         const auto s = run_stream(stream, {&x});
         signal::segmentation r;
         {
           nb::gil_scoped_release release;
-          r = signal::segment_beats(x.value, params_of(rate, ricker, nms, min_beat, max_beat, ratio),
-                                    to_stream_view(s));
+          r = signal::segment_recording(x.value, params, to_stream_view(s));
         }
         nb::dict d;
         d["sizes"] = sizes_dict(r.sizes);
         d["filtered"] = py_array{r.filtered, s};
-        d["gate"] = py_array{r.gate, s};
+        d["gate"] = maybe_array(r.gate, s);
         d["positions"] = py_array{r.positions, s};
         d["lengths"] = py_array{r.lengths, s};
         d["histogram"] = py_array{r.histogram, s};
         d["peaks"] = py_array{r.peaks, s};
         d["norm"] = r.norm;
         d["rows"] = py_array{r.beats.rows, s};
-        d["kept"] = py_array{r.beats.kept, s};
-        d["kept_index"] = py_array{r.beats.kept_index, s};
+        d["kept"] = maybe_array(r.beats.kept, s);
+        d["kept_index"] = maybe_array(r.beats.kept_index, s);
+        d["rr_before"] = maybe_array(r.rr.rr_before, s);
+        d["rr_after"] = maybe_array(r.rr.rr_after, s);
+        d["local_rr"] = maybe_array(r.rr.local_rr, s);
+        d["irregularity"] = maybe_array(r.rr.irregularity, s);
         return d;
       },
-      "signal"_a, "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a,
-      "max_beat_seconds"_a, "min_peak_ratio"_a, "stream"_a.none());
+      "signal"_a, "windows"_a, "stream"_a.none(),
+      "segment_recording with the windows (and method) named in `windows`; intermediates the method does not "
+      "compute are None.");
+  m.def(
+      "_detect_qrs",
+      [](const py_array& x, const nb::dict& windows, std::optional<float> center, nb::handle stream) {
+        const auto params = params_from(windows);
+        return compute(run_stream(stream, {&x}), [&](stream_view v) {
+          return signal::detect_qrs(x.value, params, center ? *center : recording_center(x.value, v), v).peaks;
+        });
+      },
+      "signal"_a, "windows"_a, "center"_a.none(), "stream"_a.none(),
+      "signal::detect_qrs's R peaks (int64); center None takes the recording's median as segment_recording does.");
 }
 
 }  // namespace zeroflow::python

@@ -18,7 +18,7 @@ from ._interop import CopyWarning, asarray, ascontiguousarray, from_dlpack  # no
 from ._arrow import Table, as_table, table  # noqa: E402
 from . import allocators, io, memory, signal, synth  # noqa: E402
 from .io import read_csv  # noqa: E402
-from .signal import segment_beats  # noqa: E402
+from .signal import detect_qrs, segment_beats  # noqa: E402
 from . import model, pipeline  # noqa: E402
 from .model import VAE  # noqa: E402
 from .pipeline import run  # noqa: E402
@@ -36,4 +36,4 @@ __version__ = _core.__version__
 
 __all__ = ["Array", "Table", "CopyWarning", "Error", "CudaError", "ParseError", "asarray", "ascontiguousarray",
            "from_dlpack", "as_table", "table", "empty", "zeros", "cuda_available", "read_csv", "segment_beats",
-           "VAE", "run", "io", "signal", "model", "pipeline", "memory", "synth", "allocators"]
+           "detect_qrs", "VAE", "run", "io", "signal", "model", "pipeline", "memory", "synth", "allocators"]

@@ -1,4 +1,6 @@
-"""The seed's segmentation, step by step or in one call (:func:`segment_beats`).
+"""The seed's segmentation, step by step or in one call (:func:`segment_beats`), and the beat
+detector for real recordings (:func:`detect_qrs`; ``segment_beats(..., method="robust")`` runs the
+whole robust segmentation).
 
 Every function takes array-likes from any framework (through :func:`zeroflow.asarray`, without
 copying), runs on the input's device (CPU or GPU) and returns zeroflow arrays on that device.
@@ -11,7 +13,7 @@ the recording's sample rate; the defaults are the seed's windows at 250 Hz.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from ._interop import Array, _core, asarray
 
@@ -47,23 +49,38 @@ class SegmentSizes:
 @dataclass
 class Embedding:
     """The kept beats as model input."""
-    rows: Array        #: n_kept x row_width float32: (x - center) / scale, then zeros
-    kept: Array        #: uint8 per candidate: 1 when its length is within [min_length, max_length]
-    kept_index: Array  #: int64 per row: the candidate it came from (beat order)
+    rows: Array                  #: n_kept x row_width float32: (x - center) / scale, then zeros
+    kept: Optional[Array]        #: uint8 per candidate: 1 when its length is within [min_length, max_length]
+    kept_index: Optional[Array]  #: int64 per row: the candidate it came from (beat order)
+
+
+@dataclass
+class Rhythm:
+    """Rhythm features of every beat (robust method): float32, intervals in seconds."""
+    rr_before: Array     #: peak[b] - peak[b-1]; for the first beat its rr_after
+    rr_after: Array      #: peak[b+1] - peak[b]; for the last beat its rr_before
+    local_rr: Array      #: median R-R interval of the 16 intervals around beat b
+    irregularity: Array  #: how early the beat came and how long the pause after it is; 0 in a steady rhythm
 
 
 @dataclass
 class Segmentation:
-    """Every intermediate of :func:`segment_beats`, on the signal's device."""
+    """Every intermediate of :func:`segment_beats`, on the signal's device.
+
+    With ``method="robust"`` positions and peaks are both the detected R peaks, lengths their R-R
+    intervals, every beat has a row (``beats.kept`` and ``beats.kept_index`` are None), ``gate``
+    is None and ``rhythm`` holds the rhythm features; with ``method="seed"`` ``rhythm`` is None.
+    """
     sizes: SegmentSizes
-    filtered: Array    #: band-passed signal, float32
-    gate: Array        #: NMS gate, uint8
-    positions: Array   #: int64 gate positions; candidate c starts at positions[c]
-    lengths: Array     #: int64 beat lengths, one per candidate
-    histogram: Array   #: int64 histogram of the lengths
-    peaks: Array       #: int64 R-peak of every position
+    filtered: Array           #: band-passed signal, float32
+    gate: Optional[Array]     #: NMS gate, uint8 (seed method)
+    positions: Array          #: int64 gate positions; candidate c starts at positions[c]
+    lengths: Array            #: int64 beat lengths, one per candidate
+    histogram: Array          #: int64 histogram of the lengths
+    peaks: Array              #: int64 R-peak of every position
     norm: Normalization
     beats: Embedding
+    rhythm: Optional[Rhythm] = None  #: robust method only
 
 
 def segment_sizes(*, sample_rate: float = _DEFAULTS["sample_rate"],
@@ -138,20 +155,86 @@ def embed_beats(signal: Any, positions: Any, lengths: Any, min_length: int, max_
     return Embedding(rows, kept, kept_index)
 
 
+_METHODS = ("seed", "robust")
+#: The beat detector's windows (detect_qrs and the robust method), in seconds.
+_DETECTOR_WINDOWS = ("ricker_seconds", "refractory_seconds", "t_wave_seconds", "replace_seconds", "slope_seconds",
+                     "learn_seconds")
+#: The robust method's beat row: this long before and after each peak.
+_ROW_WINDOWS = ("window_before_seconds", "window_after_seconds")
+
+
+def _windows(given: Dict[str, Any], allowed: tuple, caller: str) -> Dict[str, float]:
+    """The windows the caller set, refusing a name `caller` does not take (TypeError, as Python does)."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise TypeError(f"{caller}() got unexpected window(s) {', '.join(unknown)}; it takes {', '.join(allowed)}")
+    return {name: float(value) for name, value in given.items()}
+
+
 def segment_beats(signal: Any, *, sample_rate: float = _DEFAULTS["sample_rate"],
                   ricker_seconds: float = _DEFAULTS["ricker_seconds"],
                   nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
                   min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
                   max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
-                  min_peak_ratio: float = _DEFAULTS["min_peak_ratio"], stream: Any = None) -> Segmentation:
-    """The whole segmentation on the signal's device: band-pass, gate, positions (weak peaks
-    dropped below `min_peak_ratio` x the median peak; 0 keeps the seed's detector), lengths,
-    histogram, R-peaks, robust z-score and the embedded rows.
+                  min_peak_ratio: float = _DEFAULTS["min_peak_ratio"], method: str = "seed", stream: Any = None,
+                  **windows: float) -> Segmentation:
+    """The whole segmentation on the signal's device.
+
+    ``method="seed"`` (the default here) is the seed's method: band-pass, gate, positions (weak
+    peaks dropped below `min_peak_ratio` x the median peak; 0 keeps the seed's detector), lengths,
+    histogram, R-peaks, robust z-score and the embedded rows of the beats within the length bounds.
+    ``method="robust"`` (what ``zeroflow run`` does by default) detects beats with
+    :func:`detect_qrs` and embeds every one of them in a window around its peak, with rhythm
+    features; see :class:`Segmentation` for what the fields then hold.
 
     Args:
         signal: the raw 1-D float32 recording (any framework, any stride).
+        method: "seed" or "robust".
+        windows: the robust method's windows in seconds: refractory_seconds, t_wave_seconds,
+            replace_seconds, slope_seconds, learn_seconds (as :func:`detect_qrs`),
+            window_before_seconds, window_after_seconds.
     """
-    d = _core._segment_beats(_checked(signal, "signal", _F32), sample_rate, ricker_seconds, nms_window_seconds,
-                             min_beat_seconds, max_beat_seconds, min_peak_ratio, stream)
+    if method not in _METHODS:
+        raise ValueError(f"method must be 'seed' or 'robust', not {method!r}")
+    params = _windows(windows, _DETECTOR_WINDOWS[1:] + _ROW_WINDOWS, "segment_beats")
+    params.update(sample_rate=sample_rate, ricker_seconds=ricker_seconds, nms_window_seconds=nms_window_seconds,
+                  min_beat_seconds=min_beat_seconds, max_beat_seconds=max_beat_seconds,
+                  min_peak_ratio=min_peak_ratio, method=method)
+    d = _core._segment_beats(_checked(signal, "signal", _F32), params, stream)
+    rhythm = None
+    if d["rr_before"] is not None:
+        rhythm = Rhythm(d["rr_before"], d["rr_after"], d["local_rr"], d["irregularity"])
     return Segmentation(SegmentSizes(**d["sizes"]), d["filtered"], d["gate"], d["positions"], d["lengths"],
-                        d["histogram"], d["peaks"], d["norm"], Embedding(d["rows"], d["kept"], d["kept_index"]))
+                        d["histogram"], d["peaks"], d["norm"], Embedding(d["rows"], d["kept"], d["kept_index"]),
+                        rhythm)
+
+
+def detect_qrs(signal: Any, sample_rate: float, *, center: Optional[float] = None, stream: Any = None,
+               **windows: float) -> Array:
+    """The R peaks of a raw recording (int64 sample indices, ascending, on the signal's device).
+
+    The detector of the robust segmentation: the Ricker band-pass of the recording (its median
+    removed) squared, so either polarity counts; its local maxima at least a refractory period
+    apart are candidates; a candidate is a beat when it clears an adaptive threshold between the
+    running signal and noise levels, is not a slower wave right after a beat (T wave) and is not
+    followed closely by a stronger peak (then it was a P wave); long gaps are searched back. The
+    result does not depend on the recording's units (gain and offset).
+
+    Args:
+        signal: the raw 1-D float32 recording (any framework, any stride), at least a refractory
+            period and a band-pass kernel long.
+        sample_rate: samples per second; every window is scaled by it.
+        center: the recording's baseline; None (default) takes its median, as the robust
+            segmentation does.
+        windows: in seconds, any of ricker_seconds (band-pass kernel width), refractory_seconds
+            (no two beats closer), t_wave_seconds, replace_seconds, slope_seconds, learn_seconds
+            (the levels start from this much of the recording); defaults are zeroflow's.
+
+    Raises:
+        TypeError: a non-float32 signal or an unknown window; ValueError: a signal that is not
+        1-D or too short, or a window or rate that is not a finite positive number.
+    """
+    params = _windows(windows, _DETECTOR_WINDOWS, "detect_qrs")
+    params["sample_rate"] = float(sample_rate)
+    return _core._detect_qrs(_checked(signal, "signal", _F32), params,
+                             None if center is None else float(center), stream)
