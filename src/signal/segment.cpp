@@ -18,7 +18,10 @@ namespace zeroflow::signal {
 segmentation segment_beats(const array& signal, const segment_params& params, stream_view stream) {
   detail::expect_1d(signal, "segment_beats: signal", {float32});
   segmentation s;
-  s.sizes = sizes_for(params);
+  // The seed's method whatever params.method says: its rows hold the longest kept beat.
+  segment_params seed = params;
+  seed.method = segmentation_method::seed;
+  s.sizes = sizes_for(seed);
   const std::int64_t needed = std::max(s.sizes.ricker_width, s.sizes.nms_window);
   ZF_EXPECTS(signal.size() >= needed, "segment_beats: the signal has ", signal.size(),
              " samples, fewer than the band-pass and NMS windows need (", needed, " at ", params.sample_rate, " Hz)");
@@ -36,7 +39,7 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   double kernel_sum = 0;
   for (float tap : kernel.span<const float>()) kernel_sum += tap;
 #if ZEROFLOW_HAS_CUDA
-  if (detail::on_cuda(x)) return detail::segment_beats_cuda(x, params, s.sizes, kernel_sum, stride, stream);
+  if (detail::on_cuda(x)) return detail::segment_beats_cuda(x, seed, s.sizes, kernel_sum, stride, stream);
 #endif
   const array sample = stride == 1 ? x : copy_to(x.slice(0, 0, x.size(), stride), x.where(), stream);
   const normalization robust = robust_zscore(sample, stream);

@@ -20,6 +20,7 @@ TEST(SignalParams, DefaultsAt250HzAreTheSeedsSamples) {
 
 TEST(SignalParams, ScaleWithTheSampleRate) {
   sig::segment_params p;
+  p.method = sig::segmentation_method::seed;  // rows as long as the longest kept beat
   p.sample_rate = 360;  // MIT-BIH
   auto s = sig::sizes_for(p);
   EXPECT_EQ(s.ricker_width, 43);  // 43.2
@@ -41,8 +42,25 @@ TEST(SignalParams, ScaleWithTheSampleRate) {
   EXPECT_EQ(s.row_width, 128);
 }
 
+TEST(SignalParams, RobustRowsHoldTheBeatWindow) {
+  sig::segment_params p;  // robust by default: 0.25 s before the peak + 0.45 s after
+  p.sample_rate = 360;
+  auto s = sig::sizes_for(p);
+  EXPECT_EQ(s.window_before, 90);
+  EXPECT_EQ(s.window_after, 162);
+  EXPECT_EQ(s.row_width, 256);  // 252 samples
+  EXPECT_EQ(s.refractory, 72);
+  p.sample_rate = 1000;
+  s = sig::sizes_for(p);
+  EXPECT_EQ(s.window_before + s.window_after, 700);
+  EXPECT_EQ(s.row_width, 1024);
+  p.window_after_seconds = 0.25;
+  EXPECT_EQ(sig::sizes_for(p).row_width, 512);
+}
+
 TEST(SignalParams, RowWidthIsAPowerOfTwoOfAtLeast16) {
   sig::segment_params p;
+  p.method = sig::segmentation_method::seed;
   p.sample_rate = 10;  // max 10.24 -> 10 samples, but the VAE needs >= 16
   p.nms_window_seconds = 1;
   auto s = sig::sizes_for(p);
