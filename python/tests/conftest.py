@@ -25,11 +25,11 @@ def run_cli(binary, *args, check=True):
 
 @pytest.fixture(scope="session")
 def short_recording(zeroflow_bin, tmp_path_factory):
-    """12 minutes of synthetic ECG at 250 Hz, 90 bpm, 5 % PVCs, and its labels. (At 90 bpm the
-    PVCs' compensatory pauses fit the seed's longest kept beat, so they are scored.)"""
+    """12 minutes of synthetic ECG at 250 Hz, 90 bpm, 5 % PVCs and no atrial premature beats, and its
+    labels (sample,symbol,aami)."""
     folder = tmp_path_factory.mktemp("rec")
     csv = folder / "short.csv"
-    run_cli(zeroflow_bin, "generate", "--hours", 0.2, "--anomaly-rate", 0.05, "--heart-rate", 90, "--seed", 7, "--out", csv)
+    run_cli(zeroflow_bin, "generate", "--hours", 0.2, "--anomaly-rate", 0.05, "--apb-rate", 0, "--heart-rate", 90, "--seed", 7, "--out", csv)
     return csv
 
 

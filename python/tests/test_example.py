@@ -28,7 +28,7 @@ def test_example_runs_on_the_cpu(tmp_path):
     assert summary["beats_found"] > 0.95 * 0.2 * 3600 * 1.5  # 90 bpm
     assert summary["beats_kept"] > 0.95 * summary["beats_found"]
     truth = np.genfromtxt(labels, delimiter=",", names=True, dtype=None, encoding="utf-8")
-    pvc_seconds = truth["sample"][truth["label"] == "V"] / 250.0
+    pvc_seconds = truth["sample"][truth["symbol"] == "V"] / 250.0
     hits = sum(np.min(np.abs(pvc_seconds - a["time_s"])) < 1.5 for a in summary["top_anomalies"])
     assert hits >= 4, (summary["top_anomalies"], pvc_seconds[:20])
     assert summary["memory"]["current_bytes"] >= 0 and summary["memory"]["peak_bytes"] > 0
