@@ -81,7 +81,9 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
       ->default_str("robust")
       ->check(CLI::IsMember({"robust", "none"}));
   cmd.add_option("--labels", f.labels,
-                 "R-peak labels (sample,label) to evaluate against (default: INPUT's .labels.csv when present)");
+                 "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / "
+                 "sample,symbol,aami) or WFDB annotations (NAME.atr); default: NAME.atr or NAME.labels.csv beside "
+                 "INPUT when present. A file that cannot be read is a warning, not a failed run");
   cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")->capture_default_str();
   cmd.add_option("--figures", f.figures,
                  "also write the report's figures as image files: none, or png (OUT/figures/*.png, 1600x1000, "
