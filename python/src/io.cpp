@@ -1,10 +1,18 @@
-// zeroflow.read_csv: CSV files (or text) into a Table of columns on the host or straight on a GPU.
+// zeroflow.read_csv: CSV files (or text) into a Table of columns on the host or straight on a GPU;
+// zeroflow.io.read_recording: one signal of a WFDB, EDF or CSV recording; WFDB beat annotations.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
 #include "zeroflow/io/csv.hpp"
+#include "zeroflow/io/edf.hpp"
+#include "zeroflow/io/labels.hpp"
+#include "zeroflow/io/recording.hpp"
+#include "zeroflow/memory/allocate.hpp"
 
 namespace zeroflow::python {
 namespace {
@@ -64,6 +72,56 @@ io::csv_options options_of(nb::handle columns, nb::handle delimiter, const std::
 
 void bind_io(nb::module_& m) {
   using namespace nb::literals;
+  m.def(
+      "_read_recording",
+      [](const std::string& path, const std::string& lead, nb::handle device, unsigned threads, nb::handle stream) {
+        io::recording_options options;
+        options.lead = lead;
+        options.where = parse_device(device);
+        options.threads = threads;
+        const auto handle = stream_handle(stream);
+        io::recording r;
+        {
+          nb::gil_scoped_release release;
+          r = io::read_recording(path, options, to_stream_view(handle));
+        }
+        return nb::make_tuple(py_array{r.signal, handle}, r.sample_rate, r.lead, r.units, r.leads);
+      },
+      "path"_a, "lead"_a, "device"_a.none(), "threads"_a, "stream"_a.none());
+  m.def(
+      "_read_wfdb_annotations",
+      [](const std::string& path) {
+        io::beat_labels labels;
+        {
+          nb::gil_scoped_release release;
+          labels = io::read_wfdb_annotations(path);
+        }
+        array samples = empty({static_cast<std::int64_t>(labels.samples.size())}, int64);
+        if (!labels.samples.empty())
+          std::memcpy(samples.data(), labels.samples.data(), labels.samples.size() * sizeof(std::int64_t));
+        std::vector<std::string> classes;
+        for (const char c : labels.classes) classes.emplace_back(1, c);
+        return nb::make_tuple(py_array{samples}, labels.symbols, classes);
+      },
+      "path"_a);
+  m.def(
+      "_read_edf_annotations",
+      [](const std::string& path) {
+        std::vector<io::edf_annotation> notes;
+        {
+          nb::gil_scoped_release release;
+          notes = io::read_edf_annotations(path);
+        }
+        std::vector<double> onsets, durations;
+        std::vector<std::string> texts;
+        for (auto& n : notes) {
+          onsets.push_back(n.onset);
+          durations.push_back(n.duration);
+          texts.push_back(std::move(n.text));
+        }
+        return nb::make_tuple(onsets, durations, texts);
+      },
+      "path"_a);
   m.def(
       "_read_csv",
       [](const std::string& path, nb::handle columns, nb::handle delimiter, const std::string& header, nb::handle dtype,

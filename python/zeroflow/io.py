@@ -1,10 +1,12 @@
-"""Reading CSV recordings into a :class:`~zeroflow.Table`, on the host or straight into GPU memory."""
+"""Reading recordings: CSV into a :class:`~zeroflow.Table`, on the host or straight into GPU memory;
+one signal of a WFDB record, an EDF/EDF+ file or a CSV file; WFDB beat annotations."""
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Optional, Sequence, Union
+from dataclasses import dataclass, field
+from typing import Any, List, Mapping, Optional, Sequence, Union
 
-from ._interop import _core
+from ._interop import Array, _core
 
 Table = _core.Table
 ColumnRef = Union[str, int]
@@ -54,3 +56,87 @@ def read_csv_text(text: str, *, name: str = "<text>", columns: Union[ColumnRef, 
     messages call the input."""
     return _core._read_csv_buffer(text, name, **_options(columns, delimiter, header, dtype, dtypes, comment, quote, na,
                                                          threads, device, stream, chunk_bytes))
+
+
+@dataclass
+class Recording:
+    """One signal of a recording, as :func:`read_recording` gives it."""
+    signal: Array       #: float32 1-D samples in physical units, on the device asked for
+    sample_rate: float  #: samples per second; 0.0 when the file does not say (CSV)
+    lead: str           #: the chosen signal's name
+    units: str = ""     #: its physical units ("mV", "uV", ...); empty for CSV
+    leads: List[str] = field(default_factory=list)  #: every signal of the file (CSV: the column read)
+
+
+@dataclass
+class BeatLabels:
+    """Reference beats of a recording, in increasing sample order."""
+    samples: Array      #: int64 R-peak sample index of every beat
+    symbols: List[str]  #: MIT-BIH beat symbol of every beat (N, V, A, /, ...)
+    classes: List[str]  #: AAMI EC57 class of every beat: N, S, V, F or Q
+
+
+@dataclass
+class EdfAnnotations:
+    """The annotations of an EDF+ file, in file order."""
+    onsets: List[float]     #: seconds from the start of the recording
+    durations: List[float]  #: seconds; -1.0 where an annotation gives none
+    texts: List[str]
+
+
+def read_recording(path: Union[str, os.PathLike], lead: Union[str, int, None] = None, device: Any = "cpu", *,
+                   threads: int = 0, stream: Any = None) -> Recording:
+    """Reads one signal of an ECG recording, in physical units, onto ``device``.
+
+    ``NAME.hea`` (or ``NAME`` when ``NAME.hea`` exists) is a WFDB record, ``.edf`` an EDF/EDF+ file,
+    anything else a CSV file (read as :func:`read_csv` reads it).
+
+    Args:
+        path: the recording.
+        lead: the signal's name (case-insensitive; a CSV column's header) or 0-based index. None: for
+            WFDB and EDF the lead named MLII (else "ECG II" or "II"), else the first signal that looks
+            like ECG, else the first; for CSV the first column.
+        device: "cpu", or "cuda[:N]" to put the signal in GPU memory.
+        threads: reader threads (0: all cores).
+        stream: the CUDA stream the copy to the GPU is ordered on (complete on return).
+
+    Raises:
+        zeroflow.ParseError (a ValueError): a missing, truncated or malformed file (named in the message).
+        ValueError: a lead that is not in the file (the message lists those there).
+    """
+    if lead is None:
+        lead_text = ""
+    elif isinstance(lead, bool) or not isinstance(lead, (str, int)):
+        raise TypeError("lead is a name (str) or a 0-based index (int)")
+    elif isinstance(lead, int):
+        if lead < 0:
+            raise ValueError("lead indices are 0-based and not negative")
+        lead_text = str(lead)
+    else:
+        lead_text = lead
+    signal, sample_rate, name, units, leads = _core._read_recording(os.fspath(path), lead_text, device, threads,
+                                                                    stream)
+    return Recording(signal, sample_rate, name, units, list(leads))
+
+
+def read_wfdb_annotations(path: Union[str, os.PathLike]) -> BeatLabels:
+    """Reads the beat annotations of a WFDB annotation file (MIT format, e.g. ``106.atr``); rhythm,
+    noise and comment annotations are skipped.
+
+    Raises:
+        zeroflow.ParseError (a ValueError): a truncated or malformed file (the message gives the byte offset).
+        zeroflow.Error: a file that cannot be opened.
+    """
+    samples, symbols, classes = _core._read_wfdb_annotations(os.fspath(path))
+    return BeatLabels(samples, list(symbols), list(classes))
+
+
+def read_edf_annotations(path: Union[str, os.PathLike]) -> EdfAnnotations:
+    """Reads the annotations of an EDF+ file's ``EDF Annotations`` signals (none for plain EDF); the
+    empty time-keeping entry of each data record is left out.
+
+    Raises:
+        zeroflow.ParseError (a ValueError): a truncated or malformed file (the message gives the byte offset).
+    """
+    onsets, durations, texts = _core._read_edf_annotations(os.fspath(path))
+    return EdfAnnotations(list(onsets), list(durations), list(texts))

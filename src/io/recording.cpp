@@ -39,12 +39,15 @@ std::size_t index_of(std::string_view text) {
   return ec == std::errc{} ? value : std::numeric_limits<std::size_t>::max();
 }
 
-bool looks_like_ecg(const std::string& name, const std::string& units) {
+bool named_like_ecg(const std::string& name) {
   static constexpr std::array<std::string_view, 14> lead_names = {"i",  "ii", "iii", "avr", "avl", "avf", "v1",
                                                                    "v2", "v3", "v4",  "v5",  "v6",  "mli", "mliii"};
   const std::string n = lower(name);
   if (n.find("ecg") != std::string::npos || n.find("ekg") != std::string::npos) return true;
-  if (std::find(lead_names.begin(), lead_names.end(), n) != lead_names.end()) return true;
+  return std::find(lead_names.begin(), lead_names.end(), n) != lead_names.end();
+}
+
+bool in_ecg_units(const std::string& units) {
   const std::string u = lower(units);
   return u == "mv" || u == "uv" || u == "\xc2\xb5v";  // µV
 }
@@ -154,8 +157,11 @@ std::size_t default_lead(const std::vector<std::string>& names, const std::vecto
   };
   for (std::string_view preferred : {"mlii", "ecg ii", "ii"})
     if (const std::size_t i = find(preferred); i < names.size()) return i;
+  // A name says more than units: test generators and EEG records put other signals in uV too.
   for (std::size_t i = 0; i < names.size(); ++i)
-    if (looks_like_ecg(names[i], i < units.size() ? units[i] : std::string())) return i;
+    if (named_like_ecg(names[i])) return i;
+  for (std::size_t i = 0; i < units.size() && i < names.size(); ++i)
+    if (in_ecg_units(units[i])) return i;
   return 0;
 }
 

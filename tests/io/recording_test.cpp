@@ -101,6 +101,7 @@ TEST(Recording, DefaultLeadChoice) {
   EXPECT_EQ(default_lead({"Resp", "Pleth"}, {"", ""}), 0u);
   EXPECT_EQ(default_lead({"aVF", "MLIII"}, {}), 0u);
   EXPECT_EQ(default_lead({"Resp", "MLIII"}, {}), 1u);
+  EXPECT_EQ(default_lead({"squarewave", "ramp", "ECG"}, {"uV", "uV", "uV"}), 2u);  // a name over units
 }
 
 TEST(Recording, EdfSkipsTheAnnotationSignal) {

@@ -19,8 +19,8 @@ namespace zeroflow::io {
 struct recording_options {
   /// The signal to read: its name (case-insensitive; a CSV column's header) or its 0-based index.
   /// Empty: for WFDB and EDF the lead named MLII (else "ECG II" or "II"), else the first signal
-  /// that looks like ECG (a name with ECG/EKG or a standard lead name, or units mV/uV), else the
-  /// first signal; for CSV the first column.
+  /// named like ECG (ECG/EKG in its name, or a standard lead name: I, II, III, aVR, aVL, aVF,
+  /// V1-V6, MLI, MLIII), else the first in mV or uV, else the first signal; for CSV the first column.
   std::string lead;
   /// Where the signal ends up.
   device where{cpu_device};
@@ -53,8 +53,8 @@ struct recording {
                                        stream_view stream = {});
 
 /// @brief The index of the signal read_recording picks by default among `names` (with their
-///        `units`, same length or empty): MLII, else ECG II / II, else the first that looks like
-///        ECG, else 0.
+///        `units`, same length or empty): MLII, else ECG II / II, else the first named like ECG,
+///        else the first in mV or uV, else 0.
 [[nodiscard]] std::size_t default_lead(const std::vector<std::string>& names, const std::vector<std::string>& units);
 
 }  // namespace zeroflow::io
