@@ -50,8 +50,8 @@ mapped_file open_signal_file(const std::filesystem::path& header_path, const wfd
              " is read from standard input (file \"-\"), which is not supported");
   const auto file = header_path.parent_path() / s.file_name;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    ZF_THROW(parse_error, hea, ": ", describe_signal(header, index), " is stored in \"", s.file_name,
+  if (!std::filesystem::is_regular_file(file, ec))  // a file that cannot be opened, as for the header itself
+    ZF_THROW(error, hea, ": ", describe_signal(header, index), " is stored in \"", s.file_name,
              "\", which is missing (looked for ", file.string(), ")");
   return mapped_file(file);
 }

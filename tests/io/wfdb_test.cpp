@@ -299,6 +299,13 @@ TEST(WfdbSignals, ErrorsNameTheFiles) {
   const auto missing_hea = dir.write("u.hea", "u 1 360 10\nabsent.dat 212 200 12 0 0 0 0 MLII\n");
   const auto missing = message_of([&] { (void)zf::io::read_wfdb_signal(missing_hea, zf::io::read_wfdb_header(missing_hea), 0); });
   EXPECT_THAT(missing, HasSubstr("u.hea: signal 0 (\"MLII\") is stored in \"absent.dat\", which is missing"));
+  try {  // a file that cannot be opened is zeroflow::error, as for the header itself, not bad data
+    (void)zf::io::read_wfdb_samples(missing_hea, zf::io::read_wfdb_header(missing_hea), 0);
+    ADD_FAILURE() << "no exception";
+  } catch (const zf::parse_error&) {
+    ADD_FAILURE() << "a missing signal file is reported as bad data";
+  } catch (const zf::error&) {
+  }
 
   dir.write("mix.dat", std::string(40, '\0'));
   const auto mix_hea = dir.write("mix.hea", "mix 2 360 4\nmix.dat 16\nmix.dat 212\n");

@@ -86,8 +86,9 @@ struct wfdb_header {
 /// @param index       0-based signal index
 /// @param threads     worker threads (0: all cores)
 /// @throws zeroflow::invalid_argument when `index` is out of range.
-/// @throws zeroflow::parse_error naming the signal file when it is missing, shorter than the
-///         header says, or mixes storage formats, and for a null (format 0) signal.
+/// @throws zeroflow::error naming the header and the signal file when that file is missing.
+/// @throws zeroflow::parse_error naming the signal file when it is shorter than the header says
+///         or mixes storage formats, and for a null (format 0) signal.
 [[nodiscard]] std::vector<std::int32_t> read_wfdb_samples(const std::filesystem::path& header_path,
                                                           const wfdb_header& header, std::size_t index,
                                                           unsigned threads = 0);
