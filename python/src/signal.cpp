@@ -108,9 +108,7 @@ float recording_center(const array& x, stream_view stream) {
 }
 
 /// A py_array, or None for an intermediate the chosen method does not compute.
-nb::object maybe_array(const array& a, std::uintptr_t s) {
-  return a.valid() ? nb::cast(py_array{a, s}) : nb::none();
-}
+nb::object maybe_array(const array& a, std::uintptr_t s) { return a.valid() ? nb::cast(py_array{a, s}) : nb::none(); }
 
 /// A py_array result on stream `s`, computed with the GIL released.
 template <class F>
