@@ -1,5 +1,6 @@
 // zeroflow.read_csv: CSV files (or text) into a Table of columns on the host or straight on a GPU;
-// zeroflow.io.read_recording: one signal of a WFDB, EDF or CSV recording; WFDB beat annotations.
+// zeroflow.io.read_recording: one signal of a WFDB, EDF or CSV recording; WFDB beat annotations and
+// EDF+ annotations.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -107,19 +108,14 @@ void bind_io(nb::module_& m) {
   m.def(
       "_read_edf_annotations",
       [](const std::string& path) {
-        std::vector<io::edf_annotation> notes;
+        std::vector<io::edf_annotation> annotations;
         {
           nb::gil_scoped_release release;
-          notes = io::read_edf_annotations(path);
+          annotations = io::read_edf_annotations(path);
         }
-        std::vector<double> onsets, durations;
-        std::vector<std::string> texts;
-        for (auto& n : notes) {
-          onsets.push_back(n.onset);
-          durations.push_back(n.duration);
-          texts.push_back(std::move(n.text));
-        }
-        return nb::make_tuple(onsets, durations, texts);
+        nb::list out;
+        for (const auto& a : annotations) out.append(nb::make_tuple(a.onset, a.duration, a.text));
+        return out;
       },
       "path"_a);
   m.def(

@@ -1,10 +1,10 @@
 """Reading recordings: CSV into a :class:`~zeroflow.Table`, on the host or straight into GPU memory;
-one signal of a WFDB record, an EDF/EDF+ file or a CSV file; WFDB beat annotations."""
+one signal of a WFDB record, an EDF/EDF+ file or a CSV file; WFDB beat annotations and EDF+ annotations."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, List, Mapping, Optional, Sequence, Union
+from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Union
 
 from ._interop import Array, _core
 
@@ -76,14 +76,6 @@ class BeatLabels:
     classes: List[str]  #: AAMI EC57 class of every beat: N, S, V, F or Q
 
 
-@dataclass
-class EdfAnnotations:
-    """The annotations of an EDF+ file, in file order."""
-    onsets: List[float]     #: seconds from the start of the recording
-    durations: List[float]  #: seconds; -1.0 where an annotation gives none
-    texts: List[str]
-
-
 def read_recording(path: Union[str, os.PathLike], lead: Union[str, int, None] = None, device: Any = "cpu", *,
                    threads: int = 0, stream: Any = None) -> Recording:
     """Reads one signal of an ECG recording, in physical units, onto ``device``.
@@ -131,12 +123,19 @@ def read_wfdb_annotations(path: Union[str, os.PathLike]) -> BeatLabels:
     return BeatLabels(samples, list(symbols), list(classes))
 
 
-def read_edf_annotations(path: Union[str, os.PathLike]) -> EdfAnnotations:
-    """Reads the annotations of an EDF+ file's ``EDF Annotations`` signals (none for plain EDF); the
-    empty time-keeping entry of each data record is left out.
+class EdfAnnotation(NamedTuple):
+    """One EDF+ annotation."""
+    onset: float     #: seconds from the start of the recording
+    duration: float  #: seconds; -1.0 when the annotation gives none
+    text: str
+
+
+def read_edf_annotations(path: Union[str, os.PathLike]) -> List[EdfAnnotation]:
+    """Reads every annotation of an EDF+ file (its ``EDF Annotations`` signals), in file order; the
+    empty time-keeping entry of each data record is left out. A plain EDF file gives none.
 
     Raises:
-        zeroflow.ParseError (a ValueError): a truncated or malformed file (the message gives the byte offset).
+        zeroflow.ParseError (a ValueError): a malformed header or annotation (the message gives the byte offset).
+        zeroflow.Error: a file that cannot be opened.
     """
-    onsets, durations, texts = _core._read_edf_annotations(os.fspath(path))
-    return EdfAnnotations(list(onsets), list(durations), list(texts))
+    return [EdfAnnotation(*a) for a in _core._read_edf_annotations(os.fspath(path))]
