@@ -10,10 +10,10 @@ namespace zeroflow::signal {
 namespace {
 // Seconds → samples, nearest; refuses values no recording could use (and int64 overflow).
 std::int64_t samples(double seconds, double rate, const char* name) {
-  ZF_EXPECTS(std::isfinite(seconds) && seconds > 0, "segment_params.", name, " must be a positive number of seconds, got ",
+  ZF_EXPECTS(std::isfinite(seconds) && seconds > 0, name, " must be a positive number of seconds, got ",
              seconds);
   const double n = std::round(seconds * rate);
-  ZF_EXPECTS(n >= 1 && n <= double{1LL << 40}, "segment_params.", name, " = ", seconds, " s at ", rate, " Hz gives ", n,
+  ZF_EXPECTS(n >= 1 && n <= double{1LL << 40}, name, " = ", seconds, " s at ", rate, " Hz gives ", n,
              " samples; it must be between 1 and 2^40");
   return static_cast<std::int64_t>(n);
 }
@@ -21,7 +21,7 @@ std::int64_t samples(double seconds, double rate, const char* name) {
 
 segment_sizes sizes_for(const segment_params& params) {
   ZF_EXPECTS(std::isfinite(params.sample_rate) && params.sample_rate > 0,
-             "segment_params.sample_rate must be a positive number of samples per second, got ", params.sample_rate);
+             "the sample rate must be a positive number of samples per second, got ", params.sample_rate);
   segment_sizes s;
   s.ricker_width = samples(params.ricker_seconds, params.sample_rate, "ricker_seconds");
   s.nms_window = samples(params.nms_window_seconds, params.sample_rate, "nms_window_seconds");
