@@ -73,7 +73,8 @@ edf_header parse_edf_header(std::string_view file, const std::string& name) {
              file.empty() ? " (it is empty)" : "", "; is it an EDF file?");
   if (static_cast<unsigned char>(file[0]) == 0xFF)
     at.fail(0, "this is a BDF (24-bit) file, which is not supported; only EDF and EDF+ are");
-  if (at.raw(0, 8) != "0") at.fail(0, "version: \"", at.raw(0, 8), "\" is not an EDF version (\"0\"); is it an EDF file?");
+  if (at.raw(0, 8) != "0")
+    at.fail(0, "version: \"", at.raw(0, 8), "\" is not an EDF version (\"0\"); is it an EDF file?");
 
   edf_header h;
   h.patient = at.text(8, 80);
@@ -190,9 +191,10 @@ void decode_signal(std::string_view file, const edf_header& header, std::size_t 
                    const Sink& sink) {
   const std::int64_t per_record = header.signals[index].samples_per_record;
   const std::int64_t record_bytes = header.record_bytes();
-  const auto* base = reinterpret_cast<const unsigned char*>(file.data()) + header.header_bytes +
-                     offset_in_record(header, index);
-  const std::int64_t records_per_task = std::max<std::int64_t>(1, (std::int64_t{1} << 18) / std::max<std::int64_t>(1, per_record));
+  const auto* base =
+      reinterpret_cast<const unsigned char*>(file.data()) + header.header_bytes + offset_in_record(header, index);
+  const std::int64_t records_per_task =
+      std::max<std::int64_t>(1, (std::int64_t{1} << 18) / std::max<std::int64_t>(1, per_record));
   const auto tasks = static_cast<std::size_t>((header.records + records_per_task - 1) / records_per_task);
   const unsigned workers = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   detail::run_tasks(tasks, workers, [&](std::size_t task) {
@@ -213,7 +215,8 @@ std::vector<std::int16_t> read_edf_samples(const std::filesystem::path& path, co
   expect_data_signal(path, header, index);
   const mapped_file file = open_data(path, header);
   std::vector<std::int16_t> out(static_cast<std::size_t>(header.records * header.signals[index].samples_per_record));
-  decode_signal(file.view(), header, index, 1, [&](std::int64_t i, std::int16_t v) { out[static_cast<std::size_t>(i)] = v; });
+  decode_signal(file.view(), header, index, 1,
+                [&](std::int64_t i, std::int16_t v) { out[static_cast<std::size_t>(i)] = v; });
   return out;
 }
 
@@ -222,8 +225,8 @@ array read_edf_signal(const std::filesystem::path& path, const edf_header& heade
   expect_data_signal(path, header, index);
   const edf_signal& s = header.signals[index];
   if (s.digital_max <= s.digital_min)
-    ZF_THROW(parse_error, path.string(), ": signal ", index, " (\"", s.label, "\"): the digital range [",
-             s.digital_min, ", ", s.digital_max, "] is empty, so its samples cannot be scaled to ", s.units);
+    ZF_THROW(parse_error, path.string(), ": signal ", index, " (\"", s.label, "\"): the digital range [", s.digital_min,
+             ", ", s.digital_max, "] is empty, so its samples cannot be scaled to ", s.units);
   const mapped_file file = open_data(path, header);
   array out = empty({header.records * s.samples_per_record}, float32, cpu_device);
   float* values = out.data_as<float>();

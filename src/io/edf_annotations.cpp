@@ -29,16 +29,15 @@ double seconds(std::string_view text, bool signed_onset, const std::string& name
   bool negative = false;
   if (signed_onset) {
     if (digits.empty() || (digits.front() != '+' && digits.front() != '-'))
-      ZF_THROW(parse_error, name, ": byte ", at, ": an EDF+ annotation onset must start with '+' or '-', not \"",
-               text, "\"");
+      ZF_THROW(parse_error, name, ": byte ", at, ": an EDF+ annotation onset must start with '+' or '-', not \"", text,
+               "\"");
     negative = digits.front() == '-';
     digits.remove_prefix(1);
   }
   double value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc{} || end != digits.data() + digits.size() || digits.empty() || !std::isfinite(value))
-    ZF_THROW(parse_error, name, ": byte ", at, ": cannot read the annotation ", what, " \"", text,
-             "\" as seconds");
+    ZF_THROW(parse_error, name, ": byte ", at, ": cannot read the annotation ", what, " \"", text, "\" as seconds");
   return negative ? -value : value;
 }
 

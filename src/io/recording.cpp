@@ -24,7 +24,8 @@ namespace {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -41,7 +42,7 @@ std::size_t index_of(std::string_view text) {
 
 bool named_like_ecg(const std::string& name) {
   static constexpr std::array<std::string_view, 14> lead_names = {"i",  "ii", "iii", "avr", "avl", "avf", "v1",
-                                                                   "v2", "v3", "v4",  "v5",  "v6",  "mli", "mliii"};
+                                                                  "v2", "v3", "v4",  "v5",  "v6",  "mli", "mliii"};
   const std::string n = lower(name);
   if (n.find("ecg") != std::string::npos || n.find("ekg") != std::string::npos) return true;
   return std::find(lead_names.begin(), lead_names.end(), n) != lead_names.end();
@@ -90,8 +91,7 @@ recording read_wfdb_recording(const std::filesystem::path& header_path, const re
     out.leads.push_back(s.description);
     units.push_back(s.units);
   }
-  if (header.signals.empty())
-    ZF_THROW(parse_error, header_path.string(), ": the record has no signals");
+  if (header.signals.empty()) ZF_THROW(parse_error, header_path.string(), ": the record has no signals");
   const std::size_t index = choose_lead(header_path, options.lead, out.leads, units);
   out.signal = to_device(read_wfdb_signal(header_path, header, index, options.threads), options.where, stream);
   out.sample_rate = header.sample_rate(index);
@@ -111,8 +111,7 @@ recording read_edf_recording(const std::filesystem::path& path, const recording_
     out.leads.push_back(header.signals[i].label);
     units.push_back(header.signals[i].units);
   }
-  if (data_signals.empty())
-    ZF_THROW(parse_error, path.string(), ": the file has no signals, only EDF+ annotations");
+  if (data_signals.empty()) ZF_THROW(parse_error, path.string(), ": the file has no signals, only EDF+ annotations");
   const std::size_t chosen = choose_lead(path, options.lead, out.leads, units);
   const std::size_t index = data_signals[chosen];
   if (!(header.record_duration > 0))

@@ -16,17 +16,15 @@ namespace zeroflow::io {
 namespace {
 
 // MIT-BIH symbols of the WFDB annotation codes (WFDB's ecgcodes.h); "" for unused codes.
-constexpr std::array<std::string_view, 42> symbols = {
-    " ", "N", "L", "R", "a", "V", "F", "J", "A", "S",   // 0-9
-    "E", "j", "/", "Q", "~", "",  "|", "",  "s", "T",   // 10-19
-    "*", "D", "\"", "=", "p", "B", "^", "t", "+", "u",  // 20-29
-    "?", "!", "[", "]", "e", "n", "@", "x", "f", "(",   // 30-39
-    ")", "r"};                                           // 40-41
+constexpr std::array<std::string_view, 42> symbols = {" ", "N", "L",  "R", "a", "V", "F", "J", "A", "S",  // 0-9
+                                                      "E", "j", "/",  "Q", "~", "",  "|", "",  "s", "T",  // 10-19
+                                                      "*", "D", "\"", "=", "p", "B", "^", "t", "+", "u",  // 20-29
+                                                      "?", "!", "[",  "]", "e", "n", "@", "x", "f", "(",  // 30-39
+                                                      ")", "r"};                                          // 40-41
 
 // Codes that mark a QRS complex (WFDB's isqrs): the beats. Rhythm, noise, waves and comments are not.
 constexpr bool is_beat(unsigned code) {
-  return (code >= 1 && code <= 13) || code == 25 || code == 30 || code == 34 || code == 35 || code == 38 ||
-         code == 41;
+  return (code >= 1 && code <= 13) || code == 25 || code == 30 || code == 34 || code == 35 || code == 38 || code == 41;
 }
 
 constexpr unsigned skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
@@ -62,9 +60,15 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
         sample += static_cast<std::int32_t>((high << 16) | low);
         continue;
       }
-      case num_code: case sub_code: case chn_code: continue;  // fields of the annotation before
-      case aux_code: offset += interval + (interval & 1u); continue;  // a string padded to even length
-      default: break;
+      case num_code:
+      case sub_code:
+      case chn_code:
+        continue;  // fields of the annotation before
+      case aux_code:
+        offset += interval + (interval & 1u);
+        continue;  // a string padded to even length
+      default:
+        break;
     }
     sample += interval;
     if (code >= symbols.size() || !is_beat(code)) continue;

@@ -122,8 +122,9 @@ void parse_format(std::string_view text, const line_context& at, wfdb_signal& s)
   if (s.samples_per_frame < 1) at.fail("the samples per frame in \"", text, "\" must be at least 1");
   if (!detail::wfdb_format_supported(s.format))
     at.fail("storage format ", s.format, " is not supported (supported: 8, 16, 24, 32, 61, 80, 160, 212, 310, 311",
-            s.format >= 500 && s.format < 600 ? "; FLAC-compressed records can be converted to format 16 with WFDB's xform"
-                                              : "",
+            s.format >= 500 && s.format < 600
+                ? "; FLAC-compressed records can be converted to format 16 with WFDB's xform"
+                : "",
             ")");
   s.adc_resolution = detail::wfdb_default_resolution(s.format);
 }
@@ -169,8 +170,7 @@ wfdb_signal parse_signal_line(std::string_view line, const line_context& at) {
 }  // namespace
 
 double wfdb_header::sample_rate(std::size_t index) const {
-  ZF_EXPECTS(index < signals.size(), "signal ", index, " does not exist: the record has ", signals.size(),
-             " signals");
+  ZF_EXPECTS(index < signals.size(), "signal ", index, " does not exist: the record has ", signals.size(), " signals");
   return frame_frequency * signals[index].samples_per_frame;
 }
 

@@ -34,8 +34,8 @@ struct signal_source {
   std::int64_t first = 0;          // position of this signal's first sample within a frame
   std::int64_t per_frame = 1;      // this signal's samples per frame
   std::int64_t skew = 0;
-  std::int64_t file_frames = 0;    // complete frames the file holds
-  std::int64_t frames = 0;         // frames to read (the header's count, else the file's)
+  std::int64_t file_frames = 0;  // complete frames the file holds
+  std::int64_t frames = 0;       // frames to read (the header's count, else the file's)
   std::int64_t initial_value = 0;
 };
 
@@ -57,8 +57,8 @@ mapped_file open_signal_file(const std::filesystem::path& header_path, const wfd
 }
 
 signal_source open_signal(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index) {
-  ZF_EXPECTS(index < header.signals.size(), header_path.string(), ": signal ", index, " does not exist: the record has ",
-             header.signals.size(), " signals");
+  ZF_EXPECTS(index < header.signals.size(), header_path.string(), ": signal ", index,
+             " does not exist: the record has ", header.signals.size(), " signals");
   const wfdb_signal& s = header.signals[index];
   signal_source out{open_signal_file(header_path, header, index)};
   out.format = s.format;
@@ -90,8 +90,8 @@ signal_source open_signal(const std::filesystem::path& header_path, const wfdb_h
     const std::uint64_t expected =
         offset + detail::wfdb_stream_bytes(s.format, static_cast<std::uint64_t>(out.frames * out.frame_samples));
     ZF_THROW(parse_error, out.file.path().string(), ": the file is truncated: it holds ", out.file_frames, " of the ",
-             out.frames, " samples per signal that ", header_path.string(), " announces (", size, " bytes, ",
-             expected, " expected)");
+             out.frames, " samples per signal that ", header_path.string(), " announces (", size, " bytes, ", expected,
+             " expected)");
   }
   return out;
 }
@@ -132,9 +132,9 @@ void decode_signal(const signal_source& src, unsigned threads, const Sink& sink)
       const std::int64_t f = t + src.skew;
       const std::int64_t k = f * src.frame_samples + src.first;
       for (std::int64_t j = 0; j < src.per_frame; ++j)
-        sink(t * src.per_frame + j,
-             f < src.file_frames ? detail::wfdb_decode(src.format, src.stream, static_cast<std::uint64_t>(k + j))
-                                 : missing);
+        sink(t * src.per_frame + j, f < src.file_frames
+                                        ? detail::wfdb_decode(src.format, src.stream, static_cast<std::uint64_t>(k + j))
+                                        : missing);
     }
   });
 }
@@ -143,12 +143,21 @@ void decode_signal(const signal_source& src, unsigned threads, const Sink& sink)
 
 std::int32_t wfdb_invalid_sample(int format) noexcept {
   switch (format) {
-    case 80: return -(1 << 7);
-    case 310: case 311: return -(1 << 9);
-    case 212: return -(1 << 11);
-    case 16: case 61: case 160: return -(1 << 15);
-    case 24: return -(1 << 23);
-    default: return detail::wfdb_no_sample;  // 8 (and 32, whose invalid value is INT32_MIN too)
+    case 80:
+      return -(1 << 7);
+    case 310:
+    case 311:
+      return -(1 << 9);
+    case 212:
+      return -(1 << 11);
+    case 16:
+    case 61:
+    case 160:
+      return -(1 << 15);
+    case 24:
+      return -(1 << 23);
+    default:
+      return detail::wfdb_no_sample;  // 8 (and 32, whose invalid value is INT32_MIN too)
   }
 }
 

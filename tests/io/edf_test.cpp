@@ -1,3 +1,5 @@
+#include "zeroflow/io/edf.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +12,6 @@
 #include "io/io_test_util.hpp"
 #include "io/signal_file_writers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/io/edf.hpp"
 #include "zeroflow/io/wfdb.hpp"
 
 namespace zf = zeroflow;
@@ -21,7 +22,8 @@ using namespace std::string_literals;
 namespace {
 
 const fs::path samples_dir = fs::path(ZEROFLOW_TEST_DATA_DIR) / "wfdb";
-const fs::path shared_data = fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+const fs::path shared_data =
+    fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
 
 template <class F>
 std::string message_of(F&& f) {
@@ -136,8 +138,9 @@ TEST(Edf, ErrorsNameFileByteAndField) {
   const auto good = zf::test::edf_file(three_signals(), 3, 0.5, "EDF+C");
 
   const auto truncated = dir.write("t.edf", good.substr(0, good.size() - 10));
-  EXPECT_THAT(message_of([&] { (void)zf::io::read_edf_header(truncated); }),
-              HasSubstr("t.edf: the file is truncated: the header announces 3 data records of 44 bytes, the file holds 2"));
+  EXPECT_THAT(
+      message_of([&] { (void)zf::io::read_edf_header(truncated); }),
+      HasSubstr("t.edf: the file is truncated: the header announces 3 data records of 44 bytes, the file holds 2"));
 
   const auto plus_d = dir.write("d.edf", zf::test::edf_file(three_signals(), 3, 0.5, "EDF+D"));
   EXPECT_THAT(message_of([&] { (void)zf::io::read_edf_header(plus_d); }), HasSubstr("EDF+D"));

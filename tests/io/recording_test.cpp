@@ -1,3 +1,5 @@
+#include "zeroflow/io/recording.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,7 +13,6 @@
 #include "io/signal_file_writers.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/io/recording.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -20,7 +21,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
-const fs::path shared_data = fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+const fs::path shared_data =
+    fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
 
 template <class F>
 std::string message_of(F&& f) {
@@ -42,8 +44,8 @@ std::vector<float> host_values(const zf::array& a) {
 fs::path write_record(const zf::test::scratch_dir& dir) {
   std::vector<std::int32_t> stream;
   for (int i = 0; i < 6; ++i) {
-    stream.push_back(10 * i);       // V1
-    stream.push_back(-100 * i);     // MLII
+    stream.push_back(10 * i);    // V1
+    stream.push_back(-100 * i);  // MLII
   }
   dir.write("rec.dat", zf::test::wfdb_stream(16, stream));
   return dir.write("rec.hea", "rec 2 360 6\nrec.dat 16 10/mV 16 0 0 0 0 V1\nrec.dat 16 200(100)/uV 16 0 0 0 0 MLII\n");
@@ -108,8 +110,8 @@ TEST(Recording, EdfSkipsTheAnnotationSignal) {
   zf::test::edf_test_signal resp{"Resp", "l/min", 0, 10, 0, 1000, 2, {0, 100, 200, 300}, {}};
   zf::test::edf_test_signal ecg{"EKG", "mV", -5, 5, -1000, 1000, 4, {-1000, 0, 1000, 500, 1, 2, 3, 4}, {}};
   zf::test::edf_test_signal notes{"EDF Annotations", "", -1, 1, -32768, 32767, 4, {}, {}};
-  notes.annotation_bytes = std::string("+0\x14\x14", 4) + std::string(4, '\0') + std::string("+1\x14\x14", 4) +
-                           std::string(4, '\0');
+  notes.annotation_bytes =
+      std::string("+0\x14\x14", 4) + std::string(4, '\0') + std::string("+1\x14\x14", 4) + std::string(4, '\0');
   zf::test::scratch_dir dir;
   const auto path = dir.write("r.EDF", zf::test::edf_file({resp, notes, ecg}, 2, 0.25, "EDF+C"));
   auto r = zf::io::read_recording(path);

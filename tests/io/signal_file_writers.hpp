@@ -32,9 +32,15 @@ inline std::string wfdb_stream(int format, const std::vector<std::int32_t>& samp
       }
       break;
     }
-    case 16: for (auto v : samples) put_le(out, static_cast<std::uint16_t>(v), 2); break;
-    case 24: for (auto v : samples) put_le(out, static_cast<std::uint32_t>(v) & 0xFFFFFF, 3); break;
-    case 32: for (auto v : samples) put_le(out, static_cast<std::uint32_t>(v), 4); break;
+    case 16:
+      for (auto v : samples) put_le(out, static_cast<std::uint16_t>(v), 2);
+      break;
+    case 24:
+      for (auto v : samples) put_le(out, static_cast<std::uint32_t>(v) & 0xFFFFFF, 3);
+      break;
+    case 32:
+      for (auto v : samples) put_le(out, static_cast<std::uint32_t>(v), 4);
+      break;
     case 61:
       for (auto v : samples) {
         const auto u = static_cast<std::uint16_t>(v);
@@ -42,8 +48,12 @@ inline std::string wfdb_stream(int format, const std::vector<std::int32_t>& samp
         out += static_cast<char>(u & 0xFF);
       }
       break;
-    case 80: for (auto v : samples) out += static_cast<char>(v + 128); break;
-    case 160: for (auto v : samples) put_le(out, static_cast<std::uint32_t>(v + 32768), 2); break;
+    case 80:
+      for (auto v : samples) out += static_cast<char>(v + 128);
+      break;
+    case 160:
+      for (auto v : samples) put_le(out, static_cast<std::uint32_t>(v + 32768), 2);
+      break;
     case 212:
       // Two 12-bit samples in three bytes: the low 8 bits of each in bytes 0 and 2, their high
       // nibbles in byte 1 (first sample low nibble). An odd last sample takes two bytes.
@@ -77,7 +87,8 @@ inline std::string wfdb_stream(int format, const std::vector<std::int32_t>& samp
         put_le(out, word, left >= 3 ? 4 : left == 2 ? 3 : 2);
       }
       break;
-    default: break;
+    default:
+      break;
   }
   return out;
 }

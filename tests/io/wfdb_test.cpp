@@ -1,3 +1,5 @@
+#include "zeroflow/io/wfdb.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +15,6 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/io/labels.hpp"
-#include "zeroflow/io/wfdb.hpp"
 
 namespace zf = zeroflow;
 namespace fs = std::filesystem;
@@ -24,7 +25,8 @@ namespace {
 
 const fs::path samples_dir = fs::path(ZEROFLOW_TEST_DATA_DIR) / "wfdb";
 // ../shared/data beside the repository (tests/data -> repository -> its parent).
-const fs::path shared_data = fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+const fs::path shared_data =
+    fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
 
 template <class F>
 std::string message_of(F&& f) {
@@ -58,12 +60,20 @@ std::vector<std::int32_t> range_values(int bits, int count) {
 
 int bits_of(int format) {
   switch (format) {
-    case 8: case 80: return 8;
-    case 310: case 311: return 10;
-    case 212: return 12;
-    case 24: return 24;
-    case 32: return 32;
-    default: return 16;
+    case 8:
+    case 80:
+      return 8;
+    case 310:
+    case 311:
+      return 10;
+    case 212:
+      return 12;
+    case 24:
+      return 24;
+    case 32:
+      return 32;
+    default:
+      return 16;
   }
 }
 
@@ -271,7 +281,8 @@ TEST(WfdbSignals, SignalsSpreadOverFilesOfDifferentFormats) {
   zf::test::scratch_dir dir;
   dir.write("s_x.dat", zf::test::wfdb_stream(212, x));
   dir.write("s_y.dat", zf::test::wfdb_stream(61, y));
-  const auto hea = dir.write("s.hea", "s 2 360 6\ns_x.dat 212 200 12 0 1 0 0 MLII\ns_y.dat 61 1000 16 0 -32767 0 0 V5\n");
+  const auto hea =
+      dir.write("s.hea", "s 2 360 6\ns_x.dat 212 200 12 0 1 0 0 MLII\ns_y.dat 61 1000 16 0 -32767 0 0 V5\n");
   const auto h = zf::io::read_wfdb_header(hea);
   EXPECT_EQ(zf::io::read_wfdb_samples(hea, h, 0), x);
   EXPECT_EQ(zf::io::read_wfdb_samples(hea, h, 1), y);
@@ -297,7 +308,8 @@ TEST(WfdbSignals, ErrorsNameTheFiles) {
   EXPECT_THROW((void)zf::io::read_wfdb_samples(hea, h, 0), zf::parse_error);
 
   const auto missing_hea = dir.write("u.hea", "u 1 360 10\nabsent.dat 212 200 12 0 0 0 0 MLII\n");
-  const auto missing = message_of([&] { (void)zf::io::read_wfdb_signal(missing_hea, zf::io::read_wfdb_header(missing_hea), 0); });
+  const auto missing =
+      message_of([&] { (void)zf::io::read_wfdb_signal(missing_hea, zf::io::read_wfdb_header(missing_hea), 0); });
   EXPECT_THAT(missing, HasSubstr("u.hea: signal 0 (\"MLII\") is stored in \"absent.dat\", which is missing"));
   try {  // a file that cannot be opened is zeroflow::error, as for the header itself, not bad data
     (void)zf::io::read_wfdb_samples(missing_hea, zf::io::read_wfdb_header(missing_hea), 0);
@@ -357,9 +369,7 @@ TEST(WfdbSamples, EveryFormatOfBinformatsMatchesItsChecksum) {
   expect_checksums(samples_dir / "binformats.hea");
 }
 
-TEST(WfdbSamples, MimicSegmentInFormat80MatchesItsChecksum) {
-  expect_checksums(samples_dir / "3000003_0003.hea");
-}
+TEST(WfdbSamples, MimicSegmentInFormat80MatchesItsChecksum) { expect_checksums(samples_dir / "3000003_0003.hea"); }
 
 TEST(WfdbSamples, SharedRecordsMatchTheirChecksums) {
   if (!fs::exists(shared_data)) GTEST_SKIP() << "no " << shared_data;
@@ -387,25 +397,25 @@ TEST(WfdbAnnotations, HandBuiltMitFile) {
   // CHN change no time; AUX (63) is followed by its bytes, padded to an even count.
   std::string atr;
   const auto word = [&](unsigned code, unsigned interval) { zf::test::put_le(atr, (code << 10) | interval, 2); };
-  word(28, 0);          // '+' rhythm at 0, with an aux string "(N" (2 bytes)
+  word(28, 0);  // '+' rhythm at 0, with an aux string "(N" (2 bytes)
   word(63, 2);
   atr += "(N";
-  word(1, 100);         // N at 100
-  word(60, 5);          // NUM
-  word(5, 300);         // V at 400
-  word(61, 1);          // SUB
-  word(62, 0);          // CHN
-  word(14, 10);         // '~' noise at 410, skipped
-  word(59, 0);          // SKIP 70000
+  word(1, 100);  // N at 100
+  word(60, 5);   // NUM
+  word(5, 300);  // V at 400
+  word(61, 1);   // SUB
+  word(62, 0);   // CHN
+  word(14, 10);  // '~' noise at 410, skipped
+  word(59, 0);   // SKIP 70000
   zf::test::put_le(atr, 70000 >> 16, 2);
   zf::test::put_le(atr, 70000 & 0xFFFF, 2);
-  word(8, 90);          // A at 410 + 70000 + 90 = 70500
+  word(8, 90);  // A at 410 + 70000 + 90 = 70500
   word(63, 3);
   atr += std::string("abc") + '\0';
-  word(12, 1023);       // '/' at 71523
-  word(13, 0);          // Q at the same sample as the beat before: a second channel, kept once
-  word(41, 1);          // 'r' at 71524
-  word(0, 0);           // end of file
+  word(12, 1023);  // '/' at 71523
+  word(13, 0);     // Q at the same sample as the beat before: a second channel, kept once
+  word(41, 1);     // 'r' at 71524
+  word(0, 0);      // end of file
   atr += "trailing bytes are ignored";
   zf::test::scratch_dir dir;
   const auto labels = zf::io::read_wfdb_annotations(dir.write("x.atr", atr));

@@ -20,28 +20,28 @@ namespace zeroflow::io {
 
 /// One signal of an EDF header. Text fields are trimmed and UTF-8 (Latin-1 bytes converted).
 struct edf_signal {
-  std::string label;            ///< e.g. "ECG II"; "EDF Annotations" for EDF+ annotations
+  std::string label;  ///< e.g. "ECG II"; "EDF Annotations" for EDF+ annotations
   std::string transducer;
-  std::string units;            ///< physical dimension, e.g. "uV"
+  std::string units;  ///< physical dimension, e.g. "uV"
   double physical_min = 0;
   double physical_max = 0;
   std::int32_t digital_min = 0;
   std::int32_t digital_max = 0;
   std::string prefiltering;
   std::int64_t samples_per_record = 0;
-  bool annotations = false;     ///< the EDF+ annotation signal: no samples
+  bool annotations = false;  ///< the EDF+ annotation signal: no samples
 };
 
 /// A parsed EDF header.
 struct edf_header {
   std::string patient;
   std::string recording;
-  std::string start_date;       ///< dd.mm.yy as written
-  std::string start_time;       ///< hh.mm.ss as written
+  std::string start_date;  ///< dd.mm.yy as written
+  std::string start_time;  ///< hh.mm.ss as written
   std::int64_t header_bytes = 0;
-  bool edf_plus = false;        ///< the reserved field starts with "EDF+"
-  std::int64_t records = 0;     ///< data records (derived from the file size when the header says -1)
-  double record_duration = 0;   ///< seconds
+  bool edf_plus = false;       ///< the reserved field starts with "EDF+"
+  std::int64_t records = 0;    ///< data records (derived from the file size when the header says -1)
+  double record_duration = 0;  ///< seconds
   std::vector<edf_signal> signals;
 
   /// Samples per second of signal `index` (samples per record / record duration).
@@ -52,8 +52,8 @@ struct edf_header {
 
 /// One EDF+ annotation.
 struct edf_annotation {
-  double onset = 0;             ///< seconds from the start of the recording
-  double duration = -1;         ///< seconds; -1 when the annotation gives none
+  double onset = 0;      ///< seconds from the start of the recording
+  double duration = -1;  ///< seconds; -1 when the annotation gives none
   std::string text;
 };
 

@@ -30,31 +30,31 @@ namespace zeroflow::io {
 
 /// One signal line of a WFDB header, with the defaults of the WFDB specification filled in.
 struct wfdb_signal {
-  std::string file_name;            ///< signal file, relative to the header's folder
-  int format = 0;                   ///< storage format (8, 16, 24, 32, 61, 80, 160, 212, 310, 311)
-  int samples_per_frame = 1;        ///< samples of this signal in each frame (its rate / FS)
-  int skew = 0;                     ///< frames by which this signal's samples are stored late
-  std::int64_t byte_offset = 0;     ///< bytes before the first sample of its file
-  double gain = 200;                ///< ADC units per physical unit (never 0)
-  std::int64_t baseline = 0;        ///< the digital value of physical zero
-  std::string units = "mV";         ///< physical units (UTF-8; Latin-1 bytes are converted)
-  int adc_resolution = 12;          ///< bits
-  std::int64_t adc_zero = 0;        ///< the digital value at the middle of the ADC's range
-  std::int64_t initial_value = 0;   ///< the first sample (format 8: the value its differences start from)
-  std::optional<int> checksum;      ///< 16-bit sum of the stored samples, when the header gives it
-  int block_size = 0;               ///< 0 unless the file is a special device
-  std::string description;          ///< the signal's name, e.g. "MLII"; may be empty
+  std::string file_name;           ///< signal file, relative to the header's folder
+  int format = 0;                  ///< storage format (8, 16, 24, 32, 61, 80, 160, 212, 310, 311)
+  int samples_per_frame = 1;       ///< samples of this signal in each frame (its rate / FS)
+  int skew = 0;                    ///< frames by which this signal's samples are stored late
+  std::int64_t byte_offset = 0;    ///< bytes before the first sample of its file
+  double gain = 200;               ///< ADC units per physical unit (never 0)
+  std::int64_t baseline = 0;       ///< the digital value of physical zero
+  std::string units = "mV";        ///< physical units (UTF-8; Latin-1 bytes are converted)
+  int adc_resolution = 12;         ///< bits
+  std::int64_t adc_zero = 0;       ///< the digital value at the middle of the ADC's range
+  std::int64_t initial_value = 0;  ///< the first sample (format 8: the value its differences start from)
+  std::optional<int> checksum;     ///< 16-bit sum of the stored samples, when the header gives it
+  int block_size = 0;              ///< 0 unless the file is a special device
+  std::string description;         ///< the signal's name, e.g. "MLII"; may be empty
 };
 
 /// A parsed WFDB header.
 struct wfdb_header {
   std::string record_name;
-  double frame_frequency = 250;     ///< frames per second
-  double counter_frequency = 0;     ///< 0 when the header gives none
+  double frame_frequency = 250;  ///< frames per second
+  double counter_frequency = 0;  ///< 0 when the header gives none
   double base_counter = 0;
-  std::int64_t frames = 0;          ///< frames per signal; 0 when the header does not say
-  std::string base_time;            ///< as written (e.g. "12:44:02"), empty when absent
-  std::string base_date;            ///< as written (e.g. "10/12/2009"), empty when absent
+  std::int64_t frames = 0;  ///< frames per signal; 0 when the header does not say
+  std::string base_time;    ///< as written (e.g. "12:44:02"), empty when absent
+  std::string base_date;    ///< as written (e.g. "10/12/2009"), empty when absent
   std::vector<wfdb_signal> signals;
   std::vector<std::string> comments;  ///< text of the `#` lines, the `#` removed
 
