@@ -10,7 +10,9 @@ import pytest
 from conftest import run_cli
 from seed_reference import segment
 
-BEATS_COLUMNS = ["beat", "start", "peak", "length", "kept", "split", "score", "mu0", "mu1"]
+# The outputs contract's columns come first and keep their meaning; the rhythm columns follow.
+BEATS_COLUMNS = ["beat", "start", "peak", "length", "kept", "split", "score", "mu0", "mu1",
+                 "rr_before", "rr_after", "local_rr", "morphology", "rhythm", "flags"]
 
 
 def read_beats(folder):

@@ -113,9 +113,11 @@ ZF_QRS_HD inline std::int64_t qrs_decide(const std::int64_t* position, const flo
     if (state.last >= 0 && mean_rr > 0 &&
         static_cast<float>(at - position[state.last]) > rules.search_back_gap * mean_rr) {
       std::int64_t best = -1;
-      for (std::int64_t j = state.last + 1; j < i; ++j)
-        if (position[j] - position[state.last] > rules.refractory && (best < 0 || amplitude[j] > amplitude[best]))
-          best = j;
+      for (std::int64_t j = state.last + 1; j < i; ++j) {
+        const std::int64_t after = position[j] - position[state.last];
+        const bool t_wave = after < rules.t_wave && slope[j] < rules.t_wave_slope * slope[state.last];
+        if (after > rules.replace && !t_wave && (best < 0 || amplitude[j] > amplitude[best])) best = j;
+      }
       if (best >= 0 && amplitude[best] > 0.5F * state.threshold()) {
         accept(best, 0.25F);
       } else {
@@ -126,11 +128,12 @@ ZF_QRS_HD inline std::int64_t qrs_decide(const std::int64_t* position, const flo
     if (state.last >= 0) {
       const std::int64_t since = at - position[state.last];
       const float last_amplitude = amplitude[state.last];
-      if (since <= rules.replace && a > last_amplitude) {
-        replace_last(i);
+      // Two beats closer than `replace` are not physiological: the stronger or steeper of the two
+      // is the QRS complex (the other was a P wave or noise).
+      if (since <= rules.replace) {
+        if (a > last_amplitude || (a > state.threshold() && slope[i] > slope[state.last])) replace_last(i);
         continue;
       }
-      if (since <= rules.refractory) continue;  // inside the refractory period: not a beat, not noise
     }
     if (a > state.threshold()) {
       if (state.last >= 0 && at - position[state.last] < rules.t_wave &&
