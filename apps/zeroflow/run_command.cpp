@@ -2,7 +2,6 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output_folders.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
@@ -145,15 +145,11 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& out, bool trainin
   return done;
 }
 
-/// One output folder per input, named after its file (a repeated name gets -2, -3, ...).
+/// One output folder per input, named after its file: a name made safe and distinct (a repeated or
+/// clashing name gets -2, -3, ...), never runs.csv, always directly inside `out`.
 std::vector<std::filesystem::path> batch_folders(const std::vector<std::string>& inputs, const std::filesystem::path& out) {
-  std::map<std::string, int> seen;
   std::vector<std::filesystem::path> folders;
-  for (const auto& input : inputs) {
-    const std::string stem = std::filesystem::path(input).stem().string();
-    const int n = ++seen[stem];
-    folders.push_back(out / (n == 1 ? stem : stem + "-" + std::to_string(n)));
-  }
+  for (const auto& name : distinct_folder_names(inputs, {"runs.csv"})) folders.push_back(out / name);
   return folders;
 }
 
@@ -185,7 +181,13 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   o.progress = progress;
   if (f.inputs.size() == 1) {  // one recording: its outputs straight in OUT, its error ends the program
     o.input = f.inputs.front();
-    (void)run_one(f, f.out, training);
+    const auto folder = make_output_folder(f.out);
+    try {
+      (void)run_one(f, f.out, training);
+    } catch (...) {
+      remove_created(folder);  // a failed run leaves no folder behind that it made
+      throw;
+    }
     return;
   }
   ZF_EXPECTS(f.labels.empty(), "--labels names one file, but ", f.inputs.size(),
@@ -194,27 +196,27 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   // a recording that fails is reported and skipped, and runs.csv lists every outcome.
   const std::filesystem::path out = f.out;
   const auto folders = batch_folders(f.inputs, out);
+  (void)make_output_folder(out);  // kept even when every recording fails: runs.csv says why
   std::vector<run_outcome> runs;
   for (std::size_t i = 0; i < f.inputs.size(); ++i) {
     progress("recording " + std::to_string(i + 1) + " of " + std::to_string(f.inputs.size()) + ": " + f.inputs[i]);
     o.input = f.inputs[i];
     const auto start = std::chrono::steady_clock::now();
-    const bool existed = std::filesystem::exists(folders[i]);
+    output_folder folder;
     run_outcome r;
     try {
+      folder = make_output_folder(folders[i], out);
       r = run_one(f, folders[i], training);
     } catch (const std::exception& e) {
       r.error = e.what();
       progress("failed: " + r.error);
-      std::error_code ignored;  // nothing half-written: a folder this run made goes with its failure
-      if (!existed) std::filesystem::remove_all(folders[i], ignored);
+      remove_created(folder);  // nothing half-written: only a folder this run made goes with its failure
     }
     r.input = f.inputs[i];
     r.out = folders[i].string();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs.push_back(r);
   }
-  std::filesystem::create_directories(out);
   write_runs_csv(out / "runs.csv", runs);
   std::size_t failed = 0;
   for (const auto& r : runs) failed += r.error.empty() ? 0 : 1;
