@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -126,6 +127,11 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
   const csv_layout& layout = *planned;
   if (layout.comment.size() > static_cast<std::size_t>(csv_row::max_comment)) {
     report.host_reason = "a comment prefix longer than the GPU path takes";
+    return read_on_host(in.path, in.text, in.name, options, stream);
+  }
+  // The kernels number columns with 32-bit ints; a header with more names would wrap them.
+  if (layout.names.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+    report.host_reason = "more columns than the GPU path numbers";
     return read_on_host(in.path, in.text, in.name, options, stream);
   }
   const std::size_t total = in.source.size();

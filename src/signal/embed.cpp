@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "parallel.hpp"
+#include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/embed.hpp"
@@ -23,6 +24,8 @@ embedding embed_beats(const array& signal, const array& positions, const array& 
   ZF_EXPECTS(0 <= min_length && min_length <= max_length && max_length <= row_width,
              "embed_beats: need 0 <= min_length <= max_length <= row_width, got ", min_length, ", ", max_length, ", ",
              row_width);
+  // At most one row per candidate: a width that wraps the output's size would write past a small allocation.
+  (void)contiguous_bytes(shape_t{lengths.size(), row_width}, float32);
   ZF_EXPECTS(std::isfinite(norm.center) && std::isfinite(norm.scale) && norm.scale != 0,
              "embed_beats: normalization needs a finite center and a finite non-zero scale, got center ", norm.center,
              ", scale ", norm.scale);
