@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/interop/dlpack.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -49,13 +50,27 @@ nb::tuple to_tuple(const shape_t& values) {
   return nb::steal<nb::tuple>(t);
 }
 
+/// An extent or stride: any Python integer (or __index__ object) that fits in 64 bits; a larger one
+/// is a ValueError, as NumPy says of a dimension it cannot hold.
+std::int64_t to_int64(nb::handle v) {
+  const nb::object i = nb::steal(PyNumber_Index(v.ptr()));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0)
+    throw nb::value_error(("the extent or stride " + nb::cast<std::string>(nb::str(i)) + " does not fit in 64 bits")
+                              .c_str());
+  if (value == -1 && PyErr_Occurred() != nullptr) throw nb::python_error();
+  return value;
+}
+
 shape_t to_shape(nb::handle h) {
   shape_t out;
   if (PyLong_Check(h.ptr())) {
-    out.push_back(nb::cast<std::int64_t>(h));
+    out.push_back(to_int64(h));
     return out;
   }
-  for (nb::handle v : h) out.push_back(nb::cast<std::int64_t>(v));
+  for (nb::handle v : h) out.push_back(to_int64(v));
   return out;
 }
 
@@ -340,8 +355,29 @@ py_array from_dlpack_capsule(nb::handle capsule, nb::handle stream) {
 shape_t strides_or_contiguous(nb::handle strides, const shape_t& shape, std::size_t item) {
   if (!strides.is_none()) return to_shape(strides);
   shape_t out = contiguous_strides(shape);
-  for (auto& s : out) s *= static_cast<std::int64_t>(item);
+  for (auto& s : out) s = multiply_sizes(s, static_cast<std::int64_t>(item), "a stride of this array interface in bytes");
   return out;
+}
+
+/// Refuses an imported shape and byte strides whose element offsets, or the byte span they cover,
+/// do not fit in 64 bits: view_of measures that span before the array checks itself.
+void check_interface_sizes(const shape_t& shape, const shape_t& byte_strides, std::size_t item) {
+  if (byte_strides.size() != shape.size())
+    throw nb::value_error(("an array interface with " + std::to_string(shape.size()) + " dimensions has " +
+                           std::to_string(byte_strides.size()) + " strides")
+                              .c_str());
+  (void)element_count(shape);
+  for (auto extent : shape)
+    if (extent == 0) return;  // addresses nothing
+  // The span from the lowest to one past the highest byte: the item, plus every dimension's reach.
+  std::optional<std::int64_t> span = static_cast<std::int64_t>(item);
+  for (std::size_t d = 0; d < shape.size() && span; ++d) {
+    const auto reach = checked_mul(shape[d] - 1, byte_strides[d]);
+    const auto size = reach ? checked_mul(*reach, *reach < 0 ? -1 : 1) : std::nullopt;
+    span = size ? checked_add(*span, *size) : std::nullopt;
+  }
+  if (!span)
+    throw nb::value_error("the shape and strides of this array interface reach offsets that do not fit in 64 bits");
 }
 
 py_array from_cuda_array_interface(nb::handle owner, nb::handle stream) {
@@ -355,8 +391,8 @@ py_array from_cuda_array_interface(nb::handle owner, nb::handle stream) {
   const bool read_only = nb::cast<bool>(data[1]);
   const shape_t strides =
       strides_or_contiguous(d.contains("strides") ? d["strides"] : nb::none(), shape, type.itemsize());
-  std::int64_t n = 1;
-  for (auto e : shape) n *= e;
+  check_interface_sizes(shape, strides, type.itemsize());
+  const std::int64_t n = element_count(shape);
   const device where = n == 0 || pointer == nullptr ? cuda_device(0) : device_of_pointer(pointer);
   const std::uintptr_t consumer = stream_handle(stream);
   const int version = d.contains("version") ? nb::cast<int>(d["version"]) : 0;
@@ -384,6 +420,7 @@ py_array from_array_interface(nb::handle owner) {
   const bool read_only = nb::cast<bool>(data[1]);
   const shape_t strides =
       strides_or_contiguous(d.contains("strides") ? d["strides"] : nb::none(), shape, type.itemsize());
+  check_interface_sizes(shape, strides, type.itemsize());
   return {view_of(pointer, type, shape, strides, read_only, cpu_device, owner), legacy_stream};
 }
 
@@ -503,8 +540,10 @@ void bind_array(nb::module_& m) {
       "empty",
       [](nb::handle shape, nb::handle type, nb::handle device, nb::handle stream) {
         const auto handle = stream_handle(stream);
-        return py_array{
-            zeroflow::empty(to_shape(shape), parse_dtype(type), parse_device(device), to_stream_view(handle)), handle};
+        auto extents = to_shape(shape);
+        const dtype t = parse_dtype(type);
+        (void)contiguous_bytes(extents, t);  // a size that wraps would allocate a few bytes for a huge shape
+        return py_array{zeroflow::empty(std::move(extents), t, parse_device(device), to_stream_view(handle)), handle};
       },
       "shape"_a, "dtype"_a = "float32", "device"_a = "cpu", "stream"_a = nb::none(),
       "An uninitialised C-contiguous array from the device's current memory resource.");
@@ -512,8 +551,10 @@ void bind_array(nb::module_& m) {
       "zeros",
       [](nb::handle shape, nb::handle type, nb::handle device, nb::handle stream) {
         const auto handle = stream_handle(stream);
-        return py_array{
-            zeroflow::zeros(to_shape(shape), parse_dtype(type), parse_device(device), to_stream_view(handle)), handle};
+        auto extents = to_shape(shape);
+        const dtype t = parse_dtype(type);
+        (void)contiguous_bytes(extents, t);  // a size that wraps would allocate a few bytes for a huge shape
+        return py_array{zeroflow::zeros(std::move(extents), t, parse_device(device), to_stream_view(handle)), handle};
       },
       "shape"_a, "dtype"_a = "float32", "device"_a = "cpu", "stream"_a = nb::none(),
       "A zero-filled C-contiguous array from the device's current memory resource.");

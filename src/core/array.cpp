@@ -130,8 +130,10 @@ array array::slice(std::int64_t dim, std::int64_t start, std::int64_t stop, std:
   // start < extent, so start * stride lies within the reach validate() checked.
   if (count > 0)
     out.byte_offset_ += start * strides_[d] * static_cast<std::int64_t>(dtype_.itemsize());
-  // A huge step leaves at most one element, whose stride is never used: keep the old one then.
-  const auto stride = checked_mul(strides_[d], step);
+  // A huge step leaves at most one element, whose stride is never used: keep the old one when the
+  // new one (in bytes, as exports give it) does not fit.
+  auto stride = checked_mul(strides_[d], step);
+  if (stride && !checked_mul(*stride, static_cast<std::int64_t>(dtype_.itemsize()))) stride.reset();
   ZF_EXPECTS(stride || count <= 1, "slice step ", step, " is too large for stride ", strides_[d]);
   out.strides_[d] = stride ? *stride : strides_[d];
   out.validate();

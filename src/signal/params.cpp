@@ -37,6 +37,10 @@ segment_sizes sizes_for(const segment_params& params) {
   s.replace = samples(params.replace_seconds, params.sample_rate, "replace_seconds");
   s.slope_half_window = samples(params.slope_seconds, params.sample_rate, "slope_seconds");
   s.learn = samples(params.learn_seconds, params.sample_rate, "learn_seconds");
+  s.stretch = samples(params.stretch_seconds, params.sample_rate, "stretch_seconds");
+  s.overlap = samples(params.overlap_seconds, params.sample_rate, "overlap_seconds");
+  ZF_EXPECTS(s.overlap >= s.learn, "overlap_seconds (", params.overlap_seconds, ") must be at least learn_seconds (",
+             params.learn_seconds, ")");
   s.window_before = samples(params.window_before_seconds, params.sample_rate, "window_before_seconds");
   s.window_after = samples(params.window_after_seconds, params.sample_rate, "window_after_seconds");
   const std::int64_t row_samples =

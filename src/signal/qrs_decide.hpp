@@ -5,9 +5,12 @@
 // missed in a long gap (the decision rules of Pan & Tompkins, IEEE TBME 32(3), 1985, applied to
 // the peaks that the seed's band-pass and non-maximum suppression propose).
 //
-// One function for both sides: the host calls it directly and the CUDA path runs it in a single
-// GPU thread, so both accept exactly the same beats from the same candidates. The candidates are
-// few (a few per second), so the serial pass costs little next to the per-sample kernels.
+// The rules are sequential, but their memory is short (levels and the last RR intervals settle
+// within a few beats), so the recording is decided in independent stretches: each stretch learns
+// its levels from the `overlap` before it and decides only its own candidates; a pair of beats
+// straddling two stretches that the rules would not both keep is resolved afterwards. The host runs
+// the stretches one after another, the CUDA path one per GPU thread: the same functions on the same
+// candidates, so both sides accept exactly the same beats.
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -24,6 +27,8 @@ struct qrs_rules {
   std::int64_t t_wave = 0;       ///< a weaker, slower peak this soon after a beat is its T wave
   std::int64_t replace = 0;      ///< a stronger peak this soon after a beat replaces it (that was a P wave)
   std::int64_t learn = 0;        ///< the levels start from the candidates of the first `learn` samples
+  std::int64_t stretch = 0;      ///< samples decided independently of the rest (> 0)
+  std::int64_t overlap = 0;      ///< samples before a stretch from which it learns its levels (>= learn)
   float t_wave_slope = 0.5F;     ///< T wave: steepest slope under this fraction of the beat's
   float search_back_gap = 1.66F; ///< search back once a gap exceeds this many mean RR intervals
 };
@@ -81,15 +86,19 @@ ZF_QRS_HD inline void qrs_initial_levels(const float* amplitude, std::int64_t n,
   state.noise_level = 0.5F * scratch[(n - 1) / 2];
 }
 
-/// Marks the accepted candidates: beat[i] = 1 when candidate i is a beat, else 0. Candidates are
-/// sorted by position; amplitude is the band-passed energy at the candidate, slope the steepest
-/// slope of the raw signal around it. Returns the number of beats.
-ZF_QRS_HD inline std::int64_t qrs_decide(const std::int64_t* position, const float* amplitude, const float* slope,
-                                         std::int64_t n, const qrs_rules& rules, qrs_state& state,
-                                         std::uint8_t* beat) {
+/// Applies the rules to candidates [begin, end) and marks the accepted ones from `emit` on:
+/// beat[i] = 1 for a beat, 0 otherwise, for i in [emit, end) only (the candidates before `emit`
+/// only bring the state up to date). Candidates are sorted by position; amplitude is the
+/// band-passed energy at the candidate, slope the steepest slope of the raw signal around it.
+ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* amplitude, const float* slope,
+                                 std::int64_t begin, std::int64_t emit, std::int64_t end, const qrs_rules& rules,
+                                 qrs_state& state, std::uint8_t* beat) {
+  auto mark = [&](std::int64_t i, std::uint8_t value) {
+    if (i >= emit) beat[i] = value;
+  };
   auto accept = [&](std::int64_t i, float weight) {
     if (state.last >= 0) state.push_rr(position[i] - position[state.last]);
-    beat[i] = 1;
+    mark(i, 1);
     state.last = i;
     state.learn_signal(amplitude[i], weight);
     ++state.beats;
@@ -97,13 +106,13 @@ ZF_QRS_HD inline std::int64_t qrs_decide(const std::int64_t* position, const flo
   auto replace_last = [&](std::int64_t i) {
     // The RR ring's newest entry ended at the replaced beat; it now ends here.
     if (state.rr_count > 0) state.rr[(state.rr_count - 1) % 8] += position[i] - position[state.last];
-    beat[state.last] = 0;
-    beat[i] = 1;
+    mark(state.last, 0);
+    mark(i, 1);
     state.last = i;
     state.learn_signal(amplitude[i], 0.125F);
   };
-  for (std::int64_t i = 0; i < n; ++i) beat[i] = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (std::int64_t i = emit; i < end; ++i) beat[i] = 0;
+  for (std::int64_t i = begin; i < end; ++i) {
     const std::int64_t at = position[i];
     const float a = amplitude[i];
     // Search-back: a gap much longer than the recent rhythm means a beat was missed; take the
@@ -146,7 +155,51 @@ ZF_QRS_HD inline std::int64_t qrs_decide(const std::int64_t* position, const flo
       state.learn_noise(a);
     }
   }
-  return state.beats;
+}
+
+/// First index in [0, n) whose position is >= at (n when none).
+ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* position, std::int64_t n, std::int64_t at) {
+  std::int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (position[mid] < at) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/// Decides stretch k (samples [k·stretch, (k+1)·stretch)): learns from the overlap before it,
+/// marks its own candidates. `scratch` holds at least as many floats as there are candidates.
+ZF_QRS_HD inline void qrs_decide_stretch(const std::int64_t* position, const float* amplitude, const float* slope,
+                                         std::int64_t n, std::int64_t k, const qrs_rules& rules, float* scratch,
+                                         std::uint8_t* beat) {
+  const std::int64_t from = k * rules.stretch;
+  const std::int64_t begin = qrs_first_at(position, n, from - rules.overlap);
+  const std::int64_t emit = qrs_first_at(position, n, from);
+  const std::int64_t end = qrs_first_at(position, n, from + rules.stretch);
+  if (emit >= end) return;
+  // Levels from the first `learn` samples of what this stretch sees (at least 16 peaks).
+  std::int64_t learning = qrs_first_at(position, n, position[begin] + rules.learn) - begin;
+  const std::int64_t seen = end - begin;
+  if (learning < 16) learning = seen < 16 ? seen : 16;
+  qrs_state state;
+  qrs_initial_levels(amplitude + begin, learning, scratch + begin, state);
+  qrs_decide(position, amplitude, slope, begin, emit, end, rules, state, beat);
+}
+
+/// Two beats on either side of the start of stretch k (k >= 1) closer than `replace` are one beat
+/// seen twice (each stretch decided its own side): the weaker goes. Joins run one after another
+/// (k = 1, 2, ...), on the GPU too: a stretch with a single beat may take part in two of them.
+ZF_QRS_HD inline void qrs_join_stretches(const std::int64_t* position, const float* amplitude, std::int64_t n,
+                                         std::int64_t k, const qrs_rules& rules, std::uint8_t* beat) {
+  const std::int64_t boundary = k * rules.stretch;
+  const std::int64_t first = qrs_first_at(position, n, boundary);
+  std::int64_t before = -1, after = -1;
+  for (std::int64_t i = first - 1; i >= 0 && position[i] >= boundary - rules.replace; --i)
+    if (beat[i]) { before = i; break; }
+  for (std::int64_t i = first; i < n && position[i] < boundary + rules.replace; ++i)
+    if (beat[i]) { after = i; break; }
+  if (before < 0 || after < 0 || position[after] - position[before] > rules.replace) return;
+  if (amplitude[after] > amplitude[before]) beat[before] = 0; else beat[after] = 0;
 }
 
 }  // namespace zeroflow::signal::detail

@@ -23,6 +23,8 @@ detail::qrs_rules rules_for(const segment_sizes& sizes) {
   r.t_wave = sizes.t_wave;
   r.replace = sizes.replace;
   r.learn = sizes.learn;
+  r.stretch = sizes.stretch;
+  r.overlap = sizes.overlap;
   return r;
 }
 
@@ -56,7 +58,7 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
   else
     detail::qrs_candidates_host(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
   const auto rules = rules_for(sizes);
-  d.peaks = cuda ? detail::qrs_select_cuda(d, rules, stream) : detail::qrs_select_host(d, rules, stream);
+  d.peaks = cuda ? detail::qrs_select_cuda(d, x.size(), rules, stream) : detail::qrs_select_host(d, x.size(), rules, stream);
   return d;
 }
 
@@ -104,19 +106,19 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
   }
 }
 
-array qrs_select_host(const qrs_detection& d, const qrs_rules& rules, stream_view stream) {
+array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qrs_rules& rules, stream_view stream) {
   const auto n = d.candidates.size();
   const auto* position = d.candidates.data_as<const std::int64_t>();
   const auto* amplitude = d.amplitude.data_as<const float>();
-  std::int64_t learning = 0;
-  while (learning < n && position[learning] < rules.learn) ++learning;
-  learning = std::max(learning, std::min<std::int64_t>(n, 16));  // a quiet start: learn from the first peaks
-  std::vector<float> scratch(static_cast<std::size_t>(std::max<std::int64_t>(learning, 1)));
-  qrs_state state;
-  qrs_initial_levels(amplitude, learning, scratch.data(), state);
-  std::vector<std::uint8_t> beat(static_cast<std::size_t>(n));
-  const std::int64_t beats =
-      qrs_decide(position, amplitude, d.slope.data_as<const float>(), n, rules, state, beat.data());
+  const auto* slope = d.slope.data_as<const float>();
+  std::vector<float> scratch(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
+  std::vector<std::uint8_t> beat(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
+  const std::int64_t stretches = n ? position[n - 1] / rules.stretch + 1 : 0;
+  for (std::int64_t k = 0; k < stretches; ++k)
+    qrs_decide_stretch(position, amplitude, slope, n, k, rules, scratch.data(), beat.data());
+  for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
+  std::int64_t beats = 0;
+  for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];
   array out = empty({beats}, int64, cpu_device, stream);
   auto* p = out.data_as<std::int64_t>();
   for (std::int64_t i = 0, k = 0; i < n; ++i)
@@ -132,7 +134,7 @@ void qrs_candidates_cuda(const array&, const array&, const array&, std::int64_t,
                          stream_view) {
   ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
 }
-array qrs_select_cuda(const qrs_detection&, const qrs_rules&, stream_view) {
+array qrs_select_cuda(const qrs_detection&, std::int64_t, const qrs_rules&, stream_view) {
   ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
 }
 #endif

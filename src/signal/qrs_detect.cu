@@ -46,15 +46,16 @@ __global__ void qrs_candidates_kernel(const float* __restrict__ x, std::int64_t 
 }
 
 __global__ void qrs_decide_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                                  const float* __restrict__ slope, std::int64_t n, qrs_rules rules,
-                                  float* __restrict__ scratch, std::uint8_t* __restrict__ beat) {
-  std::int64_t learning = 0;
-  while (learning < n && position[learning] < rules.learn) ++learning;
-  const std::int64_t first = n < 16 ? n : 16;
-  if (learning < first) learning = first;
-  qrs_state state;
-  qrs_initial_levels(amplitude, learning, scratch, state);
-  (void)qrs_decide(position, amplitude, slope, n, rules, state, beat);
+                                  const float* __restrict__ slope, std::int64_t n, std::int64_t stretches,
+                                  qrs_rules rules, float* __restrict__ scratch, std::uint8_t* __restrict__ beat) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < stretches; k += step)
+    qrs_decide_stretch(position, amplitude, slope, n, k, rules, scratch, beat);
+}
+
+__global__ void qrs_join_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
+                                std::int64_t n, std::int64_t stretches, qrs_rules rules, std::uint8_t* beat) {
+  for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat);
 }
 
 }  // namespace
@@ -85,16 +86,23 @@ void qrs_candidates_cuda(const array& signal, const array& energy, const array& 
   ZF_SIGNAL_LAUNCH_CHECK();
 }
 
-array qrs_select_cuda(const qrs_detection& d, const qrs_rules& rules, stream_view stream) {
+array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_rules& rules, stream_view stream) {
   const auto where = d.candidates.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
   const std::int64_t n = d.candidates.size();
   if (n == 0) return empty({0}, int64, where, stream);
   array beat = empty({n}, uint8, where, stream);
   array scratch = empty({n}, float32, where, stream);
-  qrs_decide_kernel<<<1, 1, 0, gpu::raw(stream)>>>(d.candidates.data_as<const std::int64_t>(),
-                                                   d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
-                                                   n, rules, scratch.data_as<float>(), beat.data_as<std::uint8_t>());
+  // The number of stretches follows from the last candidate's position, which is on the device:
+  // one thread per possible stretch of the recording (threads past the last find no candidates).
+  const std::int64_t stretches = samples / rules.stretch + 1;
+  qrs_decide_kernel<<<gpu::tiles_for(stretches, 64), 64, 0, gpu::raw(stream)>>>(
+      d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
+      n, stretches, rules, scratch.data_as<float>(), beat.data_as<std::uint8_t>());
+  ZF_SIGNAL_LAUNCH_CHECK();
+  qrs_join_kernel<<<1, 1, 0, gpu::raw(stream)>>>(d.candidates.data_as<const std::int64_t>(),
+                                                 d.amplitude.data_as<const float>(), n, stretches, rules,
+                                                 beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
   array selected = empty({n}, int64, where, stream);
   array count = empty({1}, int64, where, stream);

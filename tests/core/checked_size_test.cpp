@@ -1,5 +1,7 @@
 // Size arithmetic that would wrap: checked against 128-bit integer arithmetic, and the arrays
 // whose sizes once wrapped (a shape of 2^62 float32 took 0 bytes and passed its bounds check).
+#include "zeroflow/core/checked_size.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "zeroflow/core/array.hpp"
-#include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -28,10 +29,16 @@ std::shared_ptr<zf::buffer> host_buffer(std::size_t bytes) {
 
 /// Values near the interesting edges: small, around 2^31, 2^32, 2^62, 2^63 and their negatives.
 std::int64_t edgy(std::mt19937_64& rng) {
-  static const std::int64_t scales[] = {1, 7, std::int64_t{1} << 31, std::int64_t{1} << 32, std::int64_t{1} << 40,
-                                        std::int64_t{1} << 62, std::numeric_limits<std::int64_t>::max()};
+  static const std::int64_t scales[] = {1,
+                                        7,
+                                        std::int64_t{1} << 31,
+                                        std::int64_t{1} << 32,
+                                        std::int64_t{1} << 40,
+                                        std::int64_t{1} << 62,
+                                        std::numeric_limits<std::int64_t>::max()};
   const std::int64_t scale = scales[rng() % std::size(scales)];
-  std::int64_t v = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(scale)) + static_cast<std::int64_t>(rng() % 3);
+  std::int64_t v =
+      static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(scale)) + static_cast<std::int64_t>(rng() % 3);
   return rng() % 2 ? v : -v;
 }
 
@@ -64,7 +71,9 @@ TEST(CheckedSize, ElementAndByteCountsAgreeWith128BitProducts) {
     zf::shape_t shape(rng() % 5);
     for (auto& e : shape) {
       const int kind = static_cast<int>(rng() % 10);
-      e = kind == 0 ? 0 : kind < 5 ? static_cast<std::int64_t>(rng() % 100) : static_cast<std::int64_t>(rng() >> (rng() % 63 + 1));
+      e = kind == 0  ? 0
+          : kind < 5 ? static_cast<std::int64_t>(rng() % 100)
+                     : static_cast<std::int64_t>(rng() >> (rng() % 63 + 1));
     }
     const zf::dtype type = types[rng() % std::size(types)];
     i128 nonzero = 1;
@@ -85,7 +94,8 @@ TEST(CheckedSize, ElementAndByteCountsAgreeWith128BitProducts) {
       EXPECT_EQ(i128{zf::element_count(shape)}, zero ? 0 : nonzero);
     }
     if (bytes_fit) {
-      EXPECT_EQ(static_cast<i128>(zf::contiguous_bytes(shape, type)), zero ? 0 : nonzero * static_cast<i128>(type.itemsize()));
+      EXPECT_EQ(static_cast<i128>(zf::contiguous_bytes(shape, type)),
+                zero ? 0 : nonzero * static_cast<i128>(type.itemsize()));
     } else {
       EXPECT_THROW((void)zf::contiguous_bytes(shape, type), zf::invalid_argument);
     }
@@ -110,11 +120,13 @@ TEST(CheckedSize, ArrayRefusesShapesWhoseBytesWrap) {
 
 TEST(CheckedSize, ArrayRefusesStridesAndReachesThatWrap) {
   // One element repeated (stride 0) is fine until the element count itself cannot be held.
-  const zf::array repeated(host_buffer(4), zf::float32, {std::int64_t{1} << 20, std::int64_t{1} << 20}, zf::shape_t{0, 0});
+  const zf::array repeated(host_buffer(4), zf::float32, {std::int64_t{1} << 20, std::int64_t{1} << 20},
+                           zf::shape_t{0, 0});
   EXPECT_EQ(repeated.size(), std::int64_t{1} << 40);
   EXPECT_EQ(repeated.nbytes(), std::size_t{1} << 42);
-  EXPECT_THROW(zf::array(host_buffer(4), zf::float32, {std::int64_t{1} << 40, std::int64_t{1} << 40}, zf::shape_t{0, 0}),
-               zf::invalid_argument);
+  EXPECT_THROW(
+      zf::array(host_buffer(4), zf::float32, {std::int64_t{1} << 40, std::int64_t{1} << 40}, zf::shape_t{0, 0}),
+      zf::invalid_argument);
   // A stride of extent 1 is never used, but its byte value is exported (NumPy, CAI): it must fit.
   EXPECT_THROW(zf::array(host_buffer(4), zf::float32, {1}, zf::shape_t{std::int64_t{1} << 62}), zf::invalid_argument);
   // (3 - 1) * 2^62 wraps to -2^63: the reach once looked like a small negative offset.
@@ -135,11 +147,16 @@ TEST(CheckedSize, SliceAndReshapeKeepSizesExact) {
   EXPECT_EQ(a.slice(0, 9, -1, std::numeric_limits<std::int64_t>::min() + 1).size(), 1);
   EXPECT_EQ(a.slice(0, 9, -1, std::numeric_limits<std::int64_t>::min()).size(), 1);
   EXPECT_EQ(a.slice(0, 4, 4, -3).size(), 0);
+  // 2^62 elements is a stride that fits, 2^64 bytes is not: one float32 element keeps its stride.
+  const zf::array f(host_buffer(40), zf::float32, {10});
+  EXPECT_EQ(f.slice(0, 2, 10, std::int64_t{1} << 62).strides(), (zf::shape_t{1}));
+  EXPECT_EQ(f.slice(0, 2, 10, std::int64_t{1} << 62).byte_offset(), 8);
   // Counts against Python's range() semantics for every small slice.
   for (std::int64_t start = -1; start <= 10; ++start)
     for (std::int64_t stop = -1; stop <= 10; ++stop)
       for (std::int64_t step : {-11, -3, -2, -1, 1, 2, 3, 11}) {
-        const bool ok = step > 0 ? 0 <= start && start <= stop && stop <= 10 : -1 <= stop && stop <= start && start < 10;
+        const bool ok =
+            step > 0 ? 0 <= start && start <= stop && stop <= 10 : -1 <= stop && stop <= start && start < 10;
         if (!ok) continue;
         std::int64_t expected = 0;
         for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) ++expected;

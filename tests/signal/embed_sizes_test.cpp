@@ -47,10 +47,9 @@ TEST(SignalEmbedSizes, RowsTimesWidthBeyond64BitsIsRefused) {
 TEST(SignalEmbedSizes, PeaksAtTheEndsOfInt64GiveZeroRows) {
   const std::int64_t n = 50, before = 3, after = 4, width = 16;
   const auto x = ramp(n);
-  const std::vector<std::int64_t> peaks = {std::numeric_limits<std::int64_t>::min(),
-                                           std::numeric_limits<std::int64_t>::min() + 1, 25,
-                                           std::numeric_limits<std::int64_t>::max() - 2,
-                                           std::numeric_limits<std::int64_t>::max(), 1};
+  const std::vector<std::int64_t> peaks = {
+      std::numeric_limits<std::int64_t>::min(),     std::numeric_limits<std::int64_t>::min() + 1, 25,
+      std::numeric_limits<std::int64_t>::max() - 2, std::numeric_limits<std::int64_t>::max(),     1};
   const sig::normalization norm{0.5F, 2.0F};
   const auto rows = sig::embed_windows(x, int64_array(peaks), before, after, width, norm, {});
   ASSERT_EQ(rows.shape(), (zf::shape_t{static_cast<std::int64_t>(peaks.size()), width}));
@@ -59,9 +58,9 @@ TEST(SignalEmbedSizes, PeaksAtTheEndsOfInt64GiveZeroRows) {
     for (std::int64_t j = 0; j < width; ++j) {
       // The sample in 128-bit arithmetic: inside the recording only for the ordinary peaks.
       const i128 at = static_cast<i128>(peaks[b]) - before + j;
-      const float expected =
-          j < before + after && at >= 0 && at < n ? (static_cast<float>(static_cast<std::int64_t>(at) + 1) - norm.center) / norm.scale
-                                                  : 0.0F;
+      const float expected = j < before + after && at >= 0 && at < n
+                                 ? (static_cast<float>(static_cast<std::int64_t>(at) + 1) - norm.center) / norm.scale
+                                 : 0.0F;
       EXPECT_EQ(r[b * width + static_cast<std::size_t>(j)], expected) << "peak " << peaks[b] << ", column " << j;
     }
 }

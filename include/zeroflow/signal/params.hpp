@@ -37,6 +37,8 @@ struct segment_params {
   double replace_seconds = 0.25;        ///< a stronger peak this soon after a beat replaces it (it was a P wave)
   double slope_seconds = 0.075;         ///< half-width of the window in which a candidate's steepest slope is taken
   double learn_seconds = 8;             ///< the detector's levels start from this much of the recording
+  double stretch_seconds = 300;         ///< the detector decides stretches this long independently (qrs_decide.hpp)
+  double overlap_seconds = 30;          ///< from this much before a stretch (>= learn_seconds)
   double window_before_seconds = 0.25;  ///< a beat's row starts this long before its peak (P wave)
   double window_after_seconds = 0.45;   ///< and ends this long after it (T wave)
 };
@@ -57,6 +59,8 @@ struct segment_sizes {
   std::int64_t replace = 0;
   std::int64_t slope_half_window = 0;
   std::int64_t learn = 0;
+  std::int64_t stretch = 0;
+  std::int64_t overlap = 0;
   std::int64_t window_before = 0;  ///< robust method: samples of a row before / after the peak
   std::int64_t window_after = 0;
 };

@@ -48,8 +48,8 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
 void qrs_candidates_cuda(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
                          std::int64_t slope_half_window, qrs_detection& out, stream_view stream);
 struct qrs_rules;
-array qrs_select_host(const qrs_detection& d, const qrs_rules& rules, stream_view stream);
-array qrs_select_cuda(const qrs_detection& d, const qrs_rules& rules, stream_view stream);
+array qrs_select_host(const qrs_detection& d, std::int64_t samples, const qrs_rules& rules, stream_view stream);
+array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_rules& rules, stream_view stream);
 }  // namespace detail
 
 }  // namespace zeroflow::signal
