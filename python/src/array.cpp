@@ -58,8 +58,8 @@ std::int64_t to_int64(nb::handle v) {
   int overflow = 0;
   const long long value = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
   if (overflow != 0)
-    throw nb::value_error(("the extent or stride " + nb::cast<std::string>(nb::str(i)) + " does not fit in 64 bits")
-                              .c_str());
+    throw nb::value_error(
+        ("the extent or stride " + nb::cast<std::string>(nb::str(i)) + " does not fit in 64 bits").c_str());
   if (value == -1 && PyErr_Occurred() != nullptr) throw nb::python_error();
   return value;
 }
@@ -355,7 +355,8 @@ py_array from_dlpack_capsule(nb::handle capsule, nb::handle stream) {
 shape_t strides_or_contiguous(nb::handle strides, const shape_t& shape, std::size_t item) {
   if (!strides.is_none()) return to_shape(strides);
   shape_t out = contiguous_strides(shape);
-  for (auto& s : out) s = multiply_sizes(s, static_cast<std::int64_t>(item), "a stride of this array interface in bytes");
+  for (auto& s : out)
+    s = multiply_sizes(s, static_cast<std::int64_t>(item), "a stride of this array interface in bytes");
   return out;
 }
 

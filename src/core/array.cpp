@@ -123,7 +123,8 @@ array array::slice(std::int64_t dim, std::int64_t start, std::int64_t stop, std:
                " out of range for extent ", extent);
     // |step| as unsigned: -step does not fit for INT64_MIN.
     const std::uint64_t stride_steps = 0 - static_cast<std::uint64_t>(step);
-    count = stop == start ? 0 : 1 + static_cast<std::int64_t>(static_cast<std::uint64_t>(start - stop - 1) / stride_steps);
+    count =
+        stop == start ? 0 : 1 + static_cast<std::int64_t>(static_cast<std::uint64_t>(start - stop - 1) / stride_steps);
   }
   array out = *this;
   out.shape_[d] = count;

@@ -15,8 +15,8 @@ array embed_windows(const array& signal, const array& peaks, std::int64_t before
   detail::expect_1d(signal, "embed_windows: signal", {float32});
   detail::expect_1d(peaks, "embed_windows: peaks", {int64});
   detail::expect_same_device(signal, peaks, "embed_windows");
-  ZF_EXPECTS(before >= 0 && after >= 1 && after <= row_width && before <= row_width - after, "embed_windows: a window of ",
-             before, " + ", after, " samples does not fit a row of ", row_width);
+  ZF_EXPECTS(before >= 0 && after >= 1 && after <= row_width && before <= row_width - after,
+             "embed_windows: a window of ", before, " + ", after, " samples does not fit a row of ", row_width);
   // One row per peak: a width that wraps the output's size would write past a small allocation.
   (void)contiguous_bytes(shape_t{peaks.size(), row_width}, float32);
   ZF_EXPECTS(std::isfinite(norm.center) && std::isfinite(norm.scale) && norm.scale != 0,

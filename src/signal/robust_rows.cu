@@ -25,8 +25,8 @@ __global__ void embed_windows_kernel(const float* __restrict__ x, std::int64_t n
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
     const std::int64_t b = i / width, j = i - b * width;
     // Peaks may hold any value: modular arithmetic, as a wrapped sample lands far outside [0, n).
-    const auto at = static_cast<std::int64_t>(static_cast<std::uint64_t>(peaks[b]) - static_cast<std::uint64_t>(before) +
-                                              static_cast<std::uint64_t>(j));
+    const auto at = static_cast<std::int64_t>(static_cast<std::uint64_t>(peaks[b]) -
+                                              static_cast<std::uint64_t>(before) + static_cast<std::uint64_t>(j));
     float v = 0.0f;
     if (j < before + after && at >= 0 && at < n) {
       v = __fdiv_rn(__fsub_rn(x[at], norm.center), norm.scale);
