@@ -12,6 +12,8 @@
 #include "arrow_format.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/interop/arrow.hpp"
+
+#include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 #if ZEROFLOW_HAS_CUDA
@@ -20,6 +22,13 @@
 
 namespace zeroflow {
 namespace {
+
+std::int64_t checked_sum(std::int64_t a, std::int64_t b) {
+  const auto sum = checked_add(a, b);
+  ZF_EXPECTS(sum.has_value(), "Arrow array: offset ", a, " + ", b, " overflows");
+  return *sum;
+}
+
 
 using arrow::ArrowArray;
 using arrow::ArrowDeviceArray;
@@ -132,9 +141,11 @@ array field_values(const holder_ptr& h, const ArrowSchema& schema, const ArrowAr
   check_schema(child_schema);
   ZF_EXPECTS(child_schema.format[0] != '+', "Arrow fixed-size list \"", name, "\" holds nested type \"",
              child_schema.format, "\"; zeroflow takes lists of primitives");
-  const std::int64_t first = child.offset + a.offset * width;
-  const std::int64_t count = a.length * width;
-  ZF_EXPECTS(child.length >= (a.offset + a.length) * width, "Arrow fixed-size list \"", name, "\" has a child of ",
+  // Imported sizes are untrusted: every product and sum is checked.
+  const std::int64_t first = checked_sum(child.offset, multiply_sizes(a.offset, width, "Arrow list offset"));
+  const std::int64_t count = multiply_sizes(a.length, width, "Arrow list length");
+  ZF_EXPECTS(child.length >= multiply_sizes(checked_sum(a.offset, a.length), width, "Arrow list extent"),
+             "Arrow fixed-size list \"", name, "\" has a child of ",
              child.length, " values for ", a.offset + a.length, " rows of ", width);
   array values = primitive_values(h, child_schema, child, first, count, where);
   return values.reshape({a.length, width});

@@ -1,5 +1,7 @@
 #include "zeroflow/memory/allocate.hpp"
 
+#include "zeroflow/core/checked_size.hpp"
+
 #include <cstring>
 
 #include "strided_copy.hpp"
@@ -25,12 +27,8 @@ std::shared_ptr<buffer> allocate_buffer(std::size_t bytes, stream_view stream, m
 array empty(shape_t shape, dtype type, stream_view stream, memory::resource_ptr mr) {
   ZF_EXPECTS(mr != nullptr, "empty needs a resource");
   ZF_EXPECTS(is_valid(type), "unsupported dtype ", type.name());
-  std::int64_t n = 1;
-  for (auto e : shape) {
-    ZF_EXPECTS(e >= 0, "negative extent ", e);
-    n *= e;
-  }
-  auto bytes = static_cast<std::size_t>(n) * type.itemsize();
+  // Checked: a product past 2^63 must be an error, not a wrapped (or undefined) small size.
+  const std::size_t bytes = contiguous_bytes(shape, type);
   return array(allocate_buffer(bytes, stream, std::move(mr)), type, std::move(shape));
 }
 
