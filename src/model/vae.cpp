@@ -1,44 +1,30 @@
 /// @file vae.cpp
-/// zeroflow::model::vae: training, scoring and persistence of the LightVAE behind a pimpl.
+/// zeroflow::model::vae: training and scoring of the LightVAE behind a pimpl (its file:
+/// vae_file.cpp).
 #include "zeroflow/model/vae.hpp"
 
 #include <ATen/Parallel.h>
 #include <sched.h>
 #include <torch/cuda.h>
 #include <torch/optim/adam.h>
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
 #include <torch/utils.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <mutex>
 #include <string>
-#include <system_error>
 
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/detail/cuda_graph_trainer.hpp"
 #include "zeroflow/model/detail/fused_step.hpp"
 #include "zeroflow/model/detail/light_vae.hpp"
 #include "zeroflow/model/detail/tensor_bridge.hpp"
+#include "vae_impl.hpp"
 
 namespace zeroflow::model {
 
-class vae::impl {
- public:
-  impl(std::int64_t width, device where) : module{width}, place{where}, tdevice{detail::to_torch(where)} {}
-
-  detail::light_vae module;
-  device place;
-  c10::Device tdevice;
-};
-
 namespace {
-
-// Written into every archive so that load() can refuse files that are not ours.
-constexpr std::int64_t archive_format = 1;
 
 // LibTorch sizes its intra-op pool from the machine's cores; inside a container restricted to a
 // few of them that oversubscribes (and small convolutions then crawl), so cap it at the CPUs
@@ -90,6 +76,36 @@ array export_to(const torch::Tensor& t, device rows_device) {
   return detail::to_array(t.device() == target ? t : t.to(target));
 }
 
+// A NaN or an infinity in one row makes every batch loss that contains it NaN, and the first
+// step spreads NaN into every weight: refused before it can happen. One reduction and one read
+// of its count; the position is looked up only when there is something to report.
+void check_finite_rows(const torch::Tensor& data) {
+  const torch::Tensor bad = torch::logical_not(torch::isfinite(data));
+  const auto count = bad.sum().item<std::int64_t>();
+  if (count == 0) return;
+  const auto first = bad.reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
+  const std::int64_t width = data.size(1);
+  ZF_THROW(invalid_argument, "rows hold ", count, count == 1 ? " value that is" : " values that are",
+           " NaN or infinite (the first in row ", first / width, ", column ", first % width,
+           "); the model needs finite rows: fill gaps (e.g. with the row's median) or leave those rows out");
+}
+
+// Says why an epoch's loss is not finite: rows whose squares overflow float32, or steps that
+// blew up. The rows are known to be finite here (check_finite_rows).
+// epoch < 0: the test split's loss after training.
+[[noreturn]] void throw_diverged(int epoch, double loss, const torch::Tensor& data, const train_options& options) {
+  const double largest = data.numel() > 0 ? data.abs().max().item<double>() : 0.0;
+  char magnitude[32];
+  std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
+  const std::string why =
+      largest > 1e15 ? std::string("the rows reach ") + magnitude +
+                           " in magnitude, too large for float32 arithmetic: normalise them (robust z-scores) or "
+                           "remove the spikes that make them"
+                     : "lower the learning rate (now " + std::to_string(options.learning_rate) + ")";
+  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", loss, "; ", why);
+  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", loss, "; ", why);
+}
+
 // The training epochs one kernel launch at a time, with torch::optim::Adam: the CPU path, and on a
 // GPU the reference that the CUDA-graph trainer replays.
 void train_eagerly(detail::light_vae& net, const torch::Tensor& data, const torch::Tensor& train_index,
@@ -114,12 +130,18 @@ void train_eagerly(detail::light_vae& net, const torch::Tensor& data, const torc
       optimiser.step();
     }
     const double epoch_loss = total.item<double>() / static_cast<double>(n_train);
+    if (!std::isfinite(epoch_loss)) throw_diverged(epoch, epoch_loss, data, options);
     result.epoch_loss.push_back(epoch_loss);
     if (options.on_epoch) options.on_epoch(epoch, epoch_loss);
   }
 }
 
 }  // namespace
+
+namespace detail {
+void check_model_device(device where) { check_device(where); }
+void configure_torch_threads() { configure_threads(); }
+}  // namespace detail
 
 void set_cpu_threads(int threads) {
   ZF_EXPECTS(threads >= 1, "set_cpu_threads needs at least 1 thread, got ", threads);
@@ -144,6 +166,7 @@ vae vae::create(std::int64_t width, device where, std::uint64_t seed) {
   // Weights are drawn on the CPU from the seed, so they are the same whatever the device.
   torch::manual_seed(seed);
   auto state = std::make_unique<impl>(width, where);
+  state->history.init_seed = seed;
   state->module->to(state->tdevice);
   return vae{std::move(state)};
 }
@@ -162,6 +185,7 @@ train_result vae::train(const array& rows, const train_options& options) {
   const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
   ZF_EXPECTS(n_train >= 1, "too few rows to train on: ", n, " rows, test_fraction ", options.test_fraction);
   const std::int64_t n_test = n - n_train;
+  check_finite_rows(data);
 
   // The split is drawn on the CPU, so it is the same on every device for a given seed.
   torch::manual_seed(options.seed);
@@ -173,8 +197,20 @@ train_result vae::train(const array& rows, const train_options& options) {
   net->train();
   if (dev.is_cuda() && detail::cuda_graph_training_available() &&
       detail::get_cuda_step_mode() == detail::cuda_step_mode::graph) {
-    // The same epochs with each step replayed from a CUDA graph (cuda_graph_trainer.hpp).
-    result.epoch_loss = detail::train_with_cuda_graphs(net, data, train_index, options).epoch_loss;
+    // The same epochs with each step replayed from a CUDA graph (cuda_graph_trainer.hpp). Its
+    // losses stay on the GPU until the end unless someone watches each epoch: then a diverged
+    // epoch stops training at once, otherwise it is found afterwards.
+    train_options watched = options;
+    if (options.on_epoch) {
+      watched.on_epoch = [&](int epoch, double loss) {
+        if (!std::isfinite(loss)) throw_diverged(epoch, loss, data, options);
+        options.on_epoch(epoch, loss);
+      };
+    }
+    result.epoch_loss = detail::train_with_cuda_graphs(net, data, train_index, watched).epoch_loss;
+    for (std::size_t epoch = 0; epoch < result.epoch_loss.size(); ++epoch)
+      if (!std::isfinite(result.epoch_loss[epoch]))
+        throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], data, options);
   } else {
     train_eagerly(net, data, train_index, options, result);
   }
@@ -200,6 +236,9 @@ train_result vae::train(const array& rows, const train_options& options) {
     }
     result.test_loss = total.item<double>() / static_cast<double>(n_test);
   }
+  if (n_test > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, data, options);
+  impl_->history.train_seed = options.seed;
+  impl_->history.epochs += options.epochs;
   result.train_index = export_to(train_index, rows.where());
   result.test_index = export_to(test_index, rows.where());
   return result;
@@ -212,6 +251,7 @@ scores vae::score(const array& rows, std::int64_t batch) const {
   const torch::Tensor data = rows_on(rows, width(), impl_->tdevice);
   const std::int64_t n = data.size(0);
   torch::NoGradGuard no_grad;
+  check_finite_rows(data);
   net->eval();
   if (uses_fused_kernels(impl_->tdevice, width())) {
     // One kernel for every row instead of ~40 LibTorch kernels per batch (fused_step.hpp).
@@ -244,57 +284,6 @@ array vae::decode_grid(int n, double extent) const {
   if (uses_fused_kernels(impl_->tdevice, width()))  // no cuDNN (see train)
     return detail::to_array(detail::fused_decode(impl_->module, latents.contiguous()));
   return detail::to_array(impl_->module->decode(latents));
-}
-
-void vae::save(const std::filesystem::path& path) const {
-  static std::atomic<unsigned> counter{0};
-  std::filesystem::path temp = path;
-  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-  try {
-    torch::serialize::OutputArchive archive;
-    archive.write("zeroflow_format", torch::tensor(archive_format));
-    archive.write("width", torch::tensor(width()));
-    impl_->module->save(archive);
-    archive.save_to(temp.string());
-  } catch (const c10::Error& e) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    ZF_THROW(error, "cannot write the model to ", path.string(), ": ", e.what_without_backtrace());
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    ZF_THROW(error, "cannot write the model to ", path.string(), ": ", ec.message());
-  }
-}
-
-vae vae::load(const std::filesystem::path& path, device where) {
-  check_device(where);
-  configure_threads();
-  torch::serialize::InputArchive archive;
-  std::int64_t width = 0;
-  try {
-    archive.load_from(path.string(), torch::Device(torch::kCPU));
-    torch::Tensor format;
-    torch::Tensor stored_width;
-    if (!archive.try_read("zeroflow_format", format) || format.item<std::int64_t>() != archive_format ||
-        !archive.try_read("width", stored_width))
-      ZF_THROW(error, path.string(), " is not a zeroflow LightVAE (format ", archive_format, ")");
-    width = stored_width.item<std::int64_t>();
-  } catch (const c10::Error& e) {
-    ZF_THROW(error, "cannot read a model from ", path.string(), ": ", e.what_without_backtrace());
-  }
-  ZF_EXPECTS(width >= 16 && is_power_of_two(width), path.string(), " holds a bad width ", width);
-  auto state = std::make_unique<impl>(width, where);
-  try {
-    state->module->load(archive);
-  } catch (const c10::Error& e) {
-    ZF_THROW(error, "cannot read a model from ", path.string(), ": ", e.what_without_backtrace());
-  }
-  state->module->to(state->tdevice);
-  return vae{std::move(state)};
 }
 
 std::int64_t vae::width() const { return impl_->module->width(); }

@@ -5,8 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "figures.hpp"
+#include "sample_check.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/core/transfers.hpp"
@@ -187,6 +191,75 @@ void collect_robust(const signal::segmentation& seg, const model::scores& scored
   for (std::size_t b = 0; b < beats; ++b) result.flags[b] = flags_of(result, b);
 }
 
+/// How this run makes its rows: what a model must have been trained on to score them.
+model::row_provenance rows_made_by(const signal::segment_params& params, const signal::segment_sizes& sizes) {
+  model::row_provenance p;
+  p.sample_rate = params.sample_rate;
+  p.normalized = params.normalize_rows;
+  if (params.method == signal::segmentation_method::robust) {
+    p.segmentation = "robust";
+    p.window_before = sizes.window_before;
+    p.window_after = sizes.window_after;
+  } else {
+    p.segmentation = "seed";
+    p.min_length = sizes.min_length;
+    p.max_length = sizes.max_length;
+  }
+  return p;
+}
+
+std::string number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+/// Refuses a model whose rows were made differently from this run's: its scores would rank
+/// shapes it never saw (another rate, window or scaling), silently wrong. One line: what
+/// differs, and the options that would make this run match the model.
+void check_model_fits(const model::vae& vae, const model::row_provenance& run, std::int64_t row_width,
+                      const std::string& file) {
+  const auto& described = vae.described_rows();
+  ZF_EXPECTS(described.has_value(), "model ", file,
+             " does not record how its training rows were made (it was not saved by `zeroflow run`); train one "
+             "with `zeroflow run` to score with it");
+  const model::row_provenance& m = *described;
+  std::vector<std::string> differences, options;
+  if (std::abs(m.sample_rate - run.sample_rate) > 1e-9 * run.sample_rate) {
+    differences.push_back("sample rate " + number(m.sample_rate) + " Hz (this run: " + number(run.sample_rate) + " Hz)");
+  }
+  if (m.normalized != run.normalized) {
+    const char* model_way = m.normalized ? "robust" : "none";
+    differences.push_back(std::string("normalisation ") + model_way + " (this run: " + (run.normalized ? "robust" : "none") + ")");
+    options.push_back(std::string("--normalize ") + model_way);
+  }
+  if (m.segmentation != run.segmentation) {
+    differences.push_back("segmentation " + m.segmentation + " (this run: " + run.segmentation + ")");
+    options.push_back("--segmentation " + m.segmentation);
+  } else if (m.sample_rate == run.sample_rate && (m.window_before != run.window_before || m.window_after != run.window_after)) {
+    differences.push_back("beat window " + std::to_string(m.window_before) + " + " + std::to_string(m.window_after) +
+                          " samples (this run: " + std::to_string(run.window_before) + " + " +
+                          std::to_string(run.window_after) + ")");
+  } else if (m.sample_rate == run.sample_rate && (m.min_length != run.min_length || m.max_length != run.max_length)) {
+    differences.push_back("beats of " + std::to_string(m.min_length) + " to " + std::to_string(m.max_length) +
+                          " samples (this run: " + std::to_string(run.min_length) + " to " +
+                          std::to_string(run.max_length) + ")");
+    options.push_back("--min-beat " + number(static_cast<double>(m.min_length) / m.sample_rate) + " --max-beat " +
+                      number(static_cast<double>(m.max_length) / m.sample_rate));
+  }
+  if (differences.empty() && vae.width() != row_width)
+    differences.push_back("rows of " + std::to_string(vae.width()) + " samples (this run: " + std::to_string(row_width) + ")");
+  if (differences.empty()) return;
+  std::string what;
+  for (const auto& d : differences) what += (what.empty() ? "" : ", ") + d;
+  std::string fix;
+  for (const auto& o : options) fix += (fix.empty() ? "" : " ") + o;
+  // A different sample rate has no option to match: the recording's rate is what it is.
+  ZF_THROW(invalid_argument, "model ", file, " was trained on beats made differently from this run's: ", what, "; ",
+           fix.empty() ? std::string{} : "give " + fix + " to match it, or ",
+           "train a model on recordings like this one with `zeroflow run`");
+}
+
 }  // namespace
 
 run_result run(const run_options& options, const std::filesystem::path& model_out) {
@@ -224,7 +297,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       };
     }
     read.where = result.where;
-    return io::read_recording(options.input, read, stream);
+    io::recording loaded = io::read_recording(options.input, read, stream);
+    // Refused here, before they reach the filters and the model (sample_check.hpp says why).
+    detail::check_samples(detail::count_samples(loaded.signal, stream), options.input.string(),
+                          options.segmentation.method == signal::segmentation_method::seed);
+    return loaded;
   });
   const array signal = recording.signal;
   // A file that states its sample rate (WFDB, EDF) is believed; a different --sample-rate is refused
@@ -262,12 +339,13 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
 
   std::optional<model::vae> vae;
   model::train_result trained;
+  const model::row_provenance run_rows = rows_made_by(segmentation, seg.sizes);
   if (options.model) {
     vae = stage("load_model", [&] { return model::vae::load(*options.model, result.where); });
-    ZF_EXPECTS(vae->width() == seg.sizes.row_width, "model ", options.model->string(), " expects beats of width ",
-               vae->width(), ", this recording gives ", seg.sizes.row_width, " (different sample rate?)");
+    check_model_fits(*vae, run_rows, seg.sizes.row_width, options.model->string());
   } else {
     vae = model::vae::create(seg.sizes.row_width, result.where, options.seed);
+    vae->describe_rows(run_rows);
     stage("train", [&] {
       model::train_options train;
       train.epochs = options.epochs;

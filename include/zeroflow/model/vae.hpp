@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "zeroflow/core/array.hpp"
@@ -51,6 +53,29 @@ struct scores {
   array mu;
 };
 
+/// How the rows a model was trained on were made: what scoring must reproduce for the model's
+/// scores to mean anything (a model of beats at 360 Hz reads beats at 250 Hz as other shapes).
+/// The pipeline describes its rows with it; save() records it and load() gives it back, so that
+/// `zeroflow score` can refuse a model trained on rows made differently.
+struct row_provenance {
+  double sample_rate = 0;          ///< samples per second of the training recording (> 0)
+  std::string segmentation;        ///< how beats were found and embedded: "robust" or "seed"
+  bool normalized = true;          ///< rows were robust z-scores of their recording (false: raw samples)
+  std::int64_t window_before = 0;  ///< robust: samples of a row before its R peak
+  std::int64_t window_after = 0;   ///< robust: samples of a row from its R peak on
+  std::int64_t min_length = 0;     ///< seed: shortest kept beat, samples
+  std::int64_t max_length = 0;     ///< seed: longest kept beat, samples
+  friend bool operator==(const row_provenance&, const row_provenance&) = default;
+};
+
+/// How a model's weights came to be, recorded in its file (for a person reproducing a run).
+struct training_history {
+  std::uint64_t init_seed = 42;             ///< vae::create's seed (the initial weights)
+  std::optional<std::uint64_t> train_seed;  ///< train_options::seed of the last vae::train call, if any
+  std::int64_t epochs = 0;                  ///< epochs trained, over all vae::train calls
+  friend bool operator==(const training_history&, const training_history&) = default;
+};
+
 /// Sets how many CPU threads LibTorch's intra-op pool uses, for the whole process (LibTorch has
 /// one pool). Until this is called, zeroflow caps LibTorch's default (or OMP_NUM_THREADS) at the
 /// CPUs this process may run on. The model's tensors are small, so on a machine shared with
@@ -73,8 +98,12 @@ class vae {
   ///         LibTorch has no GPU.
   [[nodiscard]] static vae create(std::int64_t width, device where = cpu_device, std::uint64_t seed = 42);
 
-  /// Reads a model written by save() onto `where`.
-  /// @throws zeroflow::error when the file is missing or is not a zeroflow LightVAE.
+  /// Reads a model written by save() onto `where`, verified: the file must be a LibTorch archive
+  /// holding this format's metadata, sane (a power-of-two width, a known segmentation, a positive
+  /// sample rate), a checksum that matches the metadata and every weight as read, and finite
+  /// weights. A file cut short, overwritten in part, of another program or of an older zeroflow
+  /// is refused, never scored with.
+  /// @throws zeroflow::error naming the file and what is wrong with it.
   [[nodiscard]] static vae load(const std::filesystem::path& path, device where = cpu_device);
 
   vae(vae&&) noexcept;
@@ -92,13 +121,19 @@ class vae {
   /// given seed and thread count. Continues from the current weights (a new optimiser each call).
   /// @param rows float32 N×W (any strides), on the host or on the model's GPU; rows on another
   ///        device than the model's are copied there once.
-  /// @throws invalid_argument for a bad shape, dtype or option.
+  /// Rows must be finite: a NaN or an infinity makes every loss NaN, so they are refused before
+  /// the first step. The loss of every epoch is checked: when one is not finite (rows so large
+  /// that their squares overflow, a learning rate that blows up), training stops there.
+  /// @throws invalid_argument for a bad shape, dtype or option, or rows that hold NaN or ±inf;
+  ///         error ("training diverged at epoch N ...") when an epoch's loss is not finite (the
+  ///         weights are then those of the failed epoch: create a new model to start again).
   train_result train(const array& rows, const train_options& options = {});
 
   /// The anomaly score of every row: the reconstruction error mean_t (decode(μ(x)) − x)², with
   /// z = μ (no sampling), so it is deterministic. Rows are processed `batch` at a time without
   /// autograd.
-  /// @throws invalid_argument for a bad shape, dtype or batch.
+  /// @throws invalid_argument for a bad shape, dtype or batch, or rows that hold NaN or ±inf
+  ///         (their scores would be NaN: no rank at all).
   [[nodiscard]] scores score(const array& rows, std::int64_t batch = 4096) const;
 
   /// Decodes an n×n grid of latents, g = linspace(−extent, extent, n): row i·n + j is
@@ -106,10 +141,22 @@ class vae {
   /// @return float32 (n·n)×W on the model's device.
   [[nodiscard]] array decode_grid(int n = 5, double extent = 2.0) const;
 
-  /// Writes the width, parameters and buffers (torch::save archive) to a temporary file beside
-  /// `path`, then renames it over `path`, so readers never see half a model.
-  /// @throws zeroflow::error when the file cannot be written.
+  /// Writes the model file (a LibTorch archive, src/model/vae_file.cpp): format version, width,
+  /// row provenance (when described), training history, parameters and buffers, and a checksum
+  /// over all of them. Written to a temporary file beside `path`, flushed, then renamed over
+  /// `path`, so readers never see half a model.
+  /// @throws zeroflow::error when the file cannot be written or a weight is NaN or infinite.
   void save(const std::filesystem::path& path) const;
+
+  /// Records how the rows this model is trained on (or was) are made; save() writes it.
+  /// @throws invalid_argument when the description is not sane (rate <= 0 or not finite, an
+  ///         unknown segmentation, negative windows).
+  void describe_rows(const row_provenance& rows);
+  /// How the training rows were made: as described, or as read from the model file; empty for a
+  /// model that was never described (e.g. saved from Python).
+  [[nodiscard]] const std::optional<row_provenance>& described_rows() const;
+  /// Seeds and epochs behind the current weights.
+  [[nodiscard]] const training_history& history() const;
 
   /// Row width W.
   [[nodiscard]] std::int64_t width() const;
@@ -118,7 +165,7 @@ class vae {
   /// Number of learnable scalars (850 + 3·W for the seed's topology).
   [[nodiscard]] std::int64_t parameter_count() const;
 
-  class impl;  ///< LibTorch state (src/model/vae.cpp)
+  class impl;  ///< LibTorch state (src/model/vae_impl.hpp)
 
  private:
   explicit vae(std::unique_ptr<impl> state);

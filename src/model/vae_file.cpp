@@ -1,0 +1,303 @@
+/// @file vae_file.cpp
+/// zeroflow::model::vae's model file: what it records (vae_file.hpp), atomic writing, and reading
+/// that verifies everything before a model is handed out.
+#include "vae_file.hpp"
+
+#include <torch/serialize/output-archive.h>
+#include <torch/torch.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <string_view>
+
+#include "vae_impl.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/atomic_file.hpp"
+
+namespace zeroflow::model {
+
+namespace detail {
+
+namespace {
+
+// Widths beyond this are no beat row (a 1 MHz recording's row is 2^20 samples); a damaged width
+// must not make the reader allocate terabytes before the checksum can refuse the file.
+constexpr std::int64_t largest_width = std::int64_t{1} << 22;
+
+std::int64_t segmentation_code(const std::string& name) {
+  return name == "robust" ? 1 : name == "seed" ? 2 : -1;
+}
+
+torch::Tensor longs(std::initializer_list<std::int64_t> values) {
+  return torch::tensor(std::vector<std::int64_t>(values), torch::TensorOptions().dtype(torch::kLong));
+}
+
+std::int64_t bits_of(std::uint64_t v) { return std::bit_cast<std::int64_t>(v); }
+std::uint64_t unsigned_of(std::int64_t v) { return std::bit_cast<std::uint64_t>(v); }
+
+/// The layout's entries: name, dtype and element count.
+struct entry_spec {
+  const char* name;
+  torch::ScalarType type;
+  std::int64_t elements;
+};
+constexpr entry_spec layout[] = {
+    {"zeroflow_format", torch::kLong, 1}, {"width", torch::kLong, 1},
+    {"rows_described", torch::kLong, 1},  {"rows_sample_rate", torch::kDouble, 1},
+    {"rows_segmentation", torch::kLong, 1}, {"rows_normalized", torch::kLong, 1},
+    {"rows_window", torch::kLong, 2},     {"rows_lengths", torch::kLong, 2},
+    {"init_seed", torch::kLong, 1},       {"train_seed", torch::kLong, 2},
+    {"epochs", torch::kLong, 1},
+};
+constexpr const char* checksum_key = "checksum";
+
+/// FNV-1a, 64 bits: enough to tell a damaged file from the one written (not a defence against
+/// someone forging a file, which no checksum stored beside the data is).
+class fnv1a {
+ public:
+  void add(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001b3ULL;
+  }
+  void add(std::string_view text) {
+    add_count(text.size());
+    add(text.data(), text.size());
+  }
+  void add_count(std::uint64_t v) { add(&v, sizeof v); }
+  void add(const std::string& name, const torch::Tensor& t) {
+    add(name);
+    const torch::Tensor host = t.detach().to(torch::kCPU).contiguous();
+    add_count(static_cast<std::uint64_t>(host.scalar_type()));
+    add_count(static_cast<std::uint64_t>(host.dim()));
+    for (const auto d : host.sizes()) add_count(static_cast<std::uint64_t>(d));
+    add(host.data_ptr(), host.nbytes());
+  }
+  [[nodiscard]] std::uint64_t value() const { return hash_; }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+}  // namespace
+
+metadata_entries metadata_to_entries(const model_metadata& meta) {
+  const row_provenance rows = meta.rows.value_or(row_provenance{});
+  const auto& h = meta.history;
+  metadata_entries e;
+  e.emplace_back("zeroflow_format", longs({model_file_format}));
+  e.emplace_back("width", longs({meta.width}));
+  e.emplace_back("rows_described", longs({meta.rows ? 1 : 0}));
+  e.emplace_back("rows_sample_rate", torch::tensor({rows.sample_rate}, torch::TensorOptions().dtype(torch::kDouble)));
+  e.emplace_back("rows_segmentation", longs({meta.rows ? segmentation_code(rows.segmentation) : 0}));
+  e.emplace_back("rows_normalized", longs({rows.normalized ? 1 : 0}));
+  e.emplace_back("rows_window", longs({rows.window_before, rows.window_after}));
+  e.emplace_back("rows_lengths", longs({rows.min_length, rows.max_length}));
+  e.emplace_back("init_seed", longs({bits_of(h.init_seed)}));
+  e.emplace_back("train_seed", longs({h.train_seed ? 1 : 0, bits_of(h.train_seed.value_or(0))}));
+  e.emplace_back("epochs", longs({h.epochs}));
+  return e;
+}
+
+metadata_entries read_metadata_entries(torch::serialize::InputArchive& archive) {
+  metadata_entries e;
+  for (const auto& spec : layout) {
+    torch::Tensor t;
+    if (!archive.try_read(spec.name, t)) ZF_THROW(error, "its metadata lacks the entry ", spec.name);
+    if (t.scalar_type() != spec.type || t.numel() != spec.elements)
+      ZF_THROW(error, "its metadata entry ", spec.name, " has the wrong type or size");
+    e.emplace_back(spec.name, t.reshape({-1}).contiguous());
+  }
+  return e;
+}
+
+model_metadata entries_to_metadata(const metadata_entries& entries) {
+  auto at = [&](std::string_view name) -> const torch::Tensor& {
+    for (const auto& [key, t] : entries)
+      if (key == name) return t;
+    ZF_THROW(error, "its metadata lacks the entry ", name);
+  };
+  auto longs_of = [&](std::string_view name, int i = 0) { return at(name)[i].item<std::int64_t>(); };
+  model_metadata meta;
+  meta.width = longs_of("width");
+  if (meta.width < 16 || meta.width > largest_width || (meta.width & (meta.width - 1)) != 0)
+    ZF_THROW(error, "its row width ", meta.width, " is not a power of two from 16 to ", largest_width);
+  if (longs_of("rows_described") == 1) {
+    row_provenance rows;
+    rows.sample_rate = at("rows_sample_rate").item<double>();
+    const std::int64_t code = longs_of("rows_segmentation");
+    if (code != 1 && code != 2) ZF_THROW(error, "it names an unknown segmentation (code ", code, ")");
+    rows.segmentation = code == 1 ? "robust" : "seed";
+    const std::int64_t normalized = longs_of("rows_normalized");
+    if (normalized != 0 && normalized != 1) ZF_THROW(error, "its normalisation flag is ", normalized, ", not 0 or 1");
+    rows.normalized = normalized == 1;
+    rows.window_before = longs_of("rows_window", 0);
+    rows.window_after = longs_of("rows_window", 1);
+    rows.min_length = longs_of("rows_lengths", 0);
+    rows.max_length = longs_of("rows_lengths", 1);
+    check_row_provenance(rows);
+    meta.rows = rows;
+  } else if (longs_of("rows_described") != 0) {
+    ZF_THROW(error, "its row description flag is ", longs_of("rows_described"), ", not 0 or 1");
+  }
+  meta.history.init_seed = unsigned_of(longs_of("init_seed"));
+  if (longs_of("train_seed", 0) == 1) meta.history.train_seed = unsigned_of(longs_of("train_seed", 1));
+  meta.history.epochs = longs_of("epochs");
+  if (meta.history.epochs < 0) ZF_THROW(error, "it says it was trained for ", meta.history.epochs, " epochs");
+  return meta;
+}
+
+std::uint64_t model_checksum(const metadata_entries& entries, const light_vae& module) {
+  fnv1a hash;
+  hash.add_count(entries.size());
+  for (const auto& [name, t] : entries) hash.add(name, t);
+  const auto parameters = module->named_parameters(true);
+  hash.add_count(parameters.size());
+  for (const auto& p : parameters) hash.add(p.key(), p.value().to(torch::kFloat));
+  const auto buffers = module->named_buffers(true);
+  hash.add_count(buffers.size());
+  for (const auto& b : buffers) hash.add(b.key(), b.value().to(torch::kFloat));
+  return hash.value();
+}
+
+void write_model_archive(const model_metadata& meta, const light_vae& module, std::ostream& file) {
+  const metadata_entries entries = metadata_to_entries(meta);
+  torch::serialize::OutputArchive archive;
+  for (const auto& [name, t] : entries) archive.write(name, t);
+  archive.write(checksum_key, longs({bits_of(model_checksum(entries, module))}));
+  module->save(archive);
+  archive.save_to(file);
+}
+
+void check_row_provenance(const row_provenance& rows) {
+  ZF_EXPECTS(std::isfinite(rows.sample_rate) && rows.sample_rate > 0, "rows: the sample rate must be a positive number, got ",
+             rows.sample_rate);
+  ZF_EXPECTS(rows.segmentation == "robust" || rows.segmentation == "seed",
+             "rows: the segmentation is robust or seed, got '", rows.segmentation, "'");
+  ZF_EXPECTS(rows.window_before >= 0 && rows.window_after >= 0 && rows.min_length >= 0 &&
+                 rows.min_length <= rows.max_length,
+             "rows: windows and beat lengths must be >= 0 (and the shortest beat no longer than the longest), got ",
+             rows.window_before, " + ", rows.window_after, " samples, beats of ", rows.min_length, " to ",
+             rows.max_length, " samples");
+}
+
+}  // namespace detail
+
+namespace {
+
+/// How many weights (parameters and buffers) are NaN or infinite.
+std::int64_t non_finite_weights(const detail::light_vae& module) {
+  std::int64_t bad = 0;
+  for (const auto& p : module->parameters(true)) bad += torch::logical_not(torch::isfinite(p.detach())).sum().item<std::int64_t>();
+  for (const auto& b : module->buffers(true)) bad += torch::logical_not(torch::isfinite(b.detach())).sum().item<std::int64_t>();
+  return bad;
+}
+
+constexpr const char* start_again = "train the model again (`zeroflow run` writes OUT/model.pt)";
+
+}  // namespace
+
+void vae::describe_rows(const row_provenance& rows) {
+  detail::check_row_provenance(rows);
+  impl_->rows = rows;
+}
+
+const std::optional<row_provenance>& vae::described_rows() const { return impl_->rows; }
+
+const training_history& vae::history() const { return impl_->history; }
+
+void vae::save(const std::filesystem::path& path) const {
+  const std::int64_t bad = non_finite_weights(impl_->module);
+  if (bad > 0)
+    ZF_THROW(error, "cannot save the model to ", path.string(), ": ", bad,
+             " of its weights are NaN or infinite (training went wrong; such a model scores nothing)");
+  const detail::model_metadata meta{width(), impl_->rows, impl_->history};
+  try {
+    io::write_atomically(path, [&](std::ostream& out) { detail::write_model_archive(meta, impl_->module, out); });
+  } catch (const c10::Error&) {
+    ZF_THROW(error, "cannot write the model to ", path.string(), ": LibTorch could not serialise it");
+  }
+}
+
+vae vae::load(const std::filesystem::path& path, device where) {
+  detail::check_model_device(where);
+  detail::configure_torch_threads();
+  const std::string name = path.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) ZF_THROW(error, "cannot read the model ", name, ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    ZF_THROW(error, "cannot read the model ", name, ": not a file (a model is the model.pt that `zeroflow run` writes)");
+  if (std::filesystem::file_size(path, ec) == 0) ZF_THROW(error, "the model ", name, " is an empty file; ", start_again);
+
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(name, torch::Device(torch::kCPU));
+  } catch (const std::exception&) {
+    ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (cut short or overwritten); ",
+             start_again);
+  }
+  torch::Tensor format;
+  bool has_format = false;
+  try {
+    has_format = archive.try_read("zeroflow_format", format) && format.numel() == 1 && format.scalar_type() == torch::kLong;
+  } catch (const std::exception&) {
+    has_format = false;
+  }
+  if (!has_format)
+    ZF_THROW(error, "the model ", name, " is a LibTorch archive but no zeroflow model (it names no zeroflow model format)");
+  const auto version = format.item<std::int64_t>();
+  if (version < detail::model_file_format)
+    ZF_THROW(error, "the model ", name, " was written by an older zeroflow (model format ", version,
+             "), which recorded neither a checksum nor how its rows were made; ", start_again);
+  if (version > detail::model_file_format)
+    ZF_THROW(error, "the model ", name, " was written by a newer zeroflow (model format ", version,
+             "); this one reads format ", detail::model_file_format);
+
+  detail::metadata_entries entries;
+  detail::model_metadata meta;
+  torch::Tensor stored_checksum;
+  try {
+    entries = detail::read_metadata_entries(archive);
+    meta = detail::entries_to_metadata(entries);
+    if (!archive.try_read("checksum", stored_checksum) || stored_checksum.numel() != 1 ||
+        stored_checksum.scalar_type() != torch::kLong)
+      ZF_THROW(error, "it holds no checksum");
+  } catch (const error& e) {
+    ZF_THROW(error, "the model ", name, " is damaged: ", e.what(), "; ", start_again);
+  } catch (const std::exception&) {
+    ZF_THROW(error, "the model ", name, " is damaged: its metadata cannot be read; ", start_again);
+  }
+
+  auto state = std::make_unique<impl>(meta.width, where);
+  // LibTorch's reader replaces a parameter with whatever tensor the file holds, of any shape.
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const auto& p : state->module->parameters(true)) shapes.push_back(p.sizes().vec());
+  for (const auto& b : state->module->buffers(true)) shapes.push_back(b.sizes().vec());
+  try {
+    state->module->load(archive);
+  } catch (const std::exception&) {
+    ZF_THROW(error, "the model ", name, " is damaged: its weights cannot be read; ", start_again);
+  }
+  std::size_t k = 0;
+  bool shapes_match = true;
+  for (const auto& p : state->module->parameters(true))
+    shapes_match = shapes_match && p.sizes().vec() == shapes[k++] && p.scalar_type() == torch::kFloat;
+  for (const auto& b : state->module->buffers(true))
+    shapes_match = shapes_match && b.sizes().vec() == shapes[k++] && b.scalar_type() == torch::kFloat;
+  if (!shapes_match)
+    ZF_THROW(error, "the model ", name, " is damaged: its weights do not fit a model of width ", meta.width, "; ",
+             start_again);
+  if (detail::model_checksum(entries, state->module) != std::bit_cast<std::uint64_t>(stored_checksum.item<std::int64_t>()))
+    ZF_THROW(error, "the model ", name,
+             " is damaged: its contents do not match the checksum written with them (changed after it was saved); ",
+             start_again);
+  if (const std::int64_t bad = non_finite_weights(state->module); bad > 0)
+    ZF_THROW(error, "the model ", name, " holds ", bad, " weights that are NaN or infinite: it cannot score anything; ",
+             start_again);
+  state->rows = meta.rows;
+  state->history = meta.history;
+  state->module->to(state->tdevice);
+  return vae{std::move(state)};
+}
+
+}  // namespace zeroflow::model

@@ -1,0 +1,37 @@
+#pragma once
+// Private to src/model: the LibTorch state behind vae's pimpl, shared by training and scoring
+// (vae.cpp) and persistence (vae_file.cpp).
+#include <cstdint>
+#include <optional>
+
+#include "zeroflow/core/device.hpp"
+#include "zeroflow/model/detail/light_vae.hpp"
+#include "zeroflow/model/detail/tensor_bridge.hpp"
+#include "zeroflow/model/vae.hpp"
+
+namespace zeroflow::model {
+
+class vae::impl {
+ public:
+  impl(std::int64_t width, device where) : module{width}, place{where}, tdevice{detail::to_torch(where)} {}
+
+  detail::light_vae module;
+  device place;
+  c10::Device tdevice;
+  std::optional<row_provenance> rows;
+  training_history history;
+};
+
+namespace detail {
+
+/// Refuses a device a model cannot live on (not CPU or CUDA, or a GPU LibTorch does not see).
+void check_model_device(device where);
+
+/// Caps LibTorch's intra-op threads at the CPUs this process may use (once per process).
+void configure_torch_threads();
+
+/// Refuses a description of rows that no pipeline run makes (vae::describe_rows says what).
+void check_row_provenance(const row_provenance& rows);
+
+}  // namespace detail
+}  // namespace zeroflow::model

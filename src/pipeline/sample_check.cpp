@@ -1,0 +1,65 @@
+#include "sample_check.hpp"
+
+#include <cmath>
+
+#include "zeroflow/core/error.hpp"
+
+namespace zeroflow::pipeline::detail {
+
+namespace {
+
+void expect_signal(const array& signal) {
+  ZF_EXPECTS(signal.valid() && signal.ndim() == 1 && signal.type() == float32,
+             "the recording must be one float32 signal");
+}
+
+std::string samples(std::int64_t n) { return std::to_string(n) + (n == 1 ? " sample" : " samples"); }
+
+}  // namespace
+
+sample_census count_samples_on_host(const array& signal) {
+  expect_signal(signal);
+  ZF_EXPECTS(signal.where().host_accessible(), "count_samples_on_host needs host memory, got ", signal.where().name());
+  sample_census c;
+  const std::int64_t n = signal.size();
+  if (n == 0) return c;
+  const auto* x = static_cast<const float*>(signal.data());
+  const std::int64_t stride = signal.strides()[0];
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float v = x[i * stride];
+    if (std::isnan(v)) {
+      if (c.missing++ == 0) c.first_missing = i;
+    } else if (!(std::fabs(v) <= unusable_magnitude)) {
+      if (c.unusable++ == 0) c.first_unusable = i;
+    }
+  }
+  return c;
+}
+
+sample_census count_samples(const array& signal, stream_view stream) {
+  expect_signal(signal);
+  if (signal.where().type == device_type::cuda) {
+#if ZEROFLOW_HAS_CUDA
+    return count_samples_cuda(signal, stream);
+#else
+    ZF_THROW(cuda_error, "a recording on ", signal.where().name(), " needs a CUDA build of zeroflow");
+#endif
+  }
+  (void)stream;
+  return count_samples_on_host(signal);
+}
+
+void check_samples(const sample_census& census, const std::string& source, bool seed_segmentation) {
+  if (census.unusable > 0)
+    ZF_THROW(parse_error, source, ": ", samples(census.unusable), census.unusable == 1 ? " is" : " are",
+             " infinite or larger than 1e30 in magnitude (the first is sample ", census.first_unusable,
+             ", counted from 0), which no ECG reads; correct or remove ", census.unusable == 1 ? "it" : "them",
+             " (a gap may be left as a missing value)");
+  if (seed_segmentation && census.missing > 0)
+    ZF_THROW(parse_error, source, ": ", samples(census.missing), census.missing == 1 ? " is" : " are",
+             " missing (NaN; the first is sample ", census.first_missing,
+             ", counted from 0), and --segmentation seed cannot read gaps; use --segmentation robust, which reads "
+             "them as the recording's median");
+}
+
+}  // namespace zeroflow::pipeline::detail
