@@ -51,8 +51,9 @@ inline int infinity_sign(std::string_view t) {
 /// Drops a '+' that starts a number (strtod takes it, from_chars does not); returns false when
 /// what follows cannot start a number, so that "+-1", "nan(1)", "-inf" never reach from_chars.
 inline bool number_start(std::string_view& t) {
-  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
-  std::size_t i = (!t.empty() && t.front() == '-') ? 1 : 0;
+  const bool plus = !t.empty() && t.front() == '+';
+  if (plus) t.remove_prefix(1);
+  std::size_t i = (!plus && !t.empty() && t.front() == '-') ? 1 : 0;  // one sign: "+-1" is no number
   return i < t.size() && ((t[i] >= '0' && t[i] <= '9') || t[i] == '.');
 }
 

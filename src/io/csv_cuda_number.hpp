@@ -235,13 +235,14 @@ struct decimal {
 ZF_CSV_HD inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /// Scans [p, end) as a whole number of fast_float's grammar, after the host reader's
-/// number_start(): an optional '+', then [-]digits[.digits][(e|E)[+-]digits], at least one digit
-/// in the mantissa; an 'e' without exponent digits is trailing text. False when the cell is
-/// anything else.
+/// number_start(): an optional '+' or '-', then digits[.digits][(e|E)[+-]digits], at least one
+/// digit in the mantissa; an 'e' without exponent digits is trailing text. False when the cell is
+/// anything else ("+-1" included).
 ZF_CSV_HD inline bool scan_decimal(const char* p, const char* end, decimal& d) {
   d = decimal{};
-  if (p < end && *p == '+') ++p;
-  if (p < end && *p == '-') {
+  if (p < end && *p == '+') {
+    ++p;
+  } else if (p < end && *p == '-') {
     d.negative = true;
     ++p;
   }

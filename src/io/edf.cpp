@@ -127,14 +127,18 @@ edf_header parse_edf_header(std::string_view file, const std::string& name) {
 
   const std::int64_t record_bytes = h.record_bytes();
   const auto data_bytes = static_cast<std::int64_t>(file.size() - expected_header);
+  // The data and file bytes the header announces; a header may announce more than 63 bits count.
+  std::int64_t needed = 0, expected = 0;
+  const bool countable = !__builtin_mul_overflow(h.records, record_bytes, &needed) &&
+                         !__builtin_add_overflow(needed, static_cast<std::int64_t>(expected_header), &expected);
   if (h.records == -1) {  // unknown (a recording still being written): whatever the file holds
     h.records = record_bytes > 0 ? data_bytes / record_bytes : 0;
   } else if (h.records < 0) {
     at.fail(236, "number of data records: ", h.records, " is negative");
-  } else if (data_bytes < h.records * record_bytes) {
+  } else if (!countable || data_bytes < needed) {
     ZF_THROW(parse_error, name, ": the file is truncated: the header announces ", h.records, " data records of ",
              record_bytes, " bytes, the file holds ", record_bytes > 0 ? data_bytes / record_bytes : 0, " (",
-             file.size(), " bytes, ", static_cast<std::int64_t>(expected_header) + h.records * record_bytes,
+             file.size(), " bytes, ", countable ? std::to_string(expected) : std::string("more than 2^63"),
              " expected)");
   }
   return h;
@@ -190,6 +194,7 @@ template <class Sink>
 void decode_signal(std::string_view file, const edf_header& header, std::size_t index, unsigned threads,
                    const Sink& sink) {
   const std::int64_t per_record = header.signals[index].samples_per_record;
+  if (per_record == 0) return;  // no samples, however many (empty) records the header counts
   const std::int64_t record_bytes = header.record_bytes();
   const auto* base =
       reinterpret_cast<const unsigned char*>(file.data()) + header.header_bytes + offset_in_record(header, index);

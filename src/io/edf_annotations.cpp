@@ -36,7 +36,9 @@ double seconds(std::string_view text, bool signed_onset, const std::string& name
   }
   double value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc{} || end != digits.data() + digits.size() || digits.empty() || !std::isfinite(value))
+  // from_chars takes a sign of its own: "+-5" or a duration "-5" would pass. EDF+ writes digits.
+  const bool digit_first = !digits.empty() && digits.front() >= '0' && digits.front() <= '9';
+  if (ec != std::errc{} || end != digits.data() + digits.size() || !digit_first || !std::isfinite(value))
     ZF_THROW(parse_error, name, ": byte ", at, ": cannot read the annotation ", what, " \"", text, "\" as seconds");
   return negative ? -value : value;
 }
@@ -77,6 +79,11 @@ std::vector<edf_annotation> read_edf_annotations(const std::filesystem::path& pa
   const std::string name = path.string();
   const edf_header header = detail::parse_edf_header(file.view(), name);
   std::vector<edf_annotation> out;
+  // Without annotation bytes there is nothing to read, however many (empty) records the header counts.
+  std::int64_t annotation_samples = 0;
+  for (const auto& s : header.signals)
+    if (s.annotations) annotation_samples += s.samples_per_record;
+  if (annotation_samples == 0) return out;
   const std::int64_t record_bytes = header.record_bytes();
   for (std::int64_t r = 0; r < header.records; ++r) {
     std::int64_t offset = header.header_bytes + r * record_bytes;

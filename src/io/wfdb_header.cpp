@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -160,6 +161,11 @@ wfdb_signal parse_signal_line(std::string_view line, const line_context& at) {
   if (fields.size() > 3) s.adc_resolution = at.integer<int>(fields[3].text, "ADC resolution");
   if (fields.size() > 4) s.adc_zero = at.integer<std::int64_t>(fields[4].text, "ADC zero");
   s.initial_value = fields.size() > 5 ? at.integer<std::int64_t>(fields[5].text, "initial value") : s.adc_zero;
+  // Format 8 adds its differences to the initial value; WFDB samples are 32-bit.
+  if (s.initial_value < std::numeric_limits<std::int32_t>::min() ||
+      s.initial_value > std::numeric_limits<std::int32_t>::max())
+    at.fail(fields.size() > 5 ? "the initial value " : "the ADC zero (the initial value when none is given) ",
+            s.initial_value, " does not fit the 32 bits of a WFDB sample");
   if (fields.size() > 6) s.checksum = at.integer<int>(fields[6].text, "checksum");
   if (fields.size() > 7) s.block_size = at.integer<int>(fields[7].text, "block size");
   if (fields.size() > 8) s.description = detail::to_utf8(detail::trim(line.substr(fields[7].end)));

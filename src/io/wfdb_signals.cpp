@@ -87,8 +87,14 @@ signal_source open_signal(const std::filesystem::path& header_path, const wfdb_h
                                               static_cast<std::uint64_t>(out.frame_samples));
   out.frames = header.frames > 0 ? header.frames : out.file_frames;
   if (out.file_frames < out.frames) {
-    const std::uint64_t expected =
-        offset + detail::wfdb_stream_bytes(s.format, static_cast<std::uint64_t>(out.frames * out.frame_samples));
+    // A header may announce more frames than 64 bits can count the bytes of.
+    std::string expected = "more than 2^64";
+    std::uint64_t samples = 0, bytes = 0;
+    if (!__builtin_mul_overflow(static_cast<std::uint64_t>(out.frames), static_cast<std::uint64_t>(out.frame_samples),
+                                &samples) &&
+        samples <= std::numeric_limits<std::uint64_t>::max() / 4 &&
+        !__builtin_add_overflow(offset, detail::wfdb_stream_bytes(s.format, samples), &bytes))
+      expected = std::to_string(bytes);
     ZF_THROW(parse_error, out.file.path().string(), ": the file is truncated: it holds ", out.file_frames, " of the ",
              out.frames, " samples per signal that ", header_path.string(), " announces (", size, " bytes, ", expected,
              " expected)");
