@@ -2,6 +2,8 @@
 // and MAD (with normalize.hpp's fall-backs) re-computed here, the scale floors, the sum of the
 // positive parts; a non-finite reconstruction error ranks above every finite one; sizes, dtypes
 // and the empty case.
+#include "zeroflow/signal/beat_score.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include "robust_reference.hpp"
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/beat_score.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -133,7 +134,7 @@ TEST_F(SignalBeatScore, NonFiniteErrorsRankHighest) {
   for (auto& e : error) e = errors(rng);
   error[123] = nan_f;
   error[321] = std::numeric_limits<float>::infinity();
-  irregularity[400] = 5.0F;  // a very irregular beat of ordinary shape
+  irregularity[400] = 5.0F;   // a very irregular beat of ordinary shape
   irregularity[401] = nan_f;  // rhythm unknown: no contribution
   error[401] = 0.0F;
   const auto s = sig::combine_beat_scores(to_array(error), to_array(irregularity), {});
@@ -173,8 +174,7 @@ TEST_F(SignalBeatScore, FewBeatsAndIdenticalBeats) {
 TEST_F(SignalBeatScore, RefusesBadArguments) {
   const auto three = to_array(std::vector<float>{1, 2, 3});
   EXPECT_THROW((void)sig::combine_beat_scores(three, to_array(std::vector<float>{1, 2}), {}), zf::invalid_argument);
-  EXPECT_THROW((void)sig::combine_beat_scores(to_array(std::vector<double>{1, 2, 3}), three, {}),
-               zf::invalid_argument);
+  EXPECT_THROW((void)sig::combine_beat_scores(to_array(std::vector<double>{1, 2, 3}), three, {}), zf::invalid_argument);
   EXPECT_THROW((void)sig::combine_beat_scores(three, to_array(std::vector<std::int64_t>{1, 2, 3}), {}),
                zf::invalid_argument);
   EXPECT_THROW((void)sig::combine_beat_scores(to_array(std::vector<float>(6, 1.0F)).reshape({2, 3}),

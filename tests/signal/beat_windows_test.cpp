@@ -2,6 +2,8 @@
 // every element of every row, output poisoned first, on seeded random recordings and peaks
 // inside, near and far beyond both ends (int64 extremes included), strided inputs, gaps (NaN,
 // ±inf) read as the median, and the refused arguments.
+#include "zeroflow/signal/beat_windows.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,7 +16,6 @@
 #include "robust_reference.hpp"
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/beat_windows.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -101,11 +102,26 @@ TEST_F(SignalBeatWindows, PeaksAtTheEndsOfInt64AndOfTheRecording) {
   std::vector<float> x(500);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5F - 40.0F;
   const std::int64_t before = 30, after = 50, width = 128;
-  const std::vector<std::int64_t> peaks{int64_min,      int64_min + 1, int64_min + before - 1, int64_min + before,
-                                        int64_max,      int64_max - 1, int64_max - after,      -before - after,
-                                        -after,         -after + 1,    -1,                     0,
-                                        before,         499,           500,                    499 + before,
-                                        500 + before,   1000,          int64_max / 2,          int64_min / 2};
+  const std::vector<std::int64_t> peaks{int64_min,
+                                        int64_min + 1,
+                                        int64_min + before - 1,
+                                        int64_min + before,
+                                        int64_max,
+                                        int64_max - 1,
+                                        int64_max - after,
+                                        -before - after,
+                                        -after,
+                                        -after + 1,
+                                        -1,
+                                        0,
+                                        before,
+                                        499,
+                                        500,
+                                        499 + before,
+                                        500 + before,
+                                        1000,
+                                        int64_max / 2,
+                                        int64_min / 2};
   const sig::normalization norm{3.0F, 0.25F};
   const auto rows = sig::embed_windows(to_array(x), to_array(peaks), before, after, width, norm, {});
   expect_rows_match(rows, x, peaks, before, after, width, norm, "extremes");

@@ -4,6 +4,8 @@
 // beats for a·x + b and −x, for a recording cut mid-beat, and in stretches of any length; a
 // flat recording, a gap of NaN and a baseline step handled; the intermediates checked against
 // their definitions (energy, local maxima, amplitude, slope).
+#include "zeroflow/signal/qrs_detect.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +19,6 @@
 #include "robust_reference.hpp"
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/signal/ricker.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -93,8 +94,8 @@ void expect_all_beats_exactly(const std::vector<std::int64_t>& peaks, const synt
   const auto m = match_peaks_one_to_one(peaks, ecg.r_peaks, ms(50, ecg.sample_rate));
   const auto n = static_cast<std::int64_t>(ecg.samples.size());
   const auto missed = whole_beats(m.missed, n, ecg.sample_rate);
-  EXPECT_TRUE(missed.empty()) << what << ": " << missed.size() << " of " << ecg.r_peaks.size()
-                              << " beats missed, at " << first_values(missed);
+  EXPECT_TRUE(missed.empty()) << what << ": " << missed.size() << " of " << ecg.r_peaks.size() << " beats missed, at "
+                              << first_values(missed);
   EXPECT_TRUE(m.extra.empty()) << what << ": " << m.extra.size() << " extra detections, at " << first_values(m.extra);
 }
 
@@ -107,11 +108,10 @@ TEST_F(SignalQrsDetect, FindsEveryBeatOfCleanSyntheticEcg) {
   // 90 bpm (see PrematureVentricularBeatsAtFastRates for faster rhythms), atrial ones up to
   // 120 bpm (they come at 55-80 % of the sinus RR, which stays above the 0.25 s in which two
   // beats are not physiological); sinus rhythm alone at 150 and 180 bpm.
-  for (const ecg_case c : {ecg_case{250, 40, 0.05, 0.0, 1}, ecg_case{250, 60, 0.05, 0.03, 2},
-                           ecg_case{360, 75, 0.08, 0.05, 3}, ecg_case{500, 90, 0.05, 0.0, 4},
-                           ecg_case{250, 120, 0.0, 0.05, 5}, ecg_case{360, 150, 0.0, 0.0, 6},
-                           ecg_case{250, 180, 0.0, 0.0, 7}, ecg_case{128, 70, 0.05, 0.0, 8},
-                           ecg_case{1000, 55, 0.1, 0.0, 9}}) {
+  for (const ecg_case c :
+       {ecg_case{250, 40, 0.05, 0.0, 1}, ecg_case{250, 60, 0.05, 0.03, 2}, ecg_case{360, 75, 0.08, 0.05, 3},
+        ecg_case{500, 90, 0.05, 0.0, 4}, ecg_case{250, 120, 0.0, 0.05, 5}, ecg_case{360, 150, 0.0, 0.0, 6},
+        ecg_case{250, 180, 0.0, 0.0, 7}, ecg_case{128, 70, 0.05, 0.0, 8}, ecg_case{1000, 55, 0.1, 0.0, 9}}) {
     const auto ecg = make_ecg(c, 0.1);
     ASSERT_GT(ecg.r_peaks.size(), 200U);
     if (c.pvc > 0) {
@@ -141,8 +141,8 @@ TEST_F(SignalQrsDetect, PrematureVentricularBeatsAtFastRates) {
 }
 
 TEST_F(SignalQrsDetect, HeavyNoiseStillFindsNinetyNinePercent) {
-  for (const ecg_case c : {ecg_case{250, 70, 0.05, 0.03, 11}, ecg_case{360, 100, 0.05, 0.0, 12},
-                           ecg_case{500, 50, 0.05, 0.05, 13}}) {
+  for (const ecg_case c :
+       {ecg_case{250, 70, 0.05, 0.03, 11}, ecg_case{360, 100, 0.05, 0.0, 12}, ecg_case{500, 50, 0.05, 0.05, 13}}) {
     synth::ecg_options o;
     o.hours = 0.1;
     o.sample_rate = c.rate;
@@ -150,9 +150,9 @@ TEST_F(SignalQrsDetect, HeavyNoiseStillFindsNinetyNinePercent) {
     o.anomaly_rate = c.pvc;
     o.apb_rate = c.apb;
     o.seed = c.seed;
-    o.noise_mv = 0.1;             // white noise of a tenth of the R wave
-    o.baseline_wander_mv = 0.6;   // strong respiration and movement
-    o.mains_mv = 0.1;             // unfiltered mains hum
+    o.noise_mv = 0.1;              // white noise of a tenth of the R wave
+    o.baseline_wander_mv = 0.6;    // strong respiration and movement
+    o.mains_mv = 0.1;              // unfiltered mains hum
     o.noise_bursts_per_hour = 60;  // muscle artefacts as large as the QRS
     o.baseline_jumps_per_hour = 30;
     const auto ecg = synth::generate_ecg(o);
@@ -163,8 +163,8 @@ TEST_F(SignalQrsDetect, HeavyNoiseStillFindsNinetyNinePercent) {
     const double ppv = static_cast<double>(m.matched) / static_cast<double>(peaks.size());
     EXPECT_GE(se, 0.99) << describe(c) << ": missed " << first_values(m.missed);
     EXPECT_GE(ppv, 0.99) << describe(c) << ": extra " << first_values(m.extra);
-    std::cout << "[ info ] heavy noise, " << describe(c) << ": " << ecg.r_peaks.size() << " beats, Se " << se
-              << ", +P " << ppv << "\n";
+    std::cout << "[ info ] heavy noise, " << describe(c) << ": " << ecg.r_peaks.size() << " beats, Se " << se << ", +P "
+              << ppv << "\n";
   }
 }
 
@@ -176,7 +176,7 @@ TEST_F(SignalQrsDetect, UnitsAndPolarityDoNotMatter) {
   const auto reference = detect(ecg.samples, params, center);
   expect_all_beats_exactly(reference, ecg, "mV");
   for (const auto& [gain, offset] : {std::pair{200.0, 1024.0}, std::pair{0.01, -3.0}, std::pair{1000.0, -5.0e4},
-                                    std::pair{-1.0, 0.0}, std::pair{-350.0, 2048.0}}) {
+                                     std::pair{-1.0, 0.0}, std::pair{-350.0, 2048.0}}) {
     std::vector<float> scaled(ecg.samples.size());
     for (std::size_t i = 0; i < scaled.size(); ++i)
       scaled[i] = static_cast<float>(gain * static_cast<double>(ecg.samples[i]) + offset);
@@ -195,8 +195,8 @@ TEST_F(SignalQrsDetect, RecordingCutMidBeat) {
   // before the R peak of a late beat (on the way up): the partial complexes at either end may
   // be found or not, every whole beat must be.
   for (const auto& [first_cut, last_cut] : {std::pair{r[10] + ms(8, c.rate), r[r.size() - 10] - ms(15, c.rate)},
-                                           std::pair{r[3] - ms(40, c.rate), r[r.size() - 4] + ms(60, c.rate)},
-                                           std::pair{r[5] + ms(150, c.rate), r[r.size() - 6] + ms(400, c.rate)}}) {
+                                            std::pair{r[3] - ms(40, c.rate), r[r.size() - 4] + ms(60, c.rate)},
+                                            std::pair{r[5] + ms(150, c.rate), r[r.size() - 6] + ms(400, c.rate)}}) {
     const std::vector<float> cut(ecg.samples.begin() + first_cut, ecg.samples.begin() + last_cut);
     const auto peaks = detect(cut, c.rate);
     expect_ascending(peaks, "cut");
@@ -217,8 +217,8 @@ TEST_F(SignalQrsDetect, StretchLengthDoesNotChangeTheBeats) {
   const ecg_case c{250, 100, 0.08, 0.05, 41};
   const auto ecg = make_ecg(c, 0.1);
   const float center = median_of(ecg.samples);
-  for (const auto& [stretch, overlap] : {std::pair{1e6, 30.0}, std::pair{20.0, 10.0}, std::pair{9.0, 8.0},
-                                        std::pair{31.3, 30.0}}) {
+  for (const auto& [stretch, overlap] :
+       {std::pair{1e6, 30.0}, std::pair{20.0, 10.0}, std::pair{9.0, 8.0}, std::pair{31.3, 30.0}}) {
     sig::segment_params params;
     params.stretch_seconds = stretch;
     params.overlap_seconds = overlap;
@@ -250,8 +250,8 @@ TEST_F(SignalQrsDetect, FlatRecordingsHaveNoBeats) {
 TEST_F(SignalQrsDetect, GapOfNaNs) {
   const ecg_case c{250, 70, 0.05, 0.0, 51};
   const auto ecg = make_ecg(c, 0.1);
-  for (const auto& [gap_start, gap_seconds] : {std::pair{0.3, 20.0}, std::pair{0.5, 2.0}, std::pair{0.0, 15.0},
-                                              std::pair{0.9, 400.0}}) {
+  for (const auto& [gap_start, gap_seconds] :
+       {std::pair{0.3, 20.0}, std::pair{0.5, 2.0}, std::pair{0.0, 15.0}, std::pair{0.9, 400.0}}) {
     auto x = ecg.samples;
     const auto n = static_cast<std::int64_t>(x.size());
     const auto from = static_cast<std::int64_t>(gap_start * static_cast<double>(n));
@@ -416,4 +416,3 @@ TEST_F(SignalQrsDetect, StridedInputAndRefusedArguments) {
   bad.refractory_seconds = -0.2;
   EXPECT_THROW((void)sig::detect_qrs(x, bad, 0.0F, {}), zf::invalid_argument);
 }
-

@@ -2,6 +2,8 @@
 // (robust_reference.hpp): R–R before and after, the median of up to 16 neighbouring intervals and
 // the irregularity, on seeded random rhythms at several sample rates; 0, 1 and 2 beats; a
 // premature beat with a compensatory pause worked out by hand; strided peaks; refused input.
+#include "zeroflow/signal/rhythm.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,7 +16,6 @@
 #include "robust_reference.hpp"
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/rhythm.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -66,10 +67,14 @@ std::vector<std::int64_t> random_rhythm(std::mt19937_64& rng, std::size_t count,
     peaks.push_back(at);
     const double u = unit(rng);
     double rr = mean_rr * (1.0 + 0.1 * std::sin(0.3 * static_cast<double>(i)));
-    if (u < 0.1) rr *= 0.6;        // premature
-    else if (u < 0.15) rr *= 1.6;  // pause
-    else if (u < 0.17) rr *= 5.0;  // dropout
-    else if (u < 0.4) rr = mean_rr;  // exact repeats
+    if (u < 0.1)
+      rr *= 0.6;  // premature
+    else if (u < 0.15)
+      rr *= 1.6;  // pause
+    else if (u < 0.17)
+      rr *= 5.0;  // dropout
+    else if (u < 0.4)
+      rr = mean_rr;  // exact repeats
     at += std::max<std::int64_t>(1, std::llround(rr * rate));
   }
   return peaks;

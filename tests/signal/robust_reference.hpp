@@ -49,8 +49,8 @@ inline ref_zscore ref_robust_zscore(const std::vector<double>& values) {
 /// j < before + after and that sample inside the recording, else 0; a non-finite result is 0.
 /// Peaks of any int64 value are placed exactly (no wrap-around).
 inline std::vector<double> ref_embed_windows(const std::vector<float>& x, const std::vector<std::int64_t>& peaks,
-                                             std::int64_t before, std::int64_t after, std::int64_t width,
-                                             double center, double scale) {
+                                             std::int64_t before, std::int64_t after, std::int64_t width, double center,
+                                             double scale) {
   std::vector<double> out(peaks.size() * static_cast<std::size_t>(width), 0.0);
   const auto n = static_cast<std::int64_t>(x.size());
   for (std::size_t b = 0; b < peaks.size(); ++b)

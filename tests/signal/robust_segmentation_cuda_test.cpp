@@ -101,10 +101,13 @@ candidate_set random_candidates(std::mt19937_64& rng, std::int64_t samples, std:
     const bool beat = u < 0.45;
     c.position.push_back(at);
     c.amplitude.push_back(beat ? qrs(rng) * (unit(rng) < 0.02 ? 30.0F : 1.0F) : noise(rng));
-    c.slope.push_back(beat ? 0.3F + 0.2F * static_cast<float>(unit(rng)) : 0.03F + 0.1F * static_cast<float>(unit(rng)));
+    c.slope.push_back(beat ? 0.3F + 0.2F * static_cast<float>(unit(rng))
+                           : 0.03F + 0.1F * static_cast<float>(unit(rng)));
     std::int64_t gap = spacing + std::uniform_int_distribution<std::int64_t>(0, 2 * spacing)(rng);
-    if (u > 0.997) gap *= 200;      // a dropout: no candidate for a long while
-    else if (u > 0.99) gap *= 12;   // a pause
+    if (u > 0.997)
+      gap *= 200;  // a dropout: no candidate for a long while
+    else if (u > 0.99)
+      gap *= 12;  // a pause
     at += gap;
   }
   return c;
@@ -249,8 +252,9 @@ TEST_F(SignalRobustCuda, SelectionMatchesTheHost) {
     expect_same_selection(c, total, defaults, "default rules, trial " + std::to_string(trial));
   }
   // Short stretches: many joins, and stretches whose overlap holds more than their own samples.
-  for (const auto& [stretch, overlap, learn] : {std::tuple{2000.0, 500.0, 200.0}, std::tuple{700.0, 690.0, 300.0},
-                                                std::tuple{500.0, 1200.0, 400.0}, std::tuple{30000.0, 2000.0, 2000.0}}) {
+  for (const auto& [stretch, overlap, learn] :
+       {std::tuple{2000.0, 500.0, 200.0}, std::tuple{700.0, 690.0, 300.0}, std::tuple{500.0, 1200.0, 400.0},
+        std::tuple{30000.0, 2000.0, 2000.0}}) {
     params.stretch_seconds = stretch / 250;
     params.overlap_seconds = overlap / 250;
     params.learn_seconds = learn / 250;
@@ -353,15 +357,16 @@ TEST_F(SignalRobustCuda, CombinedScoresMatchTheHost) {
     irregularity[n - 1] = trial % 4 == 2 ? nan_f : irregularity[n - 1];
     const auto want = sig::combine_beat_scores(to_array(error), to_array(irregularity), {});
     const auto got = sig::combine_beat_scores(to_device(error), to_device(irregularity), {});
-    for (const auto& [g, w, name] : {std::tuple{&got.score, &want.score, "score"},
-                                     std::tuple{&got.morphology, &want.morphology, "morphology"},
-                                     std::tuple{&got.rhythm, &want.rhythm, "rhythm"}}) {
+    for (const auto& [g, w, name] :
+         {std::tuple{&got.score, &want.score, "score"}, std::tuple{&got.morphology, &want.morphology, "morphology"},
+          std::tuple{&got.rhythm, &want.rhythm, "rhythm"}}) {
       ASSERT_EQ(g->where(), gpu0);
       const auto a = from_device<float>(*g);
       const auto b = to_vector<float>(*w);
       ASSERT_EQ(a.size(), b.size());
       for (std::size_t i = 0; i < a.size(); ++i)
-        ASSERT_LE(std::fabs(static_cast<double>(a[i]) - b[i]), 1e-5 * std::max(1.0, std::fabs(static_cast<double>(b[i]))))
+        ASSERT_LE(std::fabs(static_cast<double>(a[i]) - b[i]),
+                  1e-5 * std::max(1.0, std::fabs(static_cast<double>(b[i]))))
             << "trial " << trial << ", " << name << "[" << i << "]: GPU " << a[i] << ", host " << b[i];
     }
   }

@@ -71,7 +71,8 @@ void expect_robust_fields(const sig::segmentation& s, const std::vector<float>& 
   const auto rate = params.sample_rate;
   const auto before = std::llround(params.window_before_seconds * rate);
   const auto after = std::llround(params.window_after_seconds * rate);
-  const auto width = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max(before + after, 16LL))));
+  const auto width =
+      static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max(before + after, 16LL))));
   EXPECT_EQ(s.sizes.row_width, width) << what;
   ASSERT_EQ(s.beats.rows.shape(), (zf::shape_t{static_cast<std::int64_t>(peaks.size()), width})) << what;
   const auto rows = flat(s.beats.rows);
@@ -124,7 +125,8 @@ TEST_F(SignalSegmentRecording, EveryDetectedBeatHasARowAndARhythm) {
     EXPECT_TRUE(m.extra.empty()) << what << ": " << first_values(m.extra);
     EXPECT_LE(m.missed.size(), 2U) << what << ": " << first_values(m.missed);
     for (auto p : m.missed)
-      EXPECT_TRUE(p < 0.11 * v.rate || p >= static_cast<double>(ecg.samples.size()) - 0.11 * v.rate) << what << ": " << p;
+      EXPECT_TRUE(p < 0.11 * v.rate || p >= static_cast<double>(ecg.samples.size()) - 0.11 * v.rate)
+          << what << ": " << p;
   }
 }
 
@@ -192,8 +194,8 @@ TEST_F(SignalSegmentRecording, StridedInputAndRefusedArguments) {
   const auto ecg = make_ecg(0.02, 250, 70, 8);
   std::vector<float> two;
   for (float v : ecg.samples) two.push_back(v), two.push_back(3.0F);
-  const auto strided = sig::segment_recording(
-      to_array(two).slice(0, 0, static_cast<std::int64_t>(two.size()), 2), {}, {});
+  const auto strided =
+      sig::segment_recording(to_array(two).slice(0, 0, static_cast<std::int64_t>(two.size()), 2), {}, {});
   const auto contiguous = sig::segment_recording(to_array(ecg.samples), {}, {});
   EXPECT_EQ(to_vector<std::int64_t>(strided.peaks), to_vector<std::int64_t>(contiguous.peaks));
   EXPECT_EQ(flat(strided.beats.rows), flat(contiguous.beats.rows));
