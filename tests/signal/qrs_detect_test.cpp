@@ -122,7 +122,8 @@ TEST_F(SignalQrsDetect, FindsEveryBeatOfCleanSyntheticEcg) {
   // More seeds of an ordinary Holter rhythm with both kinds of premature beats.
   for (std::uint64_t seed = 100; seed < 108; ++seed) {
     const ecg_case c{250, 72, 0.06, 0.04, seed};
-    expect_all_beats_exactly(detect(make_ecg(c, 0.1).samples, c.rate), make_ecg(c, 0.1), describe(c));
+    const auto ecg = make_ecg(c, 0.1);
+    expect_all_beats_exactly(detect(ecg.samples, c.rate), ecg, describe(c));
   }
 }
 
