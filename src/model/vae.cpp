@@ -102,8 +102,9 @@ void check_finite_rows(const torch::Tensor& data) {
                            " in magnitude, too large for float32 arithmetic: normalise them (robust z-scores) or "
                            "remove the spikes that make them"
                      : "lower the learning rate (now " + std::to_string(options.learning_rate) + ")";
-  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", loss, "; ", why);
-  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", loss, "; ", why);
+  const char* value = std::isnan(loss) ? "NaN" : "infinite";
+  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", value, "; ", why);
+  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", value, "; ", why);
 }
 
 // The training epochs one kernel launch at a time, with torch::optim::Adam: the CPU path, and on a

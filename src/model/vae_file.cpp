@@ -9,6 +9,9 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string_view>
 
 #include "vae_impl.hpp"
@@ -21,8 +24,8 @@ namespace detail {
 
 namespace {
 
-// Widths beyond this are no beat row (a 1 MHz recording's row is 2^20 samples); a damaged width
-// must not make the reader allocate terabytes before the checksum can refuse the file.
+// Widths beyond this are no beat row (a 1 MHz recording's row is 2^20 samples), and no file of
+// model size holds their weights.
 constexpr std::int64_t largest_width = std::int64_t{1} << 22;
 
 std::int64_t segmentation_code(const std::string& name) {
@@ -50,34 +53,17 @@ constexpr entry_spec layout[] = {
     {"init_seed", torch::kLong, 1},       {"train_seed", torch::kLong, 2},
     {"epochs", torch::kLong, 1},
 };
-constexpr const char* checksum_key = "checksum";
+constexpr char magic[8] = {'Z', 'E', 'R', 'O', 'F', 'L', 'O', 'W'};
 
-/// FNV-1a, 64 bits: enough to tell a damaged file from the one written (not a defence against
-/// someone forging a file, which no checksum stored beside the data is).
-class fnv1a {
- public:
-  void add(const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < bytes; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001b3ULL;
-  }
-  void add(std::string_view text) {
-    add_count(text.size());
-    add(text.data(), text.size());
-  }
-  void add_count(std::uint64_t v) { add(&v, sizeof v); }
-  void add(const std::string& name, const torch::Tensor& t) {
-    add(name);
-    const torch::Tensor host = t.detach().to(torch::kCPU).contiguous();
-    add_count(static_cast<std::uint64_t>(host.scalar_type()));
-    add_count(static_cast<std::uint64_t>(host.dim()));
-    for (const auto d : host.sizes()) add_count(static_cast<std::uint64_t>(d));
-    add(host.data_ptr(), host.nbytes());
-  }
-  [[nodiscard]] std::uint64_t value() const { return hash_; }
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
+}
 
- private:
-  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
-};
+std::uint64_t get_u64(std::string_view bytes) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  return v;
+}
 
 }  // namespace
 
@@ -119,6 +105,8 @@ model_metadata entries_to_metadata(const metadata_entries& entries) {
   };
   auto longs_of = [&](std::string_view name, int i = 0) { return at(name)[i].item<std::int64_t>(); };
   model_metadata meta;
+  if (longs_of("zeroflow_format") != model_file_format)
+    ZF_THROW(error, "its metadata names model format ", longs_of("zeroflow_format"));
   meta.width = longs_of("width");
   if (meta.width < 16 || meta.width > largest_width || (meta.width & (meta.width - 1)) != 0)
     ZF_THROW(error, "its row width ", meta.width, " is not a power of two from 16 to ", largest_width);
@@ -147,26 +135,42 @@ model_metadata entries_to_metadata(const metadata_entries& entries) {
   return meta;
 }
 
-std::uint64_t model_checksum(const metadata_entries& entries, const light_vae& module) {
-  fnv1a hash;
-  hash.add_count(entries.size());
-  for (const auto& [name, t] : entries) hash.add(name, t);
-  const auto parameters = module->named_parameters(true);
-  hash.add_count(parameters.size());
-  for (const auto& p : parameters) hash.add(p.key(), p.value().to(torch::kFloat));
-  const auto buffers = module->named_buffers(true);
-  hash.add_count(buffers.size());
-  for (const auto& b : buffers) hash.add(b.key(), b.value().to(torch::kFloat));
-  return hash.value();
+std::uint64_t fnv1a(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return hash;
 }
 
-void write_model_archive(const model_metadata& meta, const light_vae& module, std::ostream& file) {
-  const metadata_entries entries = metadata_to_entries(meta);
+void write_model_file(const model_metadata& meta, const light_vae& module, std::ostream& file) {
   torch::serialize::OutputArchive archive;
-  for (const auto& [name, t] : entries) archive.write(name, t);
-  archive.write(checksum_key, longs({bits_of(model_checksum(entries, module))}));
+  for (const auto& [name, t] : metadata_to_entries(meta)) archive.write(name, t);
   module->save(archive);
-  archive.save_to(file);
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  std::string content = std::move(bytes).str();
+  const std::uint64_t length = content.size();
+  const std::uint64_t hash = fnv1a(content);
+  put_u64(content, length);
+  put_u64(content, hash);
+  put_u64(content, static_cast<std::uint64_t>(model_file_format));
+  content.append(magic, sizeof magic);
+  file.write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+std::string_view verified_archive(std::string_view file) {
+  if (file.size() < trailer_bytes || file.substr(file.size() - sizeof magic) != std::string_view(magic, sizeof magic))
+    ZF_THROW(error, "it does not end as a zeroflow model file does");
+  const std::string_view trailer = file.substr(file.size() - trailer_bytes);
+  const std::uint64_t format = get_u64(trailer.substr(16));
+  if (format != static_cast<std::uint64_t>(model_file_format))
+    ZF_THROW(error, "it is of model format ", format, ", this zeroflow reads format ", model_file_format);
+  const std::uint64_t length = get_u64(trailer);
+  if (length != file.size() - trailer_bytes)
+    ZF_THROW(error, "it is ", file.size(), " bytes long, but was written ", length + trailer_bytes, " bytes long");
+  const std::string_view archive = file.substr(0, length);
+  if (fnv1a(archive) != get_u64(trailer.substr(8)))
+    ZF_THROW(error, "its contents do not match the checksum written with them (changed after it was saved)");
+  return archive;
 }
 
 void check_row_provenance(const row_provenance& rows) {
@@ -193,6 +197,9 @@ std::int64_t non_finite_weights(const detail::light_vae& module) {
   return bad;
 }
 
+// The largest width's weights (detail::largest_width) take about 50 MB.
+constexpr std::uintmax_t largest_file = std::uintmax_t{256} << 20;
+
 constexpr const char* start_again = "train the model again (`zeroflow run` writes OUT/model.pt)";
 
 }  // namespace
@@ -209,11 +216,11 @@ const training_history& vae::history() const { return impl_->history; }
 void vae::save(const std::filesystem::path& path) const {
   const std::int64_t bad = non_finite_weights(impl_->module);
   if (bad > 0)
-    ZF_THROW(error, "cannot save the model to ", path.string(), ": ", bad,
-             " of its weights are NaN or infinite (training went wrong; such a model scores nothing)");
+    ZF_THROW(error, "cannot save the model to ", path.string(), ": ", bad, bad == 1 ? " weight is" : " weights are",
+             " NaN or infinite (training went wrong; such a model scores nothing)");
   const detail::model_metadata meta{width(), impl_->rows, impl_->history};
   try {
-    io::write_atomically(path, [&](std::ostream& out) { detail::write_model_archive(meta, impl_->module, out); });
+    io::write_atomically(path, [&](std::ostream& out) { detail::write_model_file(meta, impl_->module, out); });
   } catch (const c10::Error&) {
     ZF_THROW(error, "cannot write the model to ", path.string(), ": LibTorch could not serialise it");
   }
@@ -227,41 +234,34 @@ vae vae::load(const std::filesystem::path& path, device where) {
   if (!std::filesystem::exists(path, ec)) ZF_THROW(error, "cannot read the model ", name, ": no such file");
   if (!std::filesystem::is_regular_file(path, ec))
     ZF_THROW(error, "cannot read the model ", name, ": not a file (a model is the model.pt that `zeroflow run` writes)");
-  if (std::filesystem::file_size(path, ec) == 0) ZF_THROW(error, "the model ", name, " is an empty file; ", start_again);
+  const auto size = std::filesystem::file_size(path, ec);
+  if (size == 0) ZF_THROW(error, "the model ", name, " is an empty file; ", start_again);
+  if (size > largest_file)
+    ZF_THROW(error, "the model ", name, " is ", size >> 20, " MiB, larger than any zeroflow model; ", start_again);
 
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) ZF_THROW(error, "cannot read the model ", name);
+  }
+  std::string_view verified;
+  try {
+    verified = detail::verified_archive(bytes);
+  } catch (const error& e) {
+    // A bare LibTorch archive is what zeroflow wrote before format 2 (or another program writes).
+    const bool zip = bytes.starts_with("PK\x03\x04");
+    ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (", e.what(), ")",
+             zip && std::string_view(e.what()).starts_with("it does not end")
+                 ? "; a LibTorch archive without zeroflow's trailer comes from an older zeroflow or another program"
+                 : "",
+             "; ", start_again);
+  }
   torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(name, torch::Device(torch::kCPU));
-  } catch (const std::exception&) {
-    ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (cut short or overwritten); ",
-             start_again);
-  }
-  torch::Tensor format;
-  bool has_format = false;
-  try {
-    has_format = archive.try_read("zeroflow_format", format) && format.numel() == 1 && format.scalar_type() == torch::kLong;
-  } catch (const std::exception&) {
-    has_format = false;
-  }
-  if (!has_format)
-    ZF_THROW(error, "the model ", name, " is a LibTorch archive but no zeroflow model (it names no zeroflow model format)");
-  const auto version = format.item<std::int64_t>();
-  if (version < detail::model_file_format)
-    ZF_THROW(error, "the model ", name, " was written by an older zeroflow (model format ", version,
-             "), which recorded neither a checksum nor how its rows were made; ", start_again);
-  if (version > detail::model_file_format)
-    ZF_THROW(error, "the model ", name, " was written by a newer zeroflow (model format ", version,
-             "); this one reads format ", detail::model_file_format);
-
-  detail::metadata_entries entries;
   detail::model_metadata meta;
-  torch::Tensor stored_checksum;
   try {
-    entries = detail::read_metadata_entries(archive);
-    meta = detail::entries_to_metadata(entries);
-    if (!archive.try_read("checksum", stored_checksum) || stored_checksum.numel() != 1 ||
-        stored_checksum.scalar_type() != torch::kLong)
-      ZF_THROW(error, "it holds no checksum");
+    archive.load_from(verified.data(), verified.size(), torch::Device(torch::kCPU));
+    meta = detail::entries_to_metadata(detail::read_metadata_entries(archive));
   } catch (const error& e) {
     ZF_THROW(error, "the model ", name, " is damaged: ", e.what(), "; ", start_again);
   } catch (const std::exception&) {
@@ -287,13 +287,9 @@ vae vae::load(const std::filesystem::path& path, device where) {
   if (!shapes_match)
     ZF_THROW(error, "the model ", name, " is damaged: its weights do not fit a model of width ", meta.width, "; ",
              start_again);
-  if (detail::model_checksum(entries, state->module) != std::bit_cast<std::uint64_t>(stored_checksum.item<std::int64_t>()))
-    ZF_THROW(error, "the model ", name,
-             " is damaged: its contents do not match the checksum written with them (changed after it was saved); ",
-             start_again);
   if (const std::int64_t bad = non_finite_weights(state->module); bad > 0)
-    ZF_THROW(error, "the model ", name, " holds ", bad, " weights that are NaN or infinite: it cannot score anything; ",
-             start_again);
+    ZF_THROW(error, "the model ", name, " holds ", bad, bad == 1 ? " weight that is" : " weights that are",
+             " NaN or infinite: it cannot score anything; ", start_again);
   state->rows = meta.rows;
   state->history = meta.history;
   state->module->to(state->tdevice);

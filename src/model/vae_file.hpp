@@ -1,7 +1,16 @@
 #pragma once
 // Private to src/model (and its tests): the model file's layout. A model file is a LibTorch
-// archive (torch::serialize::OutputArchive) holding, beside the LightVAE's parameters and
-// buffers, the metadata entries below and a checksum over all of them:
+// archive (the bytes of torch::serialize::OutputArchive::save_to) followed by a 32-byte trailer:
+//
+//   u64 LE  archive length in bytes (the file's size minus 32)
+//   u64 LE  FNV-1a (64-bit) of the archive's bytes
+//   u64 LE  model_file_format
+//   8 bytes "ZEROFLOW"
+//
+// The archive is handed to LibTorch only after the trailer and the checksum match: LibTorch's
+// reader checks no CRC, and a damaged pickle inside it can make it spend half a minute or
+// allocate without bound before it fails. FNV-1a changes with every single changed byte. The
+// archive holds the LightVAE's parameters and buffers and these metadata entries:
 //
 //   zeroflow_format    int64  model_file_format
 //   width              int64  row width W
@@ -14,16 +23,13 @@
 //   init_seed          int64  vae::create's seed (its bits)
 //   train_seed         int64  [1 when trained, the last training's seed (its bits)]
 //   epochs             int64  epochs trained
-//   checksum           int64  model_checksum of the entries above and the weights (its bits)
-//
-// LibTorch's archive reader does not verify the zip's own CRCs, so a byte flipped inside a weight
-// would load silently; the checksum catches it.
 #include <torch/serialize/input-archive.h>
 
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,8 +38,10 @@
 
 namespace zeroflow::model::detail {
 
-/// Format 1 recorded only the width; format 2 adds the row provenance, history and checksum.
+/// Format 1 was a bare archive recording only the width; format 2 adds the trailer, the row
+/// provenance and the history.
 inline constexpr std::int64_t model_file_format = 2;
+inline constexpr std::size_t trailer_bytes = 32;
 
 /// What a model file says about its model besides the weights.
 struct model_metadata {
@@ -42,26 +50,29 @@ struct model_metadata {
   training_history history;
 };
 
-/// Named metadata tensors (CPU), in the order the checksum takes them.
+/// Named metadata tensors (CPU), in the layout's order.
 using metadata_entries = std::vector<std::pair<std::string, torch::Tensor>>;
 
-/// The entries that record `meta` (the layout above, without the checksum).
+/// The entries that record `meta`.
 [[nodiscard]] metadata_entries metadata_to_entries(const model_metadata& meta);
 
-/// Reads the entries of the layout above from `archive`, in order; an entry that is missing or
-/// has the wrong type or shape throws zeroflow::error (the caller names the file).
+/// Reads the layout's entries from `archive`; an entry that is missing or has the wrong type or
+/// size throws zeroflow::error (the caller names the file).
 [[nodiscard]] metadata_entries read_metadata_entries(torch::serialize::InputArchive& archive);
 
 /// The metadata the entries record. Entries that no save() writes (an unknown segmentation code,
 /// a negative window, a sample rate that is not a positive number) throw zeroflow::error.
 [[nodiscard]] model_metadata entries_to_metadata(const metadata_entries& entries);
 
-/// FNV-1a (64-bit) over every entry (name, dtype, shape, bytes), then every parameter and buffer
-/// of `module` (name, dtype, shape, bytes, as float32 on the host) in registration order.
-[[nodiscard]] std::uint64_t model_checksum(const metadata_entries& entries, const light_vae& module);
+/// FNV-1a (64-bit) of `bytes`.
+[[nodiscard]] std::uint64_t fnv1a(std::string_view bytes);
 
-/// Writes `module` with `meta` and their checksum to `file` (not atomically, no checks: vae::save
+/// Writes `module` with `meta`, then the trailer, to `file` (not atomically, no checks: vae::save
 /// adds those). Tests use it to make files that save() would refuse to write.
-void write_model_archive(const model_metadata& meta, const light_vae& module, std::ostream& file);
+void write_model_file(const model_metadata& meta, const light_vae& module, std::ostream& file);
+
+/// The archive inside a model file's bytes, once the trailer and the checksum match.
+/// @throws zeroflow::error saying what is wrong (the caller names the file).
+[[nodiscard]] std::string_view verified_archive(std::string_view file);
 
 }  // namespace zeroflow::model::detail
