@@ -1,0 +1,316 @@
+// The pipeline against non-finite and impossible input, and against models that do not fit:
+// - the sample census (sample_check.hpp) against a plain loop, on the host and on a GPU;
+// - a recording with a 3e38 sample (CSV) or infinite samples (WFDB with a tiny gain) is refused
+//   after loading, with the count and the first sample; one with gaps (WFDB's invalid value) runs
+//   with finite losses and scores under the robust method, and is refused by the seed's;
+// - `score` refuses a model trained at another sample rate, normalisation or segmentation, one
+//   saved without its row description, and one with NaN weights; a fitting model scores as the
+//   run that trained it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "../../src/model/vae_file.hpp"
+#include "../../src/pipeline/sample_check.hpp"
+#include "io/signal_file_writers.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/model/vae.hpp"
+#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/synth/ecg.hpp"
+
+namespace zf = zeroflow;
+namespace fs = std::filesystem;
+using zf::pipeline::detail::sample_census;
+
+namespace {
+
+constexpr float missing = std::numeric_limits<float>::quiet_NaN();
+constexpr float inf = std::numeric_limits<float>::infinity();
+
+fs::path folder() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("zf_nonfinite_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+/// Three minutes of synthetic ECG at 250 Hz (millivolts), made once.
+const std::vector<float>& ecg() {
+  static const std::vector<float> samples = [] {
+    zf::synth::ecg_options o;
+    o.hours = 3.0 / 60;
+    o.heart_rate_bpm = 80;
+    o.seed = 13;
+    return zf::synth::generate_ecg(o).samples;
+  }();
+  return samples;
+}
+
+fs::path write_csv(const std::string& name, const std::vector<float>& samples) {
+  const fs::path path = folder() / name;
+  std::ofstream out(path);
+  out << "ecg\n";
+  out.precision(9);
+  for (const float v : samples) out << v << '\n';
+  return path;
+}
+
+/// A WFDB record (format 16) of `samples` millivolts at `gain` units per mV; NaN samples are
+/// stored as the format's invalid value -32768.
+fs::path write_wfdb(const std::string& name, const std::vector<float>& samples, double gain = 200) {
+  std::vector<std::int32_t> digital;
+  for (const float v : samples)
+    digital.push_back(std::isnan(v) ? -32768 : static_cast<std::int32_t>(std::lround(v * 200.0)));
+  std::ofstream(folder() / (name + ".dat"), std::ios::binary) << zf::test::wfdb_stream(16, digital);
+  std::ofstream(folder() / (name + ".hea")) << name << " 1 250 " << samples.size() << "\n"
+                                            << name << ".dat 16 " << gain << "(0)/mV 16 0 0 0 0 ECG\n";
+  return folder() / (name + ".hea");
+}
+
+zf::pipeline::run_options cpu_options(const fs::path& input) {
+  zf::pipeline::run_options o;
+  o.input = input;
+  o.where = zf::pipeline::device_choice::cpu;
+  o.epochs = 2;
+  o.batch = 256;
+  return o;
+}
+
+template <class Error>
+std::string error_of(const zf::pipeline::run_options& o, const fs::path& model_out = {}) {
+  try {
+    (void)zf::pipeline::run(o, model_out);
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("another error: ") + e.what();
+  }
+  return "";
+}
+
+/// The census as a plain loop (the reference).
+sample_census reference_census(const std::vector<float>& x, std::int64_t stride = 1) {
+  sample_census c;
+  std::int64_t i = 0;
+  for (std::size_t k = 0; k < x.size(); k += static_cast<std::size_t>(stride), ++i) {
+    const float v = x[k];
+    if (std::isnan(v)) {
+      if (c.missing++ == 0) c.first_missing = i;
+    } else if (std::isinf(v) || v > 1e30F || v < -1e30F) {
+      if (c.unusable++ == 0) c.first_unusable = i;
+    }
+  }
+  return c;
+}
+
+std::vector<float> random_signal(std::size_t n, std::mt19937_64& rng, double bad_share) {
+  std::uniform_real_distribution<double> u(0, 1);
+  const float poisons[] = {missing, inf, -inf, 3e38F, -3e38F, std::nextafter(1e30F, inf), 1e30F, -1e30F, 1e29F};
+  std::vector<float> x(n);
+  for (auto& v : x) {
+    v = static_cast<float>(u(rng) * 4 - 2);
+    if (u(rng) < bad_share) v = poisons[rng() % std::size(poisons)];
+  }
+  return x;
+}
+
+zf::array host_array(const std::vector<float>& x) {
+  zf::array a = zf::empty({static_cast<std::int64_t>(x.size())}, zf::float32);
+  std::copy(x.begin(), x.end(), a.span<float>().begin());
+  return a;
+}
+
+}  // namespace
+
+TEST(SampleCensus, MatchesAPlainLoopOnTheHost) {
+  std::mt19937_64 rng(3);
+  for (const std::size_t n : {0UL, 1UL, 7UL, 1000UL, 100003UL}) {
+    for (const double share : {0.0, 0.001, 0.3}) {
+      const auto x = random_signal(n, rng, share);
+      const zf::array a = host_array(x);
+      EXPECT_EQ(zf::pipeline::detail::count_samples(a, zf::stream_view{}), reference_census(x)) << n << " " << share;
+      if (n >= 3) {
+        const zf::array strided = a.slice(0, 0, static_cast<std::int64_t>(n), 3);
+        EXPECT_EQ(zf::pipeline::detail::count_samples(strided, zf::stream_view{}), reference_census(x, 3));
+      }
+    }
+  }
+  // The boundary: ±1e30 itself is usable, the next float beyond it is not.
+  const std::vector<float> edge = {1e30F, -1e30F, std::nextafter(-1e30F, -inf), missing, 0.0F, inf};
+  const auto c = zf::pipeline::detail::count_samples(host_array(edge), zf::stream_view{});
+  EXPECT_EQ(c, (sample_census{1, 3, 2, 2}));
+}
+
+TEST(SampleCensus, TheGpuCountMatchesTheHost) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(5);
+  for (const std::size_t n : {0UL, 1UL, 33UL, 4097UL, (1UL << 21) + 5}) {
+    for (const double share : {0.0, 1e-5, 0.2}) {
+      const auto x = random_signal(n, rng, share);
+      const zf::array dev = zf::copy_to(host_array(x), zf::cuda_device(0));
+      EXPECT_EQ(zf::pipeline::detail::count_samples(dev, zf::stream_view{}), reference_census(x)) << n;
+      if (n >= 2) {
+        const zf::array strided = dev.slice(0, 1, static_cast<std::int64_t>(n), 2);
+        const std::vector<float> odd(x.begin() + 1, x.end());
+        EXPECT_EQ(zf::pipeline::detail::count_samples(strided, zf::stream_view{}), reference_census(odd, 2)) << n;
+      }
+    }
+  }
+}
+
+TEST(NonFiniteRecording, AHugeSampleIsRefusedWithItsPosition) {
+  auto x = ecg();
+  x[12345] = 3e38F;
+  std::string message = error_of<zf::parse_error>(cpu_options(write_csv("spike.csv", x)));
+  EXPECT_NE(message.find("1 sample is infinite or larger than 1e30 in magnitude (the first is sample 12345"),
+            std::string::npos)
+      << message;
+  x[20000] = -2e31F;
+  x[500] = 1e35F;
+  message = error_of<zf::parse_error>(cpu_options(write_csv("spikes.csv", x)));
+  EXPECT_NE(message.find("3 samples are infinite or larger than 1e30 in magnitude (the first is sample 500"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+TEST(NonFiniteRecording, InfiniteSamplesAreRefused) {
+  // A gain of 1e-40 units per mV makes every non-zero sample infinite in float32.
+  std::vector<float> x(ecg().begin(), ecg().begin() + 5000);
+  x[0] = 0;
+  const std::string message = error_of<zf::parse_error>(cpu_options(write_wfdb("tiny_gain", x, 1e-40)));
+  std::size_t nonzero = 0;
+  std::int64_t first = -1;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (std::lround(x[i] * 200.0) != 0) nonzero++, first = first < 0 ? static_cast<std::int64_t>(i) : first;
+  EXPECT_NE(message.find(std::to_string(nonzero) + " samples are infinite or larger than 1e30 in magnitude (the first "
+                                                   "is sample " + std::to_string(first)),
+            std::string::npos)
+      << message;
+}
+
+TEST(NonFiniteRecording, GapsRunUnderTheRobustMethodAndAreRefusedByTheSeeds) {
+  auto x = ecg();
+  for (std::size_t i = 10000; i < 10250; ++i) x[i] = missing;  // a second of signal lost
+  x[30000] = missing;
+  const fs::path record = write_wfdb("gaps", x);
+  auto o = cpu_options(record);
+  const auto r = zf::pipeline::run(o);
+  ASSERT_EQ(r.epoch_loss.size(), 2U);
+  for (const double loss : r.epoch_loss) EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_TRUE(std::isfinite(r.test_loss));
+  ASSERT_GT(r.score.size(), 100U);
+  for (const float s : r.score) EXPECT_TRUE(std::isfinite(s));
+
+  o.segmentation.method = zf::signal::segmentation_method::seed;
+  const std::string message = error_of<zf::parse_error>(o);
+  EXPECT_NE(message.find("251 samples are missing (NaN; the first is sample 10000"), std::string::npos) << message;
+}
+
+class ModelFit : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    csv_ = write_csv("fit.csv", ecg());
+    model_ = folder() / "fit_model.pt";
+    trained_ = new zf::pipeline::run_result(zf::pipeline::run(cpu_options(csv_), model_));
+  }
+  static void TearDownTestSuite() {
+    delete trained_;
+    trained_ = nullptr;
+  }
+  static zf::pipeline::run_options scoring(const fs::path& model) {
+    auto o = cpu_options(csv_);
+    o.model = model;
+    return o;
+  }
+  static inline fs::path csv_, model_;
+  static inline zf::pipeline::run_result* trained_ = nullptr;
+};
+
+TEST_F(ModelFit, AFittingModelScoresAsTheRunThatTrainedIt) {
+  const auto r = zf::pipeline::run(scoring(model_));
+  EXPECT_FALSE(r.trained);
+  EXPECT_EQ(r.score, trained_->score);
+  const auto m = zf::model::vae::load(model_);
+  ASSERT_TRUE(m.described_rows().has_value());
+  EXPECT_EQ(m.described_rows()->sample_rate, 250);
+  EXPECT_EQ(m.described_rows()->segmentation, "robust");
+  EXPECT_TRUE(m.described_rows()->normalized);
+  EXPECT_EQ(m.described_rows()->window_before, trained_->sizes.window_before);
+  EXPECT_EQ(m.described_rows()->window_after, trained_->sizes.window_after);
+  EXPECT_EQ(m.history().train_seed, std::optional<std::uint64_t>(42));
+  EXPECT_EQ(m.history().epochs, 2);
+}
+
+TEST_F(ModelFit, AnotherSampleRateIsRefused) {
+  // 256 Hz keeps the row width (256) of 250 Hz: only the recorded rate tells them apart.
+  auto o = scoring(model_);
+  o.segmentation.sample_rate = 256;
+  const std::string message = error_of<zf::invalid_argument>(o);
+  EXPECT_NE(message.find("sample rate 250 Hz (this run: 256 Hz)"), std::string::npos) << message;
+  EXPECT_NE(message.find("train a model on recordings like this one"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+TEST_F(ModelFit, AnotherNormalisationOrSegmentationIsRefused) {
+  auto o = scoring(model_);
+  o.segmentation.normalize_rows = false;
+  std::string message = error_of<zf::invalid_argument>(o);
+  EXPECT_NE(message.find("normalisation robust (this run: none)"), std::string::npos) << message;
+  EXPECT_NE(message.find("give --normalize robust to match it"), std::string::npos) << message;
+
+  o = scoring(model_);
+  o.segmentation.method = zf::signal::segmentation_method::seed;
+  message = error_of<zf::invalid_argument>(o);
+  EXPECT_NE(message.find("segmentation robust (this run: seed)"), std::string::npos) << message;
+}
+
+TEST_F(ModelFit, TheSeedsBeatLengthsAreChecked) {
+  auto o = cpu_options(csv_);
+  o.segmentation.method = zf::signal::segmentation_method::seed;
+  const fs::path seed_model = folder() / "seed_model.pt";
+  (void)zf::pipeline::run(o, seed_model);
+  o.model = seed_model;
+  o.segmentation.min_beat_seconds = 0.3;  // 75 samples instead of 100: the same row width
+  const std::string message = error_of<zf::invalid_argument>(o);
+  EXPECT_NE(message.find("beats of 100 to 256 samples (this run: 75 to 256)"), std::string::npos) << message;
+  EXPECT_NE(message.find("--min-beat 0.4 --max-beat 1.024"), std::string::npos) << message;
+}
+
+TEST_F(ModelFit, ModelsWithoutRowsOrWithNanWeightsAreRefused) {
+  const fs::path plain = folder() / "plain.pt";
+  zf::model::vae::create(256).save(plain);  // as from Python: no row description
+  std::string message = error_of<zf::invalid_argument>(scoring(plain));
+  EXPECT_NE(message.find("does not record how its training rows were made"), std::string::npos) << message;
+
+  zf::model::detail::light_vae net(256);
+  {
+    torch::NoGradGuard no_grad;
+    net->parameters()[3].view({-1})[1] = missing;
+  }
+  zf::model::row_provenance rows;
+  rows.sample_rate = 250;
+  rows.segmentation = "robust";
+  rows.window_before = trained_->sizes.window_before;
+  rows.window_after = trained_->sizes.window_after;
+  const fs::path poisoned = folder() / "poisoned.pt";
+  {
+    std::ofstream out(poisoned, std::ios::binary);
+    zf::model::detail::write_model_file({256, rows, {}}, net, out);
+  }
+  message = error_of<zf::error>(scoring(poisoned));
+  EXPECT_NE(message.find("holds 1 weight that is NaN or infinite"), std::string::npos) << message;
+}
