@@ -314,3 +314,26 @@ TEST_F(ModelFit, ModelsWithoutRowsOrWithNanWeightsAreRefused) {
   message = error_of<zf::error>(scoring(poisoned));
   EXPECT_NE(message.find("holds 1 weight that is NaN or infinite"), std::string::npos) << message;
 }
+
+// The same refusals and the same gaps on a GPU run: the census runs where the recording was read.
+TEST(NonFiniteRecording, OnTheGpuToo) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto x = ecg();
+  x[4321] = -3e38F;
+  auto o = cpu_options(write_csv("gpu_spike.csv", x));
+  o.where = zf::pipeline::device_choice::cuda;
+  o.route_torch_memory = false;  // other tests of this process used LibTorch's CUDA allocator already
+  const std::string message = error_of<zf::parse_error>(o);
+  EXPECT_NE(message.find("1 sample is infinite or larger than 1e30 in magnitude (the first is sample 4321"),
+            std::string::npos)
+      << message;
+
+  x = ecg();
+  for (std::size_t i = 10000; i < 10250; ++i) x[i] = missing;
+  o.input = write_wfdb("gpu_gaps", x);
+  const auto r = zf::pipeline::run(o);
+  for (const double loss : r.epoch_loss) EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_TRUE(std::isfinite(r.test_loss));
+  ASSERT_GT(r.score.size(), 100U);
+  for (const float s : r.score) EXPECT_TRUE(std::isfinite(s));
+}
