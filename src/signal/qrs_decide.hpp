@@ -29,7 +29,9 @@ struct qrs_rules {
   std::int64_t learn = 0;        ///< the levels start from the candidates of the first `learn` samples
   std::int64_t stretch = 0;      ///< samples decided independently of the rest (> 0)
   std::int64_t overlap = 0;      ///< samples before a stretch from which it learns its levels (>= learn)
-  float t_wave_slope = 0.5F;     ///< T wave: steepest slope under this fraction of the beat's
+  float t_wave_slope = 0.5F;     ///< T wave: steepest slope under this fraction of the beat's, and
+  float t_wave_energy = 0.5F;    ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
+  float t_wave_steep = 0.25F;    ///< or slope under this fraction whatever its energy
   float search_back_gap = 1.66F; ///< search back once a gap exceeds this many mean RR intervals
 };
 
@@ -56,6 +58,24 @@ struct qrs_state {
   }
   ZF_QRS_HD void learn_noise(float amplitude) { noise_level = 0.125F * amplitude + 0.875F * noise_level; }
 };
+
+/// Energy of the band-passed signal at output sample `at` (its causal window x[at − width + 1 .. at]):
+/// the square of y[at] − mean_tap · Σ x, i.e. of the response to the Ricker kernel made zero-mean.
+/// The seed's taps do not sum to zero, so the plain response follows the baseline: an offset or
+/// a step of the baseline would leak into the energy. Differences within float rounding of the
+/// two terms (a flat recording) count as no energy, and so do gaps (NaN) and overflow.
+ZF_QRS_HD inline float qrs_energy_at(const float* x, const float* y, std::int64_t at, std::int64_t width,
+                                     float mean_tap) {
+  float sum = 0;
+  for (std::int64_t k = 0; k < width; ++k) sum += x[at - k];
+  const float level = mean_tap * sum;
+  const float v = y[at] - level;
+  const float magnitude = v < 0 ? -v : v;
+  const float rounding = 1e-5F * ((y[at] < 0 ? -y[at] : y[at]) + (level < 0 ? -level : level));
+  if (!(magnitude > rounding)) return 0.0F;  // also NaN
+  const float squared = v * v;
+  return squared <= 3.4e38F ? squared : 0.0F;
+}
 
 /// Steepest slope of the raw signal around `at`: max |x[i+1] − x[i−1]| / 2 for i in
 /// [at − half_window, at + half_window] ∩ [1, n − 1). A T wave rises slowly, a QRS complex fast.
@@ -84,6 +104,13 @@ ZF_QRS_HD inline void qrs_initial_levels(const float* amplitude, std::int64_t n,
   }
   state.signal_level = scratch[(9 * (n - 1)) / 10];
   state.noise_level = 0.5F * scratch[(n - 1) / 2];
+}
+
+/// Whether a peak soon after a beat is that beat's T wave: much slower, and weaker or very slow.
+ZF_QRS_HD inline bool qrs_is_t_wave(float amplitude, float slope, float beat_amplitude, float beat_slope,
+                                    const qrs_rules& rules) {
+  if (slope < rules.t_wave_steep * beat_slope) return true;
+  return slope < rules.t_wave_slope * beat_slope && amplitude < rules.t_wave_energy * beat_amplitude;
 }
 
 /// Applies the rules to candidates [begin, end) and marks the accepted ones from `emit` on:
@@ -124,7 +151,8 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
       std::int64_t best = -1;
       for (std::int64_t j = state.last + 1; j < i; ++j) {
         const std::int64_t after = position[j] - position[state.last];
-        const bool t_wave = after < rules.t_wave && slope[j] < rules.t_wave_slope * slope[state.last];
+        const bool t_wave = after < rules.t_wave && qrs_is_t_wave(amplitude[j], slope[j], amplitude[state.last],
+                                                                  slope[state.last], rules);
         if (after > rules.replace && !t_wave && (best < 0 || amplitude[j] > amplitude[best])) best = j;
       }
       if (best >= 0 && amplitude[best] > 0.5F * state.threshold()) {
@@ -146,7 +174,7 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
     }
     if (a > state.threshold()) {
       if (state.last >= 0 && at - position[state.last] < rules.t_wave &&
-          slope[i] < rules.t_wave_slope * slope[state.last]) {
+          qrs_is_t_wave(a, slope[i], amplitude[state.last], slope[state.last], rules)) {
         state.learn_noise(a);
         continue;
       }
@@ -167,11 +195,15 @@ ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* position, std::in
   return lo;
 }
 
+/// Most candidates the initial levels are learnt from: candidates are at least half a refractory
+/// period apart, so this covers the learning window at any heart rate, and it fits a thread's stack.
+inline constexpr std::int64_t qrs_learn_capacity = 128;
+
 /// Decides stretch k (samples [k·stretch, (k+1)·stretch)): learns from the overlap before it,
-/// marks its own candidates. `scratch` holds at least as many floats as there are candidates.
+/// marks its own candidates. Each stretch sorts its learning candidates in its own buffer, so
+/// stretches share nothing but the (disjoint) marks they write.
 ZF_QRS_HD inline void qrs_decide_stretch(const std::int64_t* position, const float* amplitude, const float* slope,
-                                         std::int64_t n, std::int64_t k, const qrs_rules& rules, float* scratch,
-                                         std::uint8_t* beat) {
+                                         std::int64_t n, std::int64_t k, const qrs_rules& rules, std::uint8_t* beat) {
   const std::int64_t from = k * rules.stretch;
   const std::int64_t begin = qrs_first_at(position, n, from - rules.overlap);
   const std::int64_t emit = qrs_first_at(position, n, from);
@@ -181,8 +213,10 @@ ZF_QRS_HD inline void qrs_decide_stretch(const std::int64_t* position, const flo
   std::int64_t learning = qrs_first_at(position, n, position[begin] + rules.learn) - begin;
   const std::int64_t seen = end - begin;
   if (learning < 16) learning = seen < 16 ? seen : 16;
+  if (learning > qrs_learn_capacity) learning = qrs_learn_capacity;
+  float sorted[qrs_learn_capacity];
   qrs_state state;
-  qrs_initial_levels(amplitude + begin, learning, scratch + begin, state);
+  qrs_initial_levels(amplitude + begin, learning, sorted, state);
   qrs_decide(position, amplitude, slope, begin, emit, end, rules, state, beat);
 }
 

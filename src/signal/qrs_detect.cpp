@@ -30,7 +30,7 @@ detail::qrs_rules rules_for(const segment_sizes& sizes) {
 
 }  // namespace
 
-qrs_detection detect_qrs(const array& signal, const segment_params& params, float center, stream_view stream) {
+qrs_detection detect_qrs(const array& signal, const segment_params& params, float /*center*/, stream_view stream) {
   detail::expect_1d(signal, "detect_qrs: signal", {float32});
   const segment_sizes sizes = sizes_for(params);
   // Candidates are maxima of a window of 2·(refractory/2) + 1 samples, centred.
@@ -43,14 +43,15 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
 
   qrs_detection d;
   d.filtered = bandpass(x, sizes.ricker_width, stream);
-  // What the band-pass makes of the recording's offset, so that squaring ignores the units.
+  // The band-pass made zero-mean (qrs_energy_at), so that squaring ignores the units' offset and
+  // the baseline's steps.
   const array kernel = ricker_kernel(sizes.ricker_width, cpu_device, stream);
   double kernel_sum = 0;
   for (float tap : kernel.span<const float>()) kernel_sum += tap;
-  const auto baseline = static_cast<float>(center * kernel_sum);
+  const auto mean_tap = static_cast<float>(kernel_sum / static_cast<double>(sizes.ricker_width));
   const std::int64_t delay = (sizes.ricker_width - 1) / 2;
-  d.energy = cuda ? detail::qrs_energy_cuda(d.filtered, delay, baseline, stream)
-                  : detail::qrs_energy_host(d.filtered, delay, baseline, stream);
+  d.energy = cuda ? detail::qrs_energy_cuda(x, d.filtered, sizes.ricker_width, delay, mean_tap, stream)
+                  : detail::qrs_energy_host(x, d.filtered, sizes.ricker_width, delay, mean_tap, stream);
   const array gate = gate_positions(nms_gate(d.energy, window, stream), stream);
   const std::int64_t offset = (window + 1) / 2;
   if (cuda)
@@ -64,23 +65,18 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
 
 namespace detail {
 
-array qrs_energy_host(const array& filtered, std::int64_t delay, float baseline, stream_view stream) {
-  const auto y = filtered.span<const float>();
-  const auto n = static_cast<std::int64_t>(y.size());
+array qrs_energy_host(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
+                      float mean_tap, stream_view stream) {
+  const auto* x = signal.data_as<const float>();
+  const auto* y = filtered.data_as<const float>();
+  const std::int64_t n = filtered.size();
   array out = empty({n}, float32, cpu_device, stream);
   float* e = out.data_as<float>();
   // The circular band-pass mixes the recording's end into its first width − 1 outputs: those,
   // and the samples whose delayed output lies past the end, have no energy.
-  const std::int64_t first_clean = 2 * delay;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t at = i + delay;
-    if (at < first_clean || at >= n) {
-      e[i] = 0.0F;
-    } else {
-      const float v = y[static_cast<std::size_t>(at)] - baseline;
-      const float squared = v * v;
-      e[i] = squared <= 3.4e38F ? squared : 0.0F;  // a gap (NaN) or overflow proposes no beat
-    }
+    e[i] = at < width - 1 || at >= n ? 0.0F : qrs_energy_at(x, y, at, width, mean_tap);
   }
   return out;
 }
@@ -111,11 +107,10 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
   const auto* position = d.candidates.data_as<const std::int64_t>();
   const auto* amplitude = d.amplitude.data_as<const float>();
   const auto* slope = d.slope.data_as<const float>();
-  std::vector<float> scratch(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
   std::vector<std::uint8_t> beat(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
   const std::int64_t stretches = n ? position[n - 1] / rules.stretch + 1 : 0;
   for (std::int64_t k = 0; k < stretches; ++k)
-    qrs_decide_stretch(position, amplitude, slope, n, k, rules, scratch.data(), beat.data());
+    qrs_decide_stretch(position, amplitude, slope, n, k, rules, beat.data());
   for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
   std::int64_t beats = 0;
   for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];
@@ -127,7 +122,7 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
 }
 
 #if !ZEROFLOW_HAS_CUDA
-array qrs_energy_cuda(const array&, std::int64_t, float, stream_view) {
+array qrs_energy_cuda(const array&, const array&, std::int64_t, std::int64_t, float, stream_view) {
   ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
 }
 void qrs_candidates_cuda(const array&, const array&, const array&, std::int64_t, std::int64_t, qrs_detection&,

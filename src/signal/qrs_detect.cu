@@ -17,18 +17,12 @@ namespace zeroflow::signal::detail {
 
 namespace {
 
-__global__ void qrs_energy_kernel(const float* __restrict__ y, std::int64_t n, std::int64_t delay, float baseline,
-                                  float* __restrict__ e) {
+__global__ void qrs_energy_kernel(const float* __restrict__ x, const float* __restrict__ y, std::int64_t n,
+                                  std::int64_t width, std::int64_t delay, float mean_tap, float* __restrict__ e) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     const std::int64_t at = i + delay;
-    float out = 0.0f;
-    if (at >= 2 * delay && at < n) {
-      const float v = __fsub_rn(y[at], baseline);
-      const float squared = __fmul_rn(v, v);
-      out = squared <= 3.4e38f ? squared : 0.0f;
-    }
-    e[i] = out;
+    e[i] = at < width - 1 || at >= n ? 0.0f : qrs_energy_at(x, y, at, width, mean_tap);
   }
 }
 
@@ -47,10 +41,10 @@ __global__ void qrs_candidates_kernel(const float* __restrict__ x, std::int64_t 
 
 __global__ void qrs_decide_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
                                   const float* __restrict__ slope, std::int64_t n, std::int64_t stretches,
-                                  qrs_rules rules, float* __restrict__ scratch, std::uint8_t* __restrict__ beat) {
+                                  qrs_rules rules, std::uint8_t* __restrict__ beat) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < stretches; k += step)
-    qrs_decide_stretch(position, amplitude, slope, n, k, rules, scratch, beat);
+    qrs_decide_stretch(position, amplitude, slope, n, k, rules, beat);
 }
 
 __global__ void qrs_join_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
@@ -60,12 +54,13 @@ __global__ void qrs_join_kernel(const std::int64_t* __restrict__ position, const
 
 }  // namespace
 
-array qrs_energy_cuda(const array& filtered, std::int64_t delay, float baseline, stream_view stream) {
+array qrs_energy_cuda(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
+                      float mean_tap, stream_view stream) {
   ::zeroflow::detail::cuda_device_guard guard(filtered.where().id);
   const std::int64_t n = filtered.size();
   array out = empty({n}, float32, filtered.where(), stream);
   qrs_energy_kernel<<<gpu::grid_for(n, 256, filtered.where().id), 256, 0, gpu::raw(stream)>>>(
-      filtered.data_as<const float>(), n, delay, baseline, out.data_as<float>());
+      signal.data_as<const float>(), filtered.data_as<const float>(), n, width, delay, mean_tap, out.data_as<float>());
   ZF_SIGNAL_LAUNCH_CHECK();
   return out;
 }
@@ -92,13 +87,12 @@ array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_ru
   const std::int64_t n = d.candidates.size();
   if (n == 0) return empty({0}, int64, where, stream);
   array beat = empty({n}, uint8, where, stream);
-  array scratch = empty({n}, float32, where, stream);
   // The number of stretches follows from the last candidate's position, which is on the device:
   // one thread per possible stretch of the recording (threads past the last find no candidates).
   const std::int64_t stretches = samples / rules.stretch + 1;
   qrs_decide_kernel<<<gpu::tiles_for(stretches, 64), 64, 0, gpu::raw(stream)>>>(
       d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
-      n, stretches, rules, scratch.data_as<float>(), beat.data_as<std::uint8_t>());
+      n, stretches, rules, beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
   qrs_join_kernel<<<1, 1, 0, gpu::raw(stream)>>>(d.candidates.data_as<const std::int64_t>(),
                                                  d.amplitude.data_as<const float>(), n, stretches, rules,

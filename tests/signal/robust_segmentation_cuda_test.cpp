@@ -200,9 +200,14 @@ TEST_F(SignalRobustCuda, EnergyMatchesTheHost) {
       y[at] = std::vector<float>{nan_f, inf_f, -inf_f, 3.0e19F, -2.0e19F, 1.8e19F}[static_cast<std::size_t>(k % 6)];
     }
     const std::int64_t delay = std::uniform_int_distribution<std::int64_t>(0, 60)(rng);
-    const float baseline = normal(rng);
-    const auto want = to_vector<float>(sig::detail::qrs_energy_host(to_array(y), delay, baseline, {}));
-    const auto got = from_device<float>(sig::detail::qrs_energy_cuda(to_device(y), delay, baseline, {}));
+    const std::int64_t width = std::uniform_int_distribution<std::int64_t>(1, 2 * delay + 1)(rng);
+    const float mean_tap = 0.01F * normal(rng);
+    std::vector<float> x(y.size());
+    for (auto& v : x) v = normal(rng);
+    const auto want =
+        to_vector<float>(sig::detail::qrs_energy_host(to_array(x), to_array(y), width, delay, mean_tap, {}));
+    const auto got =
+        from_device<float>(sig::detail::qrs_energy_cuda(to_device(x), to_device(y), width, delay, mean_tap, {}));
     ASSERT_EQ(float_mismatch(got, want), "") << "trial " << trial << ", n " << n << ", delay " << delay;
   }
 }

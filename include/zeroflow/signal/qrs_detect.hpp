@@ -22,7 +22,8 @@ namespace zeroflow::signal {
 /// Every intermediate of detect_qrs, on the signal's device.
 struct qrs_detection {
   array filtered;    ///< bandpass(signal, ricker_width): float32, N (causal, delayed by (ricker_width − 1)/2)
-  array energy;      ///< float32, N: (filtered − baseline)² moved back by the band-pass delay, 0 where undefined
+  array energy;      ///< float32, N: the squared response to the zero-mean Ricker kernel, moved back by the band-pass
+                     ///< delay; 0 where undefined (the first and last samples, gaps) or within rounding
   array candidates;  ///< int64: local maxima of energy, each the largest within about ±refractory/2
   array amplitude;   ///< float32 per candidate: energy there
   array slope;       ///< float32 per candidate: largest |x[i+1] − x[i−1]| / 2 within ±slope_seconds
@@ -32,16 +33,18 @@ struct qrs_detection {
 /// @brief Detects the QRS complexes of a raw 1-D float32 recording.
 /// @param signal raw recording, any stride, at least ricker_width and refractory samples long
 /// @param params sample rate and detector windows (segment_params::refractory_seconds, ...)
-/// @param center the recording's baseline (robust_zscore(...).center); its band-pass image is removed
-///        before squaring, so the result does not depend on the units' offset
+/// @param center unused (kept for callers that pass the recording's median): the energy comes from the
+///        zero-mean Ricker kernel, so neither the units' offset nor steps of the baseline reach it
 /// @throws zeroflow::invalid_argument on a bad signal or parameters
 [[nodiscard]] qrs_detection detect_qrs(const array& signal, const segment_params& params, float center,
                                        stream_view stream);
 
 namespace detail {
 // The stages, each with a host and a CUDA implementation (qrs_detect.cpp, qrs_detect.cu).
-array qrs_energy_host(const array& filtered, std::int64_t delay, float baseline, stream_view stream);
-array qrs_energy_cuda(const array& filtered, std::int64_t delay, float baseline, stream_view stream);
+array qrs_energy_host(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
+                      float mean_tap, stream_view stream);
+array qrs_energy_cuda(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
+                      float mean_tap, stream_view stream);
 /// candidates = gate positions + offset, with their amplitude and slope.
 void qrs_candidates_host(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
                          std::int64_t slope_half_window, qrs_detection& out, stream_view stream);
