@@ -28,9 +28,7 @@ namespace {
 // model size holds their weights.
 constexpr std::int64_t largest_width = std::int64_t{1} << 22;
 
-std::int64_t segmentation_code(const std::string& name) {
-  return name == "robust" ? 1 : name == "seed" ? 2 : -1;
-}
+std::int64_t segmentation_code(const std::string& name) { return name == "robust" ? 1 : name == "seed" ? 2 : -1; }
 
 torch::Tensor longs(std::initializer_list<std::int64_t> values) {
   return torch::tensor(std::vector<std::int64_t>(values), torch::TensorOptions().dtype(torch::kLong));
@@ -46,11 +44,16 @@ struct entry_spec {
   std::int64_t elements;
 };
 constexpr entry_spec layout[] = {
-    {"zeroflow_format", torch::kLong, 1}, {"width", torch::kLong, 1},
-    {"rows_described", torch::kLong, 1},  {"rows_sample_rate", torch::kDouble, 1},
-    {"rows_segmentation", torch::kLong, 1}, {"rows_normalized", torch::kLong, 1},
-    {"rows_window", torch::kLong, 2},     {"rows_lengths", torch::kLong, 2},
-    {"init_seed", torch::kLong, 1},       {"train_seed", torch::kLong, 2},
+    {"zeroflow_format", torch::kLong, 1},
+    {"width", torch::kLong, 1},
+    {"rows_described", torch::kLong, 1},
+    {"rows_sample_rate", torch::kDouble, 1},
+    {"rows_segmentation", torch::kLong, 1},
+    {"rows_normalized", torch::kLong, 1},
+    {"rows_window", torch::kLong, 2},
+    {"rows_lengths", torch::kLong, 2},
+    {"init_seed", torch::kLong, 1},
+    {"train_seed", torch::kLong, 2},
     {"epochs", torch::kLong, 1},
 };
 constexpr char magic[8] = {'Z', 'E', 'R', 'O', 'F', 'L', 'O', 'W'};
@@ -174,15 +177,15 @@ std::string_view verified_archive(std::string_view file) {
 }
 
 void check_row_provenance(const row_provenance& rows) {
-  ZF_EXPECTS(std::isfinite(rows.sample_rate) && rows.sample_rate > 0, "rows: the sample rate must be a positive number, got ",
-             rows.sample_rate);
+  ZF_EXPECTS(std::isfinite(rows.sample_rate) && rows.sample_rate > 0,
+             "rows: the sample rate must be a positive number, got ", rows.sample_rate);
   ZF_EXPECTS(rows.segmentation == "robust" || rows.segmentation == "seed",
              "rows: the segmentation is robust or seed, got '", rows.segmentation, "'");
-  ZF_EXPECTS(rows.window_before >= 0 && rows.window_after >= 0 && rows.min_length >= 0 &&
-                 rows.min_length <= rows.max_length,
-             "rows: windows and beat lengths must be >= 0 (and the shortest beat no longer than the longest), got ",
-             rows.window_before, " + ", rows.window_after, " samples, beats of ", rows.min_length, " to ",
-             rows.max_length, " samples");
+  ZF_EXPECTS(
+      rows.window_before >= 0 && rows.window_after >= 0 && rows.min_length >= 0 && rows.min_length <= rows.max_length,
+      "rows: windows and beat lengths must be >= 0 (and the shortest beat no longer than the longest), got ",
+      rows.window_before, " + ", rows.window_after, " samples, beats of ", rows.min_length, " to ", rows.max_length,
+      " samples");
 }
 
 }  // namespace detail
@@ -192,8 +195,10 @@ namespace {
 /// How many weights (parameters and buffers) are NaN or infinite.
 std::int64_t non_finite_weights(const detail::light_vae& module) {
   std::int64_t bad = 0;
-  for (const auto& p : module->parameters(true)) bad += torch::logical_not(torch::isfinite(p.detach())).sum().item<std::int64_t>();
-  for (const auto& b : module->buffers(true)) bad += torch::logical_not(torch::isfinite(b.detach())).sum().item<std::int64_t>();
+  for (const auto& p : module->parameters(true))
+    bad += torch::logical_not(torch::isfinite(p.detach())).sum().item<std::int64_t>();
+  for (const auto& b : module->buffers(true))
+    bad += torch::logical_not(torch::isfinite(b.detach())).sum().item<std::int64_t>();
   return bad;
 }
 
@@ -233,7 +238,8 @@ vae vae::load(const std::filesystem::path& path, device where) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) ZF_THROW(error, "cannot read the model ", name, ": no such file");
   if (!std::filesystem::is_regular_file(path, ec))
-    ZF_THROW(error, "cannot read the model ", name, ": not a file (a model is the model.pt that `zeroflow run` writes)");
+    ZF_THROW(error, "cannot read the model ", name,
+             ": not a file (a model is the model.pt that `zeroflow run` writes)");
   const auto size = std::filesystem::file_size(path, ec);
   if (size == 0) ZF_THROW(error, "the model ", name, " is an empty file; ", start_again);
   if (size > largest_file)

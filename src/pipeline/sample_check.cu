@@ -1,11 +1,11 @@
 // CUDA half of sample_check.hpp: one grid-stride pass that counts NaN and unusable samples and
 // finds the first of each (block reductions, then one atomic per block and number), then one
 // 32-byte read-back. The signal never leaves the GPU.
-#include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
 
 #include "sample_check.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
@@ -27,7 +27,8 @@ struct tally {
 
 struct combine {
   __device__ tally operator()(const tally& a, const tally& b) const {
-    return {a.missing + b.missing, a.unusable + b.unusable, a.first_missing < b.first_missing ? a.first_missing : b.first_missing,
+    return {a.missing + b.missing, a.unusable + b.unusable,
+            a.first_missing < b.first_missing ? a.first_missing : b.first_missing,
             a.first_unusable < b.first_unusable ? a.first_unusable : b.first_unusable};
   }
 };
@@ -77,7 +78,8 @@ sample_census count_samples_cuda(const array& signal, stream_view stream) {
   if (n > 0) {
     int sms = 0;
     ZF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
-    const auto blocks = static_cast<int>(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, std::int64_t{sms} * 8));
+    const auto blocks =
+        static_cast<int>(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, std::int64_t{sms} * 8));
     census_kernel<<<blocks, threads, 0, raw>>>(static_cast<const float*>(signal.data()), n, signal.strides()[0],
                                                unusable_magnitude, out);
     ZF_CUDA_TRY(cudaGetLastError());

@@ -2,8 +2,9 @@
 // non-finite file is refused with a zeroflow::error instead of loading as a different model.
 // The reference for "the same model" is the saved model's own scores: a file that loads must
 // score exactly as the model that wrote it.
-#include <gtest/gtest.h>
+#include "../../src/model/vae_file.hpp"
 
+#include <gtest/gtest.h>
 #include <torch/serialize/output-archive.h>
 
 #include <cmath>
@@ -18,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "../../src/model/vae_file.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/vae.hpp"

@@ -7,6 +7,7 @@
 //   saved without its row description, and one with NaN weights; a fitting model scores as the
 //   run that trained it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -16,8 +17,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "../../src/model/vae_file.hpp"
 #include "../../src/pipeline/sample_check.hpp"
@@ -196,8 +195,10 @@ TEST(NonFiniteRecording, InfiniteSamplesAreRefused) {
   std::int64_t first = -1;
   for (std::size_t i = 0; i < x.size(); ++i)
     if (std::lround(x[i] * 200.0) != 0) nonzero++, first = first < 0 ? static_cast<std::int64_t>(i) : first;
-  EXPECT_NE(message.find(std::to_string(nonzero) + " samples are infinite or larger than 1e30 in magnitude (the first "
-                                                   "is sample " + std::to_string(first)),
+  EXPECT_NE(message.find(std::to_string(nonzero) +
+                         " samples are infinite or larger than 1e30 in magnitude (the first "
+                         "is sample " +
+                         std::to_string(first)),
             std::string::npos)
       << message;
 }
