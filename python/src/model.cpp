@@ -13,6 +13,7 @@
 #if ZEROFLOW_HAS_TORCH
 #include <nlohmann/json.hpp>
 
+#include "zeroflow/model/mlp_autoencoder.hpp"
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/report/outputs.hpp"
@@ -151,6 +152,81 @@ void bind_model(nb::module_& m) {
       .def_prop_ro("width", &model::vae::width)
       .def_prop_ro("device", [](const model::vae& self) { return self.where().name(); })
       .def_prop_ro("parameter_count", &model::vae::parameter_count);
+
+  nb::class_<model::mlp_autoencoder>(
+      m, "MLPAutoencoder",
+      "The seed-004 MLP autoencoder (features -> hidden -> code -> hidden -> features, ReLU, sigmoid output) on one "
+      "device: train with Adam on the mean squared error, score rows by their reconstruction error.")
+      .def(nb::new_([](std::int64_t features, std::int64_t hidden, std::int64_t code, nb::handle device,
+                       std::uint64_t seed) {
+             return model::mlp_autoencoder::create({features, hidden, code}, parse_device(device), seed);
+           }),
+           "features"_a = 1, "hidden"_a = 32, "code"_a = 32, "device"_a = "cpu", "seed"_a = 42,
+           "A freshly initialised model (the notebook's initial weights for the same seed).")
+      .def_static(
+          "from_bytes",
+          [](nb::bytes data, nb::handle device, const std::string& what) {
+            const std::string copy(data.c_str(), data.size());
+            nb::gil_scoped_release release;
+            return model::mlp_autoencoder::from_bytes(copy, parse_device(device), what);
+          },
+          "data"_a, "device"_a = "cpu", "what"_a = "the model bytes", "A model from to_bytes().")
+      .def_static(
+          "load",
+          [](const std::string& path, nb::handle device) {
+            return model::mlp_autoencoder::load(path, parse_device(device));
+          },
+          "path"_a, "device"_a = "cpu", "Reads a model written by save().")
+      .def(
+          "_train",
+          [](model::mlp_autoencoder& self, const py_array& rows, int epochs, std::int64_t batch, double learning_rate,
+             double weight_decay, std::uint64_t seed, nb::handle on_epoch) {
+            model::mlp_train_options o;
+            o.epochs = epochs;
+            o.batch = batch;
+            o.learning_rate = learning_rate;
+            o.weight_decay = weight_decay;
+            o.seed = seed;
+            if (!on_epoch.is_none()) o.on_epoch = python_callback<int, double>(on_epoch);
+            if (rows.value.where().type == device_type::cuda)
+              stream_wait(legacy_stream, rows.stream, rows.value.where().id);
+            nb::gil_scoped_release release;
+            return self.train(rows.value, o).epoch_loss;
+          },
+          "rows"_a, "epochs"_a, "batch"_a, "learning_rate"_a, "weight_decay"_a, "seed"_a, "on_epoch"_a.none())
+      .def(
+          "_score",
+          [](const model::mlp_autoencoder& self, const py_array& rows) {
+            if (rows.value.where().type == device_type::cuda)
+              stream_wait(legacy_stream, rows.stream, rows.value.where().id);
+            nb::gil_scoped_release release;
+            return py_array{self.score(rows.value), legacy_stream};
+          },
+          "rows"_a, "Per row: mean of (reconstruction - row)^2, float32, on the rows' device.")
+      .def(
+          "_reconstruct",
+          [](const model::mlp_autoencoder& self, const py_array& rows) {
+            if (rows.value.where().type == device_type::cuda)
+              stream_wait(legacy_stream, rows.stream, rows.value.where().id);
+            nb::gil_scoped_release release;
+            return py_array{self.reconstruct(rows.value), legacy_stream};
+          },
+          "rows"_a)
+      .def(
+          "to_bytes",
+          [](const model::mlp_autoencoder& self) {
+            const std::string data = self.to_bytes();
+            return nb::bytes(data.data(), data.size());
+          },
+          "The widths and weights as bytes (for pickle).")
+      .def(
+          "save", [](const model::mlp_autoencoder& self, const std::string& path) { self.save(path); }, "path"_a,
+          "Writes the model atomically.")
+      .def_prop_ro("features", [](const model::mlp_autoencoder& self) { return self.shape().features; })
+      .def_prop_ro("hidden", [](const model::mlp_autoencoder& self) { return self.shape().hidden; })
+      .def_prop_ro("code", [](const model::mlp_autoencoder& self) { return self.shape().code; })
+      .def_prop_ro("device", [](const model::mlp_autoencoder& self) { return self.where().name(); })
+      .def_prop_ro("parameter_count", &model::mlp_autoencoder::parameter_count);
 
   m.def("set_cpu_threads", &model::set_cpu_threads, "threads"_a,
         "Threads of LibTorch's CPU pool (process-wide); one is often fastest on a shared machine.");

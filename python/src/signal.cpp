@@ -1,6 +1,7 @@
 // The segmentation steps (zeroflow.signal in Python): each runs on its input's device, on the
 // given stream (default: the first input's stream), after the inputs' own streams.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 
 #include "common.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/core/transfers.hpp"
+#include "zeroflow/signal/min_max.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/signal/segment.hpp"
@@ -270,6 +273,45 @@ void bind_signal(nb::module_& m) {
       },
       "signal"_a, "windows"_a, "center"_a.none(), "stream"_a.none(),
       "signal::detect_qrs's R peaks (int64); center None takes the recording's median as segment_recording does.");
+  m.def(
+      "_min_max_fit",
+      [](const py_array& x, double lo, double hi, nb::handle stream) {
+        const auto s = run_stream(stream, {&x});
+        signal::min_max_scaling r;
+        {
+          nb::gil_scoped_release release;
+          r = signal::min_max_fit(x.value, {lo, hi}, to_stream_view(s));
+        }
+        return nb::make_tuple(py_array{r.data_min, s}, py_array{r.data_max, s}, py_array{r.data_range, s},
+                              py_array{r.scale, s}, py_array{r.offset, s});
+      },
+      "x"_a, "lo"_a, "hi"_a, "stream"_a.none(),
+      "signal::min_max_fit: (data_min, data_max, data_range, scale, offset), per column, on x's device.");
+  m.def(
+      "_min_max_transform",
+      [](const py_array& x, const py_array& scale, const py_array& offset, std::optional<std::pair<double, double>> clip,
+         nb::handle stream) {
+        std::optional<signal::feature_range> range;
+        if (clip) range = signal::feature_range{clip->first, clip->second};
+        return compute(run_stream(stream, {&x, &scale, &offset}), [&](stream_view v) {
+          return signal::min_max_transform(x.value, scale.value, offset.value, range, v);
+        });
+      },
+      "x"_a, "scale"_a, "offset"_a, "clip"_a.none(), "stream"_a.none(), "signal::min_max_transform: x * scale + offset.");
+  m.def(
+      "_min_max_inverse",
+      [](const py_array& y, const py_array& scale, const py_array& offset, nb::handle stream) {
+        return compute(run_stream(stream, {&y, &scale, &offset}),
+                       [&](stream_view v) { return signal::min_max_inverse(y.value, scale.value, offset.value, v); });
+      },
+      "y"_a, "scale"_a, "offset"_a, "stream"_a.none(), "signal::min_max_inverse: (y - offset) / scale.");
+  m.def(
+      "_device_to_host_transfers",
+      []() {
+        const auto c = device_to_host_transfers();
+        return nb::make_tuple(c.copies, c.bytes, c.largest);
+      },
+      "zeroflow's own device-to-host copies since the process started: (copies, bytes, largest).");
 }
 
 }  // namespace zeroflow::python

@@ -1,0 +1,113 @@
+#pragma once
+/// @file mlp_autoencoder.hpp
+/// The seed-004 notebook's MLP autoencoder (seeds/004): F → hidden → code → hidden → F, ReLU
+/// after the first three layers and a sigmoid on the output (so it reconstructs values in
+/// [0, 1], i.e. min-max scaled data), trained with Adam (learning rate 0.01, L2 weight decay
+/// 1e-5) on the mean squared error. With the defaults (F = 1, hidden = code = 32, the whole
+/// series as one batch, 100 epochs) it is the notebook's model and training loop. The
+/// reconstruction error of a row is its anomaly score.
+///
+/// LibTorch stays behind a pimpl, as in vae.hpp: rows reach it through DLPack without a copy
+/// when they already live on the model's device, and results come back as arrays viewing
+/// LibTorch's memory, on the rows' device.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/core/device.hpp"
+
+namespace zeroflow::model {
+
+/// The layer widths of an mlp_autoencoder.
+struct mlp_shape {
+  std::int64_t features = 1;  ///< F: values per row (1 for a single time series)
+  std::int64_t hidden = 32;   ///< width of the first and third layer
+  std::int64_t code = 32;     ///< width of the middle layer (the encoding)
+};
+
+/// How mlp_autoencoder::train runs; the defaults are the seed notebook's.
+struct mlp_train_options {
+  int epochs = 100;            ///< passes over the rows (0 is allowed: no step)
+  std::int64_t batch = 0;      ///< rows per Adam step; 0: every row in one step, as the notebook
+  double learning_rate = 0.01;
+  double weight_decay = 1e-5;  ///< L2 penalty added to the gradients (torch.optim.Adam's weight_decay)
+  std::uint64_t seed = 42;     ///< seeds the per-epoch shuffles when batch > 0
+  /// Called after every epoch with its index (from 0) and its loss. Without it a GPU run reads
+  /// the losses once, after the last epoch.
+  std::function<void(int epoch, double loss)> on_epoch;
+};
+
+/// What mlp_autoencoder::train reports.
+struct mlp_train_result {
+  /// Per epoch: the mean squared error over every value of the epoch's rows, weighted by batch
+  /// size (with one batch: the notebook's loss before that epoch's step).
+  std::vector<double> epoch_loss;
+};
+
+/// An MLP autoencoder on one device, with its weights (the optimiser is made per train call).
+class mlp_autoencoder {
+ public:
+  /// A freshly initialised model (LibTorch's default Linear initialisation, drawn on the CPU
+  /// from `seed`, so the same on every device).
+  /// @throws invalid_argument for widths < 1 or a device a model cannot live on; cuda_error when
+  ///         CUDA is asked for and LibTorch has no GPU.
+  [[nodiscard]] static mlp_autoencoder create(const mlp_shape& shape, device where = cpu_device,
+                                              std::uint64_t seed = 42);
+
+  /// A model from to_bytes() / save(), onto `where`. The bytes must be this format's: widths,
+  /// every weight with the right shape, all finite.
+  /// @param what names the source in error messages (a file name, "the pickled model").
+  /// @throws zeroflow::error saying what is wrong with the bytes.
+  [[nodiscard]] static mlp_autoencoder from_bytes(std::string_view bytes, device where = cpu_device,
+                                                  const std::string& what = "the model bytes");
+  /// from_bytes() of a file written by save().
+  [[nodiscard]] static mlp_autoencoder load(const std::filesystem::path& path, device where = cpu_device);
+
+  mlp_autoencoder(mlp_autoencoder&&) noexcept;
+  mlp_autoencoder& operator=(mlp_autoencoder&&) noexcept;
+  mlp_autoencoder(const mlp_autoencoder&) = delete;
+  mlp_autoencoder& operator=(const mlp_autoencoder&) = delete;
+  ~mlp_autoencoder();
+
+  /// Trains on `rows` from the current weights: per epoch (in a fresh random order from
+  /// options.seed when batched) Adam steps on mean((x̂ − x)²).
+  /// @param rows float32 N×F (or 1-D N when F = 1), any strides, finite, on the host or the
+  ///        model's device (other devices are copied to the model's once).
+  /// @throws invalid_argument for a bad shape, dtype, option or non-finite rows; error when an
+  ///         epoch's loss is not finite (training diverged).
+  mlp_train_result train(const array& rows, const mlp_train_options& options = {});
+
+  /// x̂ for every row: float32 of `rows`' shape, on `rows`' device (computed in double and
+  /// rounded once, so a row's result does not depend on the rows beside it).
+  /// @throws invalid_argument as train.
+  [[nodiscard]] array reconstruct(const array& rows) const;
+
+  /// The anomaly score of every row: mean over its F values of (x̂ − x)², float32 (N), on
+  /// `rows`' device. Computed in double and rounded once: each row's score depends only on that
+  /// row and the weights, not on how many rows are scored together.
+  /// @throws invalid_argument as train.
+  [[nodiscard]] array score(const array& rows) const;
+
+  /// The weights and widths as bytes (a LibTorch archive), for pickling and files.
+  [[nodiscard]] std::string to_bytes() const;
+  /// Writes to_bytes() to `path` atomically (a temporary beside it, renamed into place).
+  void save(const std::filesystem::path& path) const;
+
+  [[nodiscard]] const mlp_shape& shape() const;
+  [[nodiscard]] device where() const;
+  /// Number of learnable scalars: 2·F·h + 2·h·c + 2·h + c + F for hidden h and code c (2209 for the seed's).
+  [[nodiscard]] std::int64_t parameter_count() const;
+
+  class impl;
+
+ private:
+  explicit mlp_autoencoder(std::unique_ptr<impl> state);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace zeroflow::model

@@ -1,0 +1,351 @@
+/// @file mlp_autoencoder.cpp
+/// The seed-004 MLP autoencoder (mlp_autoencoder.hpp): its LibTorch module, training, scoring
+/// and its bytes.
+#include "zeroflow/model/mlp_autoencoder.hpp"
+
+#include <ATen/ops/_fused_adam.h>
+#include <torch/nn/functional/activation.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/adam.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+#include <torch/utils.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "vae_impl.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/model/detail/tensor_bridge.hpp"
+
+namespace zeroflow::model {
+
+namespace {
+
+/// The notebook's `Encoder` class: the same layer names, created in the same order, so that for
+/// one seed the initial weights equal those of the Python class after torch.manual_seed(seed).
+class mlp_net_impl : public torch::nn::Module {
+ public:
+  explicit mlp_net_impl(const mlp_shape& s)
+      : first_layer_encoder(register_module("first_layer_encoder", torch::nn::Linear(s.features, s.hidden))),
+        second_layer_encoder(register_module("second_layer_encoder", torch::nn::Linear(s.hidden, s.code))),
+        first_layer_decoder(register_module("first_layer_decoder", torch::nn::Linear(s.code, s.hidden))),
+        second_layer_decoder(register_module("second_layer_decoder", torch::nn::Linear(s.hidden, s.features))) {}
+
+  torch::Tensor forward(const torch::Tensor& x) {
+    const torch::Tensor code = torch::relu(second_layer_encoder(torch::relu(first_layer_encoder(x))));
+    return torch::sigmoid(second_layer_decoder(torch::relu(first_layer_decoder(code))));
+  }
+
+  torch::nn::Linear first_layer_encoder, second_layer_encoder, first_layer_decoder, second_layer_decoder;
+};
+TORCH_MODULE_IMPL(mlp_net, mlp_net_impl);
+
+constexpr std::int64_t bytes_format = 1;
+constexpr const char* format_key = "zeroflow_mlp_autoencoder_format";
+constexpr const char* shape_key = "zeroflow_mlp_autoencoder_shape";
+// Rows scored per forward pass: bounds the activations' memory (4 × rows × 32 floats).
+constexpr std::int64_t score_chunk = std::int64_t{1} << 20;
+
+void check_shape(const mlp_shape& s) {
+  ZF_EXPECTS(s.features >= 1 && s.hidden >= 1 && s.code >= 1,
+             "the autoencoder's widths must be at least 1, got features ", s.features, ", hidden ", s.hidden,
+             ", code ", s.code);
+}
+
+std::int64_t non_finite_count(const torch::Tensor& t) {
+  return torch::logical_not(torch::isfinite(t)).sum().item<std::int64_t>();
+}
+
+}  // namespace
+
+class mlp_autoencoder::impl {
+ public:
+  impl(const mlp_shape& s, device where) : net{s}, shape{s}, place{where}, tdevice{detail::to_torch(where)} {}
+
+  /// The rows as an N×F tensor on the model's device: a view when they already live there.
+  torch::Tensor rows_on(const array& rows) const {
+    ZF_EXPECTS(rows.valid(), "rows: empty array");
+    ZF_EXPECTS(rows.type() == float32, "rows must be float32, got ", rows.type().name());
+    ZF_EXPECTS(rows.ndim() == 2 || (rows.ndim() == 1 && shape.features == 1), "rows must be N x ", shape.features,
+               shape.features == 1 ? " (or 1-D)" : "", ", got ", rows.ndim(), " dimensions");
+    torch::Tensor t = detail::to_tensor(rows);
+    if (t.dim() == 1) t = t.unsqueeze(1);
+    ZF_EXPECTS(t.size(1) == shape.features, "rows have ", t.size(1), " values each, the model ", shape.features);
+    return t.device() == tdevice ? t : t.to(tdevice);
+  }
+
+  mlp_net net;
+  mlp_shape shape;
+  device place;
+  c10::Device tdevice;
+};
+
+namespace {
+
+void check_finite_rows(const torch::Tensor& data) {
+  const std::int64_t bad = non_finite_count(data);
+  if (bad == 0) return;
+  const auto first = torch::logical_not(torch::isfinite(data)).reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
+  ZF_THROW(invalid_argument, "rows hold ", bad, bad == 1 ? " value that is" : " values that are",
+           " NaN or infinite (the first in row ", first / data.size(1),
+           "); the autoencoder needs finite values: fill or drop the gaps first");
+}
+
+// The forward pass of scoring, in double and rounded to float once, at the end. LibTorch's float
+// matrix products block their sums differently for different row counts, which moves the last
+// bit of a row's result with the number of rows scored beside it; in double those differences
+// are far below float's resolution, so a row's score depends on that row alone.
+torch::Tensor forward_double(const mlp_net_impl& net, const torch::Tensor& x) {
+  const auto layer = [](const torch::nn::Linear& l, const torch::Tensor& h) {
+    return torch::addmm(l->bias.to(torch::kDouble), h, l->weight.to(torch::kDouble).t());
+  };
+  torch::Tensor h = torch::relu(layer(net.first_layer_encoder, x.to(torch::kDouble)));
+  h = torch::relu(layer(net.second_layer_encoder, h));
+  h = torch::relu(layer(net.first_layer_decoder, h));
+  return torch::sigmoid(layer(net.second_layer_decoder, h));
+}
+
+array export_to(const torch::Tensor& t, device rows_device) {
+  const c10::Device target = detail::to_torch(rows_device);
+  return detail::to_array(t.device() == target ? t : t.to(target));
+}
+
+/// torch.optim.Adam's step with L2 weight decay, as one fused kernel on a GPU (the per-parameter
+/// ops of torch::optim::Adam are ~80 small launches per step there). On the CPU the notebook's
+/// optimiser itself runs.
+class adam_step {
+ public:
+  adam_step(std::vector<torch::Tensor> params, const mlp_train_options& o)
+      : params_{std::move(params)}, options_{o}, fused_{params_.front().is_cuda()} {
+    if (!fused_) {
+      eager_.emplace(params_, torch::optim::AdamOptions(o.learning_rate).weight_decay(o.weight_decay));
+      return;
+    }
+    for (const torch::Tensor& p : params_) {
+      exp_avg_.push_back(torch::zeros_like(p));
+      exp_avg_sq_.push_back(torch::zeros_like(p));
+      steps_.push_back(torch::zeros({}, p.options()));
+    }
+  }
+
+  void zero_grad() {
+    for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
+  }
+
+  void step() {
+    if (!fused_) {
+      eager_->step();
+      return;
+    }
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> grads;
+    for (const torch::Tensor& p : params_) grads.push_back(p.grad());
+    for (torch::Tensor& s : steps_) s.add_(1.0);
+    at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, {}, steps_, options_.learning_rate, 0.9, 0.999,
+                     options_.weight_decay, 1e-8, /*amsgrad=*/false, /*maximize=*/false);
+  }
+
+ private:
+  std::vector<torch::Tensor> params_;
+  mlp_train_options options_;
+  bool fused_;
+  std::optional<torch::optim::Adam> eager_;
+  std::vector<torch::Tensor> exp_avg_, exp_avg_sq_, steps_;
+};
+
+[[noreturn]] void throw_diverged(int epoch, double loss, const mlp_train_options& options) {
+  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", loss,
+           "; scale the data to [0, 1] first (min-max) or lower the learning rate (now ", options.learning_rate, ")");
+}
+
+}  // namespace
+
+mlp_autoencoder::mlp_autoencoder(std::unique_ptr<impl> state) : impl_{std::move(state)} {}
+mlp_autoencoder::mlp_autoencoder(mlp_autoencoder&&) noexcept = default;
+mlp_autoencoder& mlp_autoencoder::operator=(mlp_autoencoder&&) noexcept = default;
+mlp_autoencoder::~mlp_autoencoder() = default;
+
+mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, std::uint64_t seed) {
+  check_shape(shape);
+  detail::check_model_device(where);
+  detail::configure_torch_threads();
+  torch::manual_seed(seed);  // weights drawn on the CPU: the same on every device
+  auto state = std::make_unique<impl>(shape, where);
+  state->net->to(state->tdevice);
+  return mlp_autoencoder{std::move(state)};
+}
+
+mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_options& options) {
+  ZF_EXPECTS(options.epochs >= 0, "epochs must be >= 0, got ", options.epochs);
+  ZF_EXPECTS(options.batch >= 0, "batch must be >= 0 (0: all rows in one step), got ", options.batch);
+  ZF_EXPECTS(std::isfinite(options.learning_rate) && options.learning_rate > 0.0, "learning_rate must be > 0, got ",
+             options.learning_rate);
+  ZF_EXPECTS(std::isfinite(options.weight_decay) && options.weight_decay >= 0.0, "weight_decay must be >= 0, got ",
+             options.weight_decay);
+  detail::configure_torch_threads();
+  const torch::Tensor data = impl_->rows_on(rows);
+  const std::int64_t n = data.size(0);
+  ZF_EXPECTS(n >= 1, "no rows to train on");
+  check_finite_rows(data);
+
+  mlp_net& net = impl_->net;
+  net->train();
+  torch::manual_seed(options.seed);
+  adam_step optimiser(net->parameters(), options);
+  const c10::Device dev = impl_->tdevice;
+  const std::int64_t batch = options.batch == 0 ? n : std::min(options.batch, n);
+  // Losses stay on the device until the end (one synchronisation per run, not per epoch),
+  // unless someone watches every epoch.
+  const torch::Tensor losses = torch::zeros({std::max(options.epochs, 1)}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
+  mlp_train_result result;
+  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+    torch::Tensor order;
+    if (batch < n) order = torch::randperm(n, torch::TensorOptions().dtype(torch::kLong).device(dev));
+    torch::Tensor total = losses.select(0, epoch);
+    for (std::int64_t begin = 0; begin < n; begin += batch) {
+      const std::int64_t end = std::min(n, begin + batch);
+      const torch::Tensor x = batch < n ? data.index_select(0, order.slice(0, begin, end)) : data;
+      optimiser.zero_grad();
+      const torch::Tensor loss = torch::mse_loss(net->forward(x), x);
+      loss.backward();
+      total.add_(loss.detach() * static_cast<double>(end - begin) / static_cast<double>(n));
+      optimiser.step();
+    }
+    if (options.on_epoch) {
+      const double loss = total.item<double>();
+      if (!std::isfinite(loss)) throw_diverged(epoch, loss, options);
+      options.on_epoch(epoch, loss);
+    }
+  }
+  if (options.epochs > 0) {
+    const torch::Tensor host = losses.to(torch::kCPU);
+    const double* values = host.data_ptr<double>();
+    result.epoch_loss.assign(values, values + options.epochs);
+    for (int epoch = 0; epoch < options.epochs; ++epoch)
+      if (!std::isfinite(result.epoch_loss[static_cast<std::size_t>(epoch)]))
+        throw_diverged(epoch, result.epoch_loss[static_cast<std::size_t>(epoch)], options);
+  }
+  net->eval();
+  return result;
+}
+
+array mlp_autoencoder::reconstruct(const array& rows) const {
+  detail::configure_torch_threads();
+  const torch::Tensor data = impl_->rows_on(rows);
+  check_finite_rows(data);
+  torch::NoGradGuard no_grad;
+  impl_->net->eval();
+  torch::Tensor out = torch::empty_like(data);
+  for (std::int64_t begin = 0; begin < data.size(0); begin += score_chunk) {
+    const std::int64_t end = std::min(data.size(0), begin + score_chunk);
+    out.slice(0, begin, end).copy_(forward_double(*impl_->net, data.slice(0, begin, end)));
+  }
+  if (rows.ndim() == 1) out = out.squeeze(1);
+  return export_to(out, rows.where());
+}
+
+array mlp_autoencoder::score(const array& rows) const {
+  detail::configure_torch_threads();
+  const torch::Tensor data = impl_->rows_on(rows);
+  check_finite_rows(data);
+  torch::NoGradGuard no_grad;
+  impl_->net->eval();
+  torch::Tensor out = torch::empty({data.size(0)}, data.options().dtype(torch::kFloat));
+  for (std::int64_t begin = 0; begin < data.size(0); begin += score_chunk) {
+    const std::int64_t end = std::min(data.size(0), begin + score_chunk);
+    const torch::Tensor x = data.slice(0, begin, end);
+    out.slice(0, begin, end).copy_(torch::mean(torch::square(forward_double(*impl_->net, x) - x.to(torch::kDouble)), 1));
+  }
+  return export_to(out, rows.where());
+}
+
+std::string mlp_autoencoder::to_bytes() const {
+  torch::serialize::OutputArchive archive;
+  archive.write(format_key, torch::tensor({bytes_format}, torch::kLong));
+  const mlp_shape& s = impl_->shape;
+  archive.write(shape_key, torch::tensor({s.features, s.hidden, s.code}, torch::kLong));
+  for (const auto& p : impl_->net->named_parameters(true)) archive.write(p.key(), p.value().detach().to(torch::kCPU));
+  std::ostringstream out;
+  archive.save_to(out);
+  return std::move(out).str();
+}
+
+mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where, const std::string& what) {
+  detail::check_model_device(where);
+  detail::configure_torch_threads();
+  const std::string unreadable = what + " cannot be read as a zeroflow MLP autoencoder: ";
+  torch::serialize::InputArchive archive;
+  mlp_shape shape;
+  try {
+    archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));
+    torch::Tensor format, widths;
+    archive.read(format_key, format);
+    archive.read(shape_key, widths);
+    if (format.numel() != 1 || format.item<std::int64_t>() != bytes_format)
+      ZF_THROW(error, unreadable, "it is of another format version");
+    if (widths.numel() != 3) ZF_THROW(error, unreadable, "its layer widths are missing");
+    const auto w = widths.to(torch::kLong).contiguous();
+    shape = {w[0].item<std::int64_t>(), w[1].item<std::int64_t>(), w[2].item<std::int64_t>()};
+  } catch (const error&) {
+    throw;
+  } catch (const std::exception&) {
+    ZF_THROW(error, unreadable, "it is cut short, damaged or not a model this program wrote");
+  }
+  if (shape.features < 1 || shape.hidden < 1 || shape.code < 1 || shape.features > (1 << 20) ||
+      shape.hidden > (1 << 16) || shape.code > (1 << 16))
+    ZF_THROW(error, unreadable, "its layer widths (", shape.features, ", ", shape.hidden, ", ", shape.code,
+             ") are not sane");
+  auto state = std::make_unique<impl>(shape, cpu_device);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : state->net->named_parameters(true)) {
+      torch::Tensor stored;
+      try {
+        archive.read(p.key(), stored);
+      } catch (const std::exception&) {
+        ZF_THROW(error, unreadable, "the weights '", p.key(), "' are missing");
+      }
+      if (stored.sizes() != p.value().sizes() || stored.scalar_type() != torch::kFloat)
+        ZF_THROW(error, unreadable, "the weights '", p.key(), "' do not fit the layer widths");
+      if (non_finite_count(stored) > 0) ZF_THROW(error, unreadable, "the weights '", p.key(), "' are not finite");
+      p.value().copy_(stored);
+    }
+  }
+  state->place = where;
+  state->tdevice = detail::to_torch(where);
+  state->net->to(state->tdevice);
+  state->net->eval();
+  return mlp_autoencoder{std::move(state)};
+}
+
+mlp_autoencoder mlp_autoencoder::load(const std::filesystem::path& path, device where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ZF_THROW(error, "cannot open the model file ", path.string());
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) ZF_THROW(error, "cannot read the model file ", path.string());
+  return from_bytes(bytes, where, "the model file " + path.string());
+}
+
+void mlp_autoencoder::save(const std::filesystem::path& path) const {
+  const std::string bytes = to_bytes();
+  io::write_atomically(path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+}
+
+const mlp_shape& mlp_autoencoder::shape() const { return impl_->shape; }
+
+device mlp_autoencoder::where() const { return impl_->place; }
+
+std::int64_t mlp_autoencoder::parameter_count() const {
+  std::int64_t n = 0;
+  for (const auto& p : impl_->net->parameters(true)) n += p.numel();
+  return n;
+}
+
+}  // namespace zeroflow::model
