@@ -6,7 +6,9 @@ interface and the Arrow PyCapsule interface; every function that takes an array 
 them (:func:`asarray`). Submodules: :mod:`zeroflow.io` (read_csv), :mod:`zeroflow.signal`
 (segmentation), :mod:`zeroflow.model` (the VAE), :mod:`zeroflow.pipeline` (run),
 :mod:`zeroflow.memory` (resources and statistics), :mod:`zeroflow.synth` (synthetic ECGs),
-:mod:`zeroflow.allocators` (one pool for PyTorch, CuPy and Numba).
+:mod:`zeroflow.allocators` (one pool for PyTorch, CuPy and Numba), and, imported on request,
+:mod:`zeroflow.sklearn` (scikit-learn estimators: BeatSegmenter, MinMaxScaler, VAEOutlierDetector,
+AutoEncoderOutlierDetector; needs scikit-learn).
 """
 from __future__ import annotations
 

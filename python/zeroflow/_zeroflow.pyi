@@ -377,6 +377,45 @@ class VAE:
     @property
     def parameter_count(self) -> int: ...
 
+class MLPAutoencoder:
+    """
+    The seed-004 MLP autoencoder (features -> hidden -> code -> hidden -> features, ReLU, sigmoid output) on one device: train with Adam on the mean squared error, score rows by their reconstruction error.
+    """
+
+    def __init__(self, features: int = ..., hidden: int = ..., code: int = ..., device: object = ..., seed: int = ...) -> None:
+        """
+        A freshly initialised model (the notebook's initial weights for the same seed).
+        """
+
+    @staticmethod
+    def from_bytes(data: bytes, device: object = ..., what: str = ...) -> MLPAutoencoder:
+        """A model from to_bytes()."""
+
+    @staticmethod
+    def load(path: str, device: object = ...) -> MLPAutoencoder:
+        """Reads a model written by save()."""
+
+    def to_bytes(self) -> bytes:
+        """The widths and weights as bytes (for pickle)."""
+
+    def save(self, path: str) -> None:
+        """Writes the model atomically."""
+
+    @property
+    def features(self) -> int: ...
+
+    @property
+    def hidden(self) -> int: ...
+
+    @property
+    def code(self) -> int: ...
+
+    @property
+    def device(self) -> str: ...
+
+    @property
+    def parameter_count(self) -> int: ...
+
 def set_cpu_threads(threads: int) -> None:
     """
     Threads of LibTorch's CPU pool (process-wide); one is often fastest on a shared machine.
