@@ -148,3 +148,20 @@ def test_timeseries_refusals(zeroflow_bin, electricity, tmp_path):
     assert proc.returncode == 1 and "power" in proc.stderr
     proc = run_cli(zeroflow_bin, "generate-electricity", "--out", tmp_path, check=False)
     assert proc.returncode == 1 and "is a folder" in proc.stderr
+
+
+def test_the_example_pipeline_of_estimators(electricity, tmp_path):
+    import pathlib
+    import subprocess
+    import sys
+
+    csv, df, _ = electricity
+    example = pathlib.Path(__file__).resolve().parents[2] / "examples" / "timeseries_pipeline.py"
+    out = tmp_path / "summary.json"
+    proc = subprocess.run([sys.executable, str(example), str(csv), "--device", "cpu", "--epochs", "60", "--json",
+                           str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads(out.read_text())
+    assert summary["rows"] == len(df) and summary["column"] == "electricity_consumption"
+    assert summary["auroc"] > 0.95
+    assert summary["top_labelled"] >= 8  # of the 10 points it ranks first
