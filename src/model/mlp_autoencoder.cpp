@@ -131,8 +131,11 @@ class adam_step {
     for (const torch::Tensor& p : params_) {
       exp_avg_.push_back(torch::zeros_like(p));
       exp_avg_sq_.push_back(torch::zeros_like(p));
-      steps_.push_back(torch::zeros({}, p.options()));
     }
+    // One float step count per parameter in one buffer: counting a step is one launch for all.
+    step_buffer_ = torch::zeros({static_cast<std::int64_t>(params_.size())},
+                                torch::TensorOptions().dtype(torch::kFloat).device(params_.front().device()));
+    for (std::int64_t i = 0; i < step_buffer_.size(0); ++i) steps_.push_back(step_buffer_.select(0, i));
   }
 
   void zero_grad() {
@@ -147,7 +150,7 @@ class adam_step {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> grads;
     for (const torch::Tensor& p : params_) grads.push_back(p.grad());
-    for (torch::Tensor& s : steps_) s.add_(1.0);
+    step_buffer_.add_(1.0);  // as torch.optim.Adam(fused=True): the count goes up first
     at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, {}, steps_, options_.learning_rate, 0.9, 0.999,
                      options_.weight_decay, 1e-8, /*amsgrad=*/false, /*maximize=*/false);
   }
@@ -158,6 +161,7 @@ class adam_step {
   bool fused_;
   std::optional<torch::optim::Adam> eager_;
   std::vector<torch::Tensor> exp_avg_, exp_avg_sq_, steps_;
+  torch::Tensor step_buffer_;
 };
 
 [[noreturn]] void throw_diverged(int epoch, double loss, const mlp_train_options& options) {
