@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   zeroflow::cli::add_demo(app);
   zeroflow::cli::add_evaluate(app);
   zeroflow::cli::add_info(app);
+  zeroflow::cli::add_generate_electricity(app);
+  zeroflow::cli::add_timeseries(app);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
     return 0;
