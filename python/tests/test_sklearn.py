@@ -3,6 +3,7 @@
 offset and predictions against NumPy re-computations, clone / pickle / joblib, Pipeline and
 GridSearchCV, and NumPy, PyTorch, JAX, pandas and pyarrow inputs (each result in the input's
 library, no copy of the input)."""
+import importlib.util
 import pickle
 import warnings
 
@@ -31,6 +32,10 @@ needs_torch = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built withou
 CHECKED = [MinMaxScaler(), MinMaxScaler(feature_range=(-1, 2), clip=True), BeatSegmenter(sample_rate=10)]
 if zf.has_torch:
     CHECKED += [VAEOutlierDetector(epochs=2, random_state=0), AutoEncoderOutlierDetector(epochs=5, random_state=0)]
+HAS_MONAI = importlib.util.find_spec("monai") is not None
+if HAS_MONAI:
+    CHECKED += [VAEOutlierDetector(model="monai", epochs=2, random_state=0)]
+needs_monai = pytest.mark.skipif(not HAS_MONAI, reason="MONAI (optional) is not installed")
 
 
 @parametrize_with_checks(CHECKED, expected_failed_checks=expected_failed_checks, xfail_strict=True)
@@ -337,3 +342,35 @@ def test_beat_segmenter_is_segment_beats_with_the_clis_parameters():
         BeatSegmenter(lead=2).fit(leads)
     with pytest.raises(ValueError, match="n_samples=10"):
         BeatSegmenter().fit(signal[:10])
+
+
+# ---- MONAI's VarAutoEncoder ------------------------------------------------------------------
+
+
+@needs_monai
+def test_monai_model_scores_beats_and_round_trips(tmp_path):
+    signal, r_peaks, labels = ecg(900, anomaly_rate=0.05)
+    segmenter = BeatSegmenter().set_output(transform="pandas")
+    beats = segmenter.fit_transform(signal)
+    peaks = beats.index.to_numpy()
+    nearest = np.abs(r_peaks[None, :] - peaks[:, None]).argmin(1)
+    is_pvc = labels[nearest] == ord("V")
+    rows = beats.to_numpy()
+    det = VAEOutlierDetector(model="monai", epochs=15, random_state=0).fit(rows)
+    assert type(det.model_).__name__ == "MonaiVAE"
+    assert det.loss_curve_[-1] < det.loss_curve_[0]
+    s = det.score_samples(rows)
+    assert roc_auc_score(is_pvc, -s) > 0.9
+    t = torch.from_numpy(rows)
+    st = det.score_samples(t)
+    assert isinstance(st, torch.Tensor)
+    np.testing.assert_allclose(st.numpy(), s, rtol=1e-6)
+    copy = pickle.loads(pickle.dumps(det))
+    np.testing.assert_array_equal(copy.score_samples(rows), s)
+    joblib.dump(det, tmp_path / "monai.joblib")
+    np.testing.assert_array_equal(joblib.load(tmp_path / "monai.joblib").score_samples(rows), s)
+
+
+def test_unknown_vae_model_is_refused():
+    with pytest.raises(ValueError, match="model must be 'light'"):
+        VAEOutlierDetector(model="beta").fit(np.ones((20, 16), np.float32))

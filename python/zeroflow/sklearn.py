@@ -603,20 +603,25 @@ def _padded_width(n_features: int) -> int:
 
 
 class VAEOutlierDetector(_ReconstructionOutlierDetector):
-    """The seed's LightVAE as an outlier detector (zeroflow's LibTorch C++ model).
+    """A variational autoencoder as an outlier detector.
 
     Rows are beats (from :class:`BeatSegmenter`) or any fixed-width vectors; rows whose width is
     not a power of two of at least 16 are zero-padded to one (in X's library, on X's device), as
     the seed pads its beats. A row's score is minus its reconstruction error decoded from the
-    latent mean. Training uses every row (no held-out split) with the seed's Adam and batches.
+    latent mean. Training uses every row (no held-out split) with the seed's loss, Adam and batches.
 
     Args:
+        model: "light", the seed's LightVAE (zeroflow's LibTorch C++ model), or "monai", MONAI's
+            VarAutoEncoder with the same widths and latent (an optional dependency: ``pip install
+            monai``; see zeroflow._monai_vae).
         device: where the model trains ("cpu", "cuda:0"); None: where X lives.
         random_state: seeds the initial weights and the shuffles (None: a fresh seed).
     """
 
-    def __init__(self, *, epochs: int = 30, batch_size: int = 1024, learning_rate: float = 1e-3,
-                 contamination: Any = "auto", device: Optional[str] = None, random_state: Any = None):
+    def __init__(self, *, model: str = "light", epochs: int = 30, batch_size: int = 1024,
+                 learning_rate: float = 1e-3, contamination: Any = "auto", device: Optional[str] = None,
+                 random_state: Any = None):
+        self.model = model
         self.epochs = epochs
         self.batch_size = batch_size
         self.learning_rate = learning_rate
@@ -646,6 +651,12 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
         return asarray(np.pad(x, ((0, 0), (0, pad))))
 
     def _new_model(self, n_features: int, device: str, seed: int) -> Any:
+        if self.model == "monai":
+            from ._monai_vae import MonaiVAE
+
+            return MonaiVAE(_padded_width(n_features), device, seed)
+        if self.model != "light":
+            raise ValueError(f"model must be 'light' (the seed's LightVAE) or 'monai', not {self.model!r}")
         from .model import VAE
 
         return VAE(_padded_width(n_features), device, seed)
@@ -659,6 +670,8 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
 
     @staticmethod
     def _model_to_bytes(model: Any) -> bytes:
+        if hasattr(model, "to_bytes"):  # MONAI's
+            return model.to_bytes()
         # The VAE writes files only (a verified model file): through a temporary one.
         with tempfile.TemporaryDirectory(prefix="zeroflow-vae-") as folder:
             path = os.path.join(folder, "model.pt")
@@ -668,7 +681,11 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
 
     @staticmethod
     def _model_from_bytes(data: bytes, device: str) -> Any:
+        from . import _monai_vae
         from .model import VAE
+
+        if data.startswith(_monai_vae._MAGIC):
+            return _monai_vae.MonaiVAE.from_bytes(data, device)
 
         with tempfile.TemporaryDirectory(prefix="zeroflow-vae-") as folder:
             path = os.path.join(folder, "model.pt")
