@@ -175,8 +175,11 @@ def test_cuda_tensor_stays_on_the_gpu():
     _, bytes_after, largest = zf._core._device_to_host_transfers()
     assert scaled.is_cuda and s.is_cuda and s2.is_cuda
     assert bytes_after - bytes_before <= 1024, "zeroflow copied data from the GPU"  # scalars at most
-    cpu = VAEOutlierDetector(epochs=3, random_state=0).fit(scaled.cpu())
-    np.testing.assert_allclose(s.cpu().numpy(), cpu.score_samples(scaled.cpu().numpy()), rtol=1e-3, atol=1e-5)
+    np.testing.assert_array_equal(scaled.cpu().numpy(), SkMinMaxScaler().fit_transform(X.cpu().numpy()))
+    assert int(torch.argmin(s)) == 5000 and int(torch.argmin(s2)) == 5000  # the spike
+    # the autoencoder trains full-batch, so the GPU follows the CPU (fused Adam: other rounding)
+    cpu = AutoEncoderOutlierDetector(epochs=10, random_state=0).fit(scaled.cpu().numpy())
+    np.testing.assert_allclose(s2.cpu().numpy(), cpu.score_samples(scaled.cpu().numpy()), rtol=1e-3, atol=1e-7)
 
 
 # ---- the autoencoder against the seed-004 notebook --------------------------------------------
