@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "csv_line.hpp"
+#include "flag_checks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/eval/beat_evaluation.hpp"
 #include "zeroflow/io/atomic_file.hpp"
@@ -47,32 +49,6 @@ std::string read_text(const std::filesystem::path& path, const char* what) {
   return text;
 }
 
-/// The cells of one CSV line; a quoted cell may hold commas and doubled quotes.
-std::vector<std::string> cells_of(std::string_view line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c != '"') {
-        cells.back() += c;
-      } else if (i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  return cells;
-}
-
 /// beats.csv's detections: each candidate's R peak and its score (NaN when the cell is empty).
 struct detections {
   std::vector<std::int64_t> peaks;
@@ -93,7 +69,7 @@ detections read_beats_csv(const std::filesystem::path& path) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
-    const auto cells = cells_of(line);
+    const auto cells = csv_cells(line);
     if (!header) {
       // Columns are found by name: beats.csv may gain columns, and existing ones keep their meaning.
       const auto peak = std::find(cells.begin(), cells.end(), "peak");
@@ -225,7 +201,8 @@ void evaluate(const evaluate_flags& f) {
                             {"sample_rate", sample_rate},
                             {"evaluation", report::evaluation_json(e, sample_rate)}};
   const std::filesystem::path json_file = f.json.empty() ? out / "evaluation.json" : std::filesystem::path(f.json);
-  const auto text = j.dump(2);
+  // A labels or output path that is not UTF-8 is written with U+FFFD where its bytes are not.
+  const auto text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   io::write_atomically(json_file, [&](std::ostream& file) { file << text << '\n'; });
   progress("wrote " + json_file.string());
   if (!f.per_beat.empty()) {
@@ -252,7 +229,7 @@ void add_evaluate(CLI::App& app) {
                   "file such as 106.atr (default: the labels recorded in OUT_DIR/summary.json)");
   cmd->add_option("--tolerance", flags->tolerance, "largest distance of a matched detection, seconds")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_in(0.0, 60.0, "s"));
   cmd->add_option("--json", flags->json, "where to write the results (default: OUT_DIR/evaluation.json)");
   cmd->add_option("--per-beat", flags->per_beat,
                   "also write one CSV row per labelled beat (sample,symbol,class,peak,score: its matched detection's "

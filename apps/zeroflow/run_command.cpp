@@ -9,7 +9,12 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "error_text.hpp"
+#include "flag_checks.hpp"
+#include "input_checks.hpp"
+#include "interrupt.hpp"
 #include "output_folders.hpp"
+#include "results_folder.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
@@ -31,6 +36,7 @@ struct run_flags {
   std::string labels;
   std::string model;
   std::string figures = "none";
+  bool force = false;
 };
 
 void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
@@ -48,21 +54,22 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("--sample-rate,-r", f.options.segmentation.sample_rate,
                  "samples per second of a CSV recording (WFDB and EDF files state their own)")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 1e6));
+      ->check(number_in(lowest_sample_rate, highest_sample_rate, "Hz"));
   cmd.add_option("--device,-d", f.device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd.add_option("--min-beat", f.options.segmentation.min_beat_seconds, "shortest kept beat, seconds (seed: 0.4)")
+  cmd.add_option("--min-beat", f.options.segmentation.min_beat_seconds,
+                 "shortest kept beat, seconds (seed: 0.4); below --max-beat")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(beat_seconds(longest_beat_seconds));
   cmd.add_option("--max-beat", f.options.segmentation.max_beat_seconds,
                  "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(beat_seconds(longest_beat_seconds));
   cmd.add_option("--min-peak-ratio", f.options.segmentation.min_peak_ratio,
                  "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_in(0.0, 1.0, ""));
   cmd.add_option_function<std::string>(
          "--segmentation",
          [&f](const std::string& how) {
@@ -74,8 +81,7 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
       ->default_str("robust")
       ->check(CLI::IsMember({"robust", "seed"}));
   cmd.add_option_function<std::string>(
-         "--normalize",
-         [&f](const std::string& how) { f.options.segmentation.normalize_rows = how == "robust"; },
+         "--normalize", [&f](const std::string& how) { f.options.segmentation.normalize_rows = how == "robust"; },
          "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none "
          "(raw samples, as the seed; its losses are then comparable)")
       ->default_str("robust")
@@ -84,16 +90,27 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
                  "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / "
                  "sample,symbol,aami) or WFDB annotations (NAME.atr); default: NAME.atr or NAME.labels.csv beside "
                  "INPUT when present. A file that cannot be read is a warning, not a failed run");
-  cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")
+      ->capture_default_str()
+      ->check(integer_in(0, 4096));
+  cmd.add_flag("--force,-f", f.force,
+               "replace the results of an earlier run in --out: all of them together (figures/, evaluation.json "
+               "and a batch's folders included), and only once this run has succeeded");
   cmd.add_option("--figures", f.figures,
                  "also write the report's figures as image files: none, or png (OUT/figures/*.png, 1600x1000, "
                  "for papers and slides)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "png"}));
   if (training) {
-    cmd.add_option("--epochs", f.options.epochs, "training epochs")->capture_default_str()->check(CLI::Range(1, 100000));
-    cmd.add_option("--batch", f.options.batch, "training batch size")->capture_default_str()->check(CLI::Range(1, 1 << 24));
-    cmd.add_option("--seed", f.options.seed, "seed of the shuffle, split and initial weights")->capture_default_str();
+    cmd.add_option("--epochs", f.options.epochs, "training epochs")
+        ->capture_default_str()
+        ->check(integer_in(1, 100000));
+    cmd.add_option("--batch", f.options.batch, "training batch size")
+        ->capture_default_str()
+        ->check(integer_in(1, 1 << 24));
+    cmd.add_option("--seed", f.options.seed, "seed of the shuffle, split and initial weights")
+        ->capture_default_str()
+        ->check(unsigned_integer());
   }
 }
 
@@ -115,22 +132,26 @@ struct run_outcome {
   double seconds = 0;
 };
 
-/// Runs the pipeline on f.options.input and writes its outputs to `out`.
-run_outcome run_one(run_flags& f, const std::filesystem::path& out, bool training) {
+/// Runs the pipeline on f.options.input and writes its outputs to `staging`; `out` is where they
+/// will be once the run has succeeded (the name progress lines give).
+run_outcome run_one(run_flags& f, const std::filesystem::path& staging, const std::filesystem::path& out,
+                    bool training) {
   auto& o = f.options;
   o.labels.reset();
+  std::optional<std::filesystem::path> labels;
   if (!f.labels.empty()) {
-    o.labels = f.labels;
-  } else if (auto guess = labels_beside(o.input)) {
-    o.labels = *guess;
+    labels = std::filesystem::path(f.labels);
+  } else {
+    labels = labels_beside(o.input);
   }
+  // Read now, not after training: a labels file that cannot be read is a warning said up front.
+  if (labels) o.labels = readable_labels(*labels, &progress);
   if (!training) o.model = f.model;
-  std::filesystem::create_directories(out);
-  const auto result = pipeline::run(o, training ? out / "model.pt" : std::filesystem::path{});
+  const auto result = pipeline::run(o, training ? staging / "model.pt" : std::filesystem::path{});
   progress("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
-  report::write_all(result, o, out);
+  report::write_all(result, o, staging);
   if (f.figures == "png") {
-    const auto written = report::write_png_figures(result, o, out / "figures");
+    const auto written = report::write_png_figures(result, o, staging / "figures");
     progress("wrote " + std::to_string(written.size()) + " PNG figures to " + (out / "figures").string());
   }
   progress("done: " + std::to_string(result.length.size()) + " beats, " + std::to_string(result.beats_kept()) +
@@ -143,14 +164,6 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& out, bool trainin
   done.beats_found = static_cast<std::int64_t>(result.length.size());
   done.beats_kept = result.beats_kept();
   return done;
-}
-
-/// One output folder per input, named after its file: a name made safe and distinct (a repeated or
-/// clashing name gets -2, -3, ...), never runs.csv, always directly inside `out`.
-std::vector<std::filesystem::path> batch_folders(const std::vector<std::string>& inputs, const std::filesystem::path& out) {
-  std::vector<std::filesystem::path> folders;
-  for (const auto& name : distinct_folder_names(inputs, {"runs.csv"})) folders.push_back(out / name);
-  return folders;
 }
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
@@ -166,58 +179,124 @@ void write_runs_csv(const std::filesystem::path& path, const std::vector<run_out
     csv << "input,out,status,samples,beats_found,beats_kept,seconds,error\n";
     for (const auto& r : runs)
       csv << csv_field(r.input) << ',' << csv_field(r.out) << ',' << (r.error.empty() ? "ok" : "failed") << ','
-          << r.samples << ',' << r.beats_found << ',' << r.beats_kept << ',' << r.seconds << ','
-          << csv_field(r.error) << '\n';
+          << r.samples << ',' << r.beats_found << ',' << r.beats_kept << ',' << r.seconds << ',' << csv_field(r.error)
+          << '\n';
   });
 }
 
-void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
-  auto& o = f.options;
+/// Checks that need no file: said before anything is read or made.
+void check_flags(const run_flags& f) {
   // Said before the pipeline runs, not after minutes of training.
   if (f.figures == "png" && !ZEROFLOW_HAS_CAIRO)
     throw error("--figures png: this zeroflow was built without cairo; install libcairo2-dev and rebuild");
-  o.where = pipeline::parse_device_choice(f.device);
-  o.sample_rate_explicit = sample_rate_given;
-  o.progress = progress;
-  if (f.inputs.size() == 1) {  // one recording: its outputs straight in OUT, its error ends the program
-    o.input = f.inputs.front();
-    const auto folder = make_output_folder(f.out);
-    try {
-      (void)run_one(f, f.out, training);
-    } catch (...) {
-      remove_created(folder);  // a failed run leaves no folder behind that it made
-      throw;
+  // Flags that contradict each other are usage errors, like a flag out of its range.
+  const auto& s = f.options.segmentation;
+  if (!(s.min_beat_seconds < s.max_beat_seconds))
+    throw CLI::ValidationError(zeroflow::detail::concat(
+        "--min-beat ", s.min_beat_seconds, " s must be shorter than --max-beat ", s.max_beat_seconds, " s"));
+  if (f.inputs.size() > 1 && !f.labels.empty())
+    throw CLI::ValidationError(
+        zeroflow::detail::concat("--labels names one file, but ", f.inputs.size(),
+                                 " recordings were given; each recording's labels are read from beside "
+                                 "it (NAME.labels.csv)"));
+}
+
+/// Earlier results that are inputs of this run (a model scored with, a labels file) are kept.
+std::vector<std::filesystem::path> replaceable(std::vector<std::filesystem::path> earlier, const run_flags& f) {
+  std::vector<std::filesystem::path> inputs(f.inputs.begin(), f.inputs.end());
+  if (!f.model.empty()) inputs.emplace_back(f.model);
+  if (!f.labels.empty()) inputs.emplace_back(f.labels);
+  std::erase_if(earlier, [&](const std::filesystem::path& p) {
+    for (const auto& input : inputs) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(p, input, ec)) return true;
     }
-    return;
-  }
-  ZF_EXPECTS(f.labels.empty(), "--labels names one file, but ", f.inputs.size(),
-             " recordings were given; each recording's labels are read from beside it (NAME.labels.csv)");
-  // Many recordings: one folder each, one process (the GPU, its kernels and LibTorch start once);
-  // a recording that fails is reported and skipped, and runs.csv lists every outcome.
-  const std::filesystem::path out = f.out;
-  const auto folders = batch_folders(f.inputs, out);
-  (void)make_output_folder(out);  // kept even when every recording fails: runs.csv says why
+    return false;
+  });
+  return earlier;
+}
+
+/// Many recordings: one folder each (inside `staging`, moved into `out` with the rest), one process
+/// (the GPU, its kernels and LibTorch start once); a recording that fails is reported and skipped,
+/// and runs.csv lists every outcome.
+std::vector<run_outcome> run_batch(run_flags& f, const std::vector<std::string>& names,
+                                   const std::filesystem::path& out, const std::filesystem::path& staging,
+                                   bool training) {
+  auto& o = f.options;
   std::vector<run_outcome> runs;
   for (std::size_t i = 0; i < f.inputs.size(); ++i) {
     progress("recording " + std::to_string(i + 1) + " of " + std::to_string(f.inputs.size()) + ": " + f.inputs[i]);
     o.input = f.inputs[i];
+    const auto target = out / names[i];
+    const auto folder = staging / names[i];
     const auto start = std::chrono::steady_clock::now();
-    output_folder folder;
     run_outcome r;
     try {
-      folder = make_output_folder(folders[i], out);
-      r = run_one(f, folders[i], training);
+      // A link (even one left by someone else) named like the folder would take the outputs elsewhere.
+      std::error_code ec;
+      const auto status = std::filesystem::symlink_status(target, ec);
+      if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+        throw error("cannot write into " + target.string() + ": it is a link or not a folder; remove it or choose " +
+                    "another --out");
+      require_readable_recording(o.input);
+      std::filesystem::create_directory(folder);
+      r = run_one(f, folder, target, training);
     } catch (const std::exception& e) {
-      r.error = e.what();
+      if (interrupted()) wait_for_interrupt_exit();
+      r.error = message_of(e);
       progress("failed: " + r.error);
-      remove_created(folder);  // nothing half-written: only a folder this run made goes with its failure
+      std::error_code ec;
+      std::filesystem::remove_all(folder, ec);  // nothing half-written
     }
     r.input = f.inputs[i];
-    r.out = folders[i].string();
+    r.out = target.string();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs.push_back(r);
   }
-  write_runs_csv(out / "runs.csv", runs);
+  write_runs_csv(staging / "runs.csv", runs);
+  return runs;
+}
+
+void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
+  auto& o = f.options;
+  check_flags(f);
+  o.where = pipeline::parse_device_choice(f.device);
+  if (o.where == pipeline::device_choice::cuda) (void)pipeline::resolve(o.where);  // no GPU: said now
+  o.sample_rate_explicit = sample_rate_given;
+  o.progress = progress;
+  const bool batch = f.inputs.size() > 1;
+  if (!batch) require_readable_recording(f.inputs.front());  // a batch reports each recording in runs.csv
+  if (!training) require_readable_file(f.model, "model");
+  const std::vector<std::string> names =
+      batch ? distinct_folder_names(f.inputs, {"runs.csv"}) : std::vector<std::string>{};
+
+  // The results are written to a staging folder in OUT and moved in together once the run has
+  // succeeded: a failed or interrupted run leaves OUT as it was (and no OUT it made).
+  const std::filesystem::path out = f.out;
+  const auto made = make_output_folder(out);
+  const undo_on_interrupt remove_made([&made] { remove_created(made); });
+  std::vector<run_outcome> runs;
+  try {
+    const folder_lock lock(out);
+    const auto earlier = replaceable(earlier_results(out, names), f);
+    if (!earlier.empty() && !f.force) throw error(refusal_to_replace(out, earlier));
+    staged_results staged(out);
+    const undo_on_interrupt remove_staged([&staged] { staged.discard(); });
+    if (batch) {
+      runs = run_batch(f, names, out, staged.path(), training);
+    } else {
+      o.input = f.inputs.front();
+      (void)run_one(f, staged.path(), out, training);
+    }
+    if (!earlier.empty())
+      progress("replacing the " + std::to_string(earlier.size()) + " earlier results in " + out.string());
+    staged.commit(earlier);
+  } catch (...) {
+    if (interrupted()) wait_for_interrupt_exit();
+    remove_created(made);  // a failed run leaves no folder behind that it made
+    throw;
+  }
+  if (!batch) return;
   std::size_t failed = 0;
   for (const auto& r : runs) failed += r.error.empty() ? 0 : 1;
   progress("wrote " + (out / "runs.csv").string() + ": " + std::to_string(runs.size() - failed) + " of " +
@@ -240,7 +319,9 @@ void add_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Score a recording's beats with a model trained by `zeroflow run`");
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, false);
-  cmd->add_option("--model,-m", flags->model, "model.pt written by `zeroflow run`")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--model,-m", flags->model, "model.pt written by `zeroflow run`")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->callback([flags, cmd] { run_pipeline(*flags, false, cmd->count("--sample-rate") > 0); });
 }
 

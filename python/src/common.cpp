@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <string_view>
 
 #include "zeroflow/config.hpp"
@@ -164,6 +165,29 @@ device device_of_pointer(const void* pointer) {
   (void)pointer;
   ZF_THROW(cuda_error, "importing CUDA memory (__cuda_array_interface__) needs a CUDA build of zeroflow");
 #endif
+}
+
+/// Messages and names as Python text that never fails to decode: for the exception translator
+/// (module.cpp) and the names the io bindings return.
+void set_python_error(PyObject* type, const char* message) noexcept;
+nb::str text_to_python(const std::string& text);
+
+void set_python_error(PyObject* type, const char* message) noexcept {
+  // PyErr_SetString decodes the message as strict UTF-8 and, on a file or column name that is not
+  // (Latin-1, raw bytes), raises UnicodeDecodeError instead of the error itself; those bytes are
+  // kept as \xNN escapes here.
+  PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+  if (text == nullptr) return;  // out of memory: that error stands
+  PyErr_SetObject(type, text);
+  Py_DECREF(text);
+}
+
+nb::str text_to_python(const std::string& text) {
+  // File names are bytes: surrogateescape gives them back as os.fsdecode would, and os.fsencode
+  // turns them into the same bytes again.
+  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
+  if (s == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(s);
 }
 
 namespace {

@@ -6,7 +6,10 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
+import signal
+import subprocess
 
 import pytest
 
@@ -35,6 +38,8 @@ def snapshot(root):
                 entries[key] = ("link", os.readlink(path))
             elif path.is_dir():
                 entries[key] = ("dir",)
+            elif not path.is_file():  # a FIFO: opening it would wait for a writer
+                entries[key] = ("special",)
             else:
                 entries[key] = ("file", hashlib.sha256(path.read_bytes()).hexdigest())
     return entries
@@ -192,3 +197,452 @@ def test_failed_recording_keeps_its_existing_folder(zeroflow_bin, recording, tmp
     assert len(error_lines(proc)) == 1
     after = snapshot(tmp_path)
     assert {k: v for k, v in after.items() if not k.startswith(("out/good", "out/runs.csv"))} == before
+
+
+# ---- fail early, leave nothing half-done, errors a person can act on ----
+
+def hidden_or_temporary(root):
+    """Entries under root that a finished command must not leave: hidden files and *.tmp."""
+    return [k for k in snapshot(root) if any(part.startswith(".") or part.endswith(".tmp")
+                                             for part in pathlib.PurePath(k).parts)]
+
+
+def summary_input(out):
+    return json.loads((out / "summary.json").read_text())["input"]
+
+
+@pytest.fixture(scope="module")
+def other_recording(zeroflow_bin, tmp_path_factory):
+    """Another three minutes (seed 4), to tell two runs' results apart."""
+    csv_path = tmp_path_factory.mktemp("hostile-other") / "other.csv"
+    run_cli(zeroflow_bin, "generate", "--hours", 0.05, "--seed", 4, "--out", csv_path)
+    return csv_path
+
+
+@pytest.fixture(scope="module")
+def long_recording(zeroflow_bin, tmp_path_factory):
+    """Half an hour: a run long enough to be interrupted at each of its stages."""
+    csv_path = tmp_path_factory.mktemp("hostile-long") / "long.csv"
+    run_cli(zeroflow_bin, "generate", "--hours", 0.5, "--seed", 5, "--out", csv_path)
+    return csv_path
+
+
+def test_earlier_results_are_not_replaced_without_force(zeroflow_bin, recording, other_recording, tmp_path):
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, recording, "--out", out).returncode == 0
+    before = snapshot(tmp_path)
+    proc = run(zeroflow_bin, other_recording, "--out", out)
+    assert proc.returncode == 1
+    assert error_lines(proc) == [f"zeroflow: error: {out} already holds the results of an earlier run (beats.csv, "
+                                 "model.pt, report.html, summary.json); add --force to replace them all, or choose "
+                                 "another --out"]
+    assert "load..." not in proc.stderr  # refused before the recording is read
+    assert snapshot(tmp_path) == before
+
+
+def test_force_replaces_every_earlier_result_together(zeroflow_bin, recording, other_recording, tmp_path):
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, recording, "--out", out, "--figures", "png").returncode == 0
+    assert run_cli(zeroflow_bin, "evaluate", out).returncode == 0
+    assert {p.name for p in out.iterdir()} >= {"figures", "evaluation.json"}
+    proc = run(zeroflow_bin, other_recording, "--out", out, "--force")
+    assert proc.returncode == 0, proc.stderr
+    assert error_lines(proc) == []
+    # Stale results of the first run (figures/, evaluation.json) are gone; all that is left is the second's.
+    assert sorted(p.name for p in out.iterdir()) == ["beats.csv", "model.pt", "report.html", "summary.json"]
+    assert summary_input(out) == str(other_recording)
+    # The beats are the second recording's: its labelled R peaks, within 150 ms (38 samples at 250 Hz).
+    with open(out / "beats.csv", newline="") as f:
+        peaks = [int(r["peak"]) for r in csv.DictReader(f)]
+    with open(other_recording.with_suffix(".labels.csv"), newline="") as f:
+        labelled = [int(r["sample"]) for r in csv.DictReader(f)]
+    matched = sum(1 for p in peaks if min(abs(p - q) for q in labelled) <= 38)
+    assert matched >= 0.95 * len(labelled)
+
+
+def test_failed_forced_run_keeps_the_earlier_results(zeroflow_bin, recording, tmp_path):
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, recording, "--out", out).returncode == 0
+    bad = tmp_path / "bad.csv"
+    bad.write_text(BAD_CSV)
+    before = snapshot(tmp_path)
+    proc = run(zeroflow_bin, bad, "--out", out, "--force")
+    assert proc.returncode == 1
+    assert len(error_lines(proc)) == 1 and "bad.csv:2" in error_lines(proc)[0]
+    assert snapshot(tmp_path) == before  # the earlier results, whole; nothing of the failed run
+
+
+def test_two_runs_at_once_never_share_an_out(zeroflow_bin, long_recording, recording, tmp_path):
+    out = tmp_path / "out"
+    first = subprocess.Popen([str(zeroflow_bin), "run", str(long_recording), "--out", str(out), "--device", "cpu",
+                              "--epochs", "2"], stderr=subprocess.PIPE, text=True)
+    try:
+        for line in first.stderr:
+            if "load..." in line:
+                break
+        proc = run(zeroflow_bin, recording, "--out", out, "--force")
+        assert proc.returncode == 1
+        assert error_lines(proc) == [f"zeroflow: error: another zeroflow is writing into {out}; wait for it to "
+                                     "finish or choose another --out"]
+    finally:
+        rest = first.communicate(timeout=600)[1]
+    assert first.returncode == 0, rest
+    assert sorted(p.name for p in out.iterdir()) == ["beats.csv", "model.pt", "report.html", "summary.json"]
+    assert summary_input(out) == str(long_recording)
+
+
+def interrupt_at(zeroflow_bin, args, trigger, signal_number=signal.SIGINT):
+    """Runs zeroflow, sends the signal once a stderr line holds `trigger`; returns (exit code, stderr)."""
+    proc = subprocess.Popen([str(zeroflow_bin), *map(str, args)], stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if trigger in line:
+            proc.send_signal(signal_number)
+            break
+    rest = proc.communicate(timeout=600)[1]
+    return proc.returncode, "".join(seen) + rest
+
+
+@pytest.mark.parametrize("trigger", ["load...", "train...", "epoch 1/", "score...", "writing"])
+def test_sigint_leaves_no_folder_and_no_temporary(zeroflow_bin, long_recording, tmp_path, trigger):
+    out = tmp_path / "new" / "out"
+    before = snapshot(tmp_path)
+    code, stderr = interrupt_at(zeroflow_bin, ["run", long_recording, "--out", out, "--device", "cpu", "--epochs", 3,
+                                               "--figures", "png"], trigger)
+    lines = [l for l in stderr.splitlines() if l.startswith("zeroflow: error:")]
+    if code == 0:  # the signal came after the results were in place: all of them, nothing else
+        assert trigger == "writing" and lines == []
+        assert sorted(p.name for p in out.iterdir()) == ["beats.csv", "figures", "model.pt", "report.html",
+                                                         "summary.json"]
+        assert hidden_or_temporary(tmp_path) == []
+        return
+    assert code == 130, stderr
+    assert lines == ["zeroflow: error: interrupted (SIGINT); the unfinished outputs were removed"]
+    assert snapshot(tmp_path) == before  # neither new/ nor a hidden staging folder or .tmp file
+
+
+def test_sigterm_keeps_the_earlier_results(zeroflow_bin, recording, long_recording, tmp_path):
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, recording, "--out", out).returncode == 0
+    before = snapshot(tmp_path)
+    code, stderr = interrupt_at(zeroflow_bin, ["run", long_recording, "--out", out, "--device", "cpu", "--epochs", 3,
+                                               "--force"], "epoch 1/", signal.SIGTERM)
+    assert code == 143, stderr
+    assert [l for l in stderr.splitlines() if l.startswith("zeroflow: error:")] == \
+        ["zeroflow: error: interrupted (SIGTERM); the unfinished outputs were removed"]
+    assert snapshot(tmp_path) == before
+
+
+def test_sigint_during_generate_leaves_no_recording(zeroflow_bin, tmp_path):
+    out = tmp_path / "made" / "rec.csv"
+    before = snapshot(tmp_path)
+    code, stderr = interrupt_at(zeroflow_bin, ["generate", "--hours", 50, "--out", out], "generating")
+    assert code == 130, stderr
+    assert snapshot(tmp_path) == before  # no CSV, no labels, no .tmp, no made/
+
+
+def test_a_fifo_input_is_refused_at_once(zeroflow_bin, tmp_path):
+    fifo = tmp_path / "stream.csv"
+    os.mkfifo(fifo)
+    before = snapshot(tmp_path)
+    proc = subprocess.run([str(zeroflow_bin), "run", str(fifo), "--out", str(tmp_path / "out"), "--device", "cpu"],
+                          capture_output=True, text=True, timeout=60)  # it used to wait for a writer forever
+    assert proc.returncode == 1
+    assert error_lines(proc) == [f"zeroflow: error: {fifo} is not a regular file (a FIFO, socket or device); zeroflow "
+                                 "reads the recording from a file: save it to one first"]
+    assert snapshot(tmp_path) == before
+
+
+def test_a_folder_as_input_or_model_is_refused(zeroflow_bin, recording, tmp_path):
+    folder = tmp_path / "a.csv"
+    folder.mkdir()
+    proc = run(zeroflow_bin, folder, "--out", tmp_path / "out")
+    assert proc.returncode == 2  # CLI11 checks INPUT exists as a file
+    assert len(error_lines(proc)) == 1 and "a.csv" in error_lines(proc)[0]
+    proc = run_cli(zeroflow_bin, "score", recording, "--model", tmp_path / "fifo.pt", check=False)
+    assert proc.returncode == 2
+    os.mkfifo(tmp_path / "model.pt")
+    before = snapshot(tmp_path)
+    proc = subprocess.run([str(zeroflow_bin), "score", str(recording), "--model", str(tmp_path / "model.pt"), "--out",
+                           str(tmp_path / "out"), "--device", "cpu"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert error_lines(proc) == [f"zeroflow: error: {tmp_path / 'model.pt'} is not a regular file (a FIFO, socket or "
+                                 "device); zeroflow reads the model from a file: save it to one first"]
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "garbage", "missing"])
+def test_unreadable_labels_are_a_warning_said_before_training(zeroflow_bin, recording, tmp_path, kind):
+    labels = tmp_path / "labels.csv"
+    if kind == "fifo":
+        os.mkfifo(labels)
+    elif kind == "garbage":
+        labels.write_text("sample,symbol\nten,N\n")
+    out = tmp_path / "out"
+    proc = subprocess.run([str(zeroflow_bin), "run", str(recording), "--labels", str(labels), "--out", str(out),
+                           "--device", "cpu", "--epochs", "1"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert error_lines(proc) == []
+    lines = proc.stderr.splitlines()
+    warnings = [i for i, l in enumerate(lines) if "warning: labels" in l]
+    assert len(warnings) == 1 and "the run goes on without evaluation" in lines[warnings[0]]
+    assert warnings[0] < next(i for i, l in enumerate(lines) if "train..." in l)  # said up front
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["labels"] is None and "evaluation" not in summary
+
+
+@pytest.mark.parametrize("make", ["file", "under_a_file"])
+def test_an_out_that_cannot_be_a_folder_is_refused_before_loading(zeroflow_bin, recording, tmp_path, make):
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file\n")
+    out = blocker if make == "file" else blocker / "sub"
+    before = snapshot(tmp_path)
+    proc = run(zeroflow_bin, recording, "--out", out)
+    assert proc.returncode == 1
+    assert len(error_lines(proc)) == 1 and str(out) in error_lines(proc)[0]
+    assert "load..." not in proc.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_generate_refuses_a_recording_larger_than_the_disk_or_memory(zeroflow_bin, tmp_path):
+    free = shutil.disk_usage(tmp_path).free
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGESIZE")
+    rate = 100000
+    hours = min(2 * free / (rate * 3600 * 8), 23)  # 8 bytes a line with 4 decimals; 23 h stays below 2^33 samples
+    samples = hours * 3600 * rate
+    if samples * 8 <= free and samples * 4 <= memory:
+        pytest.skip("this disk and memory hold the largest recording generate takes")
+    before = snapshot(tmp_path)
+    proc = subprocess.run([str(zeroflow_bin), "generate", "--hours", str(hours), "--sample-rate", str(rate),
+                           "--out", str(tmp_path / "new" / "big.csv")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    [line] = error_lines(proc)
+    assert "GB" in line and ("disk" in line or "memory" in line), line  # before anything is generated
+    assert [l for l in proc.stderr.splitlines() if l.startswith("[")] == []  # no progress: nothing generated
+    assert snapshot(tmp_path) == before
+
+
+def test_generate_refuses_too_many_samples_and_a_folder_as_out(zeroflow_bin, tmp_path):
+    proc = run_cli(zeroflow_bin, "generate", "--hours", 9999, "--sample-rate", 100000, "--out", tmp_path / "x.csv",
+                   check=False)
+    assert proc.returncode == 2
+    assert error_lines(proc) == ["zeroflow: error: --hours 9999 at --sample-rate 100000 Hz is 3599640000000 samples; "
+                                 "one recording holds at most 2^33 - 1 (8589934591) (see zeroflow generate --help)"]
+    proc = run_cli(zeroflow_bin, "generate", "--hours", 0.01, "--out", tmp_path, check=False)
+    assert proc.returncode == 1
+    assert error_lines(proc) == [f"zeroflow: error: {tmp_path} is a folder; give the CSV file to write, e.g. "
+                                 f"{tmp_path / 'recording.csv'}"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_replacing_a_recording_drops_its_stale_artefacts(zeroflow_bin, tmp_path):
+    out = tmp_path / "rec.csv"
+    run_cli(zeroflow_bin, "generate", "--hours", 0.02, "--noise-bursts-per-hour", 100, "--out", out)
+    assert (tmp_path / "rec.artefacts.csv").exists()
+    run_cli(zeroflow_bin, "generate", "--hours", 0.02, "--out", out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rec.csv", "rec.labels.csv"]
+
+
+@pytest.mark.parametrize("value, meant", [("1024", "; did you mean 1.024 (1024 ms)?"), ("100000", ""),
+                                          ("0", ""), ("-1", "")])
+def test_max_beat_out_of_range_is_a_usage_error_said_at_once(zeroflow_bin, recording, tmp_path, value, meant):
+    before = snapshot(tmp_path)
+    proc = subprocess.run([str(zeroflow_bin), "run", str(recording), "--max-beat", value, "--out",
+                           str(tmp_path / "out"), "--segmentation", "seed"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    shown = value.lstrip("-") if value != "-1" else "-1"
+    assert error_lines(proc) == [f"zeroflow: error: --max-beat: {shown} s is no heartbeat: expected seconds in (0, 10]"
+                                 f"{meant} (see zeroflow run --help)"]
+    assert snapshot(tmp_path) == before
+
+
+def test_min_beat_not_below_max_beat_is_a_usage_error(zeroflow_bin, recording, tmp_path):
+    proc = run(zeroflow_bin, recording, "--min-beat", 2, "--out", tmp_path / "out")
+    assert proc.returncode == 2
+    assert error_lines(proc) == ["zeroflow: error: --min-beat 2 s must be shorter than --max-beat 1.024 s "
+                                 "(see zeroflow run --help)"]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["run"],                                     # INPUT missing
+    ["run", "x.csv", "--bogus"],                  # unknown flag
+    ["run", "REC", "--epochs", "0"],
+    ["run", "REC", "--sample-rate", "1"],
+    ["run", "REC", "--device", "tpu"],
+    ["run", "REC", "--threads", "-1"],
+    ["run", "REC", "--max-beat", "abc"],
+    ["run", "REC", "--seed", "-1"],
+    ["generate", "--out", "x.csv", "--anomaly-rate", "0.5"],
+    ["generate", "--out", "x.csv", "--anomaly-rate", "0.3", "--apb-rate", "0.3"],
+    ["generate", "--out", "x.csv", "--sample-rate", "25"],
+    ["generate", "--out", "x.csv", "--noise", "-1"],
+    ["evaluate", "NOWHERE"],
+    ["bogus"],
+    [],
+])
+def test_every_usage_error_exits_2_with_one_line(zeroflow_bin, recording, tmp_path, args):
+    args = [str(recording) if a == "REC" else a for a in args]
+    proc = subprocess.run([str(zeroflow_bin), *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    [line] = error_lines(proc)
+    assert line.endswith("--help)"), line
+    assert "\n" not in proc.stderr.strip(), proc.stderr  # the one line is all
+    assert list(tmp_path.iterdir()) == []
+
+
+HELP_RANGE = re.compile(r"(--[a-z-]+) (FLOAT|INT):(?:seconds )?in ([\[(])([-\d.e+]+), ([-\d.e+]+)([\])])")
+
+
+def test_help_ranges_are_the_ranges_checked(zeroflow_bin, tmp_path):
+    # Every range --help shows is the one checked: values just outside either end are usage errors
+    # naming the flag; the ends themselves (when closed) pass the flag's check, and the command then
+    # stops at the FIFO given as its input (exit 1).
+    fifo = tmp_path / "x.csv"
+    os.mkfifo(fifo)
+    arguments = {"run": [str(fifo)], "score": [str(fifo), "--model", str(fifo)], "evaluate": [str(tmp_path)],
+                 "generate": ["--out", str(tmp_path / "g.csv")]}
+    checked = []
+    for command, extra in arguments.items():
+        for flag, kind, low_bracket, low, high, high_bracket in HELP_RANGE.findall(
+                run_cli(zeroflow_bin, command, "--help").stdout):
+            low, high = float(low), float(high)
+            step = 1 if kind == "INT" else max((high - low) * 0.01, 1e-3)
+            number = (lambda v: str(int(v))) if kind == "INT" else repr
+
+            def parse(value, *more):
+                return subprocess.run([str(zeroflow_bin), command, *extra, *more, flag, number(value)],
+                                      capture_output=True, text=True, timeout=60, cwd=tmp_path)
+
+            for outside in (low - step, high + step):
+                proc = parse(outside)
+                assert proc.returncode == 2 and flag in proc.stderr, (command, flag, outside, proc.stderr)
+            if command != "generate":  # generate would write the recording
+                for bound, closed in ((low, low_bracket == "["), (high, high_bracket == "]")):
+                    if not closed:
+                        continue
+                    more = ["--max-beat", "10"] if flag == "--min-beat" and bound == high else []
+                    proc = parse(bound - step if more else bound, *more)
+                    assert proc.returncode == 1, (command, flag, bound, proc.stderr)
+            checked.append((command, flag))
+    assert len(checked) >= 20, checked
+
+
+def test_a_wide_csv_with_text_columns_reads_only_the_lead(zeroflow_bin, recording, tmp_path):
+    values = recording.read_text().splitlines()[1:]
+    wide = tmp_path / "wide.csv"
+    wide.write_text("ecg,note,flag\n" + "".join(f"{v},beat {i}; ok,{'yes' if i % 2 else 'no'}\n"
+                                                for i, v in enumerate(values)))
+    out = tmp_path / "out"
+    proc = run(zeroflow_bin, wide, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((out / "summary.json").read_text())["samples"] == len(values)
+    proc = run(zeroflow_bin, wide, "--column", "note", "--out", tmp_path / "out2")
+    assert proc.returncode == 1
+    [line] = error_lines(proc)
+    assert "wide.csv:2" in line and "note" in line, line
+    assert not (tmp_path / "out2").exists()
+
+
+GZIP_MAGIC = b"\x1f\x8b"  # RFC 1952
+
+
+@pytest.mark.parametrize("name, content, needle", [
+    ("rec.csv.gz", None, "this looks like a gzip file; decompress it first (gunzip)"),
+    ("rec16.csv", "utf-16", "this looks like UTF-16 text; save it as UTF-8"),
+    ("rec16le.csv", "utf-16-le", "this looks like UTF-16 text; save it as UTF-8"),
+    ("book.xlsx", b"PK\x03\x04\x14\x00\x06\x00[Content_Types].xml", "ZIP archive (or an Excel .xlsx workbook)"),
+    ("blob.csv", b"heartbeats\n0.1\n\x00\x00\xff\xfe\x80binary", "is a NUL byte: this is a binary file"),
+])
+def test_binary_input_is_named_without_its_bytes(zeroflow_bin, recording, tmp_path, name, content, needle):
+    path = tmp_path / name
+    if content is None:
+        import gzip
+        path.write_bytes(gzip.compress(recording.read_bytes()))
+        assert path.read_bytes()[:2] == GZIP_MAGIC
+    elif isinstance(content, str):
+        path.write_bytes(recording.read_text().encode(content))
+    else:
+        path.write_bytes(content)
+    proc = subprocess.run([str(zeroflow_bin), "run", str(path), "--out", str(tmp_path / "out"), "--device", "cpu"],
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 1
+    stderr = proc.stderr.decode("utf-8")  # strict: no raw bytes of the file
+    [line] = [l for l in stderr.splitlines() if l.startswith("zeroflow: error:")]
+    assert line == f"zeroflow: error: {path}: {needle}" or (needle in line and line.startswith(f"zeroflow: error: {path}"))
+    assert all(0x20 <= ord(c) < 0x7F for c in line), line
+    assert not (tmp_path / "out").exists()
+
+
+def test_names_that_are_not_utf8_are_written_not_fatal(zeroflow_bin, recording, tmp_path):
+    # A Latin-1 file name and column name: summary.json used to fail to be written at the very end.
+    folder = os.fsencode(tmp_path)
+    name = folder + b"/caf\xe9.csv"
+    values = recording.read_text().splitlines()[1:]
+    with open(name, "wb") as f:
+        f.write(b"temp\xe9rature,ecg\n" + b"".join(f"20,{v}\n".encode() for v in values))
+    out = folder + b"/out\xe9"
+    proc = subprocess.run([os.fsencode(zeroflow_bin), b"run", name, b"--column", b"ecg", b"--out", out, b"--device",
+                           b"cpu", b"--epochs", b"1"], capture_output=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(open(out + b"/summary.json", "rb").read().decode("utf-8"))  # valid UTF-8 JSON
+    assert summary["input"] == os.fsdecode(name).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    assert summary["samples"] == len(values)
+
+
+def test_error_lines_name_no_internals(zeroflow_bin, recording, tmp_path):
+    # Failures of every kind: none may show a source file, a C++ name or a library's message.
+    bad = tmp_path / "bad.csv"
+    bad.write_text(BAD_CSV)
+    commands = [
+        ["run", str(bad), "--out", str(tmp_path / "o1"), "--device", "cpu"],
+        ["run", str(recording), "--column", "nope", "--out", str(tmp_path / "o2"), "--device", "cpu"],
+        ["run", str(recording), "--sample-rate", "1e9", "--out", str(tmp_path / "o3")],
+        ["generate", "--hours", "0.01", "--sample-rate", "25", "--out", str(tmp_path / "g.csv")],
+        ["evaluate", str(tmp_path)],
+        ["score", str(recording), "--model", str(recording), "--out", str(tmp_path / "o4"), "--device", "cpu"],
+    ]
+    for args in commands:
+        proc = subprocess.run([str(zeroflow_bin), *args], capture_output=True, text=True, timeout=600)
+        assert proc.returncode in (1, 2), (args, proc.stderr)
+        [line] = error_lines(proc)
+        for internal in (".cpp", ".hpp", "::", "what()", "stoull", "stoi", "json.exception", "segment_params",
+                         "ecg_options", "csv_options", "na_policy", "c10", "Exception raised from", "frame #"):
+            assert internal not in line, (args, line)
+
+
+def test_demo_replaces_an_earlier_demo_but_not_other_results(zeroflow_bin, recording, tmp_path):
+    demo = tmp_path / "demo"
+    for _ in range(2):
+        proc = run_cli(zeroflow_bin, "demo", "--hours", 0.05, "--out", demo, "--device", "cpu", check=False)
+        assert proc.returncode == 0, proc.stderr
+    assert hidden_or_temporary(tmp_path) == []
+    assert summary_input(demo) == str(demo / "recording.csv")
+    results = tmp_path / "results"
+    assert run(zeroflow_bin, recording, "--out", results).returncode == 0
+    before = snapshot(tmp_path)
+    proc = run_cli(zeroflow_bin, "demo", "--hours", 0.05, "--out", results, "--device", "cpu", check=False)
+    assert proc.returncode == 1
+    assert len(error_lines(proc)) == 1 and "--force" in error_lines(proc)[0]
+    assert snapshot(tmp_path) == before
+
+
+def test_batches_into_one_out_never_mix(zeroflow_bin, recording, other_recording, tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("a", "b"):
+        shutil.copy(recording, inputs / f"{name}.csv")
+    shutil.copy(other_recording, inputs / "c.csv")
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, inputs / "a.csv", inputs / "b.csv", "--out", out).returncode == 0
+    before = snapshot(tmp_path)
+    proc = run(zeroflow_bin, inputs / "c.csv", inputs / "b.csv", "--out", out)  # b's folder holds results
+    assert proc.returncode == 1 and "--force" in error_lines(proc)[0]
+    assert snapshot(tmp_path) == before
+    proc = run(zeroflow_bin, inputs / "c.csv", inputs / "b.csv", "--out", out, "--force")
+    assert proc.returncode == 0, proc.stderr
+    # a/ belonged to the earlier batch only: it goes with its runs.csv.
+    assert sorted(p.name for p in out.iterdir()) == ["b", "c", "runs.csv"]
+    assert [r["input"] for r in read_runs(out)] == [str(inputs / "c.csv"), str(inputs / "b.csv")]
+    assert hidden_or_temporary(tmp_path) == []

@@ -1,6 +1,11 @@
 #include "zeroflow/io/csv.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -30,6 +35,83 @@ namespace {
 using detail::dialect;
 using detail::lexed_field;
 using detail::lex_status;
+
+// ---- entry checks: what is not CSV text is named before a byte of it is parsed ----
+
+constexpr std::size_t sniffed_bytes = 512;
+
+bool starts_with(std::string_view head, std::string_view magic) { return head.substr(0, magic.size()) == magic; }
+
+/// An EDF header: "0" and seven spaces, then at bytes 184-191 the header's size, a multiple of 256.
+bool looks_like_edf(std::string_view head) {
+  if (head.size() < 256 || !starts_with(head, "0       ")) return false;
+  std::size_t header_bytes = 0;
+  for (const char c : head.substr(184, 8)) {
+    if (c == ' ') continue;
+    if (c < '0' || c > '9') return false;
+    header_bytes = header_bytes * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return header_bytes >= 256 && header_bytes % 256 == 0;
+}
+
+/// Refuses compressed, binary and UTF-16/32 input by its first bytes, with what to do instead;
+/// parsed, such a file would fail with its raw bytes quoted in the message.
+void refuse_non_text(std::string_view head, std::string_view name) {
+  struct format {
+    std::string_view magic;
+    const char* what;
+  };
+  static constexpr std::array<format, 12> formats = {{
+      {"\x1f\x8b", "a gzip file; decompress it first (gunzip)"},
+      {"PK\x03\x04", "a ZIP archive (or an Excel .xlsx workbook); extract it, or save the sheet as CSV"},
+      {std::string_view("\xfd\x37zXZ\0", 6), "an xz file; decompress it first (unxz)"},
+      {"\x28\xb5\x2f\xfd", "a zstd file; decompress it first (unzstd)"},
+      {"7z\xbc\xaf\x27\x1c", "a 7-Zip archive; extract it first"},
+      {"\x89HDF\r\n\x1a\n", "an HDF5 file, not CSV text"},
+      {"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Excel .xls workbook (or another OLE file); save the sheet as CSV"},
+      {"%PDF-", "a PDF document, not CSV text"},
+      {std::string_view("\xff\xfe\0\0", 4), "UTF-32 text; save it as UTF-8 (iconv -f UTF-32 -t UTF-8)"},
+      {std::string_view("\0\0\xfe\xff", 4), "UTF-32 text; save it as UTF-8 (iconv -f UTF-32 -t UTF-8)"},
+      {"\xff\xfe", "UTF-16 text; save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"},
+      {"\xfe\xff", "UTF-16 text; save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"},
+  }};
+  for (const auto& f : formats)
+    if (starts_with(head, f.magic)) throw parse_error(zeroflow::detail::concat(name, ": this looks like ", f.what));
+  if (head.size() >= 10 && starts_with(head, "BZh") && head[3] >= '1' && head[3] <= '9' &&
+      head.substr(4, 6) == "1AY&SY")
+    throw parse_error(zeroflow::detail::concat(name, ": this looks like a bzip2 file; decompress it first (bunzip2)"));
+  if (looks_like_edf(head))
+    throw parse_error(zeroflow::detail::concat(name, ": this looks like an EDF recording, not CSV text; name it .edf"));
+  // Text holds no NUL bytes; UTF-16 without a byte-order mark has one in every other byte.
+  const std::size_t nul = head.find('\0');
+  if (nul == std::string_view::npos) return;
+  std::size_t even = 0, odd = 0;
+  for (std::size_t i = 0; i < head.size(); ++i)
+    if (head[i] == '\0') ++(i % 2 == 0 ? even : odd);
+  if (head.size() >= 8 && (even >= head.size() / 2 - 1 || odd >= head.size() / 2 - 1) && (even == 0 || odd == 0))
+    throw parse_error(
+        zeroflow::detail::concat(name, ": this looks like UTF-16 text; save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"));
+  throw parse_error(
+      zeroflow::detail::concat(name, ": byte ", nul + 1, " is a NUL byte: this is a binary file, not CSV text"));
+}
+
+/// The entry of read_csv: a FIFO, socket or device is refused before it is opened for reading
+/// (which would wait for a writer forever), then the first bytes are checked for non-text formats.
+/// A file that cannot be opened is left to the reader, whose message says why.
+void check_csv_file(const std::filesystem::path& path, std::string_view name) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  std::array<char, sniffed_bytes> head{};
+  ssize_t got = 0;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular) got = ::pread(fd, head.data(), head.size(), 0);
+  ::close(fd);
+  if (!regular)
+    throw parse_error(zeroflow::detail::concat(name, " is not a regular file (a FIFO, socket, device or folder); ",
+                                               "CSV is read from files: save the data to one first"));
+  if (got > 0) refuse_non_text(std::string_view(head.data(), static_cast<std::size_t>(got)), name);
+}
 
 bool number_char(char c) { return (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-'; }
 bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -257,6 +339,7 @@ void prepare_csv_reads(device where, stream_view stream) {
 
 table read_csv_buffer(std::string_view text, std::string_view name_for_errors, const csv_options& options,
                       stream_view stream) {
+  refuse_non_text(text.substr(0, sniffed_bytes), name_for_errors);
 #if ZEROFLOW_HAS_CUDA
   // CUDA output is parsed on the GPU (csv_cuda.cpp), which hands back to this reader, with a
   // CPU target, whatever it does not take (bad options or header, no data rows).
@@ -266,6 +349,7 @@ table read_csv_buffer(std::string_view text, std::string_view name_for_errors, c
 }
 
 table read_csv(const std::filesystem::path& path, const csv_options& options, stream_view stream) {
+  check_csv_file(path, path.string());
 #if ZEROFLOW_HAS_CUDA
   if (options.where.type == device_type::cuda) return detail::read_csv_cuda(path, options, stream);  // see above
 #endif

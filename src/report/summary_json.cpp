@@ -89,7 +89,9 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
 
 void write_summary_json(const pipeline::run_result& r, const pipeline::run_options& options,
                         const std::filesystem::path& path) {
-  const auto text = summary_json(r, options).dump(2);
+  // File, column and lead names are bytes, not always UTF-8 (a Latin-1 file name, a header cell):
+  // what is not UTF-8 is written as U+FFFD rather than failing the run after its work is done.
+  const auto text = summary_json(r, options).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   io::write_atomically(path, [&](std::ostream& out) { out << text << '\n'; });
 }
 

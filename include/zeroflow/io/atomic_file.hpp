@@ -13,4 +13,13 @@ namespace zeroflow::io {
 /// untouched and the exception (or a zeroflow::error naming the path) propagates.
 void write_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
 
+/// @brief Removes the temporary file of every write_atomically in progress, and makes every later
+/// call wait for good instead of creating one: for a process about to end on a signal (SIGINT,
+/// SIGTERM), so that it leaves no hidden half-written file behind.
+///
+/// Call it from an ordinary thread (one that waits for the signal), not from a signal handler, and
+/// end the process right after it (`_exit`): the writers it stops never return. A temporary is
+/// registered before it is created, under the same lock this function takes, so none escapes.
+void abandon_writes() noexcept;
+
 }  // namespace zeroflow::io

@@ -1,0 +1,91 @@
+#include "error_text.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <new>
+
+#include "zeroflow/config.hpp"
+#if ZEROFLOW_HAS_TORCH
+#include <c10/util/Exception.h>
+#endif
+
+namespace zeroflow::cli {
+
+namespace {
+
+constexpr std::size_t longest_message = 2000;
+
+/// Bytes of the valid UTF-8 character at text[i] (2 to 4), or 0 when there is none.
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t extra = 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    extra = 1;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    extra = 2;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    extra = 3;
+  else
+    return 0;
+  if (i + extra >= text.size()) return 0;
+  for (std::size_t k = 1; k <= extra; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are no characters.
+  const unsigned char second = byte(i + 1);
+  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) || (lead == 0xF0 && second < 0x90) ||
+      (lead == 0xF4 && second >= 0x90))
+    return 0;
+  return extra + 1;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size() && out.size() < longest_message;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      ++i;
+    } else if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", c);
+      out += escaped;
+      ++i;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() >= longest_message) out += "...";
+  return out;
+}
+
+std::string message_of(const std::exception& e) {
+#if ZEROFLOW_HAS_TORCH
+  // LibTorch's what() carries a C++ stack trace; its own message is the first line without it.
+  if (const auto* oom = dynamic_cast<const c10::OutOfMemoryError*>(&e))
+    return one_line("out of GPU memory while running the model (" + first_line(oom->msg()) +
+                    "); try a smaller --batch, or --device cpu");
+  if (const auto* torch_error = dynamic_cast<const c10::Error*>(&e))
+    return one_line("the model failed: " + first_line(torch_error->msg()));
+#endif
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr)
+    return "out of memory: this machine has too little free memory for the recording and these parameters";
+  if (const auto* fs_error = dynamic_cast<const std::filesystem::filesystem_error*>(&e)) {
+    std::string where = fs_error->path1().string();
+    if (!fs_error->path2().empty()) where += " -> " + fs_error->path2().string();
+    return one_line((where.empty() ? std::string() : where + ": ") + fs_error->code().message());
+  }
+  return one_line(e.what());
+}
+
+}  // namespace zeroflow::cli

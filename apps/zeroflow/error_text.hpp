@@ -1,0 +1,20 @@
+#pragma once
+// The one line a failed command prints: the exception's message in a person's terms, never a
+// stack trace, a library's internals or raw bytes from a file.
+#include <exception>
+#include <string>
+#include <string_view>
+
+namespace zeroflow::cli {
+
+/// @brief The message of `e` for a person: LibTorch's errors without their stack trace (an
+/// out-of-memory one with what to try), out of memory as such, file system errors as "PATH:
+/// reason"; then made one line (one_line).
+[[nodiscard]] std::string message_of(const std::exception& e);
+
+/// @brief `text` as one printable line: line breaks and tabs become spaces, other control
+/// characters and bytes that are not UTF-8 become \xNN (a file name or cell may hold anything),
+/// and a message longer than 2000 bytes is cut with "...".
+[[nodiscard]] std::string one_line(std::string_view text);
+
+}  // namespace zeroflow::cli

@@ -1,0 +1,72 @@
+#pragma once
+// The results of `zeroflow run` / `score` in their output folder, as one set: a run writes them to a
+// staging folder first and moves them in together when it has succeeded, so that a folder never
+// holds files from two runs side by side, and a failed or interrupted run leaves the folder as it
+// was. Earlier results are replaced only when asked (--force), and then all of them, stale ones
+// (figures/, evaluation.json, another layout's files) included.
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace zeroflow::cli {
+
+/// @brief The names a run's results have in its folder: beats.csv, summary.json, report.html,
+/// model.pt, figures, evaluation.json (`zeroflow evaluate`), runs.csv (several recordings).
+[[nodiscard]] const std::vector<std::string>& result_names();
+
+/// @brief Results of earlier runs in `out`: its entries named in result_names(), the result
+/// entries of the recording folders its runs.csv lists, and those of `recording_folders` (the
+/// folders of this run's recordings, by name inside `out`). Links are listed as themselves.
+[[nodiscard]] std::vector<std::filesystem::path> earlier_results(const std::filesystem::path& out,
+                                                                 const std::vector<std::string>& recording_folders);
+
+/// @brief The one line that refuses to replace `earlier` (results found in `out`) without --force.
+[[nodiscard]] std::string refusal_to_replace(const std::filesystem::path& out,
+                                             const std::vector<std::filesystem::path>& earlier);
+
+/// @brief An exclusive lock (flock) on a folder, held while the object lives: two commands never
+/// write into one output folder at the same time. Nothing is left in the folder.
+class folder_lock {
+ public:
+  /// @throws zeroflow::error when another process holds the lock, or the folder cannot be opened
+  explicit folder_lock(const std::filesystem::path& folder);
+  ~folder_lock();
+  folder_lock(const folder_lock&) = delete;
+  folder_lock& operator=(const folder_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// @brief A hidden folder inside `out` where a run writes its results; commit() moves them into
+/// `out`, discard() (or the destructor, when not committed) removes it with all it holds.
+class staged_results {
+ public:
+  /// @throws zeroflow::error when the folder cannot be made (`out` not writable, disk full)
+  explicit staged_results(const std::filesystem::path& out);
+  ~staged_results();
+  staged_results(const staged_results&) = delete;
+  staged_results& operator=(const staged_results&) = delete;
+
+  /// The staging folder: write the results here, under the names they will have in `out`.
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+  /// @brief Moves the earlier results `replaced` out of the way, then every entry of the staging
+  /// folder into `out` (a folder into a folder of the same name that is already there, entry by
+  /// entry), then removes the earlier results and any recording folder they leave empty. On
+  /// failure every move is undone and the earlier results are back.
+  /// @throws zeroflow::error naming the entry that could not be moved
+  void commit(const std::vector<std::filesystem::path>& replaced);
+
+  /// @brief Removes the staging folder (and earlier results set aside by an unfinished commit go
+  /// back); a no-op after commit(). Never throws. Safe from another thread (an interrupt).
+  void discard() noexcept;
+
+ private:
+  std::filesystem::path out_, path_;
+  std::mutex lock_;
+  bool done_ = false;
+};
+
+}  // namespace zeroflow::cli
