@@ -21,6 +21,7 @@
 #include "commands.hpp"
 #include "csv_line.hpp"
 #include "flag_checks.hpp"
+#include "results_folder.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/eval/beat_evaluation.hpp"
 #include "zeroflow/io/atomic_file.hpp"
@@ -173,6 +174,8 @@ void write_per_beat_csv(const std::filesystem::path& path, const eval::beat_eval
 
 void evaluate(const evaluate_flags& f) {
   const std::filesystem::path out = f.out;
+  // A run replacing these results (--force) must not swap them while they are read.
+  const folder_lock lock(out);
   const auto summary_text = read_text(out / "summary.json", "summary.json gives the sample rate");
   const auto summary = nlohmann::json::parse(summary_text, nullptr, /*allow_exceptions=*/false);
   if (summary.is_discarded() || !summary.is_object())

@@ -1,4 +1,8 @@
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
@@ -96,6 +100,12 @@ std::filesystem::path generate(const generate_flags& f) {
   // files it has finished (each registered once it is in place).
   const output_folder folder = csv.has_parent_path() ? make_output_folder(csv.parent_path()) : output_folder{};
   const undo_on_interrupt remove_folder([folder] { remove_created(folder); });
+  const auto parent = csv.has_parent_path() ? csv.parent_path() : std::filesystem::path(".");
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    const int why = errno;
+    remove_created(folder);
+    ZF_THROW(error, "cannot write into ", parent.string(), ": ", std::strerror(why));
+  }
   std::vector<std::filesystem::path> written;
   std::vector<std::unique_ptr<undo_on_interrupt>> remove_written;
   try {

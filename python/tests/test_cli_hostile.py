@@ -646,3 +646,21 @@ def test_batches_into_one_out_never_mix(zeroflow_bin, recording, other_recording
     assert sorted(p.name for p in out.iterdir()) == ["b", "c", "runs.csv"]
     assert [r["input"] for r in read_runs(out)] == [str(inputs / "c.csv"), str(inputs / "b.csv")]
     assert hidden_or_temporary(tmp_path) == []
+
+
+def test_python_read_csv_refuses_the_same_inputs_with_parse_error(recording, tmp_path):
+    # The module shares the CSV reader's entry checks: zeroflow.ParseError with the same line, never a
+    # UnicodeDecodeError from the file's bytes, and a FIFO does not block the interpreter.
+    import gzip
+
+    import zeroflow as zf
+    import zeroflow.io
+    (tmp_path / "rec.csv.gz").write_bytes(gzip.compress(recording.read_bytes()))
+    (tmp_path / "rec16.csv").write_bytes(recording.read_text().encode("utf-16"))
+    os.mkfifo(tmp_path / "stream.csv")
+    for name, needle in [("rec.csv.gz", "this looks like a gzip file"), ("rec16.csv", "this looks like UTF-16 text"),
+                         ("stream.csv", "is not a regular file")]:
+        with pytest.raises(zf.ParseError, match=needle):
+            zf.read_csv(tmp_path / name)
+    with pytest.raises(zf.ParseError, match="x.csv: byte 7 is a NUL byte"):
+        zf.io.read_csv_text("ecg\n1\n\0\0", name="x.csv")
