@@ -21,6 +21,7 @@
 #include "commands.hpp"
 #include "csv_line.hpp"
 #include "flag_checks.hpp"
+#include "input_checks.hpp"
 #include "results_folder.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/eval/beat_evaluation.hpp"
@@ -41,6 +42,8 @@ struct evaluate_flags {
 };
 
 std::string read_text(const std::filesystem::path& path, const char* what) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) require_readable_file(path, path.filename().string());  // not a FIFO
   std::ifstream in(path, std::ios::binary);
   if (!in)
     ZF_THROW(error, "cannot open ", path.string(), ": is ", path.parent_path().string(),
@@ -176,6 +179,10 @@ void evaluate(const evaluate_flags& f) {
   const std::filesystem::path out = f.out;
   // A run replacing these results (--force) must not swap them while they are read.
   const folder_lock lock(out);
+  // Where the results go is checked before the work.
+  const std::filesystem::path json_file = f.json.empty() ? out / "evaluation.json" : std::filesystem::path(f.json);
+  require_replaceable_file(json_file, "the evaluation");
+  if (!f.per_beat.empty()) require_replaceable_file(f.per_beat, "--per-beat");
   const auto summary_text = read_text(out / "summary.json", "summary.json gives the sample rate");
   const auto summary = nlohmann::json::parse(summary_text, nullptr, /*allow_exceptions=*/false);
   if (summary.is_discarded() || !summary.is_object())
@@ -195,6 +202,7 @@ void evaluate(const evaluate_flags& f) {
   }
 
   const auto d = read_beats_csv(out / "beats.csv");
+  require_readable_file(labels_file, "labels");
   const auto labels = io::read_labels(labels_file);
   const auto e = eval::evaluate_beats(d.peaks, d.scores, labels, eval::tolerance_samples(f.tolerance, sample_rate));
   print_table(e, labels_file, sample_rate);
@@ -203,7 +211,7 @@ void evaluate(const evaluate_flags& f) {
                             {"labels", std::filesystem::absolute(labels_file).string()},
                             {"sample_rate", sample_rate},
                             {"evaluation", report::evaluation_json(e, sample_rate)}};
-  const std::filesystem::path json_file = f.json.empty() ? out / "evaluation.json" : std::filesystem::path(f.json);
+
   // A labels or output path that is not UTF-8 is written with U+FFFD where its bytes are not.
   const auto text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   io::write_atomically(json_file, [&](std::ostream& file) { file << text << '\n'; });

@@ -59,9 +59,11 @@ void check_generate(const generate_flags& f) {
                                                         " Hz is ", static_cast<long long>(samples),
                                                         " samples; one recording holds at most 2^33 - 1 (8589934591)"));
   const std::filesystem::path csv = f.out;
+  if (csv.empty()) throw CLI::ValidationError("--out is empty; name the CSV file to write");
   std::error_code ec;
   if (std::filesystem::is_directory(csv, ec))
     ZF_THROW(error, csv.string(), " is a folder; give the CSV file to write, e.g. ", (csv / "recording.csv").string());
+  for (const auto& file : recording_files(csv)) require_replaceable_file(file, "the recording");
   // A line is a sign, a digit, the point, the decimals and a line break; a labels line ~20 bytes.
   const double beats = o.hours * 60.0 * o.heart_rate_bpm * 1.1;
   require_room_for_recording(csv, samples, f.decimals + 4.0, beats * 20.0);

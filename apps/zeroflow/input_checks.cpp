@@ -46,6 +46,15 @@ void require_readable_file(const std::filesystem::path& path, const std::string&
   ::close(fd);
 }
 
+void require_replaceable_file(const std::filesystem::path& path, const std::string& what) {
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(path, ec);
+  if (!std::filesystem::exists(status) || std::filesystem::is_regular_file(status)) return;
+  ZF_THROW(error, "cannot write ", what, " ", path.string(), ": ",
+           std::filesystem::is_directory(status) ? "it is a folder" : "it exists and is not a regular file",
+           "; give the name of a file to write");
+}
+
 void require_readable_recording(const std::filesystem::path& path) {
   require_readable_file(path, "recording");
   if (lower_extension(path) != ".hea") return;

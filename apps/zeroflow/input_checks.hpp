@@ -15,6 +15,12 @@ namespace zeroflow::cli {
 ///         device: reading one would wait for a writer forever) or not readable
 void require_readable_file(const std::filesystem::path& path, const std::string& what);
 
+/// @brief Refuses to write `path` when something other than a regular file has that name (a
+/// folder, a link, a FIFO, a device such as /dev/null): a file is written beside it and renamed
+/// over it, which would replace that thing itself.
+/// @param what what the file is, for the message ("the CSV", "--json")
+void require_replaceable_file(const std::filesystem::path& path, const std::string& what);
+
 /// @brief Refuses a recording that cannot be read: the file itself and, for a WFDB header
 /// (NAME.hea), every signal file it names.
 void require_readable_recording(const std::filesystem::path& path);

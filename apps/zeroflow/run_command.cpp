@@ -194,6 +194,7 @@ void check_flags(const run_flags& f) {
   if (!(s.min_beat_seconds < s.max_beat_seconds))
     throw CLI::ValidationError(zeroflow::detail::concat(
         "--min-beat ", s.min_beat_seconds, " s must be shorter than --max-beat ", s.max_beat_seconds, " s"));
+  if (f.out.empty()) throw CLI::ValidationError("--out is empty; name the output folder");
   if (f.inputs.size() > 1 && !f.labels.empty())
     throw CLI::ValidationError(
         zeroflow::detail::concat("--labels names one file, but ", f.inputs.size(),

@@ -664,3 +664,45 @@ def test_python_read_csv_refuses_the_same_inputs_with_parse_error(recording, tmp
             zf.read_csv(tmp_path / name)
     with pytest.raises(zf.ParseError, match="x.csv: byte 7 is a NUL byte"):
         zf.io.read_csv_text("ecg\n1\n\0\0", name="x.csv")
+
+
+def test_evaluate_neither_reads_nor_replaces_a_fifo(zeroflow_bin, recording, tmp_path):
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, recording, "--out", out).returncode == 0
+    fifo = tmp_path / "eval.json"
+    os.mkfifo(fifo)
+    before = snapshot(tmp_path)
+    proc = subprocess.run([str(zeroflow_bin), "evaluate", str(out), "--json", str(fifo)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 1
+    assert error_lines(proc) == [f"zeroflow: error: cannot write the evaluation {fifo}: it exists and is not a regular "
+                                 "file; give the name of a file to write"]
+    (out / "beats.csv").unlink()
+    os.mkfifo(out / "beats.csv")
+    before = snapshot(tmp_path)
+    proc = subprocess.run([str(zeroflow_bin), "evaluate", str(out)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "is not a regular file" in error_lines(proc)[0]
+    assert snapshot(tmp_path) == before
+
+
+def test_generate_replaces_no_special_file(zeroflow_bin, tmp_path):
+    # write_atomically renames over its target: over a FIFO (or /dev/null, as root) that would replace it.
+    os.mkfifo(tmp_path / "rec.labels.csv")
+    before = snapshot(tmp_path)
+    proc = run_cli(zeroflow_bin, "generate", "--hours", 0.01, "--out", tmp_path / "rec.csv", check=False)
+    assert proc.returncode == 1
+    assert error_lines(proc) == [f"zeroflow: error: cannot write the recording {tmp_path / 'rec.labels.csv'}: it "
+                                 "exists and is not a regular file; give the name of a file to write"]
+    assert snapshot(tmp_path) == before
+
+
+def test_a_wfdb_record_whose_signal_file_is_a_fifo_is_refused(zeroflow_bin, tmp_path):
+    (tmp_path / "rec.hea").write_text("rec 1 250 1000\nrec.dat 16 200 16 0 0 0 0 MLII\n")
+    os.mkfifo(tmp_path / "rec.dat")
+    before = snapshot(tmp_path)
+    proc = subprocess.run([str(zeroflow_bin), "run", str(tmp_path / "rec.hea"), "--out", str(tmp_path / "out"),
+                           "--device", "cpu"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert error_lines(proc) == [f"zeroflow: error: {tmp_path / 'rec.dat'} is not a regular file (a FIFO, socket or "
+                                 "device); zeroflow reads the signal file of rec.hea from a file: save it to one first"]
+    assert snapshot(tmp_path) == before
