@@ -119,6 +119,7 @@ staged_results::staged_results(const fs::path& out) : out_(out) {
       fs::remove_all(entry.path(), ec);
   }
   path_ = out_ / (".zeroflow-run-" + pid_suffix());
+  undo_.emplace([this] { discard(); });  // registered before the folder exists, so none escapes
   fs::remove_all(path_, ec);
   if (!fs::create_directory(path_, ec) || ec)
     ZF_THROW(error, "cannot write into the output folder ", out_.string(), ": ",

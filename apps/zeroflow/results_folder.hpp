@@ -6,8 +6,11 @@
 // (figures/, evaluation.json, another layout's files) included.
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "interrupt.hpp"
 
 namespace zeroflow::cli {
 
@@ -40,7 +43,8 @@ class folder_lock {
 };
 
 /// @brief A hidden folder inside `out` where a run writes its results; commit() moves them into
-/// `out`, discard() (or the destructor, when not committed) removes it with all it holds.
+/// `out`, discard() (or the destructor, when not committed, or an interrupt) removes it with all it
+/// holds.
 class staged_results {
  public:
   /// @throws zeroflow::error when the folder cannot be made (`out` not writable, disk full)
@@ -67,6 +71,7 @@ class staged_results {
   std::filesystem::path out_, path_;
   std::mutex lock_;
   bool done_ = false;
+  std::optional<undo_on_interrupt> undo_;  // last: unregistered before what it uses goes
 };
 
 }  // namespace zeroflow::cli

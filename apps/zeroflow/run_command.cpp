@@ -281,8 +281,7 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
     const folder_lock lock(out);
     const auto earlier = replaceable(earlier_results(out, names), f);
     if (!earlier.empty() && !f.force) throw error(refusal_to_replace(out, earlier));
-    staged_results staged(out);
-    const undo_on_interrupt remove_staged([&staged] { staged.discard(); });
+    staged_results staged(out);  // removed again if this run fails or is interrupted
     if (batch) {
       runs = run_batch(f, names, out, staged.path(), training);
     } else {
