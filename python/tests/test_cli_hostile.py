@@ -704,5 +704,5 @@ def test_a_wfdb_record_whose_signal_file_is_a_fifo_is_refused(zeroflow_bin, tmp_
                            "--device", "cpu"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert error_lines(proc) == [f"zeroflow: error: {tmp_path / 'rec.dat'} is not a regular file (a FIFO, socket or "
-                                 "device); zeroflow reads the signal file of rec.hea from a file: save it to one first"]
+                                 "device); zeroflow reads the signal file from a file: save it to one first"]
     assert snapshot(tmp_path) == before
