@@ -4,6 +4,8 @@
 // (io::abandon_writes), and so does whatever the command registered as unfinished (a staging
 // folder, an output folder it made, a recording written without its labels).
 //
+// A signal that the parent process ignores (a background job of a script, nohup) stays ignored.
+//
 // The handler itself only wakes a thread of its own (a byte down a pipe); that thread does the
 // clean-up and ends the process, so the clean-up may use the file system freely while the
 // command's own thread is stopped at its next file operation or keeps computing.
