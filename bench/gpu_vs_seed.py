@@ -66,13 +66,13 @@ ref = json.loads(result_lines[-1][7:]) if result_lines else {}
 out = work / "zf-out"
 t0 = time.perf_counter()
 # Like with like: the seed's segmentation (--segmentation seed) for the stage table.
-run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--segmentation", "seed", "--out", str(out)],
+run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--segmentation", "seed", "--force", "--out", str(out)],
                      capture_output=True, text=True)
 wall = time.perf_counter() - t0
 # zeroflow's default (robust detection, every beat scored by shape and rhythm): its own rows.
 robust_out = work / "zf-out-robust"
 t0 = time.perf_counter()
-robust_run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--out", str(robust_out)],
+robust_run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--force", "--out", str(robust_out)],
                             capture_output=True, text=True)
 robust_wall = time.perf_counter() - t0
 if robust_run.returncode != 0:
@@ -82,7 +82,7 @@ print(run.stderr[-4000:], flush=True)
 summary = json.loads((out / "summary.json").read_text()) if run.returncode == 0 else {"stages_ms": {}}
 ms = summary["stages_ms"]
 raw_out = work / "zf-out-raw"
-raw_run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--segmentation", "seed", "--normalize", "none",
+raw_run = subprocess.run([zeroflow, "run", str(csv), "--device", "cuda", "--segmentation", "seed", "--normalize", "none", "--force",
                           "--out", str(raw_out)], capture_output=True, text=True)
 if raw_run.returncode != 0:
     print(raw_run.stderr[-2000:], flush=True)
@@ -115,6 +115,8 @@ for name, peer_ms, zf_ms, floor in rows:
     fmt = lambda v: f"{v:10.1f}" if v is not None else f"{'-':>10s}"
     ratio = f"{peer_ms / zf_ms:8.1f}x" if peer_ms and zf_ms else f"{'-':>9s}"
     print(f"{name:30s} {fmt(peer_ms)} {fmt(zf_ms):>12s} {ratio} {fmt(floor)[1:]:>9s}")
+print("default (robust) run's stages, ms: " +
+      ", ".join(f"{k} {v:.1f}" for k, v in robust.get("stages_ms", {}).items()))
 print(f"beats found/kept: seed {ref.get('beats_found')}/{ref.get('beats_kept')}, "
       f"zeroflow --segmentation seed {summary.get('beats_found')}/{summary.get('beats_kept')}, "
       f"zeroflow default {robust.get('beats_found')} (every beat scored)")

@@ -65,7 +65,7 @@ def main():
     if not recording.exists():
         run([args.zeroflow, "generate", "--hours", args.hours, "--out", recording])
     out = folder / "run"
-    took = run([args.zeroflow, "run", recording, "--out", out, "--device", args.device, "--epochs", args.epochs])
+    took = run([args.zeroflow, "run", recording, "--force", "--out", out, "--device", args.device, "--epochs", args.epochs])
     summary = json.loads((out / "summary.json").read_text())
     report = out / "report.html"
     html = report.read_text()

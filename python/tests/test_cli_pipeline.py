@@ -164,5 +164,5 @@ def test_many_recordings_one_folder_each_and_a_failure_skipped(zeroflow_bin, sho
 def test_labels_flag_names_one_recording(zeroflow_bin, short_recording, tmp_path):
     proc = run_cli(zeroflow_bin, "run", short_recording, short_recording, "--labels", short_recording,
                    "--out", tmp_path, check=False)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error
     assert "--labels names one file, but 2 recordings were given" in proc.stderr

@@ -146,19 +146,19 @@ void store_float(std::string_view text, T* out, std::int64_t row, const scan_con
   switch (status) {
     case cell_status::ok: break;
     case cell_status::empty:
-      if (!allow) fail_cell(ctx, line, col, "empty cell (missing values need na_policy::nan)");
+      if (!allow) fail_cell(ctx, line, col, "empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
       break;
     case cell_status::missing:
-      if (!allow) fail_cell(ctx, line, col, "missing value " + quoted(text) + " (missing values need na_policy::nan)");
+      if (!allow) fail_cell(ctx, line, col, "missing value " + quoted(text) + " (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
       break;
     case cell_status::infinite:
       if (!allow)
-        fail_cell(ctx, line, col, "infinite value " + quoted(text) + " (non-finite values need na_policy::nan)");
+        fail_cell(ctx, line, col, "infinite value " + quoted(text) + " (zeroflow.read_csv reads non-finite values as NaN with na=\"nan\")");
       break;
     case cell_status::out_of_range:
       if (!allow)
         fail_cell(ctx, line, col,
-                  quoted(text) + " is out of range for " + dtype_name(kind) + " (reads as infinity with na_policy::nan)");
+                  quoted(text) + " is out of range for " + dtype_name(kind) + " (zeroflow.read_csv reads it as infinity with na=\"nan\")");
       break;
     case cell_status::bad: fail_cell(ctx, line, col, "cannot parse " + quoted(text) + " as " + dtype_name(kind));
   }

@@ -129,8 +129,11 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
   // Only the wanted column is parsed; the others may hold text.
   if (options.lead.empty())
     csv.columns = {column_ref(std::size_t{0})};
-  else if (is_index(options.lead))
+  else if (is_index(options.lead)) {
+    ZF_EXPECTS(index_of(options.lead) != std::numeric_limits<std::size_t>::max(), path.string(), ": no column ",
+               options.lead, " (give a column name or a 0-based index)");
     csv.columns = {column_ref(index_of(options.lead))};
+  }
   else
     csv.columns = {column_ref(options.lead)};
   csv.default_type = float32;

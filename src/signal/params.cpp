@@ -23,26 +23,26 @@ segment_sizes sizes_for(const segment_params& params) {
   ZF_EXPECTS(std::isfinite(params.sample_rate) && params.sample_rate > 0,
              "the sample rate must be a positive number of samples per second, got ", params.sample_rate);
   segment_sizes s;
-  s.ricker_width = samples(params.ricker_seconds, params.sample_rate, "ricker_seconds");
-  s.nms_window = samples(params.nms_window_seconds, params.sample_rate, "nms_window_seconds");
-  s.min_length = samples(params.min_beat_seconds, params.sample_rate, "min_beat_seconds");
-  s.max_length = samples(params.max_beat_seconds, params.sample_rate, "max_beat_seconds");
+  s.ricker_width = samples(params.ricker_seconds, params.sample_rate, "the Ricker band-pass width");
+  s.nms_window = samples(params.nms_window_seconds, params.sample_rate, "the NMS window");
+  s.min_length = samples(params.min_beat_seconds, params.sample_rate, "the shortest kept beat (--min-beat)");
+  s.max_length = samples(params.max_beat_seconds, params.sample_rate, "the longest kept beat (--max-beat)");
   ZF_EXPECTS(s.nms_window >= 2, "the NMS window must span at least 2 samples, got ", s.nms_window, " (",
              params.nms_window_seconds, " s at ", params.sample_rate, " Hz)");
   ZF_EXPECTS(s.min_length <= s.max_length, "min_beat_seconds (", s.min_length, " samples) exceeds max_beat_seconds (",
              s.max_length, " samples)");
   // The VAE halves the row three times and its decoder doubles it back: a power of two >= 16.
-  s.refractory = samples(params.refractory_seconds, params.sample_rate, "refractory_seconds");
-  s.t_wave = samples(params.t_wave_seconds, params.sample_rate, "t_wave_seconds");
-  s.replace = samples(params.replace_seconds, params.sample_rate, "replace_seconds");
-  s.slope_half_window = samples(params.slope_seconds, params.sample_rate, "slope_seconds");
-  s.learn = samples(params.learn_seconds, params.sample_rate, "learn_seconds");
-  s.stretch = samples(params.stretch_seconds, params.sample_rate, "stretch_seconds");
-  s.overlap = samples(params.overlap_seconds, params.sample_rate, "overlap_seconds");
-  ZF_EXPECTS(s.overlap >= s.learn, "overlap_seconds (", params.overlap_seconds, ") must be at least learn_seconds (",
-             params.learn_seconds, ")");
-  s.window_before = samples(params.window_before_seconds, params.sample_rate, "window_before_seconds");
-  s.window_after = samples(params.window_after_seconds, params.sample_rate, "window_after_seconds");
+  s.refractory = samples(params.refractory_seconds, params.sample_rate, "the refractory period");
+  s.t_wave = samples(params.t_wave_seconds, params.sample_rate, "the T-wave window");
+  s.replace = samples(params.replace_seconds, params.sample_rate, "the P-wave window");
+  s.slope_half_window = samples(params.slope_seconds, params.sample_rate, "the slope window");
+  s.learn = samples(params.learn_seconds, params.sample_rate, "the learning window");
+  s.stretch = samples(params.stretch_seconds, params.sample_rate, "the detector's stretch");
+  s.overlap = samples(params.overlap_seconds, params.sample_rate, "the detector's overlap");
+  ZF_EXPECTS(s.overlap >= s.learn, "the detector's overlap (", params.overlap_seconds, " s) must be at least its learning window (",
+             params.learn_seconds, " s)");
+  s.window_before = samples(params.window_before_seconds, params.sample_rate, "the beat window before the peak");
+  s.window_after = samples(params.window_after_seconds, params.sample_rate, "the beat window after the peak");
   const std::int64_t row_samples =
       params.method == segmentation_method::seed ? s.max_length : s.window_before + s.window_after;
   // The VAE halves the row three times and its decoder doubles it back: a power of two >= 16.

@@ -285,17 +285,17 @@ TEST(Csv, QuotedFields) {
 // ---- missing values ----------------------------------------------------------------------------
 
 TEST(Csv, NaPolicyErrorRefusesEveryMissingSpelling) {
-  EXPECT_EQ(csv_error("a,b\n1,\n"), "t.csv:2: column 2 (\"b\"): empty cell (missing values need na_policy::nan)");
+  EXPECT_EQ(csv_error("a,b\n1,\n"), "t.csv:2: column 2 (\"b\"): empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
   EXPECT_EQ(csv_error("a,b\n1,2\n,3\n"),
-            "t.csv:3: column 1 (\"a\"): empty cell (missing values need na_policy::nan)");
+            "t.csv:3: column 1 (\"a\"): empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
   for (std::string s : {"nan", "NaN", "NAN", "-nan", "+nan", "NA", "n/a", "N/A", "null", "NULL", "None"})
     EXPECT_EQ(csv_error("a,b\n1," + s + "\n"),
-              "t.csv:2: column 2 (\"b\"): missing value \"" + s + "\" (missing values need na_policy::nan)");
+              "t.csv:2: column 2 (\"b\"): missing value \"" + s + "\" (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
   for (std::string s : {"inf", "-inf", "+inf", "Inf", "INF", "infinity", "-Infinity", "INFINITY"})
     EXPECT_EQ(csv_error("a,b\n1," + s + "\n"),
-              "t.csv:2: column 2 (\"b\"): infinite value \"" + s + "\" (non-finite values need na_policy::nan)");
+              "t.csv:2: column 2 (\"b\"): infinite value \"" + s + "\" (zeroflow.read_csv reads non-finite values as NaN with na=\"nan\")");
   EXPECT_EQ(csv_error("a\n1e39\n"),
-            "t.csv:2: column 1 (\"a\"): \"1e39\" is out of range for float32 (reads as infinity with na_policy::nan)");
+            "t.csv:2: column 1 (\"a\"): \"1e39\" is out of range for float32 (zeroflow.read_csv reads it as infinity with na=\"nan\")");
   io::csv_options o;
   o.default_type = zf::float64;
   EXPECT_THAT(csv_error("a\n-1e309\n", o), HasSubstr("\"-1e309\" is out of range for float64"));
