@@ -167,11 +167,6 @@ device device_of_pointer(const void* pointer) {
 #endif
 }
 
-/// Messages and names as Python text that never fails to decode: for the exception translator
-/// (module.cpp) and the names the io bindings return.
-void set_python_error(PyObject* type, const char* message) noexcept;
-nb::str text_to_python(const std::string& text);
-
 void set_python_error(PyObject* type, const char* message) noexcept {
   // PyErr_SetString decodes the message as strict UTF-8 and, on a file or column name that is not
   // (Latin-1, raw bytes), raises UnicodeDecodeError instead of the error itself; those bytes are

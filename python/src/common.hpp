@@ -94,4 +94,9 @@ void bind_signal(nb::module_& m);
 void bind_model(nb::module_& m);
 void bind_synth(nb::module_& m);
 
+/// Messages and names as Python text that never fails to decode: for the exception translator
+/// (module.cpp) and the names the io bindings return.
+void set_python_error(PyObject* type, const char* message) noexcept;
+nb::str text_to_python(const std::string& text);
+
 }  // namespace zeroflow::python

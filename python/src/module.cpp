@@ -35,15 +35,15 @@ NB_MODULE(_zeroflow, m) {
     try {
       std::rethrow_exception(p);
     } catch (const zeroflow::parse_error& e) {
-      PyErr_SetString(parse_error_type, e.what());
+      set_python_error(parse_error_type, e.what());
     } catch (const zeroflow::invalid_argument& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      set_python_error(PyExc_ValueError, e.what());
     } catch (const zeroflow::out_of_memory& e) {
-      PyErr_SetString(PyExc_MemoryError, e.what());
+      set_python_error(PyExc_MemoryError, e.what());
     } catch (const zeroflow::cuda_error& e) {
-      PyErr_SetString(cuda_error_type, e.what());
+      set_python_error(cuda_error_type, e.what());
     } catch (const zeroflow::error& e) {
-      PyErr_SetString(error_type, e.what());
+      set_python_error(error_type, e.what());
     }
   });
   m.attr("__version__") = ZEROFLOW_VERSION;
