@@ -11,13 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "zeroflow/config.hpp"
@@ -50,7 +49,8 @@ void generate_electricity_files(const electricity_flags& f) {
   const std::filesystem::path csv = f.out;
   std::error_code ec;
   if (std::filesystem::is_directory(csv, ec))
-    ZF_THROW(error, csv.string(), " is a folder; give the CSV file to write, e.g. ", (csv / "electricity.csv").string());
+    ZF_THROW(error, csv.string(), " is a folder; give the CSV file to write, e.g. ",
+             (csv / "electricity.csv").string());
   if (csv.has_parent_path()) std::filesystem::create_directories(csv.parent_path());
   char what[160];
   std::snprintf(what, sizeof what, "generating %g days of electricity consumption, a row every %g min (seed %llu)",
@@ -203,13 +203,15 @@ void run_timeseries(const timeseries_flags& f) {
   if (!labels_path.empty()) {
     label.assign(static_cast<std::size_t>(n), 0);
     for (const auto& p : synth::read_electricity_labels(labels_path))
-      if (p.column == column && p.row < n) labelled += !label[static_cast<std::size_t>(p.row)], label[static_cast<std::size_t>(p.row)] = 1;
+      if (p.column == column && p.row < n)
+        labelled += !label[static_cast<std::size_t>(p.row)], label[static_cast<std::size_t>(p.row)] = 1;
   }
   clock.end("threshold");
 
   const std::filesystem::path folder = f.out;
   if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
-    ZF_THROW(error, folder.string(), " exists and is not a folder; give --out a folder for points.csv and summary.json");
+    ZF_THROW(error, folder.string(),
+             " exists and is not a folder; give --out a folder for points.csv and summary.json");
   std::filesystem::create_directories(folder);
   io::write_atomically(folder / "points.csv", [&](std::ostream& file) {
     file << (label.empty() ? "row,value,scaled,reconstruction,score,outlier\n"
@@ -248,7 +250,8 @@ void run_timeseries(const timeseries_flags& f) {
       {"loss", trained.epoch_loss},
       {"final_loss", trained.epoch_loss.empty() ? nlohmann::json(nullptr) : nlohmann::json(trained.epoch_loss.back())},
       {"score", "mean squared reconstruction error of the min-max scaled value; higher = more anomalous"},
-      {"threshold", {{"rule", "Q3 + 1.5 IQR of the scores (Tukey's fence)"}, {"value", threshold}, {"outliers", flagged}}},
+      {"threshold",
+       {{"rule", "Q3 + 1.5 IQR of the scores (Tukey's fence)"}, {"value", threshold}, {"outliers", flagged}}},
       {"stages_ms", clock.json()},
       {"total_ms", clock.total_ms()},
   };
@@ -282,10 +285,12 @@ void add_generate_electricity(CLI::App& app) {
       "anomalies (.labels.csv). It stands in for the Kaggle file of seeds/004, which cannot be downloaded here.");
   auto f = std::make_shared<electricity_flags>();
   cmd->add_option("--out,-o", f->out, "CSV file to write")->required();
-  cmd->add_option("--days", f->options.days, "days from 2013-07-01")->capture_default_str()->check(
-      CLI::Range(0.001, 100000.0));
-  cmd->add_option("--step-minutes", f->options.step_minutes, "minutes between rows")->capture_default_str()->check(
-      CLI::Range(0.01, 10080.0));
+  cmd->add_option("--days", f->options.days, "days from 2013-07-01")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 100000.0));
+  cmd->add_option("--step-minutes", f->options.step_minutes, "minutes between rows")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 10080.0));
   cmd->add_option("--anomaly-rate", f->options.anomaly_rate,
                   "chance per row and consumption column that an anomaly (spike, dip, outage) starts, in [0, 0.1]")
       ->capture_default_str()
@@ -307,15 +312,18 @@ void add_timeseries(CLI::App& app) {
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--epochs", f->epochs, "training epochs (the notebook: 100)")->capture_default_str()->check(
-      CLI::Range(0, 1000000));
+  cmd->add_option("--epochs", f->epochs, "training epochs (the notebook: 100)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option("--batch", f->batch, "rows per Adam step; 0: all rows in one step, as the notebook")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 31));
-  cmd->add_option("--learning-rate", f->learning_rate, "Adam's learning rate")->capture_default_str()->check(
-      CLI::PositiveNumber);
-  cmd->add_option("--weight-decay", f->weight_decay, "Adam's L2 weight decay")->capture_default_str()->check(
-      CLI::NonNegativeNumber);
+  cmd->add_option("--learning-rate", f->learning_rate, "Adam's learning rate")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--weight-decay", f->weight_decay, "Adam's L2 weight decay")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", f->seed, "seed of the initial weights")->capture_default_str();
   cmd->add_option("--labels", f->labels,
                   "anomaly labels (row,datetime,column,kind) to evaluate against; default: INPUT's .labels.csv when "
@@ -325,8 +333,9 @@ void add_timeseries(CLI::App& app) {
   cmd->callback([f] { run_timeseries(*f); });
 #else
   cmd->callback([] {
-    throw error("`zeroflow timeseries` needs LibTorch: this zeroflow was built with ZEROFLOW_TORCH=OFF; rebuild "
-                "with LibTorch (scripts/setup installs it)");
+    throw error(
+        "`zeroflow timeseries` needs LibTorch: this zeroflow was built with ZEROFLOW_TORCH=OFF; rebuild "
+        "with LibTorch (scripts/setup installs it)");
   });
 #endif
 }
