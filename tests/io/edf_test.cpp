@@ -21,19 +21,11 @@ using namespace std::string_literals;
 
 namespace {
 
-const fs::path samples_dir = fs::path(ZEROFLOW_TEST_DATA_DIR) / "wfdb";
-const fs::path shared_data =
-    fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+using zeroflow::test::message_of;
 
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const zf::error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
+const fs::path& samples_dir = zeroflow::test::wfdb_samples_dir;
+const fs::path& shared_data = zeroflow::test::shared_data_dir;
+
 
 // The annotation signal's bytes of one record, zero-padded to `bytes`.
 std::string tal_record(const std::string& tals, std::size_t bytes) {

@@ -27,8 +27,9 @@ using namespace std::string_literals;
 
 namespace {
 
+/// What `f` throws as a parse error (any other exception fails the test).
 template <class F>
-std::string message_of(F&& f) {
+std::string parse_error_of(F&& f) {
   try {
     f();
   } catch (const zf::parse_error& e) {
@@ -56,7 +57,7 @@ TEST(FuzzRegressions, CsvCellWithTwoSignsIsNoNumber) {
     options.header = io::header_mode::yes;
     for (const zf::dtype type : {zf::float32, zf::float64}) {
       options.default_type = type;
-      EXPECT_THAT(message_of([&] { (void)io::read_csv_buffer("x\n" + cell + "\n", "t.csv", options); }),
+      EXPECT_THAT(parse_error_of([&] { (void)io::read_csv_buffer("x\n" + cell + "\n", "t.csv", options); }),
                   HasSubstr("t.csv:2: column 1 (\"x\"): cannot parse \"" + cell + "\""));
     }
     double host = 0;
@@ -82,9 +83,9 @@ TEST(FuzzRegressions, CsvCellWithTwoSignsIsNoNumber) {
 // sum of its differences (signed overflow, UB). WFDB samples are 32-bit: the header is refused.
 TEST(FuzzRegressions, WfdbInitialValueBeyond32BitsIsRefused) {
   EXPECT_THAT(
-      message_of([] { (void)io::parse_wfdb_header("r 1 250 4\ns.dat 8 200 8 0 9223372036854775807\n", "r.hea"); }),
+      parse_error_of([] { (void)io::parse_wfdb_header("r 1 250 4\ns.dat 8 200 8 0 9223372036854775807\n", "r.hea"); }),
       HasSubstr("r.hea:2: the initial value 9223372036854775807 does not fit the 32 bits"));
-  EXPECT_THAT(message_of([] { (void)io::parse_wfdb_header("r 1 250 4\ns.dat 8 200 8 -4294967296\n", "r.hea"); }),
+  EXPECT_THAT(parse_error_of([] { (void)io::parse_wfdb_header("r 1 250 4\ns.dat 8 200 8 -4294967296\n", "r.hea"); }),
               HasSubstr("r.hea:2: the ADC zero (the initial value when none is given) -4294967296 does not fit"));
 
   // The smallest 32-bit initial value still reads: it plus the running sum of the stored bytes.
@@ -105,12 +106,12 @@ TEST(FuzzRegressions, WfdbTruncatedFileWithAnAbsurdFrameCount) {
   zf::test::scratch_dir dir;
   dir.write("s.dat", "\x01\x02\x03\x04"s);
   const auto huge = dir.write("h.hea", "h 1 201 9223372036854775807\ns.dat 16x2\n");
-  EXPECT_THAT(message_of([&] { (void)io::read_wfdb_samples(huge, io::read_wfdb_header(huge), 0, 1); }),
+  EXPECT_THAT(parse_error_of([&] { (void)io::read_wfdb_samples(huge, io::read_wfdb_header(huge), 0, 1); }),
               HasSubstr("the file is truncated: it holds 1 of the 9223372036854775807 samples per signal that " +
                         huge.string() + " announces (4 bytes, more than 2^64 expected)"));
   // A countable one names the bytes: 10 frames x 2 samples x 2 bytes.
   const auto ten = dir.write("t.hea", "t 1 201 10\ns.dat 16x2\n");
-  EXPECT_THAT(message_of([&] { (void)io::read_wfdb_samples(ten, io::read_wfdb_header(ten), 0, 1); }),
+  EXPECT_THAT(parse_error_of([&] { (void)io::read_wfdb_samples(ten, io::read_wfdb_header(ten), 0, 1); }),
               HasSubstr("(4 bytes, " + std::to_string(10 * 2 * 2) + " expected)"));
 }
 
@@ -137,7 +138,7 @@ TEST(FuzzRegressions, EdfRecordBytesBeyond63Bits) {
   std::vector<zf::test::edf_test_signal> signals(500, {"ECG", "uV", -1, 1, -32768, 32767, 99999999, {}, {}});
   zf::test::scratch_dir dir;
   const auto path = dir.write("big.edf", zf::test::edf_file(signals, 0, 1, "", "99999999"));
-  EXPECT_THAT(message_of([&] { (void)io::read_edf_header(path); }),
+  EXPECT_THAT(parse_error_of([&] { (void)io::read_edf_header(path); }),
               HasSubstr("the file is truncated: the header announces 99999999 data records of " +
                         std::to_string(2LL * 500 * 99999999) + " bytes, the file holds 0 (" +
                         std::to_string(256 * 501) + " bytes, more than 2^63 expected)"));
@@ -162,10 +163,10 @@ TEST(FuzzRegressions, EdfAnnotationTimesTakeOneSignAtMost) {
   EXPECT_EQ(good[0].duration, 0.2);
   EXPECT_EQ(good[0].text, "N");
   EXPECT_THAT(
-      message_of([&] { (void)io::read_edf_annotations(dir.write("d.edf", file_with("+0.5\x15-0.2\x14N\x14\0"s))); }),
+      parse_error_of([&] { (void)io::read_edf_annotations(dir.write("d.edf", file_with("+0.5\x15-0.2\x14N\x14\0"s))); }),
       HasSubstr("cannot read the annotation duration \"-0.2\" as seconds"));
-  EXPECT_THAT(message_of([&] { (void)io::read_edf_annotations(dir.write("o.edf", file_with("+-0.5\x14N\x14\0"s))); }),
+  EXPECT_THAT(parse_error_of([&] { (void)io::read_edf_annotations(dir.write("o.edf", file_with("+-0.5\x14N\x14\0"s))); }),
               HasSubstr("cannot read the annotation onset \"+-0.5\" as seconds"));
-  EXPECT_THAT(message_of([&] { (void)io::read_edf_annotations(dir.write("m.edf", file_with("--0.5\x14N\x14\0"s))); }),
+  EXPECT_THAT(parse_error_of([&] { (void)io::read_edf_annotations(dir.write("m.edf", file_with("--0.5\x14N\x14\0"s))); }),
               HasSubstr("cannot read the annotation onset \"--0.5\" as seconds"));
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -45,5 +46,23 @@ class scratch_dir {
  private:
   std::filesystem::path path_;
 };
+
+/// The sample records copied into the repository (tests/data/wfdb).
+inline const std::filesystem::path wfdb_samples_dir = std::filesystem::path(ZEROFLOW_TEST_DATA_DIR) / "wfdb";
+
+/// ../shared/data beside the repository (tests/data -> repository -> its parent), when present.
+inline const std::filesystem::path shared_data_dir =
+    std::filesystem::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+
+/// What `f` throws as a zeroflow error, or "(no exception)".
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
 
 }  // namespace zeroflow::test

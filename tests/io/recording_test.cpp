@@ -21,18 +21,10 @@ using ::testing::HasSubstr;
 
 namespace {
 
-const fs::path shared_data =
-    fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+using zeroflow::test::message_of;
 
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const zf::error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
+const fs::path& shared_data = zeroflow::test::shared_data_dir;
+
 
 std::vector<float> host_values(const zf::array& a) {
   const zf::array host = a.where().host_accessible() ? a : zf::copy_to(a, zf::cpu_device);

@@ -23,20 +23,11 @@ using ::testing::Not;
 
 namespace {
 
-const fs::path samples_dir = fs::path(ZEROFLOW_TEST_DATA_DIR) / "wfdb";
-// ../shared/data beside the repository (tests/data -> repository -> its parent).
-const fs::path shared_data =
-    fs::path(ZEROFLOW_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "shared" / "data";
+using zeroflow::test::message_of;
 
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const zf::error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
+const fs::path& samples_dir = zeroflow::test::wfdb_samples_dir;
+const fs::path& shared_data = zeroflow::test::shared_data_dir;
+
 
 // The WFDB checksum: the 16-bit two's complement sum of a signal's stored samples.
 int checksum_of(const std::vector<std::int32_t>& samples) {
