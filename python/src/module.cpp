@@ -35,15 +35,15 @@ NB_MODULE(_zeroflow, m) {
     try {
       std::rethrow_exception(p);
     } catch (const zeroflow::parse_error& e) {
-      set_python_error(parse_error_type, e.what());
+      zeroflow::python::set_python_error(parse_error_type, e.what());
     } catch (const zeroflow::invalid_argument& e) {
-      set_python_error(PyExc_ValueError, e.what());
+      zeroflow::python::set_python_error(PyExc_ValueError, e.what());
     } catch (const zeroflow::out_of_memory& e) {
-      set_python_error(PyExc_MemoryError, e.what());
+      zeroflow::python::set_python_error(PyExc_MemoryError, e.what());
     } catch (const zeroflow::cuda_error& e) {
-      set_python_error(cuda_error_type, e.what());
+      zeroflow::python::set_python_error(cuda_error_type, e.what());
     } catch (const zeroflow::error& e) {
-      set_python_error(error_type, e.what());
+      zeroflow::python::set_python_error(error_type, e.what());
     }
   });
   m.attr("__version__") = ZEROFLOW_VERSION;
