@@ -171,6 +171,7 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
         if (a > last_amplitude || (a > state.threshold() && slope[i] > slope[state.last])) replace_last(i);
         continue;
       }
+      if (since <= rules.refractory) continue;  // a longer refractory period than `replace`: not a beat
     }
     if (a > state.threshold()) {
       if (state.last >= 0 && at - position[state.last] < rules.t_wave &&
