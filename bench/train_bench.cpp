@@ -43,15 +43,15 @@
 #include <algorithm>
 #include <memory>
 
+#include "model/cuda_graph_trainer.hpp"
+#include "model/cuda_ops.hpp"
+#include "model/fused_step.hpp"
+#include "model/light_vae.hpp"
+#include "model/tensor_bridge.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
-#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
-#include "zeroflow/model/detail/fused_step.hpp"
-#include "zeroflow/model/detail/cuda_ops.hpp"
-#include "zeroflow/model/detail/light_vae.hpp"
-#include "zeroflow/model/detail/tensor_bridge.hpp"
 #include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/vae.hpp"
 #endif

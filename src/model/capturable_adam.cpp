@@ -1,6 +1,6 @@
 /// @file capturable_adam.cpp
 /// Adam with a device-side step count over LibTorch's fused Adam kernel (see capturable_adam.hpp).
-#include "zeroflow/model/detail/capturable_adam.hpp"
+#include "capturable_adam.hpp"
 
 #include <ATen/ops/_fused_adam.h>
 

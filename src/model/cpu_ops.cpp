@@ -1,6 +1,6 @@
 /// @file cpu_ops.cpp
 /// Hand-written CPU kernels for the LightVAE's tiny-channel convolutions (see cpu_ops.hpp).
-#include "zeroflow/model/detail/cpu_ops.hpp"
+#include "cpu_ops.hpp"
 
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>

@@ -1,6 +1,6 @@
 /// @file cuda_graph_trainer.cpp
 /// Training epochs as replays of a CUDA graph of the whole step (see cuda_graph_trainer.hpp).
-#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
+#include "cuda_graph_trainer.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -19,8 +19,8 @@
 #include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
 
-#include "zeroflow/model/detail/capturable_adam.hpp"
-#include "zeroflow/model/detail/fused_step.hpp"
+#include "capturable_adam.hpp"
+#include "fused_step.hpp"
 #endif
 
 namespace zeroflow::model::detail {
@@ -185,12 +185,12 @@ class graph_step {
   std::int64_t n_train_;
   std::int64_t full_steps_;
   std::int64_t tail_rows_;
-  torch::Tensor order_;         // this epoch's permutation of the training rows
-  torch::Tensor full_batches_;  // order_ viewed as full_steps_ × batch
-  torch::Tensor tail_batch_;    // the rows of the last, smaller batch (a view of order_)
-  torch::Tensor batch_index_;   // (1) int64: which full batch the next replay takes
-  torch::Tensor total_;         // 0-d float64: Σ of this epoch's batch losses so far
-  torch::Tensor epoch_losses_;  // (epochs) float64: Σ of each epoch's batch losses
+  torch::Tensor order_;              // this epoch's permutation of the training rows
+  torch::Tensor full_batches_;       // order_ viewed as full_steps_ × batch
+  torch::Tensor tail_batch_;         // the rows of the last, smaller batch (a view of order_)
+  torch::Tensor batch_index_;        // (1) int64: which full batch the next replay takes
+  torch::Tensor total_;              // 0-d float64: Σ of this epoch's batch losses so far
+  torch::Tensor epoch_losses_;       // (epochs) float64: Σ of each epoch's batch losses
   std::optional<fused_step> fused_;  // forward + backward in two kernels, when it applies
 };
 

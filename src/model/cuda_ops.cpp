@@ -1,7 +1,7 @@
 /// @file cuda_ops.cpp
 /// Swish and the seed's loss: LibTorch's composite ops on the CPU (and wherever the fused path does
 /// not apply), fused CUDA kernels with hand-written backward passes on GPUs (see cuda_ops.hpp).
-#include "zeroflow/model/detail/cuda_ops.hpp"
+#include "cuda_ops.hpp"
 
 #include <atomic>
 #include <vector>

@@ -1,6 +1,6 @@
 /// @file fused_step.cpp
 /// LibTorch glue of the fused training step (see fused_step.hpp and fused_vae_step.hpp).
-#include "zeroflow/model/detail/fused_step.hpp"
+#include "fused_step.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -41,9 +41,9 @@ namespace {
 
 // The parameters by their seed names, in the kernels' slot order.
 constexpr const char* slot_names[fused_vae::slot_count] = {
-    "conv0.weight", "conv0.bias", "conv1.weight", "conv1.bias", "conv2.weight",   "conv2.bias",   "convA.weight",
-    "convA.bias",   "convB.weight", "convB.bias", "restore.weight", "restore.bias", "conv3.weight", "conv3.bias",
-    "conv4.weight", "conv4.bias",   "conv5.weight", "conv5.bias", "sigma.alpha"};
+    "conv0.weight", "conv0.bias",   "conv1.weight", "conv1.bias",     "conv2.weight", "conv2.bias",   "convA.weight",
+    "convA.bias",   "convB.weight", "convB.bias",   "restore.weight", "restore.bias", "conv3.weight", "conv3.bias",
+    "conv4.weight", "conv4.bias",   "conv5.weight", "conv5.bias",     "sigma.alpha"};
 
 /// The network's parameters in slot order, checked against the kernels' expectations.
 std::vector<torch::Tensor> slot_parameters(light_vae& net, const char* what) {
@@ -73,8 +73,8 @@ void point_at(Args& a, const std::vector<torch::Tensor>& params) {
 
 /// The rows every fused kernel reads: contiguous float32 N × width on the network's GPU.
 void expect_rows(const torch::Tensor& data, std::int64_t width, const torch::Device& gpu, const char* what) {
-  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 &&
-                 data.size(1) == width && data.is_contiguous(),
+  ZF_EXPECTS(data.device() == gpu && data.scalar_type() == torch::kFloat && data.dim() == 2 && data.size(1) == width &&
+                 data.is_contiguous(),
              what, ": data must be contiguous float32 N x ", width, " on ", gpu.str());
 }
 
@@ -142,7 +142,8 @@ torch::Tensor fused_decode(light_vae& net, const torch::Tensor& latents) {
   ZF_EXPECTS(latents.device() == gpu && latents.scalar_type() == torch::kFloat && latents.dim() == 2 &&
                  latents.size(1) == 2 && latents.is_contiguous(),
              "fused decoding: latents must be contiguous float32 N x 2 on ", gpu.str());
-  torch::Tensor decoded = torch::empty({latents.size(0), width}, torch::TensorOptions().device(gpu).dtype(torch::kFloat));
+  torch::Tensor decoded =
+      torch::empty({latents.size(0), width}, torch::TensorOptions().device(gpu).dtype(torch::kFloat));
   fused_vae::decode_args a{};
   point_at(a, params);
   a.latents = latents.data_ptr<float>();
@@ -158,8 +159,8 @@ struct fused_step::impl {
   std::vector<torch::Tensor> params;  // slot order
   std::int64_t width = 0;
   std::map<std::int64_t, fused_vae::launch_plan> plans;  // by batch size
-  torch::Tensor partial_grads;  // float32 scratch, sized for the largest plan
-  torch::Tensor partial_loss;   // float64 scratch
+  torch::Tensor partial_grads;                           // float32 scratch, sized for the largest plan
+  torch::Tensor partial_loss;                            // float64 scratch
 };
 
 fused_step::fused_step(light_vae& net, const std::vector<std::int64_t>& batch_sizes) : impl_{new impl} {
@@ -193,9 +194,9 @@ void fused_step::run(const torch::Tensor& data, const torch::Tensor& rows, const
   const torch::Device gpu = impl_->params.front().device();
   expect_rows(data, impl_->width, gpu, "fused training step");
   expect_indices(rows, gpu, "fused training step");
-  ZF_EXPECTS(eps.device() == gpu && eps.scalar_type() == torch::kFloat && eps.is_contiguous() &&
-                 eps.numel() == 2 * batch,
-             "fused training step: eps must be contiguous float32 batch x 2 on ", gpu.str());
+  ZF_EXPECTS(
+      eps.device() == gpu && eps.scalar_type() == torch::kFloat && eps.is_contiguous() && eps.numel() == 2 * batch,
+      "fused training step: eps must be contiguous float32 batch x 2 on ", gpu.str());
   ZF_EXPECTS(loss_total.device() == gpu && loss_total.scalar_type() == torch::kDouble && loss_total.numel() == 1,
              "fused training step: loss_total must be one float64 on ", gpu.str());
   fused_vae::step_args a{};

@@ -1,13 +1,13 @@
 /// @file light_vae.cpp
 /// The seed's LightVAE module (bench/seed_pipeline.py, class LightVAE) and loss_function.
-#include "zeroflow/model/detail/light_vae.hpp"
+#include "light_vae.hpp"
 
 #include <torch/nn/functional/upsampling.h>
 #include <torch/nn/options/conv.h>
 
+#include "cpu_ops.hpp"
+#include "cuda_ops.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/model/detail/cpu_ops.hpp"
-#include "zeroflow/model/detail/cuda_ops.hpp"
 
 namespace zeroflow::model::detail {
 

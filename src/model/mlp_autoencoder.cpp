@@ -19,10 +19,10 @@
 #include <sstream>
 #include <utility>
 
+#include "tensor_bridge.hpp"
 #include "vae_impl.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
-#include "zeroflow/model/detail/tensor_bridge.hpp"
 
 namespace zeroflow::model {
 
@@ -55,8 +55,8 @@ constexpr std::int64_t score_chunk = std::int64_t{1} << 20;
 
 void check_shape(const mlp_shape& s) {
   ZF_EXPECTS(s.features >= 1 && s.hidden >= 1 && s.code >= 1,
-             "the autoencoder's widths must be at least 1, got features ", s.features, ", hidden ", s.hidden,
-             ", code ", s.code);
+             "the autoencoder's widths must be at least 1, got features ", s.features, ", hidden ", s.hidden, ", code ",
+             s.code);
 }
 
 std::int64_t non_finite_count(const torch::Tensor& t) {
@@ -92,7 +92,8 @@ namespace {
 void check_finite_rows(const torch::Tensor& data) {
   const std::int64_t bad = non_finite_count(data);
   if (bad == 0) return;
-  const auto first = torch::logical_not(torch::isfinite(data)).reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
+  const auto first =
+      torch::logical_not(torch::isfinite(data)).reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
   ZF_THROW(invalid_argument, "rows hold ", bad, bad == 1 ? " value that is" : " values that are",
            " NaN or infinite (the first in row ", first / data.size(1),
            "); the autoencoder needs finite values: fill or drop the gaps first");
@@ -207,7 +208,8 @@ mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_optio
   const std::int64_t batch = options.batch == 0 ? n : std::min(options.batch, n);
   // Losses stay on the device until the end (one synchronisation per run, not per epoch),
   // unless someone watches every epoch.
-  const torch::Tensor losses = torch::zeros({std::max(options.epochs, 1)}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
+  const torch::Tensor losses =
+      torch::zeros({std::max(options.epochs, 1)}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
   mlp_train_result result;
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
     torch::Tensor order;
@@ -265,7 +267,8 @@ array mlp_autoencoder::score(const array& rows) const {
   for (std::int64_t begin = 0; begin < data.size(0); begin += score_chunk) {
     const std::int64_t end = std::min(data.size(0), begin + score_chunk);
     const torch::Tensor x = data.slice(0, begin, end);
-    out.slice(0, begin, end).copy_(torch::mean(torch::square(forward_double(*impl_->net, x) - x.to(torch::kDouble)), 1));
+    out.slice(0, begin, end)
+        .copy_(torch::mean(torch::square(forward_double(*impl_->net, x) - x.to(torch::kDouble)), 1));
   }
   return export_to(out, rows.where());
 }
@@ -339,7 +342,8 @@ mlp_autoencoder mlp_autoencoder::load(const std::filesystem::path& path, device 
 
 void mlp_autoencoder::save(const std::filesystem::path& path) const {
   const std::string bytes = to_bytes();
-  io::write_atomically(path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+  io::write_atomically(path,
+                       [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
 
 const mlp_shape& mlp_autoencoder::shape() const { return impl_->shape; }

@@ -2,7 +2,7 @@
 /// zeroflow arrays ⇄ LibTorch tensors through DLPack. zeroflow's DLPack structs are its own
 /// ABI-identical copy (interop/dlpack_abi.hpp, static_assert-ed), so the pointers convert with
 /// reinterpret_cast; ownership travels with the deleter, nothing is copied.
-#include "zeroflow/model/detail/tensor_bridge.hpp"
+#include "tensor_bridge.hpp"
 
 #include <ATen/DLConvertor.h>
 #include <c10/util/Exception.h>

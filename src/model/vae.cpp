@@ -15,12 +15,12 @@
 #include <mutex>
 #include <string>
 
+#include "cuda_graph_trainer.hpp"
+#include "fused_step.hpp"
+#include "light_vae.hpp"
+#include "tensor_bridge.hpp"
 #include "vae_impl.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
-#include "zeroflow/model/detail/fused_step.hpp"
-#include "zeroflow/model/detail/light_vae.hpp"
-#include "zeroflow/model/detail/tensor_bridge.hpp"
 
 namespace zeroflow::model {
 

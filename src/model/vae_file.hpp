@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "zeroflow/model/detail/light_vae.hpp"
+#include "light_vae.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zeroflow::model::detail {

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "light_vae.hpp"
+#include "tensor_bridge.hpp"
 #include "zeroflow/core/device.hpp"
-#include "zeroflow/model/detail/light_vae.hpp"
-#include "zeroflow/model/detail/tensor_bridge.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zeroflow::model {

@@ -6,8 +6,6 @@
 // products, so each parameter tensor is compared relative to its largest gradient (1e-3), the
 // loss relative to itself (1e-4: autograd's loss is a float32 sum of up to 1024 float32 means;
 // measured differences on an H200 were 0.3–3e-5).
-#include "zeroflow/model/detail/fused_step.hpp"
-
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
@@ -17,12 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "model/cuda_graph_trainer.hpp"
+#include "model/cuda_ops.hpp"
+#include "model/fused_step.hpp"
+#include "model/light_vae.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
-#include "zeroflow/model/detail/cuda_ops.hpp"
-#include "zeroflow/model/detail/light_vae.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/vae.hpp"
 
@@ -198,7 +197,8 @@ TEST(FusedScore, MatchesLibTorchsForward) {
     ASSERT_EQ(got.score.sizes(), want_score.sizes());
     ASSERT_EQ(got.mu.sizes(), e.mu.sizes());
     ASSERT_TRUE(torch::isfinite(got.score).all().item<bool>());
-    const double score_error = ((got.score - want_score).abs() / want_score.abs().clamp_min(1e-12)).max().item<double>();
+    const double score_error =
+        ((got.score - want_score).abs() / want_score.abs().clamp_min(1e-12)).max().item<double>();
     EXPECT_LE(score_error, 1e-4);
     const double mu_scale = e.mu.abs().max().item<double>();
     EXPECT_LE((got.mu - e.mu).abs().max().item<double>(), 1e-3 * mu_scale + 1e-7);

@@ -3,26 +3,27 @@
 // 1e-5), full-batch MSE): same initial weights for a seed, same losses epoch by epoch, same
 // reconstructions; scores re-computed from the reconstructions; an anomaly ranks first; bytes
 // and files round-trip; damaged bytes and bad rows are refused. GPU cases skip without a GPU.
+#include "zeroflow/model/mlp_autoencoder.hpp"
+
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/adam.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <numeric>
-#include <unistd.h>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "model/tensor_bridge.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/model/detail/tensor_bridge.hpp"
-#include "zeroflow/model/mlp_autoencoder.hpp"
 
 namespace zf = zeroflow;
 namespace zm = zeroflow::model;
@@ -92,7 +93,8 @@ TEST(MlpAutoencoder, SeedTopology) {
   const auto m = zm::mlp_autoencoder::create({});
   EXPECT_EQ(m.parameter_count(), 2209);  // Linear(1,32) + Linear(32,32) x 2 + Linear(32,1)
   EXPECT_EQ(m.shape().features, 1);
-  EXPECT_EQ(zm::mlp_autoencoder::create({5, 16, 8}).parameter_count(), (5 * 16 + 16) + (16 * 8 + 8) + (8 * 16 + 16) + (16 * 5 + 5));
+  EXPECT_EQ(zm::mlp_autoencoder::create({5, 16, 8}).parameter_count(),
+            (5 * 16 + 16) + (16 * 8 + 8) + (8 * 16 + 16) + (16 * 5 + 5));
 }
 
 TEST(MlpAutoencoder, TrainsAsTheNotebookDoes) {
@@ -147,8 +149,9 @@ TEST(MlpAutoencoder, SpikesScoreHighest) {
   const auto score = values_of(model.score(rows));
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  std::partial_sort(order.begin(), order.begin() + 3, order.end(),
-                    [&](auto i, auto j) { return score[static_cast<std::size_t>(i)] > score[static_cast<std::size_t>(j)]; });
+  std::partial_sort(order.begin(), order.begin() + 3, order.end(), [&](auto i, auto j) {
+    return score[static_cast<std::size_t>(i)] > score[static_cast<std::size_t>(j)];
+  });
   std::vector<std::int64_t> top(order.begin(), order.begin() + 3);
   std::sort(top.begin(), top.end());
   EXPECT_EQ(top, spikes);
@@ -166,7 +169,8 @@ TEST(MlpAutoencoder, ARowsScoreDoesNotDependOnTheRowsBesideIt) {
   for (auto [begin, end] : {std::pair<std::int64_t, std::int64_t>{0, 1}, {5, 18}, {1000, 1001}, {37, 2999}}) {
     const auto part = values_of(model.score(rows.slice(0, begin, end)));
     for (std::int64_t i = begin; i < end; ++i)
-      ASSERT_EQ(part[static_cast<std::size_t>(i - begin)], all[static_cast<std::size_t>(i)]) << begin << ".." << end << " row " << i;
+      ASSERT_EQ(part[static_cast<std::size_t>(i - begin)], all[static_cast<std::size_t>(i)])
+          << begin << ".." << end << " row " << i;
   }
 }
 

@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "model/cuda_graph_trainer.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
-#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zf = zeroflow;

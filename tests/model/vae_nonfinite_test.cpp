@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "model/cuda_graph_trainer.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/model/detail/cuda_graph_trainer.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zf = zeroflow;

@@ -26,7 +26,7 @@
 #include <functional>
 #include <vector>
 
-#include "zeroflow/model/detail/light_vae.hpp"
+#include "light_vae.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zeroflow::model::detail {

@@ -15,7 +15,7 @@
 #include <map>
 #include <vector>
 
-#include "zeroflow/model/detail/light_vae.hpp"
+#include "light_vae.hpp"
 
 namespace zeroflow::model::detail {
 
