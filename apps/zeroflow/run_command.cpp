@@ -13,6 +13,7 @@
 #include "flag_checks.hpp"
 #include "input_checks.hpp"
 #include "interrupt.hpp"
+#include "model_choice.hpp"
 #include "output_folders.hpp"
 #include "results_folder.hpp"
 #include "zeroflow/config.hpp"
@@ -34,7 +35,8 @@ struct run_flags {
   std::string device = "auto";
   std::string out = "out";
   std::string labels;
-  std::string model;
+  std::string model;  ///< score: the model file
+  std::string model_name = "lightvae";  ///< run: the model to train
   std::string figures = "none";
   bool force = false;
 };
@@ -102,10 +104,11 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "png"}));
   if (training) {
-    cmd.add_option("--epochs", f.options.epochs, "training epochs")
+    cmd.add_option("--model,-m", f.model_name, model_help)->capture_default_str()->check(model_name());
+    cmd.add_option("--epochs", f.options.epochs, "training epochs (--model mlp: 100)")
         ->capture_default_str()
         ->check(integer_in(1, 100000));
-    cmd.add_option("--batch", f.options.batch, "training batch size")
+    cmd.add_option("--batch", f.options.batch, "training batch size (--model mlp: all beats in one batch)")
         ->capture_default_str()
         ->check(integer_in(1, 1 << 24));
     cmd.add_option("--seed", f.options.seed, "seed of the shuffle, split and initial weights")
@@ -258,6 +261,16 @@ std::vector<run_outcome> run_batch(run_flags& f, const std::vector<std::string>&
   return runs;
 }
 
+/// The model a training run makes; the MLP autoencoder trains as its notebook does (100 epochs,
+/// every beat in one batch) unless the flags say otherwise.
+void choose_model(run_flags& f, const CLI::App& cmd) {
+  auto& o = f.options;
+  o.model_type = pipeline::parse_model_kind(f.model_name);
+  if (o.model_type != pipeline::model_kind::mlp_autoencoder) return;
+  if (cmd.count("--epochs") == 0) o.epochs = mlp_default_epochs;
+  if (cmd.count("--batch") == 0) o.batch = 0;
+}
+
 void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   auto& o = f.options;
   check_flags(f);
@@ -312,14 +325,19 @@ void add_run(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run the whole pipeline on a recording: segment, train, score, report");
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, true);
-  cmd->callback([flags, cmd] { run_pipeline(*flags, true, cmd->count("--sample-rate") > 0); });
+  cmd->callback([flags, cmd] {
+    choose_model(*flags, *cmd);
+    run_pipeline(*flags, true, cmd->count("--sample-rate") > 0);
+  });
 }
 
 void add_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Score a recording's beats with a model trained by `zeroflow run`");
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, false);
-  cmd->add_option("--model,-m", flags->model, "model.pt written by `zeroflow run`")
+  cmd->add_option("--model,-m", flags->model,
+                  "model.pt written by `zeroflow run` (either model), or a LightVAE saved from Python with its rows "
+                  "described (zeroflow.model.VAE.describe_rows)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->callback([flags, cmd] { run_pipeline(*flags, false, cmd->count("--sample-rate") > 0); });

@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,12 @@
 #if ZEROFLOW_HAS_TORCH
 #include <nlohmann/json.hpp>
 
+#include "zeroflow/core/error.hpp"
 #include "zeroflow/model/mlp_autoencoder.hpp"
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/report/outputs.hpp"
+#include "zeroflow/signal/params.hpp"
 #endif
 
 namespace zeroflow::python {
@@ -49,6 +52,20 @@ nb::dict train_result_dict(model::train_result r) {
   d["test_loss"] = r.test_loss;
   d["train_index"] = py_array{r.train_index, legacy_stream};
   d["test_index"] = py_array{r.test_index, legacy_stream};
+  return d;
+}
+
+/// A row description as a dict (the keys of model::row_provenance), or None.
+nb::object rows_dict(const std::optional<model::row_provenance>& rows) {
+  if (!rows) return nb::none();
+  nb::dict d;
+  d["sample_rate"] = rows->sample_rate;
+  d["segmentation"] = rows->segmentation;
+  d["normalized"] = rows->normalized;
+  d["window_before"] = rows->window_before;
+  d["window_after"] = rows->window_after;
+  d["min_length"] = rows->min_length;
+  d["max_length"] = rows->max_length;
   return d;
 }
 
@@ -149,6 +166,30 @@ void bind_model(nb::module_& m) {
       .def(
           "save", [](const model::vae& self, const std::string& path) { self.save(path); }, "path"_a,
           "Writes the model atomically (torch::save archive).")
+      .def(
+          "_describe_rows",
+          [](model::vae& self, double sample_rate, const std::string& method, bool normalized, double min_beat,
+             double max_beat, double before, double after) {
+            // Described exactly as `zeroflow run` describes its rows, so that `zeroflow score` compares
+            // like with like (windows in samples from the same rounding).
+            signal::segment_params p;
+            ZF_EXPECTS(method == "robust" || method == "seed", "method must be 'robust' or 'seed', not '", method, "'");
+            p.method = method == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
+            p.sample_rate = sample_rate;
+            p.normalize_rows = normalized;
+            p.min_beat_seconds = min_beat;
+            p.max_beat_seconds = max_beat;
+            p.window_before_seconds = before;
+            p.window_after_seconds = after;
+            const auto sizes = signal::sizes_for(p);
+            ZF_EXPECTS(sizes.row_width == self.width(), "rows made this way are ", sizes.row_width,
+                       " samples wide, but the model's are ", self.width(),
+                       ": describe the rows it was trained on (the segmentation's sample rate and windows)");
+            self.describe_rows(pipeline::rows_made_by(p, sizes));
+          },
+          "sample_rate"_a, "method"_a, "normalized"_a, "min_beat_seconds"_a, "max_beat_seconds"_a,
+          "window_before_seconds"_a, "window_after_seconds"_a)
+      .def_prop_ro("described_rows", [](const model::vae& self) { return rows_dict(self.described_rows()); })
       .def_prop_ro("width", &model::vae::width)
       .def_prop_ro("device", [](const model::vae& self) { return self.where().name(); })
       .def_prop_ro("parameter_count", &model::vae::parameter_count);

@@ -4,11 +4,13 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "beat_model.hpp"
 #include "figures.hpp"
 #include "sample_check.hpp"
 #include "zeroflow/core/cuda.hpp"
@@ -41,6 +43,30 @@ device resolve(device_choice choice) {
     case device_choice::automatic: return cuda_available() ? cuda_device(0) : cpu_device;
   }
   return cpu_device;
+}
+
+model_kind parse_model_kind(const std::string& text) {
+  if (text == "lightvae") return model_kind::light_vae;
+  if (text == "mlp") return model_kind::mlp_autoencoder;
+  ZF_THROW(invalid_argument, "unknown model '", text, "' (expected lightvae or mlp)");
+}
+
+const char* model_kind_name(model_kind kind) { return kind == model_kind::mlp_autoencoder ? "mlp" : "lightvae"; }
+
+model::row_provenance rows_made_by(const signal::segment_params& params, const signal::segment_sizes& sizes) {
+  model::row_provenance p;
+  p.sample_rate = params.sample_rate;
+  p.normalized = params.normalize_rows;
+  if (params.method == signal::segmentation_method::robust) {
+    p.segmentation = "robust";
+    p.window_before = sizes.window_before;
+    p.window_after = sizes.window_after;
+  } else {
+    p.segmentation = "seed";
+    p.min_length = sizes.min_length;
+    p.max_length = sizes.max_length;
+  }
+  return p;
 }
 
 std::int64_t run_result::beats_kept() const {
@@ -156,6 +182,12 @@ std::string flags_of(const run_result& r, std::size_t b) {
   return flags;
 }
 
+/// Each row's 2-D latent mean, row after row; NaN for a model without one (the MLP autoencoder).
+std::vector<float> latent_means(const model::scores& scored, std::size_t rows, stream_view stream) {
+  if (!scored.mu.valid()) return std::vector<float>(2 * rows, std::numeric_limits<float>::quiet_NaN());
+  return to_host_vector<float>(scored.mu.reshape({scored.mu.size()}), stream);
+}
+
 /// The robust method's hand-off: every detected beat has a row, a score and rhythm features.
 void collect_robust(const signal::segmentation& seg, const model::scores& scored,
                     const signal::beat_scores& combined, const model::train_result& trained, const array& grid,
@@ -177,11 +209,11 @@ void collect_robust(const signal::segmentation& seg, const model::scores& scored
   result.rr_before = to_host_vector<float>(seg.rr.rr_before, stream);
   result.rr_after = to_host_vector<float>(seg.rr.rr_after, stream);
   result.local_rr = to_host_vector<float>(seg.rr.local_rr, stream);
-  const auto mu = to_host_vector<float>(scored.mu.reshape({scored.mu.size()}), stream);
+  const auto mu = latent_means(scored, beats, stream);
   result.mu0.resize(beats);
   result.mu1.resize(beats);
   for (std::size_t b = 0; b < beats; ++b) result.mu0[b] = mu[2 * b], result.mu1[b] = mu[2 * b + 1];
-  result.decoded_grid = to_host_vector<float>(grid.reshape({grid.size()}), stream);
+  result.decoded_grid = grid.valid() ? to_host_vector<float>(grid.reshape({grid.size()}), stream) : std::vector<float>{};
   result.split.assign(beats, '-');
   if (result.trained) {
     for (auto row : to_host_vector<std::int64_t>(trained.train_index, stream)) result.split[static_cast<std::size_t>(row)] = 't';
@@ -189,23 +221,6 @@ void collect_robust(const signal::segmentation& seg, const model::scores& scored
   }
   result.flags.resize(beats);
   for (std::size_t b = 0; b < beats; ++b) result.flags[b] = flags_of(result, b);
-}
-
-/// How this run makes its rows: what a model must have been trained on to score them.
-model::row_provenance rows_made_by(const signal::segment_params& params, const signal::segment_sizes& sizes) {
-  model::row_provenance p;
-  p.sample_rate = params.sample_rate;
-  p.normalized = params.normalize_rows;
-  if (params.method == signal::segmentation_method::robust) {
-    p.segmentation = "robust";
-    p.window_before = sizes.window_before;
-    p.window_after = sizes.window_after;
-  } else {
-    p.segmentation = "seed";
-    p.min_length = sizes.min_length;
-    p.max_length = sizes.max_length;
-  }
-  return p;
 }
 
 std::string number(double v) {
@@ -217,12 +232,12 @@ std::string number(double v) {
 /// Refuses a model whose rows were made differently from this run's: its scores would rank
 /// shapes it never saw (another rate, window or scaling), silently wrong. One line: what
 /// differs, and the options that would make this run match the model.
-void check_model_fits(const model::vae& vae, const model::row_provenance& run, std::int64_t row_width,
+void check_model_fits(const detail::beat_model& scorer, const model::row_provenance& run, std::int64_t row_width,
                       const std::string& file) {
-  const auto& described = vae.described_rows();
+  const auto described = scorer.described_rows();
   ZF_EXPECTS(described.has_value(), "model ", file,
              " does not record how its training rows were made (it was not saved by `zeroflow run`); train one "
-             "with `zeroflow run` to score with it");
+             "with `zeroflow run`, or in Python describe its rows before saving (zeroflow.model.VAE.describe_rows)");
   const model::row_provenance& m = *described;
   std::vector<std::string> differences, options;
   if (std::abs(m.sample_rate - run.sample_rate) > 1e-9 * run.sample_rate) {
@@ -247,8 +262,8 @@ void check_model_fits(const model::vae& vae, const model::row_provenance& run, s
     options.push_back("--min-beat " + number(static_cast<double>(m.min_length) / m.sample_rate) + " --max-beat " +
                       number(static_cast<double>(m.max_length) / m.sample_rate));
   }
-  if (differences.empty() && vae.width() != row_width)
-    differences.push_back("rows of " + std::to_string(vae.width()) + " samples (this run: " + std::to_string(row_width) + ")");
+  if (differences.empty() && scorer.width() != row_width)
+    differences.push_back("rows of " + std::to_string(scorer.width()) + " samples (this run: " + std::to_string(row_width) + ")");
   if (differences.empty()) return;
   std::string what;
   for (const auto& d : differences) what += (what.empty() ? "" : ", ") + d;
@@ -337,40 +352,39 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   ZF_EXPECTS(n_rows >= 8, options.input.string(), ": only ", n_rows, robust ? " beats were found" : " beats survived pruning",
              "; is the sample rate (", segmentation.sample_rate, " Hz) right for this recording?");
 
-  std::optional<model::vae> vae;
+  std::optional<detail::beat_model> scorer;  // the LightVAE or the MLP autoencoder (beat_model.hpp)
   model::train_result trained;
   const model::row_provenance run_rows = rows_made_by(segmentation, seg.sizes);
   if (options.model) {
-    vae = stage("load_model", [&] { return model::vae::load(*options.model, result.where); });
-    check_model_fits(*vae, run_rows, seg.sizes.row_width, options.model->string());
+    scorer = stage("load_model", [&] { return detail::beat_model::load(*options.model, result.where); });
+    check_model_fits(*scorer, run_rows, seg.sizes.row_width, options.model->string());
   } else {
-    vae = model::vae::create(seg.sizes.row_width, result.where, options.seed);
-    vae->describe_rows(run_rows);
+    scorer = detail::beat_model::create(options.model_type, seg.sizes.row_width, result.where, options.seed);
+    scorer->describe_rows(run_rows);
     stage("train", [&] {
-      model::train_options train;
-      train.epochs = options.epochs;
-      train.batch = options.batch;
-      train.seed = options.seed;
+      std::function<void(int, double)> on_epoch;
       // Each epoch's loss costs a synchronisation; only taken when someone is watching.
-      if (options.progress) train.on_epoch = [&](int epoch, double loss) {
+      if (options.progress) on_epoch = [&](int epoch, double loss) {
           options.progress("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) +
                            "  loss " + std::to_string(loss));
       };
-      trained = vae->train(rows, train);
+      trained = scorer->train(rows, options.epochs, options.batch, options.seed, on_epoch, stream);
     });
     result.trained = true;
     result.epoch_loss = trained.epoch_loss;
     result.test_loss = trained.test_loss;
     if (!model_out.empty()) {
-      vae->save(model_out);
+      scorer->save(model_out, stream);
       result.model_file = model_out;
     }
   }
-  auto scored = stage("score", [&] { return vae->score(rows); });
+  result.model = scorer->summary();
+  if (!result.trained) result.model.learning_rate = result.model.weight_decay = 0;
+  auto scored = stage("score", [&] { return scorer->score(rows, stream); });
   // The robust method ranks beats by shape and rhythm together (signal/beat_score.hpp).
   signal::beat_scores combined;
   if (robust) combined = stage("rhythm_score", [&] { return signal::combine_beat_scores(scored.score, seg.rr.irregularity, stream); });
-  auto grid = stage("decode_grid", [&] { return vae->decode_grid(5, 2.0); });
+  auto grid = stage("decode_grid", [&] { return scorer->decode_grid(); });
 
   // The one hand-off to the host: per-beat results for the files and the report.
   stage("collect", [&] {
@@ -390,8 +404,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     result.histogram = to_host_vector<std::int64_t>(seg.histogram, stream);
     const auto kept_index = to_host_vector<std::int64_t>(seg.beats.kept_index, stream);
     const auto score = to_host_vector<float>(scored.score, stream);
-    const auto mu = to_host_vector<float>(scored.mu.reshape({scored.mu.size()}), stream);
-    result.decoded_grid = to_host_vector<float>(grid.reshape({grid.size()}), stream);
+    const auto mu = latent_means(scored, kept_index.size(), stream);
+    result.decoded_grid = grid.valid() ? to_host_vector<float>(grid.reshape({grid.size()}), stream) : std::vector<float>{};
     constexpr float nan = std::numeric_limits<float>::quiet_NaN();
     result.score.assign(candidates, nan);
     result.mu0.assign(candidates, nan);

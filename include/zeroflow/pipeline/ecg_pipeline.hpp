@@ -13,6 +13,7 @@
 
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/eval/beat_evaluation.hpp"
+#include "zeroflow/model/vae.hpp"
 #include "zeroflow/signal/segment.hpp"
 
 namespace zeroflow::pipeline {
@@ -22,6 +23,17 @@ enum class device_choice { automatic, cpu, cuda };
 [[nodiscard]] device_choice parse_device_choice(const std::string& text);
 [[nodiscard]] device resolve(device_choice choice);
 
+/// Which model `run` trains to score the beats' shapes (`zeroflow run --model`).
+enum class model_kind {
+  light_vae,        ///< the seed's LightVAE (model/vae.hpp): "lightvae"
+  mlp_autoencoder,  ///< the seed-004 MLP autoencoder (model/mlp_autoencoder.hpp) on min-max scaled rows: "mlp"
+};
+/// "lightvae" or "mlp" as a model_kind.
+/// @throws invalid_argument for any other name (saying which names there are).
+[[nodiscard]] model_kind parse_model_kind(const std::string& text);
+/// The name parse_model_kind reads: "lightvae" or "mlp".
+[[nodiscard]] const char* model_kind_name(model_kind kind);
+
 struct run_options {
   std::filesystem::path input;             ///< CSV recording
   std::string column;                      ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
@@ -30,7 +42,10 @@ struct run_options {
   bool sample_rate_explicit = false;
   signal::segment_params segmentation{};   ///< sample rate and the seed's windows, in seconds
   device_choice where = device_choice::automatic;
+  /// The model a training run makes; a run that scores with `model` takes the file's kind.
+  model_kind model_type = model_kind::light_vae;
   int epochs = 30;
+  /// Rows per optimiser step; 0 (the MLP autoencoder only): every row in one step, as seeds/004.
   int batch = 1024;
   std::uint64_t seed = 42;
   std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
@@ -81,6 +96,16 @@ struct figure_data {
   std::vector<float> thumbs;
 };
 
+/// Which model scored the beats and how it was made (summary.json's "model").
+struct model_summary {
+  std::string name;                ///< model_kind_name: "lightvae" or "mlp"
+  std::string architecture;        ///< its layers, for a person
+  std::int64_t parameters = 0;     ///< learnable scalars
+  std::string input_scaling;       ///< what is done to a beat's row before the model sees it
+  double learning_rate = 0;        ///< Adam's step size in training (0 for a loaded model)
+  double weight_decay = 0;         ///< Adam's L2 weight decay in training
+};
+
 /// Everything a report needs, on the host (the final hand-off).
 struct run_result {
   std::string input;
@@ -111,8 +136,13 @@ struct run_result {
   std::int64_t peak_host_bytes = 0, peak_device_bytes = 0;
   std::optional<evaluation> quality;
   std::filesystem::path model_file;    ///< where the trained model was saved (if any)
+  model_summary model;                 ///< the model that scored the beats
   std::int64_t beats_kept() const;
 };
+
+/// How rows made with `params` (whose windows in samples are `sizes`) are described in a model
+/// file: what a model must have been trained on for `zeroflow score` to use it on such rows.
+[[nodiscard]] model::row_provenance rows_made_by(const signal::segment_params& params, const signal::segment_sizes& sizes);
 
 /// Runs the whole pipeline; saves the trained model to `model_out` when it is not empty.
 /// Throws zeroflow::error (parse_error, invalid_argument, cuda_error...) with a clear message.
