@@ -7,22 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "zeroflow/io/output_names.hpp"
+
 namespace zeroflow::cli {
 
-/// @brief A folder name for a recording's outputs, made from its file name without the extension.
-/// Separators, control characters and characters that some file systems refuse become '_'; leading
-/// dots and trailing dots and spaces are dropped (so never "." or "..", never hidden); at most 200
-/// bytes; an empty result becomes "recording".
-/// @param input the recording's path as given on the command line
-std::string folder_name_for(const std::filesystem::path& input);
-
-/// @brief One folder name per input, distinct even where case is ignored (macOS and Windows file
-/// systems): the first input with a name keeps it, later ones get -2, -3, ... skipping every name
-/// another input or `reserved` holds. Names are in the order of `inputs`.
-/// @param inputs the recordings, as given
-/// @param reserved names already used in the output folder by this run (e.g. "runs.csv")
-std::vector<std::string> distinct_folder_names(const std::vector<std::string>& inputs,
-                                               const std::vector<std::string>& reserved);
+// Folder names for a batch's recordings are the library's (the Python module names them alike).
+using io::distinct_folder_names;
+using io::folder_name_for;
 
 /// A folder made for a run's outputs; `created` is the outermost directory that did not exist
 /// before (empty when the folder was already there), with its identity and the resolved folder it

@@ -12,6 +12,7 @@
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/io/edf.hpp"
 #include "zeroflow/io/labels.hpp"
+#include "zeroflow/io/output_names.hpp"
 #include "zeroflow/io/recording.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -144,6 +145,9 @@ void bind_io(nb::module_& m) {
       },
       "text"_a, "name"_a, "columns"_a.none(), "delimiter"_a.none(), "header"_a, "dtype"_a.none(), "dtypes"_a.none(),
       "comment"_a.none(), "quote"_a.none(), "na"_a, "threads"_a, "device"_a.none(), "stream"_a.none(), "chunk_bytes"_a);
+  // zeroflow.dask names each recording's folder exactly as `zeroflow run A B ...` does.
+  m.def("_distinct_folder_names", &io::distinct_folder_names, "inputs"_a, "reserved"_a,
+        "One output folder name per input: sanitised, distinct even where case is ignored, none of `reserved`.");
 }
 
 }  // namespace zeroflow::python
