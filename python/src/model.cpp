@@ -277,8 +277,9 @@ void bind_model(nb::module_& m) {
       [](const std::string& input, const std::string& column, double rate, double ricker, double nms, double min_beat,
          double max_beat, double ratio, const std::string& device, int epochs, int batch, std::uint64_t seed,
          nb::handle labels, nb::handle model_path, int threads, bool route_torch_memory, nb::handle progress,
-         const std::string& model_out, nb::handle out) {
+         const std::string& model_out, nb::handle out, const std::string& model_type) {
         pipeline::run_options o;
+        o.model_type = pipeline::parse_model_kind(model_type);
         o.input = input;
         o.column = column;
         o.segmentation.sample_rate = rate;
@@ -307,7 +308,8 @@ void bind_model(nb::module_& m) {
       },
       "input"_a, "column"_a, "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a,
       "max_beat_seconds"_a, "min_peak_ratio"_a, "device"_a.none(), "epochs"_a, "batch"_a, "seed"_a, "labels"_a.none(),
-      "model"_a.none(), "threads"_a, "route_torch_memory"_a, "progress"_a.none(), "model_out"_a, "out"_a.none());
+      "model"_a.none(), "threads"_a, "route_torch_memory"_a, "progress"_a.none(), "model_out"_a, "out"_a.none(),
+      "model_type"_a = "lightvae");
 }
 
 #else

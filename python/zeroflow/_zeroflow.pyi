@@ -369,6 +369,9 @@ class VAE:
         """Writes the model atomically (torch::save archive)."""
 
     @property
+    def described_rows(self) -> object: ...
+
+    @property
     def width(self) -> int: ...
 
     @property

@@ -570,23 +570,25 @@ class AutoEncoderOutlierDetector(_ReconstructionOutlierDetector):
         self.random_state = random_state
 
     def _new_model(self, n_features: int, device: str, seed: int) -> Any:
-        return _core.MLPAutoencoder(n_features, int(self.hidden), int(self.code), device, seed)
+        from .model import MLPAutoencoder
+
+        return MLPAutoencoder(n_features, int(self.hidden), int(self.code), device, seed)
 
     def _fit_model(self, rows: Array) -> list:
         batch = 0 if self.batch_size is None else int(self.batch_size)
         if batch < 0:
             raise ValueError(f"batch_size must be None or >= 1, got {self.batch_size}")
-        return self.model_._train(rows, int(self.epochs), batch, float(self.learning_rate), float(self.weight_decay),
-                                  self.seed_, None)
+        return self.model_.train(rows, epochs=int(self.epochs), batch=batch, learning_rate=float(self.learning_rate),
+                                 weight_decay=float(self.weight_decay), seed=self.seed_)
 
     def _errors(self, rows: Array) -> Array:
-        return self.model_._score(rows)
+        return self.model_.score(rows)
 
     def reconstruct(self, X: Any) -> Any:
         """The model's reconstruction of every row, in X's library and on X's device."""
         check_is_fitted(self)
         data = _take(self, X, reset=False, dtypes=("float32",), allow_nan=False)
-        return _to_library(_as_2d(self.model_._reconstruct(data.array), data.n_samples), data.library)
+        return _to_library(_as_2d(self.model_.reconstruct(data.array), data.n_samples), data.library)
 
     @staticmethod
     def _model_to_bytes(model: Any) -> bytes:
@@ -594,7 +596,9 @@ class AutoEncoderOutlierDetector(_ReconstructionOutlierDetector):
 
     @staticmethod
     def _model_from_bytes(data: bytes, device: str) -> Any:
-        return _core.MLPAutoencoder.from_bytes(data, device, "the pickled AutoEncoderOutlierDetector")
+        from .model import MLPAutoencoder
+
+        return MLPAutoencoder.from_bytes(data, device, "the pickled AutoEncoderOutlierDetector")
 
 
 def _padded_width(n_features: int) -> int:
