@@ -25,6 +25,7 @@
 #include "csv_cuda_staging.hpp"
 #include "csv_scan.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/core/detail/cuda_launch.hpp"
 #include "zeroflow/core/transfers.hpp"
 #endif
 
@@ -53,16 +54,8 @@ using csv_gpu::line_counts;
 using csv_gpu::parse_status;
 using csv_gpu::undecided_cell;
 
-cudaStream_t raw(stream_view s) { return s.value(); }
-
-template <class T>
-T read_back(const void* device_src, stream_view stream) {
-  T value{};
-  zeroflow::detail::note_device_to_host(sizeof(T));
-  ZF_CUDA_TRY(cudaMemcpyAsync(&value, device_src, sizeof(T), cudaMemcpyDeviceToHost, raw(stream)));
-  ZF_CUDA_TRY(cudaStreamSynchronize(raw(stream)));
-  return value;
-}
+using zeroflow::detail::launch::raw;
+using zeroflow::detail::launch::read_back;
 
 // Device bytes from the current resource, released in stream order with the returned array.
 array device_bytes(std::size_t bytes, device where, stream_view stream) {

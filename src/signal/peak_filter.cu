@@ -2,17 +2,17 @@
 // of a copy (a few thousand to ~100k values: microseconds), then compact the positions whose
 // height reaches ratio × median. drop_weak_peaks_cuda reads the kept count back (to size its
 // output); drop_weak_peaks_live (detail_cuda/live_stages.hpp) leaves it on the device.
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "detail_cuda/common.cuh"
 #include "detail_cuda/live_items.cuh"
 #include "detail_cuda/live_stages.hpp"
-#include "zeroflow/core/transfers.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/core/transfers.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
 
@@ -43,19 +43,15 @@ __global__ void gather_heights_kernel(const float* __restrict__ x, std::int64_t 
 // The host's test with the baseline subtracted here: height = x − baseline, threshold = ratio ×
 // the lower median height. x ↦ fl(x − baseline) never reverses an order, so the median height is
 // fl(median x − baseline) and the sort could run before the baseline was known.
-__global__ void flag_strong_kernel(const float* __restrict__ raw, const float* __restrict__ sorted,
-                                   std::int64_t count, const std::int64_t* live, float ratio,
-                                   const float* __restrict__ baseline_at, unsigned char* __restrict__ flags) {
+__global__ void flag_strong_kernel(const float* __restrict__ raw, const float* __restrict__ sorted, std::int64_t count,
+                                   const std::int64_t* live, float ratio, const float* __restrict__ baseline_at,
+                                   unsigned char* __restrict__ flags) {
   const float baseline = *baseline_at;
   const std::int64_t used = gpu::live_items(count, live);
   const float threshold = ratio * __fsub_rn(sorted[used > 0 ? (used - 1) / 2 : 0], baseline);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)
     flags[i] = i < used && __fsub_rn(raw[i], baseline) >= threshold ? 1 : 0;
-}
-
-int grid_for(std::int64_t count) {
-  return static_cast<int>(std::min<std::int64_t>((count + 255) / 256, 4096));
 }
 
 /// Queues the second half of the filter: the kept positions lead the returned buffer
@@ -67,18 +63,18 @@ array keep_strong(const array& positions, const std::int64_t* live, const peak_h
   cudaStream_t s = stream.value();
   array flags = empty({count}, uint8, where, stream);
   array out = empty({count}, int64, where, stream);
-  flag_strong_kernel<<<grid_for(count), 256, 0, s>>>(h.raw.data_as<const float>(), h.sorted.data_as<const float>(),
-                                                     count, live, static_cast<float>(ratio), baseline,
-                                                     flags.data_as<unsigned char>());
+  flag_strong_kernel<<<gpu::grid_for(count, 256, where.id), 256, 0, s>>>(
+      h.raw.data_as<const float>(), h.sorted.data_as<const float>(), count, live, static_cast<float>(ratio), baseline,
+      flags.data_as<unsigned char>());
   ZF_CUDA_TRY(cudaGetLastError());
   std::size_t bytes = 0;
   ZF_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, positions.data_as<const std::int64_t>(),
-                                         flags.data_as<const unsigned char>(), out.data_as<std::int64_t>(), kept,
-                                         count, s));
+                                         flags.data_as<const unsigned char>(), out.data_as<std::int64_t>(), kept, count,
+                                         s));
   array temp = gpu::scratch(bytes, where, stream);
   ZF_CUDA_TRY(cub::DeviceSelect::Flagged(temp.data(), bytes, positions.data_as<const std::int64_t>(),
-                                         flags.data_as<const unsigned char>(), out.data_as<std::int64_t>(), kept,
-                                         count, s));
+                                         flags.data_as<const unsigned char>(), out.data_as<std::int64_t>(), kept, count,
+                                         s));
   return out;
 }
 
@@ -92,9 +88,9 @@ peak_heights sorted_peak_heights(const array& filtered, const array& positions, 
   cudaStream_t s = stream.value();
   peak_heights h{empty({count}, float32, where, stream), empty({count}, float32, where, stream)};
   if (count == 0) return h;
-  gather_heights_kernel<<<grid_for(count), 256, 0, s>>>(filtered.data_as<const float>(), filtered.size(),
-                                                        positions.data_as<const std::int64_t>(), count, live,
-                                                        offset, h.raw.data_as<float>(), out_of_range);
+  gather_heights_kernel<<<gpu::grid_for(count, 256, where.id), 256, 0, s>>>(
+      filtered.data_as<const float>(), filtered.size(), positions.data_as<const std::int64_t>(), count, live, offset,
+      h.raw.data_as<float>(), out_of_range);
   ZF_CUDA_TRY(cudaGetLastError());
   std::size_t bytes = 0;
   ZF_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, bytes, h.raw.data_as<const float>(), h.sorted.data_as<float>(),
@@ -113,8 +109,8 @@ array drop_weak_peaks_cuda(const array& filtered, const array& positions, std::i
   auto* scalar = scalars.data_as<std::int64_t>();
   gpu::upload(scalar + 2, &baseline, sizeof baseline, stream);
   const peak_heights heights = sorted_peak_heights(filtered, positions, nullptr, offset, scalar, stream);
-  array out = keep_strong(positions, nullptr, heights, ratio, reinterpret_cast<const float*>(scalar + 2), scalar + 1,
-                          stream);
+  array out =
+      keep_strong(positions, nullptr, heights, ratio, reinterpret_cast<const float*>(scalar + 2), scalar + 1, stream);
   std::int64_t host_scalars[2] = {0, 0};  // the one scalar hand-off: the output size
   zeroflow::detail::note_device_to_host(sizeof host_scalars);
   ZF_CUDA_TRY(cudaMemcpyAsync(host_scalars, scalar, sizeof host_scalars, cudaMemcpyDeviceToHost, stream.value()));
