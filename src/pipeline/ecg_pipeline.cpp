@@ -144,28 +144,6 @@ class memory_watch {
   std::vector<std::pair<memory::resource_ptr, std::shared_ptr<memory::statistics_adaptor>>> installed_;
 };
 
-/// Evaluates the run against its labels file (DESIGN.md section 7), with the same code as
-/// `zeroflow evaluate`. An unreadable labels file is a warning: the run goes on without a result.
-evaluation evaluate(const run_result& r, const std::filesystem::path& labels_file, const run_options& options) {
-  evaluation q;
-  q.labels = labels_file;
-  io::beat_labels labels;
-  try {
-    labels = io::read_labels(labels_file);
-  } catch (const std::exception& e) {
-    q.not_evaluated = e.what();
-    if (options.progress)
-      options.progress("warning: labels " + labels_file.string() + ": " + q.not_evaluated + "; not evaluated");
-    return q;
-  }
-  // One score per detection: detection c is candidate c's R peak; the final detection ends the
-  // last candidate, begins none, and stays unscored.
-  std::vector<double> scores(r.detected_peaks.size(), std::numeric_limits<double>::quiet_NaN());
-  for (std::size_t c = 0; c < r.score.size() && c < scores.size(); ++c) scores[c] = r.score[c];
-  q.result = eval::evaluate_beats(r.detected_peaks, scores, labels, eval::tolerance_samples(0.150, r.sample_rate));
-  return q;
-}
-
 /// Why a beat stands out, for a person reading beats.csv: each part of its score that is high,
 /// and R–R intervals outside the seed's length bounds.
 std::string flags_of(const run_result& r, std::size_t b) {
@@ -430,7 +408,10 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   stage("figures", [&] { result.figures = detail::collect_figures(signal, seg.filtered, rows, result, stream); });
 
   if (options.labels) {
-    stage("evaluate", [&] { result.quality = evaluate(result, *options.labels, options); });
+    stage("evaluate", [&] {
+      result.quality = eval::evaluate_labels_file(result.detected_peaks, result.score, result.sample_rate,
+                                                  *options.labels, options.progress);
+    });
   }
   result.peak_host_bytes = memory.peak(device_type::cpu);
   result.peak_device_bytes = memory.peak(device_type::cuda);

@@ -13,6 +13,7 @@
 
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/eval/beat_evaluation.hpp"
+#include "zeroflow/eval/label_evaluation.hpp"
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/signal/segment.hpp"
 
@@ -66,13 +67,10 @@ struct stage_time {
   std::int64_t device_to_host_bytes = 0;
 };
 
-/// Beat detection and anomaly ranking quality against the labels file, when one was given. A
-/// labels file that cannot be read is a warning, never a failed run: `not_evaluated` says why.
-struct evaluation {
-  std::filesystem::path labels;  ///< the labels file (CSV or WFDB annotations)
-  std::string not_evaluated;     ///< why there is no result; empty when `result` holds it
-  eval::beat_evaluation result;  ///< detection and per-class ranking (eval::evaluate_beats)
-};
+/// Beat detection and anomaly ranking quality against the labels file, when one was given
+/// (eval::evaluate_labels_file): a labels file that cannot be read is a warning, never a failed
+/// run, and `not_evaluated` says why.
+using evaluation = eval::label_evaluation;
 
 /// The figures' data, computed on the run's device and handed to the host once, with the
 /// per-beat results. Sized for the report (a few MB at most), never the raw recording.
