@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   zeroflow::cli::add_info(app);
   zeroflow::cli::add_generate_electricity(app);
   zeroflow::cli::add_timeseries(app);
+  zeroflow::cli::add_train_population(app);
   int code = 0;
   try {
     app.parse(argc, argv);           // runs the chosen subcommand's callback

@@ -15,6 +15,7 @@
 #include "interrupt.hpp"
 #include "model_choice.hpp"
 #include "output_folders.hpp"
+#include "python_front.hpp"
 #include "results_folder.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
@@ -325,7 +326,9 @@ void add_run(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run the whole pipeline on a recording: segment, train, score, report");
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, true);
-  cmd->callback([flags, cmd] {
+  auto scheduler = add_scheduler_option(*cmd);  // many recordings on a Dask cluster (python_front.hpp)
+  cmd->callback([flags, cmd, scheduler] {
+    if (cmd->count("--scheduler") > 0) return run_on_scheduler(*cmd, *scheduler);
     choose_model(*flags, *cmd);
     run_pipeline(*flags, true, cmd->count("--sample-rate") > 0);
   });

@@ -1,0 +1,76 @@
+// zeroflow train-population: one LightVAE over the beats of many recordings, data-parallel with
+// torch.distributed, in Python (zeroflow.population; python_front.hpp says why).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "flag_checks.hpp"
+#include "python_front.hpp"
+
+namespace zeroflow::cli {
+
+namespace {
+
+struct population_flags {
+  std::vector<std::string> inputs;
+  std::string out, device = "auto", lead, backend;
+  double sample_rate = 250;
+  int processes = 1, epochs = 30, batch = 1024, threads = 0;
+  std::uint64_t seed = 42;
+  bool force = false;
+};
+
+}  // namespace
+
+void add_train_population(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "train-population",
+      "Train one VAE on the beats of many recordings (data-parallel with torch.distributed: gloo on CPUs, NCCL on "
+      "GPUs); `zeroflow score --model MODEL` then scores any recording with it");
+  auto f = std::make_shared<population_flags>();
+  cmd->add_option("INPUT", f->inputs, "recordings of one sample rate: CSV, WFDB (NAME.hea) or EDF")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--out,-o", f->out, "the model file to write (e.g. population.pt)")->required();
+  cmd->add_option("--processes,-n", f->processes,
+                  "data-parallel processes on this machine (one per GPU); several machines: torchrun, see "
+                  "docs/scaling.md")
+      ->capture_default_str()
+      ->check(integer_in(1, 4096));
+  cmd->add_option("--backend", f->backend, "torch.distributed backend (default: nccl on GPUs, gloo on CPUs)")
+      ->check(CLI::IsMember({"gloo", "nccl"}));
+  cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--lead,--column,-c", f->lead, "the signal to read, by name or 0-based index");
+  cmd->add_option("--sample-rate,-r", f->sample_rate, "samples per second of CSV recordings")
+      ->capture_default_str()
+      ->check(number_in(lowest_sample_rate, highest_sample_rate, "Hz"));
+  cmd->add_option("--epochs", f->epochs, "training epochs")->capture_default_str()->check(integer_in(1, 100000));
+  cmd->add_option("--batch", f->batch, "beats per optimiser step, over all processes")
+      ->capture_default_str()
+      ->check(integer_in(1, 1 << 24));
+  cmd->add_option("--seed", f->seed, "seed of the split, the shuffles, the noise and the initial weights")
+      ->capture_default_str()
+      ->check(unsigned_integer());
+  cmd->add_option("--threads", f->threads, "PyTorch CPU threads per process (0: its default)")
+      ->capture_default_str()
+      ->check(integer_in(0, 4096));
+  cmd->add_flag("--force,-f", f->force, "replace an existing model file");
+  cmd->callback([f, cmd] {
+    std::vector<std::string> args = f->inputs;
+    args.insert(args.end(), {"--out", f->out, "--processes", std::to_string(f->processes), "--device", f->device,
+                             "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",
+                             std::to_string(f->seed), "--threads", std::to_string(f->threads)});
+    if (cmd->count("--sample-rate") > 0) args.insert(args.end(), {"--sample-rate", cmd->get_option("--sample-rate")->results().front()});
+    if (!f->lead.empty()) args.insert(args.end(), {"--lead", f->lead});
+    if (!f->backend.empty()) args.insert(args.end(), {"--backend", f->backend});
+    if (f->force) args.emplace_back("--force");
+    exec_python_module("zeroflow.population", args,
+                       "train-population needs the zeroflow Python module with torch (torch.distributed)");
+  });
+}
+
+}  // namespace zeroflow::cli
