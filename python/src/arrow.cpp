@@ -4,6 +4,7 @@
 // without copying. Capsule lifetimes follow the spec: the capsule's destructor releases a
 // struct that no consumer moved out, then frees the struct's memory.
 #include "zeroflow/interop/arrow.hpp"
+#include "zeroflow/interop/arrow_owner.hpp"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -29,20 +30,14 @@ constexpr const char* device_array_name = "arrow_device_array";
 constexpr const char* stream_name = "arrow_array_stream";
 
 template <class T>
-void release_struct(T* s) {
-  if (s->release != nullptr) s->release(s);
-}
-inline void release_struct(ArrowDeviceArray* s) { release_struct(&s->array); }
-
-template <class T>
 void capsule_destructor(PyObject* capsule, const char* name) {
   auto* s = static_cast<T*>(PyCapsule_GetPointer(capsule, name));
   if (s == nullptr) {
     PyErr_Clear();
     return;
   }
-  release_struct(s);  // a consumer that took the struct set its release to NULL
-  delete s;
+  // Back into its box: released unless a consumer moved it out (and marked it released), then freed.
+  arrow::unique_box<T> box(s);
 }
 
 void schema_destructor(PyObject* c) { capsule_destructor<ArrowSchema>(c, schema_name); }
@@ -54,12 +49,11 @@ void stream_destructor(PyObject* c) { capsule_destructor<ArrowArrayStream>(c, st
 /// throws, the capsule frees the struct.
 template <class T, class Fill>
 nb::object make_capsule(const char* name, PyCapsule_Destructor destructor, Fill&& fill) {
-  auto* s = new T{};
+  auto box = arrow::make_box<T>();
+  T* s = box.get();
   PyObject* capsule = PyCapsule_New(s, name, destructor);
-  if (capsule == nullptr) {
-    delete s;
-    throw nb::python_error();
-  }
+  if (capsule == nullptr) throw nb::python_error();  // the box frees the struct
+  (void)box.release();  // the capsule's destructor owns it now
   nb::object owner = nb::steal(capsule);
   as_buffer_error([&] { fill(s); });
   return owner;
@@ -185,37 +179,25 @@ py_table from_arrow_device_table(nb::handle schema, nb::handle data, nb::handle 
 /// Every batch of an ArrowArrayStream (consumed), as tables ("+s" schemas) or arrays.
 nb::list from_arrow_stream(nb::handle capsule) {
   auto* stream = capsule_pointer<ArrowArrayStream>(capsule, stream_name);
-  if (stream->release == nullptr) throw nb::value_error("this Arrow stream was already consumed");
-  // Take the stream (the capsule keeps a released struct).
-  auto owned = std::make_unique<ArrowArrayStream>(*stream);
-  stream->release = nullptr;
-  struct stream_closer {
-    ArrowArrayStream* s;
-    ~stream_closer() { s->release(s); }
-  } closer{owned.get()};
+  if (!arrow::is_live(*stream)) throw nb::value_error("this Arrow stream was already consumed");
+  arrow::unique_struct<ArrowArrayStream> owned(stream);  // taken: the capsule keeps a released struct
   const auto fail = [&](int rc) {
     const char* message = owned->get_last_error ? owned->get_last_error(owned.get()) : nullptr;
     throw nb::value_error(
         ("Arrow stream failed (" + std::to_string(rc) + "): " + (message ? message : "no message")).c_str());
   };
-  ArrowSchema schema{};
-  if (const int rc = owned->get_schema(owned.get(), &schema); rc != 0) fail(rc);
-  struct schema_closer {
-    ArrowSchema* s;
-    ~schema_closer() {
-      if (s->release) s->release(s);
-    }
-  } schema_guard{&schema};
-  const bool is_table = std::string_view(schema.format) == "+s";
+  arrow::unique_struct<ArrowSchema> schema;
+  if (const int rc = owned->get_schema(owned.get(), schema.get()); rc != 0) fail(rc);
+  const bool is_table = std::string_view(schema->format) == "+s";
   nb::list batches;
   while (true) {
-    ArrowArray batch{};
-    if (const int rc = owned->get_next(owned.get(), &batch); rc != 0) fail(rc);
-    if (batch.release == nullptr) break;
+    arrow::unique_struct<ArrowArray> batch;
+    if (const int rc = owned->get_next(owned.get(), batch.get()); rc != 0) fail(rc);
+    if (!batch) break;  // the end of the stream
     if (is_table)
-      batches.append(py_table{import_arrow_table(schema, &batch, cpu_device), legacy_stream});
+      batches.append(py_table{import_arrow_table(*schema, batch.get(), cpu_device), legacy_stream});
     else
-      batches.append(py_array{import_arrow_array(schema, &batch, cpu_device), legacy_stream});
+      batches.append(py_array{import_arrow_array(*schema, batch.get(), cpu_device), legacy_stream});
   }
   return batches;
 }

@@ -12,6 +12,7 @@
 #include "arrow_format.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/interop/arrow.hpp"
+#include "zeroflow/interop/arrow_owner.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 #if ZEROFLOW_HAS_CUDA
@@ -28,13 +29,7 @@ using arrow::ArrowSchema;
 
 // ---- schemas ----------------------------------------------------------------------------
 
-struct schema_deleter {
-  void operator()(ArrowSchema* s) const noexcept {
-    if (s->release != nullptr) s->release(s);
-    delete s;
-  }
-};
-using schema_box = std::unique_ptr<ArrowSchema, schema_deleter>;
+using schema_box = arrow::unique_box<ArrowSchema>;
 
 struct schema_private {
   std::string format;
@@ -69,11 +64,7 @@ void fill_schema(ArrowSchema* out, std::string format, std::string_view name, st
   out->release = &release_schema;
 }
 
-schema_box new_schema() {
-  auto* s = new ArrowSchema{};
-  s->release = nullptr;
-  return schema_box(s);
-}
+schema_box new_schema() { return arrow::make_box<ArrowSchema>(); }
 
 /// Throws unless `a` has an Arrow representation.
 void check_exportable(const array& a, std::string_view name) {
@@ -100,13 +91,7 @@ void describe(const array& a, std::string_view name, ArrowSchema* out) {
 
 // ---- arrays -----------------------------------------------------------------------------
 
-struct array_deleter {
-  void operator()(ArrowArray* a) const noexcept {
-    if (a->release != nullptr) a->release(a);
-    delete a;
-  }
-};
-using array_box = std::unique_ptr<ArrowArray, array_deleter>;
+using array_box = arrow::unique_box<ArrowArray>;
 
 struct array_private {
   array values;  ///< keeps the memory alive (the array itself, or its packed copy)
@@ -127,11 +112,7 @@ void release_array(ArrowArray* a) noexcept {
   a->private_data = nullptr;
 }
 
-array_box new_array() {
-  auto* a = new ArrowArray{};
-  a->release = nullptr;
-  return array_box(a);
-}
+array_box new_array() { return arrow::make_box<ArrowArray>(); }
 
 /// Arrow's booleans: one bit each, least significant first (a copy into host memory).
 array pack_bits(const array& a) {
@@ -328,7 +309,7 @@ void export_arrow_device_array(const array& a, ArrowDeviceArray* out, stream_vie
   try {
     fill_device(out, p, a.where(), stream);
   } catch (...) {
-    out->array.release(&out->array);
+    arrow::release(*out);
     throw;
   }
 }
@@ -340,7 +321,7 @@ void export_arrow_device_array(const table& t, ArrowDeviceArray* out, stream_vie
   try {
     fill_device(out, p, t.columns.empty() ? cpu_device : t.columns.front().where(), stream);
   } catch (...) {
-    out->array.release(&out->array);
+    arrow::release(*out);
     throw;
   }
 }

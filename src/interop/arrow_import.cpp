@@ -12,6 +12,7 @@
 #include "arrow_format.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/interop/arrow.hpp"
+#include "zeroflow/interop/arrow_owner.hpp"
 
 #include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -35,24 +36,12 @@ using arrow::ArrowDeviceArray;
 using arrow::ArrowSchema;
 
 /// The moved-in struct; released when the last array viewing it goes.
-struct holder {
-  ArrowArray array{};
-  holder() = default;
-  holder(const holder&) = delete;
-  holder& operator=(const holder&) = delete;
-  ~holder() {
-    if (array.release != nullptr) array.release(&array);
-  }
-};
-using holder_ptr = std::shared_ptr<holder>;
+using holder_ptr = std::shared_ptr<arrow::unique_struct<ArrowArray>>;
 
 holder_ptr take(ArrowArray* in) {
   ZF_EXPECTS(in != nullptr, "import_arrow_array was given a NULL ArrowArray");
-  ZF_EXPECTS(in->release != nullptr, "the ArrowArray was already released (or moved); Arrow data can be consumed once");
-  auto h = std::make_shared<holder>();
-  h->array = *in;  // a move, as the spec defines it: bitwise copy, then mark the source released
-  in->release = nullptr;
-  return h;
+  ZF_EXPECTS(arrow::is_live(*in), "the ArrowArray was already released (or moved); Arrow data can be consumed once");
+  return std::make_shared<arrow::unique_struct<ArrowArray>>(in);  // a move: `in` is marked released
 }
 
 void check_schema(const ArrowSchema& s) {
@@ -184,7 +173,7 @@ void wait_for_producer(const ArrowDeviceArray& in, device where, stream_view str
 
 table table_of(const holder_ptr& h, const ArrowSchema& schema, device where) {
   check_schema(schema);
-  const ArrowArray& a = h->array;
+  const ArrowArray& a = **h;
   ZF_EXPECTS(std::string_view(schema.format) == "+s", "a table needs an Arrow struct (\"+s\"), not \"", schema.format,
              "\"");
   ZF_EXPECTS(schema.n_children == a.n_children, "Arrow struct schema has ", schema.n_children, " fields and its array ",
@@ -218,7 +207,7 @@ bool arrow_import_copies(const ArrowSchema& schema) {
 
 array import_arrow_array(const ArrowSchema& schema, ArrowArray* in, device where) {
   holder_ptr h = take(in);
-  return field_values(h, schema, h->array, where);
+  return field_values(h, schema, **h, where);
 }
 
 array import_arrow_device_array(const ArrowSchema& schema, ArrowDeviceArray* in, stream_view stream) {
@@ -226,7 +215,7 @@ array import_arrow_device_array(const ArrowSchema& schema, ArrowDeviceArray* in,
   holder_ptr h = take(&in->array);
   const device where = device_of(*in);
   wait_for_producer(*in, where, stream);
-  return field_values(h, schema, h->array, where);
+  return field_values(h, schema, **h, where);
 }
 
 table import_arrow_table(const ArrowSchema& schema, ArrowArray* in, device where) {
