@@ -7,7 +7,7 @@ through the command-line tool, twice: once with the seed's behaviour (`--segment
 seed's NMS gate and length filter, beats outside the kept lengths not scored) and once with the
 defaults. Input is the WFDB record (`NNN.hea`) when this zeroflow reads WFDB, else `NNN.csv
 --sample-rate 360`. Each run folder is then scored with `zeroflow evaluate DIR --labels NNN.atr`
-(or NNN.labels.csv), the same code as the pipeline's own evaluation (DESIGN.md section 7):
+(or NNN.labels.csv), the same code as the pipeline's own evaluation (docs/architecture.md, "Quality"):
 detection is a detected R peak within +-150 ms of a labelled beat, one to one (Se = TP/(TP+FN),
 +P = TP/(TP+FP)); ranking is the AUROC and average precision of the V class (AAMI: V and E)
 against every other labelled beat, over EVERY labelled beat, a labelled beat with no matched

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-# The notebook's end-to-end cell (seeds/004), with timers between its steps and a scoring step.
+# The seed-004 notebook's end-to-end cell, with timers between its steps and a scoring step.
 SEED_SCRIPT = r'''
 import time, json, sys
 t0 = time.perf_counter()

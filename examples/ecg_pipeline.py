@@ -2,7 +2,7 @@
 # %% [markdown]
 # # The seed's ECG pipeline, through zeroflow, with other frameworks mixed in
 #
-# The notebook of seeds/002 (and the talk of seeds/001) runs cuDF -> CuPy -> Numba -> PyTorch on
+# The seed notebook (and the seed talk) runs cuDF -> CuPy -> Numba -> PyTorch on
 # one ECG recording. Here zeroflow holds the data and each framework works on zeroflow's memory in
 # place; every hand-off is checked to keep the same data pointer.
 #

@@ -2,7 +2,7 @@
 # %% [markdown]
 # # The seed-004 pipeline with zeroflow's scikit-learn estimators
 #
-# seeds/004 reads a consumption column of a multi-column CSV, min-max scales it (on the CPU:
+# The seed-004 notebook reads a consumption column of a multi-column CSV, min-max scales it (on the CPU:
 # cuDF had no MinMaxScaler), trains an MLP autoencoder with PyTorch and looks at its
 # reconstruction. Here the same steps are a scikit-learn ``Pipeline`` of zeroflow estimators:
 #
@@ -35,7 +35,7 @@ from zeroflow.sklearn import AutoEncoderOutlierDetector, MinMaxScaler
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description="seeds/004: one CSV column -> min-max -> MLP autoencoder -> anomaly scores")
+    p = argparse.ArgumentParser(description="seed-004: one CSV column -> min-max -> MLP autoencoder -> anomaly scores")
     p.add_argument("csv", help="a CSV with a header, e.g. from `zeroflow generate-electricity`")
     p.add_argument("--column", default="electricity_consumption", help="column name or 0-based index")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cuda" if zf.cuda_available() else "cpu")

@@ -1,4 +1,4 @@
-// The seed-004 pipeline (seeds/004): `generate-electricity` writes a multi-column consumption
+// The seed-004 pipeline (docs/architecture.md): `generate-electricity` writes a multi-column consumption
 // table with labelled anomalies (standing in for the notebook's Kaggle file, which cannot be
 // downloaded here), and `timeseries` takes one column of such a CSV through min-max scaling on the
 // device, the notebook's MLP autoencoder and a reconstruction-error score per point.
@@ -238,7 +238,7 @@ void run_timeseries(const timeseries_flags& f) {
       {"column", column},
       {"rows", n},
       {"device", where.name()},
-      {"model", "MLP autoencoder 1-32-32-32-1, ReLU, sigmoid output (seeds/004)"},
+      {"model", "MLP autoencoder 1-32-32-32-1, ReLU, sigmoid output (the seed-004 notebook)"},
       {"parameters", net.parameter_count()},
       {"epochs", f.epochs},
       {"batch", f.batch == 0 ? nlohmann::json("all rows") : nlohmann::json(f.batch)},
@@ -282,7 +282,7 @@ void add_generate_electricity(CLI::App& app) {
       "generate-electricity",
       "Write a synthetic electricity-consumption table (CSV: ID, datetime, temperature, pressure, windspeed, "
       "residential, commercial, electricity_consumption) with daily and weekly cycles, holidays and labelled "
-      "anomalies (.labels.csv). It stands in for the Kaggle file of seeds/004, which cannot be downloaded here.");
+      "anomalies (.labels.csv). It stands in for the Kaggle file of the seed-004 notebook, which cannot be downloaded here.");
   auto f = std::make_shared<electricity_flags>();
   cmd->add_option("--out,-o", f->out, "CSV file to write")->required();
   cmd->add_option("--days", f->options.days, "days from 2013-07-01")

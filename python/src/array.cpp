@@ -1,5 +1,5 @@
 // zeroflow.Array: properties, indexing and copies, the export protocols (DLPack, CUDA Array
-// Interface, NumPy array interface) and the matching imports. DESIGN.md section 3 has the rules.
+// Interface, NumPy array interface) and the matching imports. docs/architecture.md has the rules.
 #include <nanobind/stl/string.h>
 
 #include <bit>

@@ -1,4 +1,4 @@
-// zeroflow.memory: the stream-ordered resources and adaptors of DESIGN.md section 4, the current
+// zeroflow.memory: the stream-ordered resources and adaptors of docs/architecture.md ("Memory"), the current
 // resource per device, and raw blocks for frameworks that allocate through zeroflow (CuPy,
 // Numba, PyTorch: zeroflow/allocators.py).
 #include <nanobind/stl/shared_ptr.h>

@@ -1,4 +1,4 @@
-"""The frameworks of the interop matrix (seeds/001's cheat sheet, through zeroflow): how to make
+"""The frameworks of the interop matrix (the seed talk's cheat sheet, through zeroflow): how to make
 an array in each, find its data pointer, read it back as NumPy, and the one-line recipes that move
 it into zeroflow and out again. Used by test_interop_matrix.py and scripts/interop-matrix."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The seed notebook's segmentation (seeds/002, bench/seed_pipeline.py) in plain NumPy: an
+"""The seed notebook's segmentation (docs/architecture.md, "The seed pipelines") in plain NumPy: an
 independent reference for zeroflow's beats. Circular FFT convolution exactly as the seed."""
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view

@@ -1,6 +1,6 @@
 """zeroflow.Array's export protocols (DLPack, NumPy array interface) and imports (asarray,
-from_dlpack), with the traps of DESIGN.md section 3: bool, 0-size and 0-d arrays, negative and
-zero strides, read-only exports, capsules consumed twice, producers that die first."""
+from_dlpack), with the known traps of docs/architecture.md ("Ownership"): bool, 0-size and 0-d
+arrays, negative and zero strides, read-only exports, capsules consumed twice, producers that die first."""
 import ctypes
 import gc
 import warnings

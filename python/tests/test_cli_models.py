@@ -61,7 +61,7 @@ def test_mlp_scores_are_a_numpy_forward_pass_of_the_saved_weights(mlp_run, short
     assert meta["model"] == "mlp" and meta["epochs"] == 30
     assert meta["rows"]["segmentation"] == "seed" and meta["rows"]["sample_rate"] == 250
     rows = seed_rows(short_recording)
-    scaler = SkMinMaxScaler().fit(rows)  # seeds/004's preprocessing, per sample position
+    scaler = SkMinMaxScaler().fit(rows)  # the seed-004 notebook's preprocessing, per sample position
     np.testing.assert_allclose(meta["scale"], scaler.scale_, rtol=1e-6)
     np.testing.assert_allclose(meta["offset"], scaler.min_, rtol=1e-6, atol=1e-7)
 

@@ -1,4 +1,4 @@
-"""The interop matrix (seeds/001's cheat sheet, through zeroflow): every framework's float32,
+"""The interop matrix (the seed talk's cheat sheet, through zeroflow): every framework's float32,
 int64, bool, 0-size and 2-D strided arrays go into zeroflow and out to every framework; values
 are checked, and the data pointer must not change where zero-copy is possible (the known copies
 below say why each other one happens). With ZEROFLOW_INTEROP_RECORD=FILE each cell is appended to

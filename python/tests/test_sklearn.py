@@ -186,7 +186,7 @@ def test_cuda_tensor_stays_on_the_gpu():
 
 
 class NotebookEncoder(torch.nn.Module):
-    """seeds/004's Encoder, as the notebook writes it."""
+    """The seed-004 notebook's Encoder, as the notebook writes it."""
 
     def __init__(self, input_size, hidden_size, dimension=32):
         super().__init__()

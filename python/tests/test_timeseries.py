@@ -69,7 +69,7 @@ def test_labels_mark_the_injected_anomalies(electricity):
 
 
 class NotebookEncoder(torch.nn.Module):
-    """seeds/004's Encoder."""
+    """The seed-004 notebook's Encoder."""
 
     def __init__(self):
         super().__init__()

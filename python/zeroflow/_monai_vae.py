@@ -1,5 +1,5 @@
 """MONAI's VarAutoEncoder as the second VAE of :class:`zeroflow.sklearn.VAEOutlierDetector`
-(``model="monai"``; seeds/002's closing exercise). MONAI is an optional dependency (``pip
+(``model="monai"``; the seed notebook's closing exercise). MONAI is an optional dependency (``pip
 install monai``); this module imports it only when such a model is made.
 
 The network is ``monai.networks.nets.VarAutoEncoder(spatial_dims=1, in_shape=(1, W),

@@ -1,6 +1,6 @@
 """One memory pool for all: make PyTorch, CuPy and Numba allocate GPU memory from zeroflow's
 current resource, so one pool (a CUDA stream-ordered memory pool by default) and one set of
-statistics cover the whole pipeline (DESIGN.md section 4).
+statistics cover the whole pipeline (docs/architecture.md, "Memory").
 
 The one call::
 

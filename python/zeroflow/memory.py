@@ -1,4 +1,4 @@
-"""One memory manager (DESIGN.md section 4): stream-ordered resources, stackable adaptors and the
+"""One memory manager (docs/architecture.md, "Memory"): stream-ordered resources, stackable adaptors and the
 current resource of each device, through which every zeroflow allocation goes.
 
 Typical use: count what a pipeline allocates::

@@ -1,6 +1,6 @@
 #pragma once
 /// @file beat_evaluation.hpp
-/// A run's quality against reference labels, as DESIGN.md section 7 defines it: detection
+/// A run's quality against reference labels, as docs/architecture.md ("Quality") defines it: detection
 /// (detected R peaks matched one to one to labelled beats within a tolerance) and ranking (AUROC
 /// and average precision of an abnormal class against all other labelled beats, over every
 /// labelled beat, a beat without a scored detection ranking lowest).
