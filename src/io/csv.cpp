@@ -303,7 +303,8 @@ table parse(std::string_view text, std::string_view name, const csv_options& opt
 
   // ---- pass 2 (parse straight into the columns) ----
   // CUDA output is parsed into ordinary host memory and copied: pinning 80 MB (cudaMallocHost)
-  // costs more than the faster copy from pinned memory saves. A GPU parser will replace this.
+  // costs more than the faster copy from pinned memory saves. Only inputs the GPU reader
+  // declines (csv_cuda.cpp) come this way.
   const device staging = options.where.host_accessible() ? options.where : cpu_device;
   std::vector<array> host_columns;
   detail::scan_context ctx{name, d, has_header ? names : std::vector<std::string>{},

@@ -146,7 +146,7 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
     ZF_CUDA_TRY(cudaMemsetAsync(d_text + n, 0, static_cast<std::size_t>(csv_gpu::padded_size(n) - n), s));
   std::function<void(std::size_t)> tick;
   if (options.progress) {
-    // Staging is most of the time; the parse is a few milliseconds at the end.
+    // Staging is most of the time; the parse is a short step at the end.
     tick = [&](std::size_t staged) { options.progress(layout.data_offset + staged, total); };
   }
   std::optional<staged_copy> staging;

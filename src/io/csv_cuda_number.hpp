@@ -49,7 +49,7 @@ inline constexpr int pow5_min = -342;
 inline constexpr int pow5_max = 308;
 inline constexpr int pow5_count = pow5_max - pow5_min + 1;
 
-/// Builds the table with exact big-integer arithmetic (host only; a few milliseconds, once).
+/// Builds the table with exact big-integer arithmetic (host only, once).
 std::vector<pow5_entry> make_pow5_table();
 /// The table for host-side parsing, built on first use.
 const pow5_entry* host_pow5_table();

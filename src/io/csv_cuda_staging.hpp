@@ -17,8 +17,8 @@
 
 namespace zeroflow::io::detail {
 
-/// Default staging chunk: large enough that per-copy overheads vanish (16 MiB at ~50 GB/s is
-/// ~0.3 ms), small enough that the pipeline fills and drains quickly.
+/// Default staging chunk: large enough that the fixed cost of each copy is small against its
+/// transfer time, small enough that the pipeline fills and drains quickly.
 inline constexpr std::size_t default_staging_chunk = std::size_t{16} << 20;
 
 /// Pins the staging chunks a read of the default chunk size uses and keeps them for it (see

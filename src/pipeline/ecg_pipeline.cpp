@@ -270,8 +270,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       // as zeroflow's arrays. LibTorch accepts this only before its first CUDA allocation.
       if (options.route_torch_memory && !model::torch_allocator_routed())
         model::route_torch_allocator_to(memory::current_resource(result.where));
-      // The CSV reader's one-time costs (pinned staging buffers, loading its kernels: ~50 ms on
-      // an H100) belong to start-up, not to the load stage they would otherwise inflate.
+      // The CSV reader's one-time costs (pinned staging buffers, loading its kernels) belong to
+      // start-up, not to the load stage they would otherwise inflate.
       io::prepare_csv_reads(result.where, stream);
     });
   }

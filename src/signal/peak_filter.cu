@@ -1,5 +1,5 @@
 // CUDA half of peak_filter.hpp: gather the heights, take their lower median with a radix sort
-// of a copy (a few thousand to ~100k values: microseconds), then compact the positions whose
+// of a copy (a few thousand to ~100k values), then compact the positions whose
 // height reaches ratio × median. drop_weak_peaks_cuda reads the kept count back (to size its
 // output); drop_weak_peaks_live (detail_cuda/live_stages.hpp) leaves it on the device.
 #include <cuda_runtime.h>

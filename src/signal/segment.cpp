@@ -32,7 +32,7 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   // The median and MAD of a long recording are those of an evenly strided subsample of at least
   // 2^20 samples (exact below that): an hour at 250 Hz is exact, 22 hours use every 19th sample.
   // The estimate moves by ~0.1 % at most, and on the GPU the selection no longer reads 80 MB four
-  // times (0.40 ms of the 0.87 ms segmentation of 20 M samples); host and GPU take the same subsample.
+  // times (which was most of the segmentation's time); host and GPU take the same subsample.
   const std::int64_t stride = std::max<std::int64_t>(1, x.size() >> statistics_sample_bits);
   // What the band-pass makes of the recording's offset, so the weak-peak test ignores units.
   const array kernel = ricker_kernel(s.sizes.ricker_width, cpu_device, stream);  // named: span() must not dangle

@@ -73,7 +73,7 @@ array counted(array positions, tail_scalars* s, stream_view stream) {
 }
 
 // The segmentation's buffers on `stream` come from one arena chunk (one pool call instead of ~25
-// allocations and releases, ~80 µs of host time against ~300 µs of GPU work). Sized for the
+// allocations and releases, whose host time would rival the GPU work itself). Sized for the
 // buffers that scale with the position capacity, the fused kernel's per-thread counts and the
 // histogram; the big ones (signal-sized filtered signal and gate, the rows) and anything the
 // estimate misses go to the pool as before.

@@ -16,8 +16,8 @@ namespace zeroflow {
 [[nodiscard]] int cuda_device_count();
 /// Throws zeroflow::cuda_error naming `what` when cuda_available() is false.
 void require_cuda(const char* what);
-/// Creates the CUDA context of `device_id` now (cudaFree(0)), so that its one-off cost (~0.1-0.3 s)
-/// is not charged to the first stage that touches the GPU.
+/// Creates the CUDA context of `device_id` now (cudaFree(0)), so that its one-off cost is not
+/// charged to the first stage that touches the GPU.
 void cuda_initialize(int device_id);
 /// Blocks until all work queued on `stream` is done (no-op without CUDA).
 void synchronize(stream_view stream);

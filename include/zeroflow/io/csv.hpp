@@ -137,8 +137,8 @@ struct csv_options {
                              stream_view stream = {});
 
 /// Pays the one-time costs of reading CSV into `where` now rather than in the first read_csv:
-/// for a CUDA device, pins the staging buffers (3 x 16 MiB; cudaMallocHost takes ~30 ms) and
-/// loads the parsing kernels (CUDA loads them on first launch, ~20 ms). Optional: the total time
+/// for a CUDA device, pins the staging buffers (3 x 16 MiB; pinning is slow) and loads the
+/// parsing kernels (CUDA loads them lazily, on first launch). Optional: the total time
 /// is the same, it only moves to where start-up costs belong (the CLI's cuda_init stage calls
 /// it). Does nothing for host devices.
 /// @throws zeroflow::cuda_error when `where` is a CUDA device and CUDA is unavailable.

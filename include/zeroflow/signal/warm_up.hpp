@@ -11,8 +11,8 @@ namespace zeroflow::signal {
 /// @brief Segments a synthetic recording (8192 identical beats, ~1.5 M samples at 250 Hz) on
 /// `where`, so that CUDA's lazy module loading, CUB's first launches of the kernels it picks for
 /// long inputs and the memory pool's first growth happen now instead of inside the first real
-/// segment_beats (about 2.7 ms of the 3.6 ms a cold segmentation of 20 M samples took on the
-/// H200; the seed warms its kernels the same way). A few milliseconds; a no-op for host devices.
+/// segment_beats (most of a cold segmentation's time; the seed warms its kernels the same way).
+/// A no-op for host devices.
 /// @throws zeroflow::invalid_argument for parameters segment_beats would refuse
 void warm_up(const segment_params& params, device where, stream_view stream);
 
