@@ -1,11 +1,11 @@
 #include "beat_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 
 #include "zeroflow/core/cuda.hpp"
@@ -18,7 +18,7 @@ namespace zeroflow::pipeline::detail {
 
 namespace {
 
-// The LightVAE's widths (model/vae.hpp) and the seed-004 notebook's MLP widths and optimiser.
+// The seed-004 notebook's MLP widths and optimiser, and the LightVAE's step size (model::train_options).
 constexpr std::int64_t mlp_hidden = 32, mlp_code = 32;
 constexpr double mlp_learning_rate = 0.01, mlp_weight_decay = 1e-5, vae_learning_rate = 1e-3;
 // No MLP model file of sane widths comes near this (a 2^20-wide row's weights are ~270 MB).
