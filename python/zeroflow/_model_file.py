@@ -14,6 +14,7 @@ import os
 import struct
 import tempfile
 import uuid
+import warnings
 from typing import Dict, Mapping, Union
 
 PathLike = Union[str, os.PathLike]
@@ -41,10 +42,18 @@ def read_archive(path: PathLike) -> bytes:
     return data[:length]
 
 
+def _load(archive: bytes):
+    import torch
+    # LibTorch's C++ archives are TorchScript containers; torch.jit is the Python reader of that
+    # format (deprecated for new models, not for reading these).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return torch.jit.load(io.BytesIO(archive), map_location="cpu")
+
+
 def state_of(path: PathLike) -> Dict[str, "torch.Tensor"]:  # noqa: F821
     """Every named entry of a model file (metadata and weights) as CPU tensors."""
-    import torch
-    module = torch.jit.load(io.BytesIO(read_archive(path)), map_location="cpu")
+    module = _load(read_archive(path))
     return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
@@ -52,7 +61,7 @@ def rewrite(template: PathLike, values: Mapping[str, "torch.Tensor"], out: PathL
     """Writes `out`: the model file `template` with the entries named in `values` replaced (same
     shape and dtype, or ValueError), atomically (a temporary file beside `out`, renamed)."""
     import torch
-    module = torch.jit.load(io.BytesIO(read_archive(template)), map_location="cpu")
+    module = _load(read_archive(template))
     entries = module.state_dict()
     unknown = sorted(set(values) - set(entries))
     if unknown:
@@ -65,7 +74,9 @@ def rewrite(template: PathLike, values: Mapping[str, "torch.Tensor"], out: PathL
                 raise ValueError(f"entry {name}: shape {tuple(value.shape)}, the model's is {tuple(target.shape)}")
             target.copy_(value.to(target.dtype))
     buffer = io.BytesIO()
-    torch.jit.save(module, buffer)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.save(module, buffer)
     archive = buffer.getvalue()
     fmt = struct.unpack("<Q", open(os.fspath(template), "rb").read()[-16:-8])[0]
     content = archive + struct.pack("<QQQ", len(archive), _fnv1a(archive), fmt) + _MAGIC
