@@ -9,9 +9,10 @@
 // for graphs, the epochs, the test loss), with the GPU idle before and synchronised after. One
 // untimed 1-epoch run per mode first pays LibTorch's and cuDNN's one-off initialisation.
 //
-// Modes: eager / graph-ops with the fused swish and loss kernels (cuda_ops.hpp), eager-unfused /
-// graph-unfused with LibTorch's composite ops only (the seed's kernels), and graph (the default
-// on GPUs): forward, loss and backward as the two fused step kernels (fused_step.hpp) + fused Adam.
+// Modes (training paths, model/training_path.hpp): eager / graph-ops with the fused swish and loss
+// kernels (cuda_ops.hpp), eager-unfused / graph-unfused with LibTorch's composite ops only (the
+// seed's kernels), and graph (fused_kernels, the default on GPUs): forward, loss and backward as
+// the two fused step kernels (fused_step.hpp) + fused Adam.
 //
 // The step is latency-bound, not bandwidth-bound: a batch is 1 MiB of rows, and the ~200 kernels
 // of forward, backward and Adam each touch at most a few MiB, so at 3 TB/s the bytes of a step
@@ -167,10 +168,10 @@ int bench(const settings& s) {
 
   for (const char* mode : {"eager-unfused", "eager", "graph-unfused", "graph-ops", "graph"}) {
     if (s.mode != "all" && s.mode != mode) continue;
-    zmd::set_cuda_step_mode(std::strncmp(mode, "graph", 5) == 0 ? zmd::cuda_step_mode::graph
-                                                                : zmd::cuda_step_mode::eager);
-    zmd::set_fused_cuda_ops(std::strstr(mode, "unfused") == nullptr);
-    zmd::set_fused_step_enabled(std::strcmp(mode, "graph") == 0);
+    opt.path = std::strcmp(mode, "graph") == 0       ? zf::model::training_path::fused_kernels
+               : std::strncmp(mode, "graph", 5) == 0 ? zf::model::training_path::cuda_graph
+                                                     : zf::model::training_path::eager;
+    opt.fused_ops = std::strstr(mode, "unfused") == nullptr;
     {  // one-off initialisation (cuDNN handles and plans, cuBLAS, lazy CUDA modules)
       zf::model::train_options once = opt;
       once.epochs = 1;
@@ -194,7 +195,7 @@ int bench(const settings& s) {
         "seed 12.5 s / this: %.1fx\n",
         mode, median, s.repeat, best, 1e3 * median / static_cast<double>(steps), last.epoch_loss.back(), last.test_loss,
         median <= 1.0 ? "met" : "missed", 12.5 / median);
-    if (zmd::get_cuda_step_mode() == zmd::cuda_step_mode::graph) {
+    if (opt.path != zf::model::training_path::eager) {
       // Where a graph run's time goes: warm-up and capture, then the replayed epochs alone.
       torch::manual_seed(42);
       zmd::light_vae net(s.width);

@@ -2,12 +2,10 @@
 /// Training epochs as replays of a CUDA graph of the whole step (see cuda_graph_trainer.hpp).
 #include "cuda_graph_trainer.hpp"
 
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <vector>
 
-#include "environment_switch.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -24,23 +22,6 @@
 #endif
 
 namespace zeroflow::model::detail {
-
-namespace {
-
-cuda_step_mode mode_from_environment() {
-  return enabled_unless_zero("ZEROFLOW_CUDA_GRAPHS") ? cuda_step_mode::graph : cuda_step_mode::eager;
-}
-
-std::atomic<cuda_step_mode>& mode_slot() {
-  static std::atomic<cuda_step_mode> mode{mode_from_environment()};
-  return mode;
-}
-
-}  // namespace
-
-void set_cuda_step_mode(cuda_step_mode mode) { mode_slot().store(mode); }
-
-cuda_step_mode get_cuda_step_mode() { return mode_slot().load(); }
 
 bool cuda_graph_training_available() { return ZEROFLOW_HAS_CUDA != 0; }
 
@@ -74,7 +55,7 @@ class graph_step {
     epoch_losses_ = torch::zeros({std::max(options.epochs, 1)}, double_on_dev);
     if (full_steps_ > 0) full_batches_ = order_.narrow(0, 0, full_steps_ * options.batch).view({full_steps_, -1});
     if (tail_rows_ > 0) tail_batch_ = order_.narrow(0, full_steps_ * options.batch, tail_rows_);
-    if (fused_step_enabled() && fused_step_supported(net->width()) && data.is_contiguous()) {
+    if (options.path == training_path::fused_kernels) {
       std::vector<std::int64_t> batches;
       if (full_steps_ > 0) batches.push_back(options.batch);
       if (tail_rows_ > 0) batches.push_back(tail_rows_);
@@ -105,7 +86,7 @@ class graph_step {
     }
     const torch::Tensor x = data_.index_select(0, rows);
     const reconstruction out = net_->forward(x);
-    const torch::Tensor loss = vae_loss(out.recon, x, out.mu, out.logvar);
+    const torch::Tensor loss = vae_loss(out.recon, x, out.mu, out.logvar, net_->swish_kernels());
     loss.backward();
     {
       torch::NoGradGuard no_grad;
@@ -206,7 +187,7 @@ void capture(at::cuda::CUDAGraph& graph, graph_step& step, bool full) {
       graph.capture_end();  // leaves stream capture so that the process can go on
     } catch (...) {
     }
-    ZF_THROW(error, "capturing the training step in a CUDA graph failed (set ZEROFLOW_CUDA_GRAPHS=0 to train ",
+    ZF_THROW(error, "capturing the training step in a CUDA graph failed (the eager training path trains ",
              "without graphs): ", e.what());
   }
   graph.capture_end();
@@ -223,6 +204,13 @@ graph_training_report train_with_cuda_graphs(light_vae& net, const torch::Tensor
                  train_index.dim() == 1 && train_index.size(0) >= 1,
              "train_with_cuda_graphs: train_index must be non-empty int64 indices on the rows' GPU");
   ZF_EXPECTS(options.batch >= 1 && options.epochs >= 0, "train_with_cuda_graphs: bad batch or epochs");
+  ZF_EXPECTS(options.path == training_path::fused_kernels || options.path == training_path::cuda_graph,
+             "train_with_cuda_graphs runs the fused_kernels or the cuda_graph training path, not ",
+             training_path_name(options.path));
+  if (options.path == training_path::fused_kernels)
+    ZF_EXPECTS(fused_step_supported(net->width()) && data.is_contiguous(),
+               "train_with_cuda_graphs: the fused_kernels path needs contiguous rows of a width the fused kernels ",
+               "handle, got width ", net->width());
   graph_training_report report;
   if (options.epochs == 0) return report;
   report.epoch_loss.reserve(static_cast<std::size_t>(options.epochs));
@@ -239,6 +227,7 @@ graph_training_report train_with_cuda_graphs(light_vae& net, const torch::Tensor
   inputs_ready.block(side);
   {
     const c10::cuda::CUDAStreamGuard on_side(side);
+    const op_kernels_scope ops(net, options.fused_ops ? op_kernels::fused : op_kernels::libtorch);
     graph_step step(net, data, train_index, options);
     report.fused = step.fused();
     step.warm_up();

@@ -4,9 +4,11 @@
 /// in a CUDA graph and replayed, so that a step costs one graph launch instead of ~200 kernel
 /// launches. Pulls in LibTorch; include it only from src/model/*.cpp and tests/model.
 ///
-/// What is captured: gathering the batch from the device-resident rows (index_select with this
-/// epoch's device randperm), forward, the seed's loss, backward, adding the loss to a device
-/// accumulator, and a capturable Adam step (step count on the device). A training set whose size
+/// It runs the two GPU training paths (training_path.hpp): cuda_graph captures LibTorch's modules,
+/// fused_kernels the fused step (fused_step.hpp). What is captured: gathering the batch from the
+/// device-resident rows (index_select with this epoch's device randperm), forward, the seed's
+/// loss, backward, adding the loss to a device accumulator, and a capturable Adam step (step count
+/// on the device). A training set whose size
 /// is not a multiple of the batch gets a second graph for its last, smaller batch (exactly the
 /// eager path's batches; no padding, no mask). Between replays the host only queues work: per
 /// epoch one device randperm, the replays and two small copies. The epoch losses stay on the
@@ -31,14 +33,6 @@
 
 namespace zeroflow::model::detail {
 
-/// How vae::train runs its steps on a GPU: captured in CUDA graphs (the default) or one kernel
-/// launch at a time (the reference the graphs are tested against). The environment variable
-/// ZEROFLOW_CUDA_GRAPHS=0 makes eager the default; set_cuda_step_mode overrides both.
-enum class cuda_step_mode { graph, eager };
-
-/// Process-wide; affects later vae::train calls.
-void set_cuda_step_mode(cuda_step_mode mode);
-[[nodiscard]] cuda_step_mode get_cuda_step_mode();
 /// True when this build can capture training steps (a CUDA build of zeroflow).
 [[nodiscard]] bool cuda_graph_training_available();
 
@@ -56,17 +50,19 @@ struct graph_training_report {
   int graphs = 0;                  ///< graphs captured: 1, or 2 with a partial last batch (0 without epochs)
   std::int64_t replays = 0;        ///< graph launches (= optimisation steps)
   int host_syncs = 0;              ///< times the trainer waited for the GPU to read losses
-  bool fused = false;              ///< forward and backward ran as the fused kernels (fused_step.hpp)
+  bool fused = false;              ///< forward and backward ran as the fused kernels (the fused_kernels path)
 };
 
 /// Runs options.epochs epochs of training on `net` (already on a CUDA device, in training mode).
 /// @param data float32 N×W rows on the model's GPU.
 /// @param train_index int64 indices of the training rows into `data`, on the same GPU.
-/// @param options epochs, batch, learning rate and on_epoch as in vae::train (the split and the
-///        seeding are the caller's).
+/// @param options epochs, batch, learning rate, on_epoch, fused_ops and path as in vae::train (the
+///        split and the seeding are the caller's); path must be fused_kernels (then `data` must be
+///        contiguous and the width one the fused kernels handle) or cuda_graph, as chosen by
+///        choose_training_path.
 /// @param hooks see epoch_loop_hooks.
-/// @throws invalid_argument for tensors on the wrong device or of the wrong type; error when the
-///         capture fails (set ZEROFLOW_CUDA_GRAPHS=0 to train eagerly instead); cuda_error when
+/// @throws invalid_argument for tensors on the wrong device or of the wrong type, or another path;
+///         error when the capture fails (the eager path trains without graphs); cuda_error when
 ///         this build has no CUDA.
 graph_training_report train_with_cuda_graphs(light_vae& net, const torch::Tensor& data,
                                              const torch::Tensor& train_index, const train_options& options,

@@ -3,10 +3,8 @@
 /// not apply), fused CUDA kernels with hand-written backward passes on GPUs (see cuda_ops.hpp).
 #include "cuda_ops.hpp"
 
-#include <atomic>
 #include <vector>
 
-#include "environment_switch.hpp"
 #include "zeroflow/config.hpp"
 
 #if ZEROFLOW_HAS_CUDA
@@ -20,13 +18,6 @@
 namespace zeroflow::model::detail {
 
 namespace {
-
-bool enabled_from_environment() { return ZEROFLOW_HAS_CUDA != 0 && enabled_unless_zero("ZEROFLOW_FUSED_CUDA_OPS"); }
-
-std::atomic<bool>& enabled_slot() {
-  static std::atomic<bool> enabled{enabled_from_environment()};
-  return enabled;
-}
 
 #if ZEROFLOW_HAS_CUDA
 
@@ -115,9 +106,7 @@ class fused_seed_loss : public torch::autograd::Function<fused_seed_loss> {
 
 }  // namespace
 
-bool fused_cuda_ops_enabled() { return enabled_slot().load(); }
-
-void set_fused_cuda_ops(bool enabled) { enabled_slot().store(ZEROFLOW_HAS_CUDA != 0 && enabled); }
+bool fused_cuda_ops_available() { return ZEROFLOW_HAS_CUDA != 0; }
 
 torch::Tensor apply_swish_reference(const torch::Tensor& x, const torch::Tensor& alpha) {
   return x * torch::sigmoid(alpha * x);
@@ -130,9 +119,9 @@ torch::Tensor seed_loss_reference(const torch::Tensor& recon, const torch::Tenso
   return mse + kld;
 }
 
-torch::Tensor apply_swish(const torch::Tensor& x, const torch::Tensor& alpha) {
+torch::Tensor apply_swish(const torch::Tensor& x, const torch::Tensor& alpha, [[maybe_unused]] op_kernels kernels) {
 #if ZEROFLOW_HAS_CUDA
-  if (fused_cuda_ops_enabled() && float_on_gpu(x) && float_on_gpu(alpha) && alpha.device() == x.device() &&
+  if (kernels == op_kernels::fused && float_on_gpu(x) && float_on_gpu(alpha) && alpha.device() == x.device() &&
       alpha.numel() == 1)
     return fused_swish::apply(x, alpha);
 #endif
@@ -140,12 +129,13 @@ torch::Tensor apply_swish(const torch::Tensor& x, const torch::Tensor& alpha) {
 }
 
 torch::Tensor seed_loss(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
-                        const torch::Tensor& logvar) {
+                        const torch::Tensor& logvar, [[maybe_unused]] op_kernels kernels) {
 #if ZEROFLOW_HAS_CUDA
   const c10::Device where = recon.device();
-  if (fused_cuda_ops_enabled() && float_on_gpu(recon) && float_on_gpu(x) && float_on_gpu(mu) && float_on_gpu(logvar) &&
-      x.device() == where && mu.device() == where && logvar.device() == where && recon.dim() == 2 && mu.dim() == 2 &&
-      logvar.sizes() == mu.sizes() && mu.size(0) == recon.size(0) && x.numel() == recon.numel())
+  if (kernels == op_kernels::fused && float_on_gpu(recon) && float_on_gpu(x) && float_on_gpu(mu) &&
+      float_on_gpu(logvar) && x.device() == where && mu.device() == where && logvar.device() == where &&
+      recon.dim() == 2 && mu.dim() == 2 && logvar.sizes() == mu.sizes() && mu.size(0) == recon.size(0) &&
+      x.numel() == recon.numel())
     return fused_seed_loss::apply(recon, x, mu, logvar);
 #endif
   return seed_loss_reference(recon, x, mu, logvar);

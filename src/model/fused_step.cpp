@@ -3,10 +3,8 @@
 #include "fused_step.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <string>
 
-#include "environment_switch.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -18,20 +16,6 @@
 #endif
 
 namespace zeroflow::model::detail {
-
-namespace {
-
-bool enabled_from_environment() { return enabled_unless_zero("ZEROFLOW_FUSED_STEP"); }
-
-std::atomic<bool>& enabled_slot() {
-  static std::atomic<bool> enabled{enabled_from_environment()};
-  return enabled;
-}
-
-}  // namespace
-
-void set_fused_step_enabled(bool enabled) { enabled_slot().store(enabled); }
-bool fused_step_enabled() { return enabled_slot().load(); }
 
 #if ZEROFLOW_HAS_CUDA
 

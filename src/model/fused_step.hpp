@@ -5,10 +5,10 @@
 /// parameters stay LibTorch tensors and the optimiser stays LibTorch's fused Adam: this only
 /// replaces autograd's forward and backward, writing every parameter's .grad().
 ///
-/// The CUDA graph trainer (and vae's score, test loss and decode_grid, through fused_score,
-/// fused_row_losses and fused_decode) uses it when it applies (a CUDA build, a width from 16 to
-/// 1024 that is a power of two) unless ZEROFLOW_FUSED_STEP=0 or set_fused_step_enabled(false); tests compare its
-/// gradients with autograd's (tests/model/fused_step_cuda_test.cpp). Pulls in LibTorch.
+/// The fused_kernels training path (training_path.hpp) is made of it: the CUDA graph trainer's
+/// steps, and vae's score, test loss and decode_grid through fused_score, fused_row_losses and
+/// fused_decode. Tests compare its gradients with autograd's (tests/model/fused_step_cuda_test.cpp).
+/// Pulls in LibTorch.
 #include <torch/types.h>
 
 #include <cstdint>
@@ -19,11 +19,7 @@
 
 namespace zeroflow::model::detail {
 
-/// Process-wide switch, read when a training run starts (default: on, or the environment's
-/// ZEROFLOW_FUSED_STEP=0 turns it off).
-void set_fused_step_enabled(bool enabled);
-[[nodiscard]] bool fused_step_enabled();
-/// True when this build and `width` allow the fused step (whatever the switch says).
+/// True when this build and `width` allow the fused step.
 [[nodiscard]] bool fused_step_supported(std::int64_t width);
 
 /// Per-row results of fused_score.

@@ -2,7 +2,7 @@
 /// @file fused_vae_step.hpp
 /// Internal: the LightVAE's whole training step — forward, the seed's loss and backward for every
 /// parameter — as two CUDA kernels, behind an interface that names neither torch nor CUDA types
-/// (so src/model/fused_vae_step.cu needs no LibTorch headers).
+/// (so the kernels, src/model/fused_vae_step.cu and fused_vae_inference.cu, need no LibTorch headers).
 ///
 /// Why: the network is tiny (1→4→8→16 channels, ~1.6 k parameters at width 256) and a batch of
 /// 1024 beats is ~0.35 GFLOP per step, about 10 µs of an H100's arithmetic. Through LibTorch the
@@ -24,10 +24,26 @@ namespace zeroflow::model::detail::fused_vae {
 /// The LightVAE's parameters in the order the kernels pack them. Shapes (LibTorch layouts):
 /// conv weights [out, in, 3], restore.weight [width, 2], restore.bias [width], alpha [1].
 enum slot : int {
-  conv0_w, conv0_b, conv1_w, conv1_b, conv2_w, conv2_b,
-  convA_w, convA_b, convB_w, convB_b, restore_w, restore_b,
-  conv3_w, conv3_b, conv4_w, conv4_b, conv5_w, conv5_b,
-  alpha, slot_count
+  conv0_w,
+  conv0_b,
+  conv1_w,
+  conv1_b,
+  conv2_w,
+  conv2_b,
+  convA_w,
+  convA_b,
+  convB_w,
+  convB_b,
+  restore_w,
+  restore_b,
+  conv3_w,
+  conv3_b,
+  conv4_w,
+  conv4_b,
+  conv5_w,
+  conv5_b,
+  alpha,
+  slot_count
 };
 
 /// Number of floats of parameter `s` for beats of `width` samples.
@@ -39,8 +55,8 @@ enum slot : int {
 
 /// How a batch is spread over the GPU; fixed for (batch, width, device).
 struct launch_plan {
-  int blocks = 0;             ///< thread blocks of the step kernel
-  int rows_per_block = 0;     ///< consecutive batch rows each block trains on
+  int blocks = 0;          ///< thread blocks of the step kernel
+  int rows_per_block = 0;  ///< consecutive batch rows each block trains on
   std::int64_t shared_bytes = 0;
   [[nodiscard]] std::int64_t partial_floats(std::int64_t width) const;  ///< blocks × parameters
 };
@@ -54,12 +70,12 @@ struct step_args {
   float* grads[slot_count];         ///< overwritten with this batch's gradients
   const float* data;                ///< all rows, row-major, `width` floats each
   std::int64_t width;
-  const std::int64_t* rows;         ///< the batch: indices into data
+  const std::int64_t* rows;  ///< the batch: indices into data
   std::int64_t batch;
-  const float* eps;                 ///< batch × 2 standard normal draws (the reparameterisation)
-  double* loss_total;               ///< += Σ over the batch of mse + kld (the seed's loss)
-  float* partial_grads;             ///< plan.partial_floats(width) floats of scratch
-  double* partial_loss;             ///< plan.blocks doubles of scratch
+  const float* eps;      ///< batch × 2 standard normal draws (the reparameterisation)
+  double* loss_total;    ///< += Σ over the batch of mse + kld (the seed's loss)
+  float* partial_grads;  ///< plan.partial_floats(width) floats of scratch
+  double* partial_loss;  ///< plan.blocks doubles of scratch
 };
 
 /// Queues the step (two kernels) on `stream`; graph-capturable. `p` must come from plan() with
@@ -83,10 +99,10 @@ struct loss_args {
   const float* params[slot_count];  ///< device pointers to the contiguous parameters
   const float* data;                ///< all rows, row-major, `width` floats each
   std::int64_t width;
-  const std::int64_t* row_index;    ///< which rows of data: `rows` indices
+  const std::int64_t* row_index;  ///< which rows of data: `rows` indices
   std::int64_t rows;
-  const float* eps;                 ///< rows × 2 standard normal draws (the reparameterisation)
-  float* losses;                    ///< rows: mse + the KL term, each row's share of the seed's loss
+  const float* eps;  ///< rows × 2 standard normal draws (the reparameterisation)
+  float* losses;     ///< rows: mse + the KL term, each row's share of the seed's loss
 };
 
 /// Queues the seed's loss of each indexed row, the training step's forward pass without its
@@ -99,7 +115,7 @@ struct decode_args {
   const float* latents;             ///< rows × 2 latent points z
   std::int64_t width;
   std::int64_t rows;
-  float* decoded;                   ///< rows × width: the decoder's output for each z
+  float* decoded;  ///< rows × width: the decoder's output for each z
 };
 
 /// Queues the decoder alone (one kernel) on `stream`. @throws invalid_argument for an unsupported width.

@@ -6,7 +6,6 @@
 #include <torch/nn/options/conv.h>
 
 #include "cpu_ops.hpp"
-#include "cuda_ops.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::model::detail {
@@ -35,7 +34,7 @@ bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 swish_impl::swish_impl() { alpha = register_parameter("alpha", torch::ones({1})); }
 
 // On a GPU one fused kernel each way instead of three forward and ~7 backward launches.
-torch::Tensor swish_impl::forward(const torch::Tensor& x) { return apply_swish(x, alpha); }
+torch::Tensor swish_impl::forward(const torch::Tensor& x) { return apply_swish(x, alpha, kernels); }
 
 downsample1d_impl::downsample1d_impl() {
   filter = register_buffer("filter", torch::tensor({1.0F, 2.0F, 1.0F}).view({1, 1, 3}));
@@ -75,6 +74,10 @@ torch::Tensor light_vae_impl::decode(const torch::Tensor& z) {
   return run_conv(conv5, upsample2(h)).view({-1, width_});
 }
 
+void light_vae_impl::use_op_kernels(op_kernels kernels) { sigma->kernels = kernels; }
+
+op_kernels light_vae_impl::swish_kernels() const { return sigma->kernels; }
+
 reconstruction light_vae_impl::forward(const torch::Tensor& x) {
   encoding e = encode(x);
   const torch::Tensor std_dev = torch::exp(0.5 * e.logvar);
@@ -82,9 +85,15 @@ reconstruction light_vae_impl::forward(const torch::Tensor& x) {
   return {decode(z), std::move(e.mu), std::move(e.logvar)};
 }
 
+op_kernels_scope::op_kernels_scope(light_vae& net, op_kernels kernels) : net_{net}, saved_{net->swish_kernels()} {
+  net_->use_op_kernels(kernels);
+}
+
+op_kernels_scope::~op_kernels_scope() { net_->use_op_kernels(saved_); }
+
 torch::Tensor vae_loss(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
-                       const torch::Tensor& logvar) {
-  return seed_loss(recon, x, mu, logvar);  // fused kernels on a GPU (cuda_ops.hpp)
+                       const torch::Tensor& logvar, op_kernels kernels) {
+  return seed_loss(recon, x, mu, logvar, kernels);
 }
 
 std::int64_t count_parameters(const torch::nn::Module& module) {

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "cuda_ops.hpp"
+
 namespace zeroflow::model::detail {
 
 /// x·sigmoid(α·x) with one learnable α (init 1). The LightVAE owns one instance and applies it
@@ -23,6 +25,7 @@ class swish_impl : public torch::nn::Module {
   swish_impl();
   torch::Tensor forward(const torch::Tensor& x);
   torch::Tensor alpha;
+  op_kernels kernels = op_kernels::fused;  ///< on a GPU: the fused kernel (cuda_ops.hpp) or LibTorch's ops
 };
 TORCH_MODULE_IMPL(swish, swish_impl);
 
@@ -63,6 +66,11 @@ class light_vae_impl : public torch::nn::Module {
 
   [[nodiscard]] std::int64_t width() const { return width_; }
 
+  /// Which kernels compute swish on a GPU in every later forward pass (fused unless changed);
+  /// the loss takes the same choice from the caller (vae_loss). The CPU always uses LibTorch's.
+  void use_op_kernels(op_kernels kernels);
+  [[nodiscard]] op_kernels swish_kernels() const;
+
  private:
   std::int64_t width_;
   downsample1d down{nullptr};
@@ -73,10 +81,24 @@ class light_vae_impl : public torch::nn::Module {
 };
 TORCH_MODULE_IMPL(light_vae, light_vae_impl);
 
+/// Sets a network's op kernels for as long as it lives, then puts back what they were: a
+/// training run's choice (train_options::fused_ops) stays with that run.
+class op_kernels_scope {
+ public:
+  op_kernels_scope(light_vae& net, op_kernels kernels);
+  ~op_kernels_scope();
+  op_kernels_scope(const op_kernels_scope&) = delete;
+  op_kernels_scope& operator=(const op_kernels_scope&) = delete;
+
+ private:
+  light_vae& net_;
+  op_kernels saved_;
+};
+
 /// The seed's loss_function: Σ_n mean_t (x̂−x)² − 0.1 Σ_n mean_d (1 + log σ² − μ² − σ²), a 0-d
-/// tensor. x is reshaped to x̂'s shape.
+/// tensor. x is reshaped to x̂'s shape. `kernels` as for seed_loss (cuda_ops.hpp).
 torch::Tensor vae_loss(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
-                       const torch::Tensor& logvar);
+                       const torch::Tensor& logvar, op_kernels kernels);
 
 /// Learnable scalars of a module.
 std::int64_t count_parameters(const torch::nn::Module& module);

@@ -1,6 +1,6 @@
 #pragma once
-// Private to src/model: the LibTorch state behind vae's pimpl, shared by training and scoring
-// (vae.cpp) and persistence (vae_file.cpp).
+// Private to src/model: the LibTorch state behind vae's pimpl, shared by creation (vae.cpp),
+// training (vae_train.cpp), scoring (vae_score.cpp) and persistence (vae_file.cpp).
 #include <cstdint>
 #include <optional>
 
@@ -32,6 +32,17 @@ void configure_torch_threads();
 
 /// Refuses a description of rows that no pipeline run makes (vae::describe_rows says what).
 void check_row_provenance(const row_provenance& rows);
+
+/// The rows as a tensor on the model's device: a zero-copy view when they already live there.
+/// @throws invalid_argument for rows that are not float32 N × width.
+torch::Tensor rows_on(const array& rows, std::int64_t width, const c10::Device& target);
+
+/// A result for the caller: back on the rows' device, as an array viewing the tensor's memory.
+array export_to(const torch::Tensor& t, device rows_device);
+
+/// Refuses rows that hold NaN or ±inf (naming the first), before they can reach a weight.
+/// @throws invalid_argument saying how many and where the first is.
+void check_finite_rows(const torch::Tensor& data);
 
 }  // namespace detail
 }  // namespace zeroflow::model

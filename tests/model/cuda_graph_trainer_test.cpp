@@ -34,6 +34,7 @@
 
 namespace zf = zeroflow;
 namespace zmd = zeroflow::model::detail;
+using zf::model::training_path;
 using zf::model::vae;
 using namespace zeroflow::model_test;
 
@@ -41,27 +42,21 @@ namespace {
 
 bool have_gpu() { return zmd::cuda_graph_training_available() && zf::cuda_available() && torch::cuda::is_available(); }
 
-// Restores the process-wide step mode when a test ends.
-class step_mode_scope {
- public:
-  explicit step_mode_scope(zmd::cuda_step_mode mode) : saved_{zmd::get_cuda_step_mode()} {
-    zmd::set_cuda_step_mode(mode);
-  }
-  step_mode_scope(const step_mode_scope&) = delete;
-  step_mode_scope& operator=(const step_mode_scope&) = delete;
-  ~step_mode_scope() { zmd::set_cuda_step_mode(saved_); }
-
- private:
-  zmd::cuda_step_mode saved_;
-};
-
-zf::model::train_result train_with(zmd::cuda_step_mode mode, const zf::array& rows, const zf::model::train_options& opt,
+zf::model::train_result train_with(training_path path, const zf::array& rows, zf::model::train_options opt,
                                    std::vector<float>* scores = nullptr) {
-  const step_mode_scope scope(mode);
+  opt.path = path;
   vae m = vae::create(rows.shape(1), zf::cuda_device(0), 3);
   auto r = m.train(rows, opt);
+  EXPECT_EQ(r.path, path);
   if (scores != nullptr) *scores = to_vector(zf::copy_to(m.score(rows).score, zf::cpu_device));
   return r;
+}
+
+// Options for calling the trainer directly, on the path vae::train picks for these widths.
+zf::model::train_options fused_options() {
+  zf::model::train_options opt;
+  opt.path = training_path::fused_kernels;
+  return opt;
 }
 
 double relative_difference(double a, double b) { return std::abs(a - b) / std::abs(b); }
@@ -98,22 +93,27 @@ torch::Tensor gpu_rows(int n, int width, std::uint64_t seed) {
 
 }  // namespace
 
-TEST(CudaGraphTrainer, StepModeIsSettable) {
-  const step_mode_scope scope(zmd::cuda_step_mode::eager);
-  EXPECT_EQ(zmd::get_cuda_step_mode(), zmd::cuda_step_mode::eager);
-  zmd::set_cuda_step_mode(zmd::cuda_step_mode::graph);
-  EXPECT_EQ(zmd::get_cuda_step_mode(), zmd::cuda_step_mode::graph);
-}
-
 TEST(CudaGraphTrainer, RejectsHostTensors) {
   torch::manual_seed(1);
   zmd::light_vae net(64);
   const torch::Tensor data = torch::zeros({10, 64});
   const torch::Tensor index = torch::arange(8, torch::kLong);
   if (zmd::cuda_graph_training_available())
-    EXPECT_THROW(zmd::train_with_cuda_graphs(net, data, index, {}), zf::invalid_argument);
+    EXPECT_THROW(zmd::train_with_cuda_graphs(net, data, index, fused_options()), zf::invalid_argument);
   else
-    EXPECT_THROW(zmd::train_with_cuda_graphs(net, data, index, {}), zf::cuda_error);
+    EXPECT_THROW(zmd::train_with_cuda_graphs(net, data, index, fused_options()), zf::cuda_error);
+}
+
+TEST(CudaGraphTrainer, RunsOnlyTheGraphPaths) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  zmd::light_vae net = gpu_model(32, 1);
+  const torch::Tensor data = gpu_rows(100, 32, 2);
+  const torch::Tensor index = torch::arange(75, torch::TensorOptions().dtype(torch::kLong).device(data.device()));
+  for (const training_path path : {training_path::eager, training_path::automatic}) {
+    zf::model::train_options opt;
+    opt.path = path;
+    EXPECT_THROW(zmd::train_with_cuda_graphs(net, data, index, opt), zf::invalid_argument);
+  }
 }
 
 TEST(CudaGraphTrainer, MatchesEagerTrainingOnTheGpu) {
@@ -122,27 +122,31 @@ TEST(CudaGraphTrainer, MatchesEagerTrainingOnTheGpu) {
   zf::model::train_options opt;
   opt.epochs = 6;
   opt.batch = 256;  // 4500 training rows: 17 full batches and one of 148 rows
-  std::vector<float> eager_scores, graph_scores;
-  const auto eager = train_with(zmd::cuda_step_mode::eager, rows, opt, &eager_scores);
-  const auto graph = train_with(zmd::cuda_step_mode::graph, rows, opt, &graph_scores);
-  ASSERT_EQ(graph.epoch_loss.size(), 6U);
-  double worst = 0;
-  for (std::size_t e = 0; e < 6; ++e) {
-    const double d = relative_difference(graph.epoch_loss[e], eager.epoch_loss[e]);
-    worst = std::max(worst, d);
-    EXPECT_LT(d, 0.02) << "epoch " << e << ": graph " << graph.epoch_loss[e] << ", eager " << eager.epoch_loss[e];
+  std::vector<float> eager_scores;
+  const auto eager = train_with(training_path::eager, rows, opt, &eager_scores);
+  for (const training_path path : {training_path::fused_kernels, training_path::cuda_graph}) {
+    SCOPED_TRACE(zf::model::training_path_name(path));
+    std::vector<float> graph_scores;
+    const auto graph = train_with(path, rows, opt, &graph_scores);
+    ASSERT_EQ(graph.epoch_loss.size(), 6U);
+    double worst = 0;
+    for (std::size_t e = 0; e < 6; ++e) {
+      const double d = relative_difference(graph.epoch_loss[e], eager.epoch_loss[e]);
+      worst = std::max(worst, d);
+      EXPECT_LT(d, 0.02) << "epoch " << e << ": graph " << graph.epoch_loss[e] << ", eager " << eager.epoch_loss[e];
+    }
+    std::printf("[ info ] largest relative epoch-loss difference graph vs eager: %.3g\n", worst);
+    EXPECT_LT(relative_difference(graph.test_loss, eager.test_loss), 0.02);
+    EXPECT_LT(graph.epoch_loss.back(), 0.6 * graph.epoch_loss.front());  // it learns
+    // The trained models agree on the rows, not only on the loss.
+    ASSERT_EQ(eager_scores.size(), graph_scores.size());
+    double mean_eager = 0, mean_gap = 0;
+    for (std::size_t i = 0; i < eager_scores.size(); ++i) {
+      mean_eager += eager_scores[i];
+      mean_gap += std::abs(eager_scores[i] - graph_scores[i]);
+    }
+    EXPECT_LT(mean_gap, 0.1 * mean_eager) << "mean |score difference| " << mean_gap / eager_scores.size();
   }
-  std::printf("[ info ] largest relative epoch-loss difference graph vs eager: %.3g\n", worst);
-  EXPECT_LT(relative_difference(graph.test_loss, eager.test_loss), 0.02);
-  EXPECT_LT(graph.epoch_loss.back(), 0.6 * graph.epoch_loss.front());  // it learns
-  // The trained models agree on the rows, not only on the loss.
-  ASSERT_EQ(eager_scores.size(), graph_scores.size());
-  double mean_eager = 0, mean_gap = 0;
-  for (std::size_t i = 0; i < eager_scores.size(); ++i) {
-    mean_eager += eager_scores[i];
-    mean_gap += std::abs(eager_scores[i] - graph_scores[i]);
-  }
-  EXPECT_LT(mean_gap, 0.1 * mean_eager) << "mean |score difference| " << mean_gap / eager_scores.size();
 }
 
 TEST(CudaGraphTrainer, MatchesTheHostWithinTolerance) {
@@ -151,7 +155,7 @@ TEST(CudaGraphTrainer, MatchesTheHostWithinTolerance) {
   zf::model::train_options opt;
   opt.epochs = 6;
   opt.batch = 256;
-  const auto graph = train_with(zmd::cuda_step_mode::graph, zf::copy_to(host_rows, zf::cuda_device(0)), opt);
+  const auto graph = train_with(training_path::fused_kernels, zf::copy_to(host_rows, zf::cuda_device(0)), opt);
   vae cpu_model = vae::create(64, zf::cpu_device, 3);
   const auto host = cpu_model.train(host_rows, opt);
   EXPECT_LT(relative_difference(graph.epoch_loss.back(), host.epoch_loss.back()), 0.03)
@@ -170,7 +174,7 @@ TEST(CudaGraphTrainer, NoHostRoundTripInsideTheEpochs) {
   zmd::light_vae net = gpu_model(64, 4);
   const torch::Tensor data = gpu_rows(3000, 64, 8);
   const torch::Tensor index = torch::arange(2250, torch::TensorOptions().dtype(torch::kLong).device(data.device()));
-  zf::model::train_options opt;
+  zf::model::train_options opt = fused_options();
   opt.epochs = 5;
   opt.batch = 200;  // 11 full batches and one of 50 rows
   std::optional<gpu_waits_forbidden> guard;
@@ -200,7 +204,7 @@ TEST(CudaGraphTrainer, OnEpochSeesTheReturnedLosses) {
   zmd::light_vae net = gpu_model(32, 6);
   const torch::Tensor data = gpu_rows(1000, 32, 2);
   const torch::Tensor index = torch::arange(700, torch::TensorOptions().dtype(torch::kLong).device(data.device()));
-  zf::model::train_options opt;
+  zf::model::train_options opt = fused_options();
   opt.epochs = 3;
   opt.batch = 100;  // 7 full batches, no partial one
   std::vector<double> seen;
@@ -223,8 +227,8 @@ TEST(CudaGraphTrainer, BatchSizesAtTheEdges) {
     zf::model::train_options opt;
     opt.epochs = batch == 1 ? 1 : 3;
     opt.batch = batch;
-    const auto eager = train_with(zmd::cuda_step_mode::eager, rows, opt);
-    const auto graph = train_with(zmd::cuda_step_mode::graph, rows, opt);
+    const auto eager = train_with(training_path::eager, rows, opt);
+    const auto graph = train_with(training_path::fused_kernels, rows, opt);
     ASSERT_EQ(graph.epoch_loss.size(), eager.epoch_loss.size());
     for (std::size_t e = 0; e < graph.epoch_loss.size(); ++e)
       EXPECT_LT(relative_difference(graph.epoch_loss[e], eager.epoch_loss[e]), 0.02) << "epoch " << e;
@@ -236,7 +240,7 @@ TEST(CudaGraphTrainer, ZeroEpochsLeaveTheWeights) {
   zmd::light_vae net = gpu_model(32, 6);
   std::vector<torch::Tensor> before;
   for (const auto& p : net->parameters()) before.push_back(p.detach().clone());
-  zf::model::train_options opt;
+  zf::model::train_options opt = fused_options();
   opt.epochs = 0;
   const torch::Tensor data = gpu_rows(100, 32, 2);
   const auto report = zmd::train_with_cuda_graphs(
@@ -266,7 +270,7 @@ TEST(CudaGraphTrainer, WarmUpIsUndoneBeforeTheFirstEpoch) {
     EXPECT_TRUE(torch::equal(generator.get_state(), rng_before));
     for (const auto& p : now) EXPECT_TRUE(p.grad().defined());  // the captured graph's gradients
   };
-  zf::model::train_options opt;
+  zf::model::train_options opt = fused_options();
   opt.epochs = 1;
   opt.batch = 64;
   const auto report = zmd::train_with_cuda_graphs(

@@ -16,7 +16,7 @@ namespace zmd = zeroflow::model::detail;
 
 namespace {
 
-bool have_gpu() { return zf::cuda_available() && torch::cuda::is_available() && zmd::fused_cuda_ops_enabled(); }
+bool have_gpu() { return zf::cuda_available() && torch::cuda::is_available() && zmd::fused_cuda_ops_available(); }
 
 const auto on_gpu = torch::TensorOptions().dtype(torch::kFloat).device(torch::kCUDA, 0);
 
@@ -32,30 +32,19 @@ void expect_close(const torch::Tensor& got, const torch::Tensor& want, double rt
   EXPECT_LE(excess, 0.0) << what << ": max |diff| " << (g - w).abs().max().item<double>();
 }
 
-// Restores the process-wide switch.
-class fused_scope {
- public:
-  explicit fused_scope(bool on) : saved_{zmd::fused_cuda_ops_enabled()} { zmd::set_fused_cuda_ops(on); }
-  fused_scope(const fused_scope&) = delete;
-  fused_scope& operator=(const fused_scope&) = delete;
-  ~fused_scope() { zmd::set_fused_cuda_ops(saved_); }
-
- private:
-  bool saved_;
-};
-
 }  // namespace
 
 TEST(CudaOps, CpuKeepsLibTorchsOps) {
   torch::manual_seed(3);
   const torch::Tensor x = torch::randn({64, 4, 32}, torch::requires_grad());
   const torch::Tensor a = torch::full({1}, 0.8F, torch::requires_grad());
-  const torch::Tensor y = zmd::apply_swish(x, a);
+  // Asked for the fused kernels, the host still computes LibTorch's ops.
+  const torch::Tensor y = zmd::apply_swish(x, a, zmd::op_kernels::fused);
   const torch::Tensor ref = x * torch::sigmoid(a * x);  // the expression the host has always used
   EXPECT_TRUE(torch::equal(y, ref));
   const torch::Tensor recon = torch::randn({16, 32}), data = torch::randn({16, 32});
   const torch::Tensor mu = torch::randn({16, 2}), logvar = torch::randn({16, 2});
-  const torch::Tensor loss = zmd::seed_loss(recon, data, mu, logvar);
+  const torch::Tensor loss = zmd::seed_loss(recon, data, mu, logvar, zmd::op_kernels::fused);
   const torch::Tensor mse = torch::sum(torch::mean(torch::square(recon - data), 1));
   const torch::Tensor kld = -0.1 * torch::sum(torch::mean(1 + logvar - mu.pow(2) - logvar.exp(), 1));
   const torch::Tensor loss_ref = mse + kld;
@@ -64,7 +53,6 @@ TEST(CudaOps, CpuKeepsLibTorchsOps) {
 
 TEST(CudaOps, FusedSwishMatchesLibTorch) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const fused_scope fused(true);
   torch::manual_seed(5);
   for (const std::int64_t n :
        {std::int64_t{1}, std::int64_t{7}, std::int64_t{1000}, std::int64_t{1024 * 16 * 256 + 3}}) {
@@ -76,7 +64,7 @@ TEST(CudaOps, FusedSwishMatchesLibTorch) {
       const torch::Tensor x = x0.clone().requires_grad_(true);
       const torch::Tensor a = torch::full({1}, alpha, on_gpu).requires_grad_(true);
       poison_like(x0);
-      const torch::Tensor y = zmd::apply_swish(x, a);
+      const torch::Tensor y = zmd::apply_swish(x, a, zmd::op_kernels::fused);
       poison_like(x0);
       y.backward(gy);
       const torch::Tensor xr = x0.clone().requires_grad_(true);
@@ -94,7 +82,6 @@ TEST(CudaOps, FusedSwishMatchesLibTorch) {
 
 TEST(CudaOps, FusedSwishGradientIsDeterministic) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const fused_scope fused(true);
   torch::manual_seed(6);
   const torch::Tensor x0 = torch::randn({1024 * 8 * 128}, on_gpu);
   const torch::Tensor gy = torch::randn_like(x0);
@@ -102,7 +89,7 @@ TEST(CudaOps, FusedSwishGradientIsDeterministic) {
   for (int run = 0; run < 3; ++run) {
     const torch::Tensor x = x0.clone().requires_grad_(true);
     const torch::Tensor a = torch::full({1}, 0.9F, on_gpu).requires_grad_(true);
-    zmd::apply_swish(x, a).backward(gy);
+    zmd::apply_swish(x, a, zmd::op_kernels::fused).backward(gy);
     alpha_grads.push_back(a.grad().item<float>());
   }
   EXPECT_EQ(alpha_grads[0], alpha_grads[1]);
@@ -111,7 +98,6 @@ TEST(CudaOps, FusedSwishGradientIsDeterministic) {
 
 TEST(CudaOps, FusedLossMatchesLibTorch) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const fused_scope fused(true);
   torch::manual_seed(7);
   for (const std::int64_t rows : {std::int64_t{1}, std::int64_t{88}, std::int64_t{1024}}) {
     for (const std::int64_t width : {std::int64_t{16}, std::int64_t{256}}) {
@@ -127,7 +113,8 @@ TEST(CudaOps, FusedLossMatchesLibTorch) {
         ref_in.push_back(t.clone().requires_grad_(true));
       }
       for (const auto& t : {r0, x0, m0, l0}) poison_like(t);
-      const torch::Tensor loss = zmd::seed_loss(fused_in[0], fused_in[1], fused_in[2], fused_in[3]);
+      const torch::Tensor loss =
+          zmd::seed_loss(fused_in[0], fused_in[1], fused_in[2], fused_in[3], zmd::op_kernels::fused);
       for (const auto& t : {r0, x0, m0, l0}) poison_like(t);
       loss.backward(g);
       const torch::Tensor loss_ref = zmd::seed_loss_reference(ref_in[0], ref_in[1], ref_in[2], ref_in[3]);
@@ -140,11 +127,9 @@ TEST(CudaOps, FusedLossMatchesLibTorch) {
   }
 }
 
-TEST(CudaOps, SwitchedOffTheGpuUsesLibTorchsOps) {
+TEST(CudaOps, AskedForLibTorchsOpsTheGpuUsesThem) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const fused_scope fused(false);
-  EXPECT_FALSE(zmd::fused_cuda_ops_enabled());
   const torch::Tensor x = torch::randn({1000}, on_gpu);
   const torch::Tensor a = torch::full({1}, 0.5F, on_gpu);
-  EXPECT_TRUE(torch::equal(zmd::apply_swish(x, a), x * torch::sigmoid(a * x)));
+  EXPECT_TRUE(torch::equal(zmd::apply_swish(x, a, zmd::op_kernels::libtorch), x * torch::sigmoid(a * x)));
 }

@@ -62,16 +62,17 @@ zmd::light_vae make_net(std::int64_t width, std::uint64_t seed) {
 
 // Autograd's gradients and loss for the batch with the given noise, using LibTorch's own ops.
 std::pair<std::map<std::string, torch::Tensor>, double> autograd_reference(zmd::light_vae& net, const batch_case& c) {
-  const bool fused_ops = zmd::fused_cuda_ops_enabled();
-  zmd::set_fused_cuda_ops(false);
-  for (auto& p : net->parameters()) p.mutable_grad().reset();
-  const torch::Tensor x = c.data.index_select(0, c.rows);
-  const zmd::encoding e = net->encode(x);
-  const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
-  const torch::Tensor recon = net->decode(z);
-  const torch::Tensor loss = zmd::vae_loss(recon, x, e.mu, e.logvar);
-  loss.backward();
-  zmd::set_fused_cuda_ops(fused_ops);
+  torch::Tensor loss;
+  {
+    const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
+    for (auto& p : net->parameters()) p.mutable_grad().reset();
+    const torch::Tensor x = c.data.index_select(0, c.rows);
+    const zmd::encoding e = net->encode(x);
+    const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
+    const torch::Tensor recon = net->decode(z);
+    loss = zmd::vae_loss(recon, x, e.mu, e.logvar, zmd::op_kernels::libtorch);
+    loss.backward();
+  }
   std::map<std::string, torch::Tensor> grads;
   for (const auto& item : net->named_parameters()) {
     grads[item.key()] = item.value().grad().detach().clone();
@@ -151,7 +152,7 @@ TEST(FusedStep, RejectsWhatItWasNotPreparedFor) {
   EXPECT_THROW({ zmd::fused_step too_wide(wide, {32}); }, zf::invalid_argument);
 }
 
-TEST(FusedStep, GraphTrainingUsesItAndCanBeSwitchedOff) {
+TEST(FusedStep, GraphTrainingUsesItOnTheFusedPathOnly) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const batch_case c = make_case(64, 200, 4);
   const torch::Tensor train_index = torch::arange(150, c.rows.options());
@@ -159,18 +160,19 @@ TEST(FusedStep, GraphTrainingUsesItAndCanBeSwitchedOff) {
   opt.epochs = 2;
   opt.batch = 64;  // two full batches and a tail of 22
   {
+    opt.path = zf::model::training_path::fused_kernels;
     zmd::light_vae net = make_net(64, 8);
     net->train();
     const auto report = zmd::train_with_cuda_graphs(net, c.data, train_index, opt);
     EXPECT_TRUE(report.fused);
     EXPECT_EQ(report.graphs, 2);
   }
-  zmd::set_fused_step_enabled(false);
+  opt.path = zf::model::training_path::cuda_graph;
   zmd::light_vae net = make_net(64, 8);
   net->train();
   const auto report = zmd::train_with_cuda_graphs(net, c.data, train_index, opt);
-  zmd::set_fused_step_enabled(true);
   EXPECT_FALSE(report.fused);
+  EXPECT_EQ(report.graphs, 2);
 }
 
 // Scoring: the fused forward (z = μ) against LibTorch's eager forward of the same network on
@@ -188,11 +190,13 @@ TEST(FusedScore, MatchesLibTorchsForward) {
     const batch_case c = make_case(s.width, s.rows, 17);
     const torch::Tensor data = c.data.narrow(0, 0, s.rows).contiguous();
     torch::NoGradGuard no_grad;
-    const bool fused_ops = zmd::fused_cuda_ops_enabled();
-    zmd::set_fused_cuda_ops(false);
-    const zmd::encoding e = net->encode(data);
-    const torch::Tensor want_score = torch::mean(torch::square(net->decode(e.mu) - data), 1);
-    zmd::set_fused_cuda_ops(fused_ops);
+    zmd::encoding e;
+    torch::Tensor want_score;
+    {
+      const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
+      e = net->encode(data);
+      want_score = torch::mean(torch::square(net->decode(e.mu) - data), 1);
+    }
     const zmd::scored_rows got = zmd::fused_score(net, data);
     ASSERT_EQ(got.score.sizes(), want_score.sizes());
     ASSERT_EQ(got.mu.sizes(), e.mu.sizes());
@@ -210,10 +214,9 @@ TEST(FusedScore, VaeScoreUsesItAndAgreesWithTheEagerPath) {
   const zf::array rows = zf::model_test::make_rows(900, 64, 3, {1, 7, 20});
   auto vae = zf::model::vae::create(64, zf::cuda_device(0), 5);
   const zf::array device_rows = zf::copy_to(rows, zf::cuda_device(0));
+  EXPECT_EQ(zf::model::choose_training_path(vae.where(), vae.width()), zf::model::training_path::fused_kernels);
   const auto fused = vae.score(device_rows);
-  zmd::set_fused_step_enabled(false);
-  const auto eager = vae.score(device_rows);
-  zmd::set_fused_step_enabled(true);
+  const auto eager = vae.score(device_rows, 4096, zf::model::training_path::eager);
   const zf::array f = zf::copy_to(fused.score, zf::cpu_device), g = zf::copy_to(eager.score, zf::cpu_device);
   ASSERT_EQ(f.size(), 900);
   ASSERT_EQ(g.size(), 900);
@@ -239,15 +242,16 @@ TEST(FusedLosses, MatchLibTorchsForwardWithTheSameNoise) {
     zmd::light_vae net = make_net(width, 23);
     const batch_case c = make_case(width, 700, 29);  // rows drawn with repeats
     torch::NoGradGuard no_grad;
-    const bool fused_ops = zmd::fused_cuda_ops_enabled();
-    zmd::set_fused_cuda_ops(false);
-    const torch::Tensor x = c.data.index_select(0, c.rows);
-    const zmd::encoding e = net->encode(x);
-    const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
-    const torch::Tensor mse = torch::mean(torch::square(net->decode(z) - x), 1);
-    const torch::Tensor kl = -0.1 * torch::mean(1 + e.logvar - e.mu.pow(2) - e.logvar.exp(), 1);
-    const torch::Tensor want = mse + kl;
-    zmd::set_fused_cuda_ops(fused_ops);
+    torch::Tensor want;
+    {
+      const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
+      const torch::Tensor x = c.data.index_select(0, c.rows);
+      const zmd::encoding e = net->encode(x);
+      const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
+      const torch::Tensor mse = torch::mean(torch::square(net->decode(z) - x), 1);
+      const torch::Tensor kl = -0.1 * torch::mean(1 + e.logvar - e.mu.pow(2) - e.logvar.exp(), 1);
+      want = mse + kl;
+    }
     const torch::Tensor got = zmd::fused_row_losses(net, c.data, c.rows, c.eps);
     ASSERT_EQ(got.sizes(), want.sizes());
     ASSERT_TRUE(torch::isfinite(got).all().item<bool>());
@@ -263,10 +267,11 @@ TEST(FusedDecode, MatchesLibTorchsDecoder) {
     torch::manual_seed(37);
     const torch::Tensor latents = 2.0 * torch::randn({300, 2}, torch::TensorOptions().device(torch::kCUDA, 0));
     torch::NoGradGuard no_grad;
-    const bool fused_ops = zmd::fused_cuda_ops_enabled();
-    zmd::set_fused_cuda_ops(false);
-    const torch::Tensor want = net->decode(latents);
-    zmd::set_fused_cuda_ops(fused_ops);
+    torch::Tensor want;
+    {
+      const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
+      want = net->decode(latents);
+    }
     const torch::Tensor got = zmd::fused_decode(net, latents);
     ASSERT_EQ(got.sizes(), want.sizes());
     ASSERT_TRUE(torch::isfinite(got).all().item<bool>());
@@ -278,10 +283,8 @@ TEST(FusedDecode, MatchesLibTorchsDecoder) {
 TEST(FusedDecode, VaeDecodeGridUsesItAndAgreesWithTheEagerPath) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   auto vae = zf::model::vae::create(64, zf::cuda_device(0), 9);
-  const zf::array fused = zf::copy_to(vae.decode_grid(5, 2.0), zf::cpu_device);
-  zmd::set_fused_step_enabled(false);
-  const zf::array eager = zf::copy_to(vae.decode_grid(5, 2.0), zf::cpu_device);
-  zmd::set_fused_step_enabled(true);
+  const zf::array fused = zf::copy_to(vae.decode_grid(5, 2.0, zf::model::training_path::fused_kernels), zf::cpu_device);
+  const zf::array eager = zf::copy_to(vae.decode_grid(5, 2.0, zf::model::training_path::eager), zf::cpu_device);
   ASSERT_EQ(fused.shape(), eager.shape());
   const auto f = fused.span<const float>(), g = eager.span<const float>();
   float scale = 0;

@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "model/cuda_graph_trainer.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -35,7 +34,8 @@ using namespace zeroflow::model_test;
 namespace {
 
 bool have_gpu() {
-  return zf::model::detail::cuda_graph_training_available() && zf::cuda_available() && torch::cuda::is_available();
+  return zf::model::training_path_possible(zf::model::training_path::fused_kernels, zf::cuda_device(0), 64) &&
+         zf::cuda_available() && torch::cuda::is_available();
 }
 
 std::filesystem::path loss_file() {
@@ -53,14 +53,11 @@ zf::model::train_options small_training() {
 }
 
 std::vector<double> graph_training_losses() {
-  namespace detail = zf::model::detail;
-  const detail::cuda_step_mode saved = detail::get_cuda_step_mode();
-  detail::set_cuda_step_mode(detail::cuda_step_mode::graph);
   const zf::array rows = zf::copy_to(make_rows(2000, 64, 21), zf::cuda_device(0));
   vae m = vae::create(64, zf::cuda_device(0), 4);
-  std::vector<double> losses = m.train(rows, small_training()).epoch_loss;
-  detail::set_cuda_step_mode(saved);
-  return losses;
+  zf::model::train_options opt = small_training();
+  opt.path = zf::model::training_path::fused_kernels;
+  return m.train(rows, opt).epoch_loss;
 }
 
 // The routed process: every failed check is printed; the exit code says whether any failed.
@@ -122,9 +119,9 @@ std::vector<double> graph_training_losses() {
     check(static_cast<bool>(out), "cannot write the losses");
 
     // The eager loop under routing (hundreds of allocations per step) works too.
-    zf::model::detail::set_cuda_step_mode(zf::model::detail::cuda_step_mode::eager);
     zf::model::train_options one = small_training();
     one.epochs = 1;
+    one.path = zf::model::training_path::eager;
     vae m = vae::create(64, zf::cuda_device(0), 4);
     check(std::isfinite(m.train(zf::copy_to(make_rows(500, 64, 3), zf::cuda_device(0)), one).epoch_loss.front()),
           "routed eager training fails");

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "model/cuda_graph_trainer.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -116,12 +115,12 @@ TEST_F(VaeNonFinite, TheGpuTrainersStopToo) {
   if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
   const zf::array host = scaled(make_rows(300, 32, 4), 1e19F);
   const zf::array rows = zf::copy_to(host, zf::cuda_device(0));
-  const auto previous = zf::model::detail::get_cuda_step_mode();
-  for (const auto mode : {zf::model::detail::cuda_step_mode::graph, zf::model::detail::cuda_step_mode::eager}) {
-    zf::model::detail::set_cuda_step_mode(mode);
+  for (const auto path : {zf::model::training_path::fused_kernels, zf::model::training_path::eager}) {
+    SCOPED_TRACE(zf::model::training_path_name(path));
     for (const bool watched : {false, true}) {
       vae m = vae::create(32, zf::cuda_device(0), 3);
       auto opt = few_epochs();
+      opt.path = path;
       int reported = 0;
       if (watched) opt.on_epoch = [&](int, double) { ++reported; };
       const std::string message = message_of<zf::error>([&] { (void)m.train(rows, opt); });
@@ -132,9 +131,10 @@ TEST_F(VaeNonFinite, TheGpuTrainersStopToo) {
     zf::array nan_rows = zf::copy_to(make_rows(300, 32, 4), zf::cpu_device);
     nan_rows.span<float>()[5 * 32 + 2] = std::numeric_limits<float>::quiet_NaN();
     vae m = vae::create(32, zf::cuda_device(0), 3);
-    const std::string message = message_of<zf::invalid_argument>(
-        [&] { (void)m.train(zf::copy_to(nan_rows, zf::cuda_device(0)), few_epochs()); });
+    auto opt = few_epochs();
+    opt.path = path;
+    const std::string message =
+        message_of<zf::invalid_argument>([&] { (void)m.train(zf::copy_to(nan_rows, zf::cuda_device(0)), opt); });
     EXPECT_NE(message.find("the first in row 5, column 2"), std::string::npos) << message;
   }
-  zf::model::detail::set_cuda_step_mode(previous);
 }

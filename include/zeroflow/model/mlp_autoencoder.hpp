@@ -32,8 +32,8 @@ struct mlp_shape {
 
 /// How mlp_autoencoder::train runs; the defaults are the seed notebook's.
 struct mlp_train_options {
-  int epochs = 100;            ///< passes over the rows (0 is allowed: no step)
-  std::int64_t batch = 0;      ///< rows per Adam step; 0: every row in one step, as the notebook
+  int epochs = 100;        ///< passes over the rows (0 is allowed: no step)
+  std::int64_t batch = 0;  ///< rows per Adam step; 0: every row in one step, as the notebook
   double learning_rate = 0.01;
   double weight_decay = 1e-5;  ///< L2 penalty added to the gradients (torch.optim.Adam's weight_decay)
   std::uint64_t seed = 42;     ///< seeds the per-epoch shuffles when batch > 0

@@ -19,6 +19,7 @@
 
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/device.hpp"
+#include "zeroflow/model/training_path.hpp"
 
 namespace zeroflow::model {
 
@@ -30,6 +31,13 @@ struct train_options {
   double test_fraction = 0.25;  ///< share of rows held out, in [0, 1); train gets floor((1-f)·N)
   std::uint64_t seed = 42;      ///< seeds the split, the per-epoch shuffles and the VAE's noise
   double learning_rate = 1e-3;  ///< Adam's step size
+  /// The kernels of a step (training_path.hpp): automatic lets choose_training_path decide from
+  /// the model's device and width; any other value is used as it is, or refused when impossible.
+  training_path path = training_path::automatic;
+  /// On a GPU, the cuda_graph and eager paths compute swish and the loss with fused CUDA kernels
+  /// and their own backward passes (one launch each way instead of several); false keeps
+  /// LibTorch's composite ops, the seed's kernels. The CPU always uses LibTorch's ops.
+  bool fused_ops = true;
   /// Called after every epoch with its index (from 0) and its loss (as train_result::epoch_loss).
   std::function<void(int epoch, double train_loss)> on_epoch;
 };
@@ -43,6 +51,7 @@ struct train_result {
   double test_loss = 0.0;
   array train_index;  ///< int64 row indices of the training split, ascending, on the rows' device
   array test_index;   ///< int64 row indices of the test split, ascending, on the rows' device
+  training_path path = training_path::eager;  ///< the path the steps and the test loss took (never automatic)
 };
 
 /// Per-row output of vae::score, on the rows' device.
@@ -112,10 +121,10 @@ class vae {
   vae& operator=(const vae&) = delete;
   ~vae();
 
-  /// Trains as the seed does: split the rows (shuffle from options.seed, first
-  /// floor((1-test_fraction)·N) rows of the shuffle train), then per epoch a fresh random
-  /// permutation of the training rows cut into batches, gathered on the model's device
-  /// (index_select, no DataLoader), Adam steps on
+  /// Trains as the seed does, on the path choose_training_path gives for options.path: split the
+  /// rows (shuffle from options.seed, first floor((1-test_fraction)·N) rows of the shuffle train),
+  /// then per epoch a fresh random permutation of the training rows cut into batches, gathered on
+  /// the model's device (index_select, no DataLoader), Adam steps on
   ///   loss = Σ_batch mean_t (x̂−x)² − 0.1 Σ_batch mean_d (1 + log σ² − μ² − σ²).
   /// Reseeds LibTorch's global generators from options.seed. Bit-reproducible on the CPU for a
   /// given seed and thread count. Continues from the current weights (a new optimiser each call).
@@ -124,7 +133,8 @@ class vae {
   /// Rows must be finite: a NaN or an infinity makes every loss NaN, so they are refused before
   /// the first step. The loss of every epoch is checked: when one is not finite (rows so large
   /// that their squares overflow, a learning rate that blows up), training stops there.
-  /// @throws invalid_argument for a bad shape, dtype or option, or rows that hold NaN or ±inf;
+  /// @throws invalid_argument for a bad shape, dtype or option (a path this build, device or width
+  ///         cannot take included), or rows that hold NaN or ±inf;
   ///         error ("training diverged at epoch N ...") when an epoch's loss is not finite (the
   ///         weights are then those of the failed epoch: create a new model to start again).
   train_result train(const array& rows, const train_options& options = {});
@@ -132,14 +142,19 @@ class vae {
   /// The anomaly score of every row: the reconstruction error mean_t (decode(μ(x)) − x)², with
   /// z = μ (no sampling), so it is deterministic. Rows are processed `batch` at a time without
   /// autograd.
-  /// @throws invalid_argument for a bad shape, dtype or batch, or rows that hold NaN or ±inf
+  /// @param path fused_kernels (what automatic picks on a GPU when the width allows it): one fused
+  ///        forward kernel for every row; cuda_graph or eager: LibTorch's modules, `batch` rows at a time.
+  /// @throws invalid_argument for a bad shape, dtype, batch or path, or rows that hold NaN or ±inf
   ///         (their scores would be NaN: no rank at all).
-  [[nodiscard]] scores score(const array& rows, std::int64_t batch = 4096) const;
+  [[nodiscard]] scores score(const array& rows, std::int64_t batch = 4096,
+                             training_path path = training_path::automatic) const;
 
   /// Decodes an n×n grid of latents, g = linspace(−extent, extent, n): row i·n + j is
   /// decode((g[i], g[j])) (the seed's "meshgrid(indexing='ij')" figure).
+  /// @param path as for score: fused_kernels runs the fused decoder, cuda_graph or eager LibTorch's.
   /// @return float32 (n·n)×W on the model's device.
-  [[nodiscard]] array decode_grid(int n = 5, double extent = 2.0) const;
+  /// @throws invalid_argument for a bad n, extent or path.
+  [[nodiscard]] array decode_grid(int n = 5, double extent = 2.0, training_path path = training_path::automatic) const;
 
   /// Writes the model file (a LibTorch archive, src/model/vae_file.cpp): format version, width,
   /// row provenance (when described), training history, parameters and buffers, and a checksum

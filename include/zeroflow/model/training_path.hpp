@@ -1,0 +1,37 @@
+#pragma once
+/// @file training_path.hpp
+/// How the LightVAE (model/vae.hpp) trains and runs its forward passes: the kernels a step is
+/// made of. Chosen once per call, from the model's device and the caller's request, by
+/// choose_training_path; vae::train reports the path it took (train_result::path) and the
+/// pipeline records it in summary.json.
+#include <cstdint>
+
+#include "zeroflow/core/device.hpp"
+
+namespace zeroflow::model {
+
+/// The kernels a training step (and a forward pass) is made of.
+enum class training_path {
+  automatic,      ///< let choose_training_path pick from the device and the row width
+  fused_kernels,  ///< GPU: forward, loss and backward as two fused kernels, each step replayed from a CUDA graph
+  cuda_graph,     ///< GPU: LibTorch's modules, each step captured once in a CUDA graph and replayed
+  eager,          ///< LibTorch's modules one kernel launch at a time: the CPU's path, and the GPU's reference
+};
+
+/// "automatic", "fused_kernels", "cuda_graph" or "eager" (as summary.json records it).
+[[nodiscard]] const char* training_path_name(training_path path);
+
+/// True when this build and a model of `width` on `where` can take `path` (never for automatic):
+/// fused_kernels needs a CUDA build, a GPU and a width the kernels handle (a power of two from 16
+/// to 1024); cuda_graph needs a CUDA build and a GPU; eager is always possible.
+[[nodiscard]] bool training_path_possible(training_path path, device where, std::int64_t width);
+
+/// The one place the path is decided. automatic: fused_kernels on a GPU when the width allows it,
+/// else cuda_graph on a GPU, else eager (the CPU, and any device in a build without CUDA).
+/// Any other request is returned as it is when it is possible.
+/// @param where the model's device. @param width its row width. @param requested the caller's choice.
+/// @throws invalid_argument when `requested` is not possible for this build, device and width.
+[[nodiscard]] training_path choose_training_path(device where, std::int64_t width,
+                                                 training_path requested = training_path::automatic);
+
+}  // namespace zeroflow::model

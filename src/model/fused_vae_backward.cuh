@@ -1,0 +1,201 @@
+#pragma once
+// The backward pass of one beat in one thread block, forward_beat's layers (fused_vae_forward.cuh)
+// in reverse: each layer's weight and bias gradients, then the gradient of its input.
+#include "fused_vae_device.cuh"
+
+namespace zeroflow::model::detail::fused_vae {
+
+// ---- layers ------------------------------------------------------------------------------------
+
+/// Weight and bias gradients of a convolution, added to gw/gb (owned by this block):
+/// gw[o,i,k] += Σ_t g[o,t]·in(i, t+k−1), gb[o] += Σ_t g[o,t]. One warp per weight, lanes over t.
+template <int cin, int cout, class In>
+__device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw, float* gb) {
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  constexpr int weights = cout * cin * 3;
+  for (int task = warp; task < weights + cout; task += warps) {
+    float acc = 0;
+    if (task < weights) {
+      const int o = task / (cin * 3), i = (task / 3) % cin, k = task % 3;
+      for (int t = lane; t < n; t += 32) acc += g[o * n + t] * in(i, t + k - 1);
+    } else {
+      const int o = task - weights;
+      for (int t = lane; t < n; t += 32) acc += g[o * n + t];
+    }
+    acc = warp_sum(acc);
+    if (lane == 0) {
+      if (task < weights) {
+        gw[task] += acc;
+      } else {
+        gb[task - weights] += acc;
+      }
+    }
+  }
+}
+
+/// gin (cin × n) = the gradient of conv's input: Σ_o Σ_k w[o,i,k]·g[o, j+1−k].
+template <int cin, int cout>
+__device__ void conv_input_grads(const float* g, int n, const float* w, float* gin) {
+  const plain_input go{g, n};
+  for (int idx = static_cast<int>(threadIdx.x); idx < cin * n; idx += threads) {
+    const int i = idx / n, j = idx - i * n;
+    float acc = 0;
+#pragma unroll
+    for (int o = 0; o < cout; ++o) {
+      const float* k = w + (o * cin + i) * 3;
+      acc += k[0] * go(o, j + 1) + k[1] * go(o, j) + k[2] * go(o, j - 1);
+    }
+    gin[idx] = acc;
+  }
+}
+
+/// Through swish at pre-activation a: ga = gs·(σ + α·a·σ(1−σ)); α's gradient gs·a²·σ(1−σ) is
+/// added to the thread's running sum.
+__device__ __forceinline__ float swish_backward(float gs, float a, float alpha_value, float& galpha) {
+  const float s = sigmoid(alpha_value * a);
+  const float ds = s * (1.0F - s);
+  galpha += gs * a * a * ds;
+  return gs * (s + alpha_value * a * ds);
+}
+
+/// ga (c × n) from the gradient gu (c × 2n) of up(swish(a)).
+template <int c>
+__device__ void up_swish_backward(const float* gu, const float* a, int n, float alpha_value, float* ga, float& galpha) {
+  for (int idx = static_cast<int>(threadIdx.x); idx < c * n; idx += threads) {
+    const int ch = idx / n, t = idx - ch * n;
+    const float gs = gu[ch * 2 * n + 2 * t] + gu[ch * 2 * n + 2 * t + 1];
+    ga[idx] = swish_backward(gs, a[idx], alpha_value, galpha);
+  }
+}
+
+/// ga (c × n) from the gradient gd (c × n/2) of down(swish(a)): sample 2t feeds output t with
+/// weight 2, sample 2t+1 feeds outputs t and t+1 with weight 1.
+template <int c>
+__device__ void down_swish_backward(const float* gd, const float* a, int n, float alpha_value, float* ga,
+                                    float& galpha) {
+  const int half = n / 2;
+  for (int idx = static_cast<int>(threadIdx.x); idx < c * n; idx += threads) {
+    const int ch = idx / n, j = idx - ch * n, t = j / 2;
+    const float* g = gd + ch * half;
+    const float gs = (j % 2 == 0) ? 2.0F * g[t] : g[t] + (t + 1 < half ? g[t + 1] : 0.0F);
+    ga[idx] = swish_backward(gs, a[idx], alpha_value, galpha);
+  }
+}
+
+// ---- the backward pass of one beat -----------------------------------------------------------
+
+/// The gradients of one beat's loss for every parameter, added to grd (packed as prm) — the
+/// decoder from the reconstruction back to the latents, then the encoder back to the input —
+/// and this thread's share of α's gradient added to galpha. On entry b holds forward_beat's
+/// activations and latents for the beat (its noise in lat[6..7]) and gbig (4·L floats) the loss's
+/// gradient for the reconstruction (reconstruction_mse's grad); gbig and gsmall (2·L floats, the
+/// forward pass's heads) are overwritten, and lat[8..11] receive the gradients of mu and logvar.
+__device__ inline void backward_beat(const beat_buffers& b, int L, const float* prm, float* grd, const packing& pk,
+                                     float al, float* gbig, float* gsmall, float* slots, float& galpha) {
+  const float *x = b.x, *d0 = b.d0, *a0 = b.a0, *a1 = b.a1, *d1 = b.d1, *a2 = b.a2, *d2 = b.d2, *r = b.r, *a3 = b.a3,
+              *a4 = b.a4;
+  float* lat = b.lat;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
+  auto W = [&](int s) { return prm + pk.offset[s]; };
+  auto G = [&](int s) { return grd + pk.offset[s]; };
+
+  // ---- decoder backward
+  conv_weight_grads<2, 1>(upsampled_input<true>{a4, L2, al}, gbig, L, G(conv5_w), G(conv5_b));
+  conv_input_grads<2, 1>(gbig, L, W(conv5_w), gsmall);  // 2 × L
+  __syncthreads();
+  up_swish_backward<2>(gsmall, a4, L2, al, gbig, galpha);  // 2 × L/2
+  __syncthreads();
+  conv_weight_grads<4, 2>(upsampled_input<true>{a3, L4, al}, gbig, L2, G(conv4_w), G(conv4_b));
+  conv_input_grads<4, 2>(gbig, L2, W(conv4_w), gsmall);  // 4 × L/2
+  __syncthreads();
+  up_swish_backward<4>(gsmall, a3, L4, al, gbig, galpha);  // 4 × L/4
+  __syncthreads();
+  conv_weight_grads<8, 4>(upsampled_input<false>{r, L8, al}, gbig, L4, G(conv3_w), G(conv3_b));
+  conv_input_grads<8, 4>(gbig, L4, W(conv3_w), gsmall);  // 8 × L/4
+  __syncthreads();
+  for (int j = tid; j < L; j += threads) gbig[j] = gsmall[2 * j] + gsmall[2 * j + 1];  // g_r, 8 × L/8 flat
+  __syncthreads();
+  {
+    const float z0 = lat[4], z1 = lat[5];
+    float* gw = G(restore_w);
+    float* gb = G(restore_b);
+    const float* rw = W(restore_w);
+    float gz0 = 0, gz1 = 0;
+    for (int j = tid; j < L; j += threads) {
+      const float g = gbig[j];
+      gw[2 * j] += g * z0;
+      gw[2 * j + 1] += g * z1;
+      gb[j] += g;
+      gz0 += g * rw[2 * j];
+      gz1 += g * rw[2 * j + 1];
+    }
+    gz0 = block_sum(gz0, slots);
+    gz1 = block_sum(gz1, slots);
+    if (tid < 2) {
+      const float gz = tid == 0 ? gz0 : gz1;
+      const float mu = lat[tid], lv = lat[2 + tid], e = lat[6 + tid];
+      // z = mu + e·exp(lv/2); the KL term −0.1·mean_c(1 + lv − mu² − exp(lv)) over 2 latents.
+      lat[8 + tid] = gz + 0.1F * mu;
+      lat[10 + tid] = gz * 0.5F * e * expf(0.5F * lv) - 0.05F * (1.0F - expf(lv));
+    }
+  }
+  __syncthreads();
+
+  // ---- encoder backward: convA/convB see a constant gradient g_mu/(L/8), g_lv/(L/8) along t
+  {
+    const float inv = 1.0F / static_cast<float>(L8);
+    const float gA[2] = {lat[8] * inv, lat[9] * inv};
+    const float gB[2] = {lat[10] * inv, lat[11] * inv};
+    const int warp = tid / 32, lane = tid % 32;
+    // Window sums S[i][k] = Σ_t d2(i, t+k−1), one warp per (i, k).
+    for (int task = warp; task < 16 * 3; task += warps) {
+      const int i = task / 3, k = task % 3;
+      float acc = 0;
+      for (int t = lane; t < L8; t += 32) {
+        const int j = t + k - 1;
+        acc += (j >= 0 && j < L8) ? d2[i * L8 + j] : 0.0F;
+      }
+      acc = warp_sum(acc);
+      if (lane == 0) {
+        for (int c = 0; c < 2; ++c) {
+          G(convA_w)[(c * 16 + i) * 3 + k] += gA[c] * acc;
+          G(convB_w)[(c * 16 + i) * 3 + k] += gB[c] * acc;
+        }
+      }
+    }
+    if (tid < 2) {
+      G(convA_b)[tid] += lat[8 + tid];
+      G(convB_b)[tid] += lat[10 + tid];
+    }
+    // g_d2[i][j] = Σ_k cw[i][k]·[0 ≤ j+1−k < L/8], cw[i][k] = Σ_c wA[c,i,k]·gA_c + wB[c,i,k]·gB_c.
+    for (int idx = tid; idx < 16 * L8; idx += threads) {
+      const int i = idx / L8, j = idx - i * L8;
+      float acc = 0;
+      for (int k = 0; k < 3; ++k) {
+        const int t = j + 1 - k;
+        if (t < 0 || t >= L8) continue;
+        for (int c = 0; c < 2; ++c)
+          acc += W(convA_w)[(c * 16 + i) * 3 + k] * gA[c] + W(convB_w)[(c * 16 + i) * 3 + k] * gB[c];
+      }
+      gsmall[idx] = acc;
+    }
+  }
+  __syncthreads();
+  down_swish_backward<16>(gsmall, a2, L4, al, gbig, galpha);  // 16 × L/4
+  __syncthreads();
+  conv_weight_grads<8, 16>(plain_input{d1, L4}, gbig, L4, G(conv2_w), G(conv2_b));
+  conv_input_grads<8, 16>(gbig, L4, W(conv2_w), gsmall);  // 8 × L/4
+  __syncthreads();
+  down_swish_backward<8>(gsmall, a1, L2, al, gbig, galpha);  // 8 × L/2
+  __syncthreads();
+  conv_weight_grads<4, 8>(plain_input{d0, L2}, gbig, L2, G(conv1_w), G(conv1_b));
+  conv_input_grads<4, 8>(gbig, L2, W(conv1_w), gsmall);  // 4 × L/2
+  __syncthreads();
+  down_swish_backward<4>(gsmall, a0, L, al, gbig, galpha);  // 4 × L
+  __syncthreads();
+  conv_weight_grads<1, 4>(plain_input{x, L}, gbig, L, G(conv0_w), G(conv0_b));
+  __syncthreads();
+}
+
+}  // namespace zeroflow::model::detail::fused_vae

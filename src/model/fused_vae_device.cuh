@@ -1,0 +1,159 @@
+#pragma once
+// Device code shared by the fused LightVAE kernels (fused_vae_step.cu, fused_vae_inference.cu):
+// the launch shape, the packing of the parameters, block reductions, the convolutions' inputs and
+// the layout of one beat's activations in shared memory. The passes over one beat are in
+// fused_vae_forward.cuh (forward_beat) and fused_vae_backward.cuh (backward_beat).
+//
+// Notation for one beat of L samples (L = width), channels × length:
+//   x 1×L → a0 = conv0(x) 4×L → d0 = down(swish(a0)) 4×L/2 → a1 = conv1(d0) 8×L/2
+//   → d1 = down(swish(a1)) 8×L/4 → a2 = conv2(d1) 16×L/4 → d2 = down(swish(a2)) 16×L/8
+//   → mu = mean_t convA(d2), logvar = mean_t convB(d2) (2 each) → z = mu + eps·exp(logvar/2)
+//   → r = restore(z) viewed 8×L/8 → a3 = conv3(up(r)) 4×L/4 → a4 = conv4(up(swish(a3))) 2×L/2
+//   → a5 = conv5(up(swish(a4))) 1×L = the reconstruction.
+// conv = Conv1d(k=3, stride 1, padding 1); down = the seed's depthwise [1, 2, 1] filter, stride 2,
+// padding 1; up = nearest-neighbour ×2; swish(a) = a·σ(α·a) with one α shared by all layers.
+// Loss per beat: mean_t (a5 − x)² − 0.1·mean_c (1 + logvar − mu² − exp(logvar)).
+//
+// Shared memory per training block: the packed parameters, their gradient sums, the beat's forward
+// activations (23·L floats) and two backward buffers (4·L and 2·L), i.e. 29·L + 2·P floats
+// (P = 850 + 3·L parameters): 45 KB at L = 256.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "fused_vae_step.hpp"
+
+namespace zeroflow::model::detail::fused_vae {
+
+constexpr int threads = 256;
+constexpr int warps = threads / 32;
+constexpr int reduce_threads = 256;
+
+__host__ __device__ constexpr std::int64_t size_of_slot(int s, std::int64_t width) {
+  switch (s) {
+    case conv0_w:
+      return 4 * 1 * 3;
+    case conv0_b:
+      return 4;
+    case conv1_w:
+      return 8 * 4 * 3;
+    case conv1_b:
+      return 8;
+    case conv2_w:
+      return 16 * 8 * 3;
+    case conv2_b:
+      return 16;
+    case convA_w:
+    case convB_w:
+      return 2 * 16 * 3;
+    case convA_b:
+    case convB_b:
+      return 2;
+    case restore_w:
+      return 2 * width;
+    case restore_b:
+      return width;
+    case conv3_w:
+      return 4 * 8 * 3;
+    case conv3_b:
+      return 4;
+    case conv4_w:
+      return 2 * 4 * 3;
+    case conv4_b:
+      return 2;
+    case conv5_w:
+      return 1 * 2 * 3;
+    case conv5_b:
+      return 1;
+    case alpha:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/// Offsets of the slots in the packed parameter vector; offset[slot_count] = P.
+struct packing {
+  int offset[slot_count + 1];
+  __host__ __device__ explicit packing(int width) {
+    offset[0] = 0;
+    for (int s = 0; s < slot_count; ++s) offset[s + 1] = offset[s] + static_cast<int>(size_of_slot(s, width));
+  }
+  __host__ __device__ int total() const { return offset[slot_count]; }
+};
+
+constexpr int small_floats = 64;  // latents, noise, reduction slots
+
+// σ(v) as LibTorch computes it.
+__device__ __forceinline__ float sigmoid(float v) { return 1.0F / (1.0F + expf(-v)); }
+__device__ __forceinline__ float swish(float a, float alpha_value) { return a * sigmoid(alpha_value * a); }
+
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+/// Σ of every thread's v, returned to all threads (fixed order: warps, then warp 0 over warps).
+__device__ inline float block_sum(float v, float* slots) {
+  v = warp_sum(v);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  __syncthreads();  // slots may still be read from the previous call
+  if (lane == 0) slots[warp] = v;
+  __syncthreads();
+  float total = 0;
+  for (int w = 0; w < warps; ++w) total += slots[w];
+  return total;
+}
+
+// ---- inputs of the convolutions, zero outside [0, n) -------------------------------------------
+
+/// Channels × n floats.
+struct plain_input {
+  const float* p;
+  int n;
+  __device__ float operator()(int c, int j) const { return (j < 0 || j >= n) ? 0.0F : p[c * n + j]; }
+};
+
+/// up(v) of a channels × n/2 buffer, n = twice its length; `activate` applies swish first.
+template <bool activate>
+struct upsampled_input {
+  const float* p;
+  int half;  // length of p's rows
+  float alpha_value;
+  __device__ float operator()(int c, int j) const {
+    if (j < 0 || j >= 2 * half) return 0.0F;
+    const float v = p[c * half + j / 2];
+    return activate ? swish(v, alpha_value) : v;
+  }
+};
+
+// ---- one beat's activations ----------------------------------------------------------------
+
+/// One beat's activations in shared memory (laid out by carve_beat).
+struct beat_buffers {
+  float *x, *a0, *d0, *a1, *d1, *a2, *d2, *r, *a3, *a4, *a5;
+  float* heads;  ///< 4 × L/8: convA's and convB's outputs before their means
+  float* lat;    ///< mu0 mu1 lv0 lv1 z0 z1 e0 e1 (e: the noise, read when `sample`)
+};
+
+/// Lays one beat's forward activations out from `base` (23·L floats: x 1·L, a0 4·L, d0 2·L, a1 4·L,
+/// d1 2·L, a2 4·L, d2 2·L, r L, a3 L, a4 L, a5 L); heads and lat are the caller's.
+__device__ inline beat_buffers carve_beat(float* base, int L, float* heads, float* lat) {
+  beat_buffers b{};
+  b.x = base;
+  b.a0 = b.x + L;
+  b.d0 = b.a0 + 4 * L;
+  b.a1 = b.d0 + 2 * L;
+  b.d1 = b.a1 + 4 * L;
+  b.a2 = b.d1 + 2 * L;
+  b.d2 = b.a2 + 4 * L;
+  b.r = b.d2 + 2 * L;
+  b.a3 = b.r + L;
+  b.a4 = b.a3 + L;
+  b.a5 = b.a4 + L;
+  b.heads = heads;
+  b.lat = lat;
+  return b;
+}
+
+}  // namespace zeroflow::model::detail::fused_vae

@@ -1,0 +1,75 @@
+/// @file training_path.cpp
+/// choose_training_path: which kernels train the LightVAE (see training_path.hpp).
+#include "zeroflow/model/training_path.hpp"
+
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include "fused_vae_step.hpp"
+#endif
+
+namespace zeroflow::model {
+
+namespace {
+
+constexpr bool cuda_build = ZEROFLOW_HAS_CUDA != 0;
+
+bool fused_width(std::int64_t width) {
+#if ZEROFLOW_HAS_CUDA
+  return detail::fused_vae::supported_width(width);
+#else
+  (void)width;
+  return false;
+#endif
+}
+
+}  // namespace
+
+const char* training_path_name(training_path path) {
+  switch (path) {
+    case training_path::automatic:
+      return "automatic";
+    case training_path::fused_kernels:
+      return "fused_kernels";
+    case training_path::cuda_graph:
+      return "cuda_graph";
+    case training_path::eager:
+      return "eager";
+  }
+  return "unknown";
+}
+
+bool training_path_possible(training_path path, device where, std::int64_t width) {
+  const bool gpu = cuda_build && where.type == device_type::cuda;
+  switch (path) {
+    case training_path::automatic:
+      return false;
+    case training_path::fused_kernels:
+      return gpu && fused_width(width);
+    case training_path::cuda_graph:
+      return gpu;
+    case training_path::eager:
+      return true;
+  }
+  return false;
+}
+
+training_path choose_training_path(device where, std::int64_t width, training_path requested) {
+  if (requested == training_path::automatic) {
+    if (training_path_possible(training_path::fused_kernels, where, width)) return training_path::fused_kernels;
+    if (training_path_possible(training_path::cuda_graph, where, width)) return training_path::cuda_graph;
+    return training_path::eager;
+  }
+  if (training_path_possible(requested, where, width)) return requested;
+  if (!cuda_build)
+    ZF_THROW(invalid_argument, "the ", training_path_name(requested),
+             " training path needs a build of zeroflow with CUDA; this one has none: use eager or automatic");
+  if (where.type != device_type::cuda)
+    ZF_THROW(invalid_argument, "the ", training_path_name(requested), " training path runs on a GPU; this model is on ",
+             where.name(), ": use eager or automatic");
+  ZF_THROW(invalid_argument, "the fused_kernels training path handles rows whose width is a power of two from 16 to ",
+           "1024, not ", width, ": use cuda_graph, eager or automatic");
+}
+
+}  // namespace zeroflow::model

@@ -1,0 +1,162 @@
+/// @file vae_train.cpp
+/// zeroflow::model::vae::train: the split, the epochs on the chosen training path
+/// (training_path.hpp) and the test loss.
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "cuda_graph_trainer.hpp"
+#include "fused_step.hpp"
+#include "light_vae.hpp"
+#include "vae_impl.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/model/vae.hpp"
+
+namespace zeroflow::model {
+
+namespace {
+
+// Says why an epoch's loss is not finite: rows whose squares overflow float32, or steps that
+// blew up. The rows are known to be finite here (check_finite_rows).
+// epoch < 0: the test split's loss after training.
+[[noreturn]] void throw_diverged(int epoch, double loss, const torch::Tensor& data, const train_options& options) {
+  const double largest = data.numel() > 0 ? data.abs().max().item<double>() : 0.0;
+  char magnitude[32];
+  std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
+  const std::string why =
+      largest > 1e15 ? std::string("the rows reach ") + magnitude +
+                           " in magnitude, too large for float32 arithmetic: normalise them (robust z-scores) or "
+                           "remove the spikes that make them"
+                     : "lower the learning rate (now " + std::to_string(options.learning_rate) + ")";
+  const char* value = std::isnan(loss) ? "NaN" : "infinite";
+  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", value, "; ", why);
+  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", value, "; ", why);
+}
+
+// The eager path: the training epochs one kernel launch at a time, with torch::optim::Adam (the
+// CPU's path, and on a GPU the reference that the CUDA-graph trainer replays).
+void train_eagerly(detail::light_vae& net, const torch::Tensor& data, const torch::Tensor& train_index,
+                   const train_options& options, train_result& result) {
+  const c10::Device dev = data.device();
+  const std::int64_t n_train = train_index.size(0);
+  const detail::op_kernels kernels = options.fused_ops ? detail::op_kernels::fused : detail::op_kernels::libtorch;
+  const detail::op_kernels_scope ops(net, kernels);
+  torch::optim::Adam optimiser(net->parameters(), torch::optim::AdamOptions(options.learning_rate));
+  result.epoch_loss.reserve(static_cast<std::size_t>(options.epochs));
+  const auto long_on_dev = torch::TensorOptions().dtype(torch::kLong).device(dev);
+  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+    const torch::Tensor order = train_index.index_select(0, torch::randperm(n_train, long_on_dev));
+    // Summed on the device: one host synchronisation per epoch instead of one per step.
+    torch::Tensor total = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
+    for (std::int64_t begin = 0; begin < n_train; begin += options.batch) {
+      const std::int64_t end = std::min(n_train, begin + options.batch);
+      const torch::Tensor x = data.index_select(0, order.slice(0, begin, end));
+      optimiser.zero_grad();
+      const detail::reconstruction out = net->forward(x);
+      const torch::Tensor loss = detail::vae_loss(out.recon, x, out.mu, out.logvar, kernels);
+      loss.backward();
+      total += loss.detach();
+      optimiser.step();
+    }
+    const double epoch_loss = total.item<double>() / static_cast<double>(n_train);
+    if (!std::isfinite(epoch_loss)) throw_diverged(epoch, epoch_loss, data, options);
+    result.epoch_loss.push_back(epoch_loss);
+    if (options.on_epoch) options.on_epoch(epoch, epoch_loss);
+  }
+}
+
+// The GPU paths: each step replayed from a CUDA graph (cuda_graph_trainer.hpp). Its losses stay on
+// the GPU until the end unless someone watches each epoch: then a diverged epoch stops training
+// at once, otherwise it is found afterwards.
+void train_with_graphs(detail::light_vae& net, const torch::Tensor& data, const torch::Tensor& train_index,
+                       const train_options& options, train_result& result) {
+  train_options watched = options;
+  if (options.on_epoch) {
+    watched.on_epoch = [&](int epoch, double loss) {
+      if (!std::isfinite(loss)) throw_diverged(epoch, loss, data, options);
+      options.on_epoch(epoch, loss);
+    };
+  }
+  result.epoch_loss = detail::train_with_cuda_graphs(net, data, train_index, watched).epoch_loss;
+  for (std::size_t epoch = 0; epoch < result.epoch_loss.size(); ++epoch)
+    if (!std::isfinite(result.epoch_loss[epoch]))
+      throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], data, options);
+}
+
+// The seed's loss over the test rows after training, per row (the forward pass samples z).
+double test_loss(detail::light_vae& net, const torch::Tensor& data, const torch::Tensor& test_index,
+                 const train_options& options) {
+  const std::int64_t n_test = test_index.size(0);
+  const c10::Device dev = data.device();
+  torch::NoGradGuard no_grad;
+  if (options.path == training_path::fused_kernels) {
+    // One kernel for all test rows, and no cuDNN at all in the run: LibTorch's eager forward would
+    // be the process's first cuDNN use, with its library loading and per-shape set-up.
+    const torch::Tensor eps = torch::randn({n_test, 2}, torch::TensorOptions().dtype(torch::kFloat).device(dev));
+    const torch::Tensor losses = detail::fused_row_losses(net, data, test_index, eps);
+    return losses.sum(torch::kDouble).item<double>() / static_cast<double>(n_test);
+  }
+  const detail::op_kernels kernels = options.fused_ops ? detail::op_kernels::fused : detail::op_kernels::libtorch;
+  const detail::op_kernels_scope ops(net, kernels);
+  torch::Tensor total = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
+  for (std::int64_t begin = 0; begin < n_test; begin += options.batch) {
+    const std::int64_t end = std::min(n_test, begin + options.batch);
+    const torch::Tensor x = data.index_select(0, test_index.slice(0, begin, end));
+    const detail::reconstruction out = net->forward(x);
+    total += detail::vae_loss(out.recon, x, out.mu, out.logvar, kernels);
+  }
+  return total.item<double>() / static_cast<double>(n_test);
+}
+
+}  // namespace
+
+train_result vae::train(const array& rows, const train_options& options) {
+  ZF_EXPECTS(options.epochs >= 0, "epochs must be >= 0, got ", options.epochs);
+  ZF_EXPECTS(options.batch >= 1, "batch must be >= 1, got ", options.batch);
+  ZF_EXPECTS(options.test_fraction >= 0.0 && options.test_fraction < 1.0, "test_fraction must be in [0, 1), got ",
+             options.test_fraction);
+  ZF_EXPECTS(options.learning_rate > 0.0, "learning_rate must be > 0, got ", options.learning_rate);
+  // The one decision of this run; everything below follows it.
+  train_options run = options;
+  run.path = choose_training_path(where(), width(), options.path);
+  detail::configure_torch_threads();
+  detail::light_vae& net = impl_->module;
+  const c10::Device dev = impl_->tdevice;
+  torch::Tensor data = detail::rows_on(rows, width(), dev);
+  // The fused kernels read rows in place: a strided view is made contiguous once.
+  if (run.path == training_path::fused_kernels) data = data.contiguous();
+  const std::int64_t n = data.size(0);
+  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
+  ZF_EXPECTS(n_train >= 1, "too few rows to train on: ", n, " rows, test_fraction ", options.test_fraction);
+  const std::int64_t n_test = n - n_train;
+  detail::check_finite_rows(data);
+
+  // The split is drawn on the CPU, so it is the same on every device for a given seed.
+  torch::manual_seed(options.seed);
+  const torch::Tensor shuffle = torch::randperm(n, torch::TensorOptions().dtype(torch::kLong));
+  const torch::Tensor train_index = std::get<0>(shuffle.slice(0, 0, n_train).sort()).to(dev);
+  const torch::Tensor test_index = std::get<0>(shuffle.slice(0, n_train, n).sort()).to(dev);
+
+  train_result result;
+  result.path = run.path;
+  net->train();
+  if (run.path == training_path::eager)
+    train_eagerly(net, data, train_index, run, result);
+  else
+    train_with_graphs(net, data, train_index, run, result);
+
+  net->eval();
+  result.test_loss = n_test == 0 ? std::numeric_limits<double>::quiet_NaN() : test_loss(net, data, test_index, run);
+  if (n_test > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, data, options);
+  impl_->history.train_seed = options.seed;
+  impl_->history.epochs += options.epochs;
+  result.train_index = detail::export_to(train_index, rows.where());
+  result.test_index = detail::export_to(test_index, rows.where());
+  return result;
+}
+
+}  // namespace zeroflow::model
