@@ -1,5 +1,5 @@
 #pragma once
-// The report's page template, style sheet and script: src/report/assets/report.{html,css,js},
+// The report's page template, style sheet and script modules (src/report/assets) and uPlot,
 // embedded into the library at build time by cmake/embed_assets.cmake (so the report needs no
 // file beside the binary and fetches nothing).
 #include <string_view>
@@ -8,6 +8,24 @@ namespace zeroflow::report::assets {
 
 extern const std::string_view report_html;
 extern const std::string_view report_css;
-extern const std::string_view report_js;
+// The script, one module per file: shared parts first, then one per figure, the driver last
+// (html_report.cpp joins them in this order inside one function scope).
+extern const std::string_view report_format_js;
+extern const std::string_view report_data_js;
+extern const std::string_view report_chart_js;
+extern const std::string_view fig_overview_js;
+extern const std::string_view fig_excerpt_js;
+extern const std::string_view fig_lengths_js;
+extern const std::string_view fig_beats_js;
+extern const std::string_view fig_latent_js;
+extern const std::string_view fig_grid_js;
+extern const std::string_view fig_loss_js;
+extern const std::string_view fig_anomalies_js;
+extern const std::string_view fig_stages_js;
+extern const std::string_view fig_numbers_js;
+extern const std::string_view report_main_js;
+// uPlot's built files, from the Python package uplot-python (see the top-level CMakeLists.txt).
+extern const std::string_view uPlot_iife_js;
+extern const std::string_view uPlot_min_css;
 
 }  // namespace zeroflow::report::assets

@@ -46,14 +46,29 @@ std::string script_safe_json(const nlohmann::json& j) {
   return out;
 }
 
+/// The script modules in one function scope, sharing the `zf` namespace object and nothing global
+/// but window.zeroflowReport.
+std::string report_script() {
+  const std::string_view modules[] = {
+      assets::report_format_js, assets::report_data_js,  assets::report_chart_js,    assets::fig_overview_js,
+      assets::fig_excerpt_js,   assets::fig_lengths_js,  assets::fig_beats_js,       assets::fig_latent_js,
+      assets::fig_grid_js,      assets::fig_loss_js,     assets::fig_anomalies_js,   assets::fig_stages_js,
+      assets::fig_numbers_js,   assets::report_main_js};
+  std::string out = "(function () {\n'use strict';\nconst zf = { figures: {} };\n";
+  for (const auto module : modules) (out += module) += '\n';
+  return out + "})();\n";
+}
+
 }  // namespace
 
 void write_report_html(const pipeline::run_result& r, const pipeline::run_options& options,
                        const std::filesystem::path& path) {
   const std::string data = script_safe_json(detail::report_data(r, options));
   const std::string title = escape_html(std::filesystem::path(r.input).filename().string());
+  const std::string script = report_script();
   const std::pair<std::string_view, std::string_view> parts[] = {
-      {"@TITLE@", title}, {"@CSS@", assets::report_css}, {"@DATA@", data}, {"@JS@", assets::report_js}};
+      {"@TITLE@", title},          {"@UPLOT_CSS@", assets::uPlot_min_css}, {"@CSS@", assets::report_css},
+      {"@DATA@", data},            {"@UPLOT_JS@", assets::uPlot_iife_js},  {"@JS@", script}};
   io::write_atomically(path, [&](std::ostream& out) {
     // Copies the template, replacing each placeholder wherever it occurs (never inside the
     // inserted text: the data may hold any string).

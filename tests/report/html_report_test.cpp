@@ -249,12 +249,25 @@ TEST(ReportHtmlPage, PlaceholdersFilledAndTheDataParsesBack) {
   const auto html = read_text(dir / "report.html");
   std::filesystem::remove_all(dir);
 
-  for (const char* placeholder : {"@TITLE@", "@CSS@", "@DATA@", "@JS@"}) EXPECT_EQ(count(html, placeholder), 0u) << placeholder;
-  EXPECT_EQ(count(html, "</script>"), 2u);  // the data element's and the script's own
-  EXPECT_EQ(count(html, "<script"), 2u);
-  EXPECT_EQ(count(html, "http://"), 0u);
-  EXPECT_EQ(count(html, "https://"), 0u);
+  for (const char* placeholder : {"@TITLE@", "@CSS@", "@DATA@", "@JS@", "@UPLOT_CSS@", "@UPLOT_JS@"})
+    EXPECT_EQ(count(html, placeholder), 0u) << placeholder;
+  EXPECT_EQ(count(html, "</script>"), 3u);  // the data element's, uPlot's and the report's script
+  EXPECT_EQ(count(html, "<script"), 3u);
   EXPECT_NE(html.find("window.zeroflowReport"), std::string::npos);
+  // uPlot is inlined whole, its licence notice included; addresses occur only in its comments.
+  const auto uplot = html.find("var uPlot = (function");
+  ASSERT_NE(uplot, std::string::npos);
+  EXPECT_NE(html.rfind("Copyright (c) 2021, Leon Sorokin", uplot), std::string::npos);
+  EXPECT_NE(html.find("The MIT License"), std::string::npos);
+  for (const char* scheme : {"http://", "https://"}) {
+    for (auto at = html.find(scheme); at != std::string::npos; at = html.find(scheme, at + 1)) {
+      const auto line_start = html.rfind('\n', at) + 1;
+      const auto line = html.substr(line_start, at - line_start);
+      const auto code = line.find_first_not_of(" \t");
+      ASSERT_NE(code, std::string::npos) << line;
+      EXPECT_TRUE(line.compare(code, 2, "//") == 0 || line[code] == '*') << "an address outside a comment: " << line;
+    }
+  }
 
   const std::string open = "<script id=\"zf-data\" type=\"application/json\">";
   const auto from = html.find(open);

@@ -1,0 +1,63 @@
+// Beat lengths: the histogram of the distance between consecutive gates as uPlot bars (kept
+// lengths dark, pruned ones grey), with the pruning bounds dashed.
+/* global zf, uPlot */
+zf.figures.lengths = (() => {
+  const { colour, font, int, num } = zf.format;
+
+  function draw() {
+    const el = document.getElementById('lengths-chart'), { D, S, rate } = zf.run;
+    const hist = zf.data.decode(D.histogram), p = S.parameters;
+    if (!hist.length) { zf.chart.message(el, 'no beats'); return; }
+    let lastBin = 0;
+    for (let i = 0; i < hist.length; i++) if (hist[i]) lastBin = i;
+    const overflow = hist.length - 1;  // the last bin counts every longer beat
+    const maxBin = Math.min(overflow, Math.max(lastBin, p.max_length) + Math.ceil(0.08 * p.max_length));
+    const x = [], keptBins = [], prunedBins = [];
+    let peak = 0;
+    for (let i = 0; i <= maxBin; i++) {
+      const inside = i >= p.min_length && i <= p.max_length, v = hist[i] || null;
+      x.push((i + 0.5) / rate);
+      keptBins.push(inside ? v : null);
+      prunedBins.push(inside ? null : v);
+      peak = Math.max(peak, hist[i]);
+    }
+    let longer = 0;
+    for (let i = maxBin + 1; i < hist.length; i++) longer += hist[i];
+    const bars = uPlot.paths.bars({ size: [1, Infinity, 1], align: 0 });
+    zf.chart.make(el, {
+      scales: { x: { time: false, range: () => [0, (maxBin + 1) / rate] }, y: { range: () => [0, peak * 1.08 || 1] } },
+      axes: [zf.chart.axis('beat length (s)', { space: 60 }), zf.chart.axis('beats', { size: 56, fmt: (v) => int(v) })],
+      series: [{}, { label: 'kept', fill: colour.signal, stroke: colour.signal, width: 0, paths: bars, points: { show: false } },
+        { label: 'pruned', fill: colour.bin, stroke: colour.bin, width: 0, paths: bars, points: { show: false } }],
+      hooks: {
+        drawClear: [(u) => zf.chart.paint(u, (ctx, box) => {
+          const a = zf.chart.at(u, p.min_length / rate, 'x', box), e = zf.chart.at(u, (p.max_length + 1) / rate, 'x', box);
+          ctx.fillStyle = colour.keptZone;
+          ctx.fillRect(a, box.top, e - a, box.height);
+        })],
+        draw: [(u) => zf.chart.paint(u, (ctx, box) => {
+          ctx.font = font(11);
+          ctx.textBaseline = 'top';
+          for (let [bound, name, align] of [[p.min_length, 'min', 'right'], [p.max_length + 1, 'max', 'left']]) {
+            const px = zf.chart.at(u, bound / rate, 'x', box);
+            zf.chart.vline(ctx, px, box, colour.alarm, 1.3, [5, 4]);
+            const seconds = (name === 'min' ? p.min_length : p.max_length) / rate;
+            const text = `${name} ${num(seconds, 4)} s`, tw = ctx.measureText(text).width;
+            if (align === 'left' && px + 5 + tw > box.right) align = 'right';  // no room on the right: the other side
+            if (align === 'right' && px - 5 - tw < box.left) align = 'left';
+            ctx.fillStyle = colour.alarm;
+            ctx.textAlign = align;
+            ctx.fillText(text, px + (align === 'left' ? 5 : -5), box.top + 4);
+          }
+          if (longer) {
+            ctx.fillStyle = colour.muted;
+            ctx.textAlign = 'right';
+            ctx.fillText(`+ ${int(longer)} beats ≥ ${num((maxBin + 1) / rate, 3)} s`, box.right - 6, box.top + 20);
+          }
+        })],
+      },
+    }, [x, keptBins, prunedBins]);
+  }
+
+  return { draw };
+})();
