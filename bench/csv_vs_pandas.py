@@ -10,6 +10,7 @@ Times pandas (best and median of R runs; the first read also warms the page cach
 bench program (median of R runs), and prints a table with the ratio. Physical limit for
 reference: the bytes must be read once from the page cache (memory bandwidth, several GB/s).
 """
+
 import argparse
 import math
 import os
@@ -33,8 +34,8 @@ def generate(path, n, seed=42):
             t = np.arange(start, min(n, start + step)) / 250.0
             # beats ~1.2 Hz as narrow peaks, baseline wander, noise: mV-scale float64 values
             phase = (t * 1.2) % 1.0
-            x = 1.5 * np.exp(-((phase - 0.3) / 0.012) ** 2) - 0.2 * np.exp(-((phase - 0.36) / 0.02) ** 2)
-            x += 0.3 * np.exp(-((phase - 0.6) / 0.06) ** 2) + 0.1 * np.sin(2 * math.pi * 0.2 * t)
+            x = 1.5 * np.exp(-(((phase - 0.3) / 0.012) ** 2)) - 0.2 * np.exp(-(((phase - 0.36) / 0.02) ** 2))
+            x += 0.3 * np.exp(-(((phase - 0.6) / 0.06) ** 2)) + 0.1 * np.sin(2 * math.pi * 0.2 * t)
             x += rng.normal(0.0, 0.03, size=t.shape)
             f.write("\n".join(map(repr, x.tolist())))
             f.write("\n")
@@ -58,6 +59,7 @@ def main():
     size_mb = os.path.getsize(args.file) / 1e6
 
     import pandas as pd
+
     pandas_times, pandas_cpu = [], []
     for _ in range(args.runs):
         c0, t0 = time.process_time(), time.perf_counter()
@@ -68,8 +70,12 @@ def main():
     reference = df["heartbeats"].to_numpy()
     del df
 
-    out = subprocess.run([args.bench, args.file, "heartbeats", str(args.threads), str(max(args.runs, 3))],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [args.bench, args.file, "heartbeats", str(args.threads), str(max(args.runs, 3))],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     print(out.strip())
     fields = dict(kv.split("=") for kv in out.strip().splitlines()[-1].split()[1:])
     zf_time, zf_cpu, zf_rows = float(fields["seconds"]), float(fields["cpu_seconds"]), int(fields["rows"])
@@ -82,16 +88,24 @@ def main():
     print()
     print(f"file: {args.file} ({size_mb:.1f} MB, {pandas_rows} rows), cores: {os.cpu_count()}, load: {load:.1f}")
     print(f"{'reader':30s} {'wall s':>8s} {'MB/s':>8s} {'speedup':>8s} {'CPU s':>8s} {'CPU ratio':>10s}")
-    print(f"{'pandas.read_csv(float32)':30s} {pandas_median:8.3f} {size_mb / pandas_median:8.1f} {1.0:7.2f}x "
-          f"{pandas_cpu_median:8.3f} {1.0:9.2f}x")
-    print(f"{'zeroflow read_csv (float32)':30s} {zf_time:8.3f} {size_mb / zf_time:8.1f} "
-          f"{pandas_median / zf_time:7.2f}x {zf_cpu:8.3f} {pandas_cpu_median / zf_cpu:9.2f}x")
+    print(
+        f"{'pandas.read_csv(float32)':30s} {pandas_median:8.3f} {size_mb / pandas_median:8.1f} {1.0:7.2f}x "
+        f"{pandas_cpu_median:8.3f} {1.0:9.2f}x"
+    )
+    print(
+        f"{'zeroflow read_csv (float32)':30s} {zf_time:8.3f} {size_mb / zf_time:8.1f} "
+        f"{pandas_median / zf_time:7.2f}x {zf_cpu:8.3f} {pandas_cpu_median / zf_cpu:9.2f}x"
+    )
     print(f"pandas runs: {', '.join(f'{t:.3f}' for t in pandas_times)} s")
     if load > os.cpu_count():
-        print(f"note: load average {load:.1f} on {os.cpu_count()} cores: other work shares the CPUs, wall times are noisy")
-    print(f"RESULT pandas_s={pandas_median:.4f} zeroflow_s={zf_time:.4f} speedup={pandas_median / zf_time:.2f} "
-          f"pandas_cpu_s={pandas_cpu_median:.4f} zeroflow_cpu_s={zf_cpu:.4f} "
-          f"mb={size_mb:.1f} rows={pandas_rows} first={reference[0]!r}")
+        print(
+            f"note: load average {load:.1f} on {os.cpu_count()} cores: other work shares the CPUs, wall times are noisy"
+        )
+    print(
+        f"RESULT pandas_s={pandas_median:.4f} zeroflow_s={zf_time:.4f} speedup={pandas_median / zf_time:.2f} "
+        f"pandas_cpu_s={pandas_cpu_median:.4f} zeroflow_cpu_s={zf_cpu:.4f} "
+        f"mb={size_mb:.1f} rows={pandas_rows} first={reference[0]!r}"
+    )
 
 
 if __name__ == "__main__":

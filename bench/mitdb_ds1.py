@@ -21,6 +21,7 @@ same device gives the same numbers; CPU and GPU runs may differ in the last digi
 Usage: python3 bench/mitdb_ds1.py [--records 106 119] [--bin build/default/zeroflow] [--epochs 30]
        [--device auto|cpu|cuda] [--labels atr|csv] [--data DIR] [--work DIR]
 """
+
 import argparse
 import csv
 import json
@@ -51,8 +52,20 @@ def run_record(args, record, flags, out, wfdb_input):
     source = [data / f"{record}.hea"] if wfdb_input else [data / f"{record}.csv", "--sample-rate", RATE]
     labels = data / (f"{record}.atr" if args.labels == "atr" else f"{record}.labels.csv")
     start = time.perf_counter()
-    zeroflow(args.bin, "run", *source, "--out", out, "--epochs", args.epochs, "--device", args.device,
-             "--labels", labels, *flags)
+    zeroflow(
+        args.bin,
+        "run",
+        *source,
+        "--out",
+        out,
+        "--epochs",
+        args.epochs,
+        "--device",
+        args.device,
+        "--labels",
+        labels,
+        *flags,
+    )
     seconds = time.perf_counter() - start
     per_beat = out / "per_beat.csv"
     zeroflow(args.bin, "evaluate", out, "--labels", labels, "--per-beat", per_beat)
@@ -75,28 +88,47 @@ def pooled(results):
     floor = np.nanmin(scores) - 1.0 if scored.any() else 0.0
     ranked = np.where(scored, scores, floor)
     defined = 0 < is_v.sum() < len(beats)
-    return {"labelled": len(beats), "v": int(is_v.sum()), "se": tp / (tp + fn) if tp + fn else None,
-            "pp": tp / (tp + fp) if tp + fp else None,
-            "auroc": roc_auc_score(is_v, ranked) if defined else None,
-            "ap": average_precision_score(is_v, ranked) if defined else None,
-            "unscored": int((is_v & ~scored).sum()), "seconds": sum(r["seconds"] for r in results)}
+    return {
+        "labelled": len(beats),
+        "v": int(is_v.sum()),
+        "se": tp / (tp + fn) if tp + fn else None,
+        "pp": tp / (tp + fp) if tp + fp else None,
+        "auroc": roc_auc_score(is_v, ranked) if defined else None,
+        "ap": average_precision_score(is_v, ranked) if defined else None,
+        "unscored": int((is_v & ~scored).sum()),
+        "seconds": sum(r["seconds"] for r in results),
+    }
 
 
 def record_row(result):
     e = result["evaluation"]
     v = e["classes"]["V"]
-    return {"labelled": e["labelled_beats"], "v": v["beats"], "se": e["sensitivity"],
-            "pp": e["positive_predictivity"], "auroc": v["auroc"], "ap": v["average_precision"],
-            "unscored": v["unscored_beats"], "seconds": result["seconds"]}
+    return {
+        "labelled": e["labelled_beats"],
+        "v": v["beats"],
+        "se": e["sensitivity"],
+        "pp": e["positive_predictivity"],
+        "auroc": v["auroc"],
+        "ap": v["average_precision"],
+        "unscored": v["unscored_beats"],
+        "seconds": result["seconds"],
+    }
 
 
 def print_table(title, columns):
     """One table: a row per metric, a column per configuration."""
     pct = lambda x: "undefined" if x is None else f"{100 * x:.2f} %"
     ratio = lambda x: "undefined" if x is None else f"{x:.4f}"
-    rows = [("beats (labelled)", "labelled", str), ("V beats", "v", str), ("Se", "se", pct), ("+P", "pp", pct),
-            ("V AUROC (every beat)", "auroc", ratio), ("V AP (every beat)", "ap", ratio),
-            ("V beats unscored", "unscored", str), ("run seconds", "seconds", lambda x: f"{x:.1f}")]
+    rows = [
+        ("beats (labelled)", "labelled", str),
+        ("V beats", "v", str),
+        ("Se", "se", pct),
+        ("+P", "pp", pct),
+        ("V AUROC (every beat)", "auroc", ratio),
+        ("V AP (every beat)", "ap", ratio),
+        ("V beats unscored", "unscored", str),
+        ("run seconds", "seconds", lambda x: f"{x:.1f}"),
+    ]
     names = list(columns)
     print(f"\n{title}")
     print(f"  {'':22}" + "".join(f"{n:>14}" for n in names))
@@ -110,8 +142,12 @@ def main():
     parser.add_argument("--bin", type=pathlib.Path, default=ROOT / "build" / "default" / "zeroflow")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    parser.add_argument("--labels", default="atr", choices=["atr", "csv"],
-                        help="reference beats: the WFDB annotations (NNN.atr) or NNN.labels.csv")
+    parser.add_argument(
+        "--labels",
+        default="atr",
+        choices=["atr", "csv"],
+        help="reference beats: the WFDB annotations (NNN.atr) or NNN.labels.csv",
+    )
     parser.add_argument("--data", type=pathlib.Path, default=pathlib.Path("/work/shared/data/mitdb-ds1"))
     parser.add_argument("--work", type=pathlib.Path, help="where run folders go (default: a temporary folder)")
     args = parser.parse_args()
@@ -122,8 +158,10 @@ def main():
     if "--segmentation" not in run_help:
         print("note: this zeroflow has no --segmentation flag: the 'seed' column is a run with its defaults")
         configs["seed"] = []
-    print(f"zeroflow {args.bin}; input {'NNN.hea (WFDB)' if wfdb_input else 'NNN.csv --sample-rate 360'}; "
-          f"labels NNN.{'atr' if args.labels == 'atr' else 'labels.csv'}; {args.epochs} epochs; device {args.device}")
+    print(
+        f"zeroflow {args.bin}; input {'NNN.hea (WFDB)' if wfdb_input else 'NNN.csv --sample-rate 360'}; "
+        f"labels NNN.{'atr' if args.labels == 'atr' else 'labels.csv'}; {args.epochs} epochs; device {args.device}"
+    )
 
     with tempfile.TemporaryDirectory(prefix="zeroflow-ds1-") as scratch:
         work = args.work or pathlib.Path(scratch)
@@ -136,8 +174,10 @@ def main():
                 columns[name] = record_row(r)
             print_table(f"record {record}", columns)
         if len(args.records) > 1:
-            print_table(f"pooled ({' '.join(args.records)}: every labelled beat ranked together)",
-                        {name: pooled(rs) for name, rs in results.items()})
+            print_table(
+                f"pooled ({' '.join(args.records)}: every labelled beat ranked together)",
+                {name: pooled(rs) for name, rs in results.items()},
+            )
 
 
 if __name__ == "__main__":

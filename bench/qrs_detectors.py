@@ -25,6 +25,7 @@ timing, and the time includes waiting for the result).
 
 Usage: python3 bench/qrs_detectors.py [--records 106 119] [--data DIR] [--repeats 3] [--device cpu|cuda]
 """
+
 import argparse
 import pathlib
 import sys
@@ -44,8 +45,7 @@ def greedy_match(reference, detected, tolerance):
     detected = np.sort(np.asarray(detected, dtype=np.int64))
     lo = np.searchsorted(detected, reference - tolerance, side="left")
     hi = np.searchsorted(detected, reference + tolerance, side="right")
-    pairs = [(abs(int(detected[j]) - int(r)), i, j)
-             for i, r in enumerate(reference) for j in range(lo[i], hi[i])]
+    pairs = [(abs(int(detected[j]) - int(r)), i, j) for i, r in enumerate(reference) for j in range(lo[i], hi[i])]
     pairs.sort()
     used_ref, used_det = set(), set()
     for _, i, j in pairs:
@@ -58,6 +58,7 @@ def greedy_match(reference, detected, tolerance):
 def wfdb_match(reference, detected, tolerance):
     """compare_annotations' matched count (its window is exclusive, hence tolerance + 1)."""
     from wfdb.processing import compare_annotations
+
     if len(reference) == 0 or len(detected) == 0:
         return 0
     return int(compare_annotations(np.asarray(reference), np.asarray(detected), tolerance + 1).tp)
@@ -77,12 +78,14 @@ def detectors(device):
     """name -> (prepare(samples, fs) -> input, detect(input, fs) -> R-peak samples)."""
     import neurokit2 as nk
     import wfdb.processing
+
     import zeroflow as zf
 
     def zf_prepare(x, fs):
         a = x.astype(np.float32)
         if device == "cuda":
             import cupy  # the GPU copy is made here, outside the timing
+
             a = cupy.asarray(a)
         return a
 
@@ -99,9 +102,11 @@ def detectors(device):
         _, info = nk.ecg_peaks(nk.ecg_clean(x, sampling_rate=fs), sampling_rate=fs)
         return np.asarray(info["ECG_R_Peaks"])
 
-    return {"zeroflow": (zf_prepare, zf_detect),
-            "wfdb XQRS": (lambda x, fs: x, xqrs_detect),
-            "NeuroKit2": (lambda x, fs: x, nk_detect)}
+    return {
+        "zeroflow": (zf_prepare, zf_detect),
+        "wfdb XQRS": (lambda x, fs: x, xqrs_detect),
+        "NeuroKit2": (lambda x, fs: x, nk_detect),
+    }
 
 
 def scores(tp, fn, fp):
@@ -116,14 +121,26 @@ HEADER = ["record", "detector", "beats", "TP", "FN", "FP", "Se %", "+P %", "F1 %
 
 def row_of(record, name, beats, tp, fn, fp, samples, seconds):
     se, pp, f1 = scores(tp, fn, fp)
-    return [record, name, str(beats), str(tp), str(fn), str(fp), f"{se:.2f}", f"{pp:.2f}", f"{f1:.2f}",
-            f"{samples / seconds / 1e6:.2f}"]
+    return [
+        record,
+        name,
+        str(beats),
+        str(tp),
+        str(fn),
+        str(fp),
+        f"{se:.2f}",
+        f"{pp:.2f}",
+        f"{f1:.2f}",
+        f"{samples / seconds / 1e6:.2f}",
+    ]
 
 
 def print_tables(rows):
     widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(HEADER)]
-    line = lambda cells: "  ".join(c.rjust(w) if k >= 2 else c.ljust(w)  # noqa: E731
-                                   for k, (c, w) in enumerate(zip(cells, widths)))
+    line = lambda cells: "  ".join(
+        c.rjust(w) if k >= 2 else c.ljust(w)  # noqa: E731
+        for k, (c, w) in enumerate(zip(cells, widths))
+    )
     print(line(HEADER))
     print("  ".join("-" * w for w in widths))
     for r in rows:
@@ -170,8 +187,10 @@ def main():
     for name, (beats, tp, fn, fp, samples, seconds) in pooled.items():
         rows.append(row_of("pooled", name, beats, tp, fn, fp, samples, seconds))
     print_tables(rows)
-    print(f"\nmatching: greedy, closest pair first, within {TOLERANCE_SECONDS * 1000:.0f} ms; "
-          f"wfdb.processing.compare_annotations differs by at most {cross_check} matched beat(s) per record.")
+    print(
+        f"\nmatching: greedy, closest pair first, within {TOLERANCE_SECONDS * 1000:.0f} ms; "
+        f"wfdb.processing.compare_annotations differs by at most {cross_check} matched beat(s) per record."
+    )
     print(f"timing: best of {args.repeats}, detection only, zeroflow on {args.device}.")
 
 

@@ -15,6 +15,7 @@ in a fresh page, and reports:
 This is a measurement, not a test with a threshold; the issue's target is under 2 s.
 --screenshots DIR saves one PNG per figure (for docs/).
 """
+
 import argparse
 import json
 import os
@@ -25,8 +26,18 @@ import sys
 import tempfile
 import time
 
-FIGURES = ["fig-overview", "fig-excerpt", "fig-lengths", "fig-beats", "fig-latent", "fig-grid", "fig-loss",
-           "fig-anomalies", "fig-stages", "fig-parameters"]
+FIGURES = [
+    "fig-overview",
+    "fig-excerpt",
+    "fig-lengths",
+    "fig-beats",
+    "fig-latent",
+    "fig-grid",
+    "fig-loss",
+    "fig-anomalies",
+    "fig-stages",
+    "fig-parameters",
+]
 
 
 def run(cmd):
@@ -40,8 +51,8 @@ def blob_parts(html: str):
     """Sizes (bytes of JSON text) of the data blob's parts."""
     tag = '<script id="zf-data" type="application/json">'
     start = html.index(tag) + len(tag)
-    data = json.loads(html[start:html.index("</script>", start)])
-    return {k: len(json.dumps(v)) for k, v in data.items()}, len(html[start:html.index("</script>", start)])
+    data = json.loads(html[start : html.index("</script>", start)])
+    return {k: len(json.dumps(v)) for k, v in data.items()}, len(html[start : html.index("</script>", start)])
 
 
 def main():
@@ -53,8 +64,10 @@ def main():
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--width", type=int, default=1400, help="browser viewport width (CSS pixels)")
-    ap.add_argument("--folder", default=os.path.join(os.environ.get("ZEROFLOW_BENCH_DATA", tempfile.gettempdir()),
-                                                     "zeroflow_report_bench"))
+    ap.add_argument(
+        "--folder",
+        default=os.path.join(os.environ.get("ZEROFLOW_BENCH_DATA", tempfile.gettempdir()), "zeroflow_report_bench"),
+    )
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--screenshots", default=None)
     args = ap.parse_args()
@@ -65,7 +78,9 @@ def main():
     if not recording.exists():
         run([args.zeroflow, "generate", "--hours", args.hours, "--out", recording])
     out = folder / "run"
-    took = run([args.zeroflow, "run", recording, "--force", "--out", out, "--device", args.device, "--epochs", args.epochs])
+    took = run(
+        [args.zeroflow, "run", recording, "--force", "--out", out, "--device", args.device, "--epochs", args.epochs]
+    )
     summary = json.loads((out / "summary.json").read_text())
     report = out / "report.html"
     html = report.read_text()
@@ -106,19 +121,27 @@ def main():
         browser.close()
 
     med = lambda key: statistics.median(r[key] for r in results)
-    print(f"recording            {summary['samples']:,} samples ({summary['duration_seconds'] / 3600:.1f} h), "
-          f"{summary['beats_found']:,} beats, {summary['beats_kept']:,} kept")
-    print(f"zeroflow run         {took:.1f} s on {summary['device']} ({args.epochs} epochs); "
-          f"figures stage {summary['stages_ms'].get('figures', float('nan')):.1f} ms")
+    print(
+        f"recording            {summary['samples']:,} samples ({summary['duration_seconds'] / 3600:.1f} h), "
+        f"{summary['beats_found']:,} beats, {summary['beats_kept']:,} kept"
+    )
+    print(
+        f"zeroflow run         {took:.1f} s on {summary['device']} ({args.epochs} epochs); "
+        f"figures stage {summary['stages_ms'].get('figures', float('nan')):.1f} ms"
+    )
     print(f"report.html          {report.stat().st_size / 1e6:.2f} MB (data blob {blob / 1e6:.2f} MB)")
     for k, v in sorted(parts.items(), key=lambda kv: -kv[1]):
         if v > 10_000:
             print(f"  {k:18s} {v / 1e6:.2f} MB")
-    print(f"time to rendered     median {med('rendered'):.0f} ms, best {min(r['rendered'] for r in results):.0f} ms, "
-          f"worst {max(r['rendered'] for r in results):.0f} ms over {len(results)} fresh pages "
-          f"(wall around goto+wait: median {med('wall'):.0f} ms)")
-    print(f"  HTML parsed (domInteractive) {med('dom'):.0f} ms; data decoded {med('load'):.0f} ms "
-          f"(JSON.parse {med('parse'):.0f} ms)")
+    print(
+        f"time to rendered     median {med('rendered'):.0f} ms, best {min(r['rendered'] for r in results):.0f} ms, "
+        f"worst {max(r['rendered'] for r in results):.0f} ms over {len(results)} fresh pages "
+        f"(wall around goto+wait: median {med('wall'):.0f} ms)"
+    )
+    print(
+        f"  HTML parsed (domInteractive) {med('dom'):.0f} ms; data decoded {med('load'):.0f} ms "
+        f"(JSON.parse {med('parse'):.0f} ms)"
+    )
     figs = {k: statistics.median(r["figures"][k] for r in results) for k in results[0]["figures"]}
     print("  figures: " + ", ".join(f"{k} {v:.0f} ms" for k, v in figs.items()))
 

@@ -19,6 +19,7 @@ points.csv and summary.json written).
 Each stage is timed inside its process (GPU stages end with a synchronisation); "end to end" is
 the wall time of the whole process, interpreter or program start included. Medians over --runs.
 """
+
 import argparse
 import json
 import os
@@ -30,7 +31,7 @@ import tempfile
 import time
 
 # The seed-004 notebook's end-to-end cell, with timers between its steps and a scoring step.
-SEED_SCRIPT = r'''
+SEED_SCRIPT = r"""
 import time, json, sys
 t0 = time.perf_counter()
 marks = {}
@@ -118,17 +119,24 @@ with torch.no_grad():
     score = ((model(X)[0] - X) ** 2).mean(1).cpu().numpy()  # added: the anomaly score of every point
 mark("score")
 print(json.dumps({"stages_ms": marks, "final_loss": final_loss, "cudf": use_cudf, "rows": int(X.shape[0])}))
-'''
+"""
 
 STAGES = ["import", "read", "scale", "to_tensor", "train", "score"]
-ZEROFLOW_STAGES = {"import": ["cuda_init"], "read": ["read"], "scale": ["scale"], "to_tensor": [], "train": ["train"],
-                   "score": ["score", "threshold"]}
+ZEROFLOW_STAGES = {
+    "import": ["cuda_init"],
+    "read": ["read"],
+    "scale": ["scale"],
+    "to_tensor": [],
+    "train": ["train"],
+    "score": ["score", "threshold"],
+}
 
 
 def run_seed(csv, device, column):
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", SEED_SCRIPT, csv, device, str(column)], capture_output=True,
-                          text=True, timeout=3600)
+    proc = subprocess.run(
+        [sys.executable, "-c", SEED_SCRIPT, csv, device, str(column)], capture_output=True, text=True, timeout=3600
+    )
     wall = 1e3 * (time.perf_counter() - t0)
     if proc.returncode != 0:
         raise RuntimeError(f"the seed's code failed on {device}:\n{proc.stderr[-3000:]}")
@@ -141,8 +149,12 @@ def run_zeroflow(binary, csv, device, column):
     out = tempfile.mkdtemp(prefix="zf-seed004-")
     try:
         t0 = time.perf_counter()
-        proc = subprocess.run([binary, "timeseries", csv, "--column", str(column), "--out", out, "--device", device],
-                              capture_output=True, text=True, timeout=3600)
+        proc = subprocess.run(
+            [binary, "timeseries", csv, "--column", str(column), "--out", out, "--device", device],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
         wall = 1e3 * (time.perf_counter() - t0)
         if proc.returncode != 0:
             raise RuntimeError(f"zeroflow timeseries failed on {device}:\n{proc.stderr[-3000:]}")
@@ -169,8 +181,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--zeroflow", default=os.path.join(here, "..", "build", "default", "zeroflow"))
-    ap.add_argument("--csv", default=os.path.join(os.environ.get("ZEROFLOW_BENCH_DATA", tempfile.gettempdir()),
-                                                  "zeroflow_electricity.csv"))
+    ap.add_argument(
+        "--csv",
+        default=os.path.join(os.environ.get("ZEROFLOW_BENCH_DATA", tempfile.gettempdir()), "zeroflow_electricity.csv"),
+    )
     ap.add_argument("--days", type=float, default=1096, help="length of a generated file (1096: the seed's ~26 k rows)")
     ap.add_argument("--step-minutes", type=float, default=60)
     ap.add_argument("--column", type=int, default=7)
@@ -180,8 +194,19 @@ def main():
     args = ap.parse_args()
 
     if not os.path.exists(args.csv):
-        subprocess.run([args.zeroflow, "generate-electricity", "--out", args.csv, "--days", str(args.days),
-                        "--step-minutes", str(args.step_minutes)], check=True)
+        subprocess.run(
+            [
+                args.zeroflow,
+                "generate-electricity",
+                "--out",
+                args.csv,
+                "--days",
+                str(args.days),
+                "--step-minutes",
+                str(args.step_minutes),
+            ],
+            check=True,
+        )
     if args.devices:
         devices = args.devices.split(",")
     else:
@@ -205,19 +230,30 @@ def main():
         cudf = seed_runs[0].get("cudf", False)
         report["devices"][device] = {"seed": seed_runs, "zeroflow": zf_runs, "table": rows, "seed_cudf": cudf}
 
-        print(f"\n{device.upper()}: {seed_runs[0]['rows']} rows of {os.path.basename(args.csv)} "
-              f"({report['bytes'] / 1e6:.1f} MB), medians of {args.runs} runs"
-              + ("" if device == "cpu" else f"; seed read with {'cuDF' if cudf else 'pandas (no cuDF here)'}"))
-        print(f"| stage | seed notebook | zeroflow | ratio |")
-        print(f"|---|---|---|---|")
+        print(
+            f"\n{device.upper()}: {seed_runs[0]['rows']} rows of {os.path.basename(args.csv)} "
+            f"({report['bytes'] / 1e6:.1f} MB), medians of {args.runs} runs"
+            + ("" if device == "cpu" else f"; seed read with {'cuDF' if cudf else 'pandas (no cuDF here)'}")
+        )
+        print("| stage | seed notebook | zeroflow | ratio |")
+        print("|---|---|---|---|")
         for stage, s, z in rows:
             ratio = f"{s / z:.1f}x" if s and z else "-"
             fs = f"{s:.1f} ms" if s is not None else "-"
-            fz = (f"{z:.1f} ms" if z is not None else "(in read)" if stage == "to_tensor"
-                  else "(program start: in end to end)" if stage == "import" else "-")
+            fz = (
+                f"{z:.1f} ms"
+                if z is not None
+                else "(in read)"
+                if stage == "to_tensor"
+                else "(program start: in end to end)"
+                if stage == "import"
+                else "-"
+            )
             print(f"| {stage} | {fs} | {fz} | {ratio} |")
-        print(f"final loss: seed {median_of(seed_runs, ['final_loss']):.3g}, "
-              f"zeroflow {median_of(zf_runs, ['final_loss']):.3g}")
+        print(
+            f"final loss: seed {median_of(seed_runs, ['final_loss']):.3g}, "
+            f"zeroflow {median_of(zf_runs, ['final_loss']):.3g}"
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)

@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../src/signal/detail_cuda/bandpass_gate.hpp"
@@ -118,7 +118,10 @@ double stage_bytes(const std::string& stage, const sizes& z) {
   if (stage == "length_histogram") return 8 * z.positions;
   if (stage == "locate_peaks") return 8 * z.positions + 8 * z.positions + 4 * 31 * z.positions;
   if (stage == "robust_zscore") return 4 * z.n;  // one read; the selection itself reads it 4 times
-  if (stage == "robust_zscore_subsample") return 4 * z.n / static_cast<double>(std::max<std::int64_t>(1, static_cast<std::int64_t>(z.n) >> sig::statistics_sample_bits));
+  if (stage == "robust_zscore_subsample")
+    return 4 * z.n /
+           static_cast<double>(
+               std::max<std::int64_t>(1, static_cast<std::int64_t>(z.n) >> sig::statistics_sample_bits));
   if (stage == "embed_beats") return 16 * z.positions + 4 * z.rows * z.row_width + z.positions;
   // segment_beats: every stage's outputs plus one read of the signal per stage that needs it
   return 4 * z.n * 4 + 4 * z.n + z.gate + 8 * 3 * z.positions + 4 * z.rows * z.row_width;
@@ -211,12 +214,20 @@ void cpu_stage(benchmark::State& state, const std::string& name) {
   state.counters["samples"] = sizes_of(w).n;
 }
 
-const char* const gpu_stages[] = {"bandpass",     "nms_gate",      "bandpass_gate_fused", "gate_positions",
-                                  "beat_lengths", "length_histogram", "locate_peaks",     "robust_zscore",
-                                  "robust_zscore_subsample", "embed_beats",  "fused_gate_positions", "segment_beats"};
-const char* const cpu_stages[] = {"bandpass",     "nms_gate",      "gate_positions", "beat_lengths",
-                                  "length_histogram", "locate_peaks", "robust_zscore", "embed_beats",
+const char* const gpu_stages[] = {"bandpass",
+                                  "nms_gate",
+                                  "bandpass_gate_fused",
+                                  "gate_positions",
+                                  "beat_lengths",
+                                  "length_histogram",
+                                  "locate_peaks",
+                                  "robust_zscore",
+                                  "robust_zscore_subsample",
+                                  "embed_beats",
+                                  "fused_gate_positions",
                                   "segment_beats"};
+const char* const cpu_stages[] = {"bandpass",     "nms_gate",      "gate_positions", "beat_lengths", "length_histogram",
+                                  "locate_peaks", "robust_zscore", "embed_beats",    "segment_beats"};
 
 }  // namespace
 

@@ -14,6 +14,7 @@ the rhythm part, so its AUROC (README) is higher. MONAI's row is skipped when MO
 
 Usage: python3 bench/vae_models_ds1.py [--records 106 119] [--data DIR] [--epochs 30] [--device cpu]
 """
+
 import argparse
 import importlib.util
 import pathlib
@@ -50,7 +51,9 @@ def models(epochs, device):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", nargs="*", default=RECORDS)
-    ap.add_argument("--data", default=str(pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "mitdb-ds1"))
+    ap.add_argument(
+        "--data", default=str(pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "mitdb-ds1")
+    )
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--device", default=None, help="cpu or cuda:0 (default: where the rows are, the CPU)")
     args = ap.parse_args()
@@ -64,11 +67,12 @@ def main():
         beats = seg.fit_transform(signal)
         rows, peaks = beats.to_numpy(), beats.index.to_numpy()
         order = np.random.default_rng(42).permutation(len(rows))
-        train, test = order[: int(0.75 * len(rows))], order[int(0.75 * len(rows)):]
+        train, test = order[: int(0.75 * len(rows))], order[int(0.75 * len(rows)) :]
         # each labelled beat's detection: the nearest detected peak within 150 ms
         nearest = np.clip(np.searchsorted(peaks, labelled), 1, len(peaks) - 1)
-        nearest = np.where(np.abs(peaks[nearest - 1] - labelled) < np.abs(peaks[nearest] - labelled), nearest - 1,
-                           nearest)
+        nearest = np.where(
+            np.abs(peaks[nearest - 1] - labelled) < np.abs(peaks[nearest] - labelled), nearest - 1, nearest
+        )
         matched = np.abs(peaks[nearest] - labelled) <= 0.15 * rate
         for name, model in models(args.epochs, args.device).items():
             t0 = time.perf_counter()
@@ -82,8 +86,11 @@ def main():
             p = pooled.setdefault(name, ([], []))
             p[0].append(score)
             p[1].append(is_v)
-            print(f"{record} {name}: test loss {results[(record, name)][0]:.4f}, V AUROC {auroc:.3f}, "
-                  f"fit {seconds:.1f} s", flush=True)
+            print(
+                f"{record} {name}: test loss {results[(record, name)][0]:.4f}, V AUROC {auroc:.3f}, "
+                f"fit {seconds:.1f} s",
+                flush=True,
+            )
 
     names = list(pooled)
     print("\n| record | " + " | ".join(f"{n}: test loss / V AUROC" for n in names) + " |")

@@ -37,7 +37,9 @@ import zeroflow as zf
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description="The seed's ECG pipeline through zeroflow, with NumPy or Numba + CuPy and PyTorch stages.")
+    p = argparse.ArgumentParser(
+        description="The seed's ECG pipeline through zeroflow, with NumPy or Numba + CuPy and PyTorch stages."
+    )
     p.add_argument("--device", choices=["cpu", "cuda"], default="cuda" if zf.cuda_available() else "cpu")
     p.add_argument("--csv", help="recording (one column); default: a synthetic one")
     p.add_argument("--hours", type=float, default=0.5, help="length of the synthetic recording")
@@ -76,13 +78,13 @@ def memory_setup(device):
 # The seed's 1-D non-maximum suppression: gate[p] = 1 when the sample (w+1)/2 into the window
 # [p, p+w) is the window's maximum; then only rising edges survive (`gate[1:] *= diff(gate) == 1`).
 def gate_numpy(filtered, window, handoffs):
-    x = np.asarray(filtered)                      # zeroflow -> NumPy (array interface)
+    x = np.asarray(filtered)  # zeroflow -> NumPy (array interface)
     handoffs.check("zeroflow -> NumPy (filtered signal)", filtered.data_ptr, x.__array_interface__["data"][0])
     maxima = np.lib.stride_tricks.sliding_window_view(x, window).max(axis=1)
-    gate = zf.zeros((len(maxima),), "uint8")      # zeroflow memory, filled by NumPy
+    gate = zf.zeros((len(maxima),), "uint8")  # zeroflow memory, filled by NumPy
     g = np.asarray(gate)
     handoffs.check("zeroflow -> NumPy (gate)", gate.data_ptr, g.__array_interface__["data"][0])
-    g[:] = maxima == x[(window + 1) // 2:(window + 1) // 2 + len(maxima)]
+    g[:] = maxima == x[(window + 1) // 2 : (window + 1) // 2 + len(maxima)]
     g[1:] *= np.diff(g.astype(np.int8)) == 1
     return gate
 
@@ -108,13 +110,14 @@ def gate_numba_cupy(filtered, window, handoffs):
 
     n = filtered.shape[0] - window + 1
     gate = zf.empty((n,), "uint8", device="cuda")
-    signal_view = cuda.as_cuda_array(filtered)   # zeroflow -> Numba (CUDA Array Interface)
+    signal_view = cuda.as_cuda_array(filtered)  # zeroflow -> Numba (CUDA Array Interface)
     out_view = cuda.as_cuda_array(gate)
-    handoffs.check("zeroflow -> Numba (filtered signal)", filtered.data_ptr,
-                   signal_view.__cuda_array_interface__["data"][0])
+    handoffs.check(
+        "zeroflow -> Numba (filtered signal)", filtered.data_ptr, signal_view.__cuda_array_interface__["data"][0]
+    )
     handoffs.check("zeroflow -> Numba (gate)", gate.data_ptr, out_view.__cuda_array_interface__["data"][0])
     segment_kernel[80 * 32, 64](signal_view, window, out_view)
-    g = cp.asarray(gate)                         # zeroflow -> CuPy (CUDA Array Interface)
+    g = cp.asarray(gate)  # zeroflow -> CuPy (CUDA Array Interface)
     handoffs.check("zeroflow -> CuPy (gate)", gate.data_ptr, g.data.ptr)
     g[1:] *= (cp.diff(g.astype(cp.int8)) == 1).astype(cp.uint8)
     cp.cuda.get_current_stream().synchronize()
@@ -140,8 +143,9 @@ def main(argv=None):
         path = args.csv
         if path is None:
             path = os.path.join(folder, "ecg.csv")
-            zf.synth.write_ecg_csv(path, args.hours, sample_rate=args.sample_rate, anomaly_rate=0.03,
-                                   heart_rate=90, seed=42)
+            zf.synth.write_ecg_csv(
+                path, args.hours, sample_rate=args.sample_rate, anomaly_rate=0.03, heart_rate=90, seed=42
+            )
         table = zf.read_csv(path, device=device)
     signal = table.columns[0]
     timings["load"] = time.perf_counter() - t0
@@ -161,27 +165,28 @@ def main(argv=None):
     kernel_sum = float(np.asarray(zf.signal.ricker_kernel(sizes.ricker_width), dtype=np.float64).sum())
     positions = zf.signal.drop_weak_peaks(filtered, positions, sizes.nms_window, 0.1, norm.center * kernel_sum)
     lengths = zf.signal.beat_lengths(positions)
-    beats = zf.signal.embed_beats(signal, positions, lengths, sizes.min_length, sizes.max_length, sizes.row_width,
-                                  norm)
+    beats = zf.signal.embed_beats(signal, positions, lengths, sizes.min_length, sizes.max_length, sizes.row_width, norm)
     timings["segment"] = time.perf_counter() - t
 
     # The VAE: rows go to PyTorch and back to zeroflow's trainer without a copy.
     t = time.perf_counter()
-    rows = torch.from_dlpack(beats.rows)                 # zeroflow -> PyTorch (DLPack)
+    rows = torch.from_dlpack(beats.rows)  # zeroflow -> PyTorch (DLPack)
     handoffs.check("zeroflow -> PyTorch (beat rows)", beats.rows.data_ptr, rows.data_ptr())
     vae = zf.VAE(sizes.row_width, device=device, seed=42)
-    history = vae.train(rows, epochs=args.epochs)        # PyTorch -> zeroflow (DLPack)
+    history = vae.train(rows, epochs=args.epochs)  # PyTorch -> zeroflow (DLPack)
     scores = vae.score(rows)
     timings["train+score"] = time.perf_counter() - t
 
     # Ranking in PyTorch, on zeroflow's scores.
-    score = torch.from_dlpack(scores.score)              # zeroflow -> PyTorch
+    score = torch.from_dlpack(scores.score)  # zeroflow -> PyTorch
     handoffs.check("zeroflow -> PyTorch (scores)", scores.score.data_ptr, score.data_ptr())
     top = torch.topk(score, min(args.top, score.numel()))
     kept_index = torch.from_dlpack(beats.kept_index)
     starts = torch.from_dlpack(positions)[kept_index[top.indices]]
-    anomalies = [{"beat": int(b), "time_s": float(s) / args.sample_rate, "score": float(v)}
-                 for b, s, v in zip(kept_index[top.indices].tolist(), starts.tolist(), top.values.tolist())]
+    anomalies = [
+        {"beat": int(b), "time_s": float(s) / args.sample_rate, "score": float(v)}
+        for b, s, v in zip(kept_index[top.indices].tolist(), starts.tolist(), top.values.tolist())
+    ]
     if device == "cuda":
         torch.cuda.synchronize()
     timings["total"] = time.perf_counter() - t0
@@ -200,8 +205,10 @@ def main(argv=None):
         "memory": stats.statistics(),
         "seconds": timings,
     }
-    print(f"zeroflow ECG pipeline on {device}: {summary['samples']} samples, {summary['beats_found']} beats, "
-          f"{summary['beats_kept']} kept; loss {history.epoch_loss[0]:.4g} -> {history.epoch_loss[-1]:.4g}")
+    print(
+        f"zeroflow ECG pipeline on {device}: {summary['samples']} samples, {summary['beats_found']} beats, "
+        f"{summary['beats_kept']} kept; loss {history.epoch_loss[0]:.4g} -> {history.epoch_loss[-1]:.4g}"
+    )
     for what, ok in handoffs.rows:
         print(f"  {'zero-copy' if ok else 'COPY     '}  {what}")
     print(f"  gate from {'Numba + CuPy' if device == 'cuda' else 'NumPy'} == zeroflow's nms_gate: {same_gate}")

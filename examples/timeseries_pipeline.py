@@ -76,8 +76,8 @@ def main(argv=None) -> dict:
     times["fit_ms"] = 1e3 * (time.perf_counter() - start)
 
     start = time.perf_counter()
-    scores = pipe.score_samples(x)          # a torch tensor on x's device: higher = more normal
-    flags = pipe.predict(x)                 # +1 / -1
+    scores = pipe.score_samples(x)  # a torch tensor on x's device: higher = more normal
+    flags = pipe.predict(x)  # +1 / -1
     times["score_ms"] = 1e3 * (time.perf_counter() - start)
     assert isinstance(scores, torch.Tensor) and scores.device == x.device
 
@@ -85,8 +85,13 @@ def main(argv=None) -> dict:
     error = (-scores).cpu().numpy()
     top = np.argsort(error)[::-1][: args.top]
     summary = {
-        "csv": args.csv, "column": name, "rows": int(x.shape[0]), "device": str(x.device),
-        "final_loss": detector.loss_curve_[-1], "outliers": int((flags == -1).sum()), "times": times,
+        "csv": args.csv,
+        "column": name,
+        "rows": int(x.shape[0]),
+        "device": str(x.device),
+        "final_loss": detector.loss_curve_[-1],
+        "outliers": int((flags == -1).sum()),
+        "times": times,
         "top": [{"row": int(i), "value": float(values[i]), "error": float(error[i])} for i in top],
     }
     truth = labels_for(args.csv, name, len(error))
@@ -95,8 +100,10 @@ def main(argv=None) -> dict:
 
         summary["auroc"] = float(roc_auc_score(truth, error))
         summary["top_labelled"] = int(truth[top].sum())
-    print(f"{summary['rows']} points of {name!r} on {summary['device']}: final loss {summary['final_loss']:.3g}, "
-          f"{summary['outliers']} outliers" + (f", AUROC {summary['auroc']:.3f}" if "auroc" in summary else ""))
+    print(
+        f"{summary['rows']} points of {name!r} on {summary['device']}: final loss {summary['final_loss']:.3g}, "
+        f"{summary['outliers']} outliers" + (f", AUROC {summary['auroc']:.3f}" if "auroc" in summary else "")
+    )
     for t in summary["top"]:
         print(f"  row {t['row']:>7}: value {t['value']:10.1f}  error {t['error']:.4g}")
     if args.json:

@@ -59,8 +59,7 @@ void require_readable_recording(const std::filesystem::path& path) {
   require_readable_file(path, "recording");
   if (lower_extension(path) != ".hea") return;
   const auto header = io::read_wfdb_header(path);
-  for (const auto& signal : header.signals)
-    require_readable_file(path.parent_path() / signal.file_name, "signal file");
+  for (const auto& signal : header.signals) require_readable_file(path.parent_path() / signal.file_name, "signal file");
 }
 
 std::optional<std::filesystem::path> readable_labels(const std::filesystem::path& path,

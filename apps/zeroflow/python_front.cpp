@@ -27,8 +27,8 @@ constexpr const char* bootstrap =
     "sys.exit(m.main(sys.argv[3:]))\n";
 
 // Flags of `run` that the Dask front forwards as given (zeroflow.dask's command line takes them).
-constexpr const char* forwarded[] = {"--out",     "--lead",     "--sample-rate",    "--device", "--min-beat",
-                                     "--max-beat", "--min-peak-ratio", "--threads", "--epochs", "--batch",
+constexpr const char* forwarded[] = {"--out",      "--lead",           "--sample-rate", "--device", "--min-beat",
+                                     "--max-beat", "--min-peak-ratio", "--threads",     "--epochs", "--batch",
                                      "--seed"};
 
 /// The value given to `name`, when it was given (empty otherwise).

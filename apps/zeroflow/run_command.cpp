@@ -36,7 +36,7 @@ struct run_flags {
   std::string device = "auto";
   std::string out = "out";
   std::string labels;
-  std::string model;  ///< score: the model file
+  std::string model;                    ///< score: the model file
   std::string model_name = "lightvae";  ///< run: the model to train
   std::string figures = "none";
   bool force = false;

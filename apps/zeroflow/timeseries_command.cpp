@@ -282,7 +282,8 @@ void add_generate_electricity(CLI::App& app) {
       "generate-electricity",
       "Write a synthetic electricity-consumption table (CSV: ID, datetime, temperature, pressure, windspeed, "
       "residential, commercial, electricity_consumption) with daily and weekly cycles, holidays and labelled "
-      "anomalies (.labels.csv). It stands in for the Kaggle file of the seed-004 notebook, which cannot be downloaded here.");
+      "anomalies (.labels.csv). It stands in for the Kaggle file of the seed-004 notebook, which cannot be downloaded "
+      "here.");
   auto f = std::make_shared<electricity_flags>();
   cmd->add_option("--out,-o", f->out, "CSV file to write")->required();
   cmd->add_option("--days", f->options.days, "days from 2013-07-01")

@@ -64,7 +64,8 @@ void add_train_population(CLI::App& app) {
     args.insert(args.end(), {"--out", f->out, "--processes", std::to_string(f->processes), "--device", f->device,
                              "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",
                              std::to_string(f->seed), "--threads", std::to_string(f->threads)});
-    if (cmd->count("--sample-rate") > 0) args.insert(args.end(), {"--sample-rate", cmd->get_option("--sample-rate")->results().front()});
+    if (cmd->count("--sample-rate") > 0)
+      args.insert(args.end(), {"--sample-rate", cmd->get_option("--sample-rate")->results().front()});
     if (!f->lead.empty()) args.insert(args.end(), {"--lead", f->lead});
     if (!f->backend.empty()) args.insert(args.end(), {"--backend", f->backend});
     if (f->force) args.emplace_back("--force");

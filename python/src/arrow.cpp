@@ -4,7 +4,6 @@
 // without copying. Capsule lifetimes follow the spec: the capsule's destructor releases a
 // struct that no consumer moved out, then frees the struct's memory.
 #include "zeroflow/interop/arrow.hpp"
-#include "zeroflow/interop/arrow_owner.hpp"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "zeroflow/interop/arrow_owner.hpp"
 
 namespace zeroflow::python {
 namespace {
@@ -53,7 +53,7 @@ nb::object make_capsule(const char* name, PyCapsule_Destructor destructor, Fill&
   T* s = box.get();
   PyObject* capsule = PyCapsule_New(s, name, destructor);
   if (capsule == nullptr) throw nb::python_error();  // the box frees the struct
-  (void)box.release();  // the capsule's destructor owns it now
+  (void)box.release();                               // the capsule's destructor owns it now
   nb::object owner = nb::steal(capsule);
   as_buffer_error([&] { fill(s); });
   return owner;

@@ -289,15 +289,16 @@ void bind_signal(nb::module_& m) {
       "signal::min_max_fit: (data_min, data_max, data_range, scale, offset), per column, on x's device.");
   m.def(
       "_min_max_transform",
-      [](const py_array& x, const py_array& scale, const py_array& offset, std::optional<std::pair<double, double>> clip,
-         nb::handle stream) {
+      [](const py_array& x, const py_array& scale, const py_array& offset,
+         std::optional<std::pair<double, double>> clip, nb::handle stream) {
         std::optional<signal::feature_range> range;
         if (clip) range = signal::feature_range{clip->first, clip->second};
         return compute(run_stream(stream, {&x, &scale, &offset}), [&](stream_view v) {
           return signal::min_max_transform(x.value, scale.value, offset.value, range, v);
         });
       },
-      "x"_a, "scale"_a, "offset"_a, "clip"_a.none(), "stream"_a.none(), "signal::min_max_transform: x * scale + offset.");
+      "x"_a, "scale"_a, "offset"_a, "clip"_a.none(), "stream"_a.none(),
+      "signal::min_max_transform: x * scale + offset.");
   m.def(
       "_min_max_inverse",
       [](const py_array& y, const py_array& scale, const py_array& offset, nb::handle stream) {

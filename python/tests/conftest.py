@@ -1,4 +1,5 @@
 """Shared fixtures: the zeroflow executable and small recordings made once per session."""
+
 import os
 import pathlib
 import subprocess
@@ -29,7 +30,22 @@ def short_recording(zeroflow_bin, tmp_path_factory):
     labels (sample,symbol,aami)."""
     folder = tmp_path_factory.mktemp("rec")
     csv = folder / "short.csv"
-    run_cli(zeroflow_bin, "generate", "--hours", 0.2, "--anomaly-rate", 0.05, "--apb-rate", 0, "--heart-rate", 90, "--seed", 7, "--out", csv)
+    run_cli(
+        zeroflow_bin,
+        "generate",
+        "--hours",
+        0.2,
+        "--anomaly-rate",
+        0.05,
+        "--apb-rate",
+        0,
+        "--heart-rate",
+        90,
+        "--seed",
+        7,
+        "--out",
+        csv,
+    )
     return csv
 
 

@@ -1,6 +1,7 @@
 """The frameworks of the interop matrix (the seed talk's cheat sheet, through zeroflow): how to make
 an array in each, find its data pointer, read it back as NumPy, and the one-line recipes that move
 it into zeroflow and out again. Used by test_interop_matrix.py and scripts/interop-matrix."""
+
 from __future__ import annotations
 
 import importlib
@@ -20,16 +21,16 @@ def np_pointer(x: np.ndarray) -> Optional[int]:
 @dataclass
 class Framework:
     name: str
-    device: str                                  #: "cpu" or "cuda"
-    module: str                                  #: what must import for the row to run
-    make: Callable[[np.ndarray], Any]            #: a native array holding these values
-    pointer: Callable[[Any], Optional[int]]      #: address of element 0 (None: no data)
+    device: str  #: "cpu" or "cuda"
+    module: str  #: what must import for the row to run
+    make: Callable[[np.ndarray], Any]  #: a native array holding these values
+    pointer: Callable[[Any], Optional[int]]  #: address of element 0 (None: no data)
     to_numpy: Callable[[Any], np.ndarray]
-    to_zeroflow: Callable[[Any], Any]            #: the import recipe
-    from_zeroflow: Callable[[Any], Any]          #: the export recipe
+    to_zeroflow: Callable[[Any], Any]  #: the import recipe
+    from_zeroflow: Callable[[Any], Any]  #: the export recipe
     import_recipe: str
     export_recipe: str
-    untested: str = ""                           #: why the row is kept but never run
+    untested: str = ""  #: why the row is kept but never run
 
     def unavailable(self) -> str:
         """Why this framework cannot run here ('' when it can)."""
@@ -39,8 +40,10 @@ class Framework:
             importlib.import_module(self.module)
         except Exception as error:  # ImportError, or a broken install
             if self.name == "MXNet":
-                return ("not installable: mxnet 1.9.1, the last release, requires numpy < 2 "
-                        f"(`pip install mxnet` would downgrade numpy) [{type(error).__name__}]")
+                return (
+                    "not installable: mxnet 1.9.1, the last release, requires numpy < 2 "
+                    f"(`pip install mxnet` would downgrade numpy) [{type(error).__name__}]"
+                )
             return f"not installed ({type(error).__name__}: {error})"
         if self.device == "cuda" and not zf.cuda_available():
             return "needs a GPU and a CUDA build of zeroflow"
@@ -48,6 +51,7 @@ class Framework:
 
 
 # ---- CPU frameworks ------------------------------------------------------------------------------
+
 
 def _pandas_make(x):
     import pandas as pd
@@ -171,30 +175,95 @@ def _zf_pointer(a):
 
 CPU_FRAMEWORKS = [
     Framework("zeroflow", "cpu", "zeroflow", _zf_make, _zf_pointer, np.asarray, lambda a: a, lambda a: a, "a", "a"),
-    Framework("NumPy", "cpu", "numpy", lambda x: x, np_pointer, lambda x: x, zf.asarray, np.asarray,
-              "zf.asarray(x)", "np.asarray(a)  # or np.from_dlpack(a)"),
-    Framework("pandas", "cpu", "pandas", _pandas_make, lambda s: np_pointer(s.to_numpy()), lambda s: s.to_numpy(),
-              _pandas_to_zeroflow, _pandas_from_zeroflow,
-              "zf.asarray(series)  # DataFrame: zf.as_table(df), or zf.asarray(df.to_numpy())",
-              "pd.Series(np.asarray(a), copy=False)  # 2-D: pd.DataFrame(np.asarray(a), copy=False)"),
-    Framework("pyarrow", "cpu", "pyarrow", _arrow_make, _arrow_pointer, _arrow_to_numpy, zf.asarray,
-              _arrow_from_zeroflow, "zf.asarray(arrow_array)  # tables: zf.as_table(t)",
-              "pa.array(a)  # strided: pa.array(zf.ascontiguousarray(a)); tables: pa.table(zf_table)"),
-    Framework("PyTorch", "cpu", "torch", lambda x: _torch().from_numpy(x), _torch_pointer,
-              lambda t: t.numpy(), zf.asarray, lambda a: _torch().from_dlpack(a), "zf.asarray(t)",
-              "torch.from_dlpack(a)"),
-    Framework("JAX", "cpu", "jax", _jax_make, _jax_pointer, np.asarray, zf.asarray, _jnp_from_zeroflow,
-              "zf.asarray(x)  # with jax_enable_x64 for 64-bit types",
-              "jnp.from_dlpack(a)  # strided: jnp.from_dlpack(zf.ascontiguousarray(a))"),
-    Framework("TensorFlow", "cpu", "tensorflow", lambda x: importlib.import_module("tensorflow").constant(x),
-              _tf_pointer, lambda t: t.numpy(), zf.asarray, _tf_from_zeroflow, "zf.asarray(t)",
-              "tf.experimental.dlpack.from_dlpack(a.__dlpack__())  # strided: zf.ascontiguousarray(a) first"),
-    Framework("MXNet", "cpu", "mxnet", lambda x: None, lambda x: None, lambda x: x, zf.asarray, lambda a: a,
-              "zf.asarray(mx.nd.array(...).to_dlpack_for_read())", "mx.nd.from_dlpack(a.__dlpack__())"),
+    Framework(
+        "NumPy",
+        "cpu",
+        "numpy",
+        lambda x: x,
+        np_pointer,
+        lambda x: x,
+        zf.asarray,
+        np.asarray,
+        "zf.asarray(x)",
+        "np.asarray(a)  # or np.from_dlpack(a)",
+    ),
+    Framework(
+        "pandas",
+        "cpu",
+        "pandas",
+        _pandas_make,
+        lambda s: np_pointer(s.to_numpy()),
+        lambda s: s.to_numpy(),
+        _pandas_to_zeroflow,
+        _pandas_from_zeroflow,
+        "zf.asarray(series)  # DataFrame: zf.as_table(df), or zf.asarray(df.to_numpy())",
+        "pd.Series(np.asarray(a), copy=False)  # 2-D: pd.DataFrame(np.asarray(a), copy=False)",
+    ),
+    Framework(
+        "pyarrow",
+        "cpu",
+        "pyarrow",
+        _arrow_make,
+        _arrow_pointer,
+        _arrow_to_numpy,
+        zf.asarray,
+        _arrow_from_zeroflow,
+        "zf.asarray(arrow_array)  # tables: zf.as_table(t)",
+        "pa.array(a)  # strided: pa.array(zf.ascontiguousarray(a)); tables: pa.table(zf_table)",
+    ),
+    Framework(
+        "PyTorch",
+        "cpu",
+        "torch",
+        lambda x: _torch().from_numpy(x),
+        _torch_pointer,
+        lambda t: t.numpy(),
+        zf.asarray,
+        lambda a: _torch().from_dlpack(a),
+        "zf.asarray(t)",
+        "torch.from_dlpack(a)",
+    ),
+    Framework(
+        "JAX",
+        "cpu",
+        "jax",
+        _jax_make,
+        _jax_pointer,
+        np.asarray,
+        zf.asarray,
+        _jnp_from_zeroflow,
+        "zf.asarray(x)  # with jax_enable_x64 for 64-bit types",
+        "jnp.from_dlpack(a)  # strided: jnp.from_dlpack(zf.ascontiguousarray(a))",
+    ),
+    Framework(
+        "TensorFlow",
+        "cpu",
+        "tensorflow",
+        lambda x: importlib.import_module("tensorflow").constant(x),
+        _tf_pointer,
+        lambda t: t.numpy(),
+        zf.asarray,
+        _tf_from_zeroflow,
+        "zf.asarray(t)",
+        "tf.experimental.dlpack.from_dlpack(a.__dlpack__())  # strided: zf.ascontiguousarray(a) first",
+    ),
+    Framework(
+        "MXNet",
+        "cpu",
+        "mxnet",
+        lambda x: None,
+        lambda x: None,
+        lambda x: x,
+        zf.asarray,
+        lambda a: a,
+        "zf.asarray(mx.nd.array(...).to_dlpack_for_read())",
+        "mx.nd.from_dlpack(a.__dlpack__())",
+    ),
 ]
 
 
 # ---- GPU frameworks ----------------------------------------------------------------------------
+
 
 def _cupy():
     import cupy
@@ -241,34 +310,110 @@ def _jax_gpu_make(x):
 
 
 GPU_FRAMEWORKS = [
-    Framework("zeroflow", "cuda", "zeroflow", lambda x: _zf_make(x, "cuda"), _zf_pointer,
-              lambda a: np.asarray(a.copy("cpu")),
-              lambda a: a, lambda a: a, "a", "a"),
-    Framework("CuPy", "cuda", "cupy", _cupy_make, lambda x: x.data.ptr if x.size else None, lambda x: x.get(),
-              zf.asarray, lambda a: _cupy().from_dlpack(a), "zf.asarray(x)  # DLPack; CAI also works",
-              "cp.from_dlpack(a)  # or cp.asarray(a) through __cuda_array_interface__"),
-    Framework("PyTorch", "cuda", "torch", _torch_cuda_make, _torch_pointer,
-              lambda t: t.cpu().numpy(), zf.asarray, lambda a: _torch().from_dlpack(a), "zf.asarray(t)",
-              "torch.from_dlpack(a)"),
-    Framework("JAX", "cuda", "jax", _jax_gpu_make, _jax_pointer, np.asarray, zf.asarray, _jnp_from_zeroflow,
-              "zf.asarray(x)  # with jax_enable_x64 for 64-bit types",
-              "jnp.from_dlpack(a)  # strided: jnp.from_dlpack(zf.ascontiguousarray(a))"),
-    Framework("Numba", "cuda", "numba.cuda", _numba_make, _cai_pointer,
-              lambda d: d.copy_to_host(), zf.asarray, lambda a: _numba_cuda().as_cuda_array(a),
-              "zf.asarray(d)  # __cuda_array_interface__", "numba.cuda.as_cuda_array(a)"),
-    Framework("cuDF", "cuda", "cudf", lambda x: None, lambda x: None, lambda x: x, zf.asarray, lambda a: a,
-              "zf.asarray(series)  # __cuda_array_interface__ / Arrow device", "cudf.from_dlpack(a.__dlpack__())",
-              untested="kept from the cheat sheet, untested: cuDF is not installed on the GPU machine"),
-    Framework("TensorFlow", "cuda", "tensorflow", lambda x: None, lambda x: None, lambda x: x, zf.asarray,
-              lambda a: a, "zf.asarray(t)", "tf.experimental.dlpack.from_dlpack(a.__dlpack__())",
-              untested="kept from the cheat sheet, untested: no GPU TensorFlow on the GPU machine"),
-    Framework("MXNet", "cuda", "mxnet", lambda x: None, lambda x: None, lambda x: x, zf.asarray, lambda a: a,
-              "zf.asarray(mx.nd.array(...).to_dlpack_for_read())", "mx.nd.from_dlpack(a.__dlpack__())",
-              untested="kept from the cheat sheet, untested: mxnet does not install with numpy 2"),
+    Framework(
+        "zeroflow",
+        "cuda",
+        "zeroflow",
+        lambda x: _zf_make(x, "cuda"),
+        _zf_pointer,
+        lambda a: np.asarray(a.copy("cpu")),
+        lambda a: a,
+        lambda a: a,
+        "a",
+        "a",
+    ),
+    Framework(
+        "CuPy",
+        "cuda",
+        "cupy",
+        _cupy_make,
+        lambda x: x.data.ptr if x.size else None,
+        lambda x: x.get(),
+        zf.asarray,
+        lambda a: _cupy().from_dlpack(a),
+        "zf.asarray(x)  # DLPack; CAI also works",
+        "cp.from_dlpack(a)  # or cp.asarray(a) through __cuda_array_interface__",
+    ),
+    Framework(
+        "PyTorch",
+        "cuda",
+        "torch",
+        _torch_cuda_make,
+        _torch_pointer,
+        lambda t: t.cpu().numpy(),
+        zf.asarray,
+        lambda a: _torch().from_dlpack(a),
+        "zf.asarray(t)",
+        "torch.from_dlpack(a)",
+    ),
+    Framework(
+        "JAX",
+        "cuda",
+        "jax",
+        _jax_gpu_make,
+        _jax_pointer,
+        np.asarray,
+        zf.asarray,
+        _jnp_from_zeroflow,
+        "zf.asarray(x)  # with jax_enable_x64 for 64-bit types",
+        "jnp.from_dlpack(a)  # strided: jnp.from_dlpack(zf.ascontiguousarray(a))",
+    ),
+    Framework(
+        "Numba",
+        "cuda",
+        "numba.cuda",
+        _numba_make,
+        _cai_pointer,
+        lambda d: d.copy_to_host(),
+        zf.asarray,
+        lambda a: _numba_cuda().as_cuda_array(a),
+        "zf.asarray(d)  # __cuda_array_interface__",
+        "numba.cuda.as_cuda_array(a)",
+    ),
+    Framework(
+        "cuDF",
+        "cuda",
+        "cudf",
+        lambda x: None,
+        lambda x: None,
+        lambda x: x,
+        zf.asarray,
+        lambda a: a,
+        "zf.asarray(series)  # __cuda_array_interface__ / Arrow device",
+        "cudf.from_dlpack(a.__dlpack__())",
+        untested="kept from the cheat sheet, untested: cuDF is not installed on the GPU machine",
+    ),
+    Framework(
+        "TensorFlow",
+        "cuda",
+        "tensorflow",
+        lambda x: None,
+        lambda x: None,
+        lambda x: x,
+        zf.asarray,
+        lambda a: a,
+        "zf.asarray(t)",
+        "tf.experimental.dlpack.from_dlpack(a.__dlpack__())",
+        untested="kept from the cheat sheet, untested: no GPU TensorFlow on the GPU machine",
+    ),
+    Framework(
+        "MXNet",
+        "cuda",
+        "mxnet",
+        lambda x: None,
+        lambda x: None,
+        lambda x: x,
+        zf.asarray,
+        lambda a: a,
+        "zf.asarray(mx.nd.array(...).to_dlpack_for_read())",
+        "mx.nd.from_dlpack(a.__dlpack__())",
+        untested="kept from the cheat sheet, untested: mxnet does not install with numpy 2",
+    ),
 ]
 
 
 # ---- the cases ---------------------------------------------------------------------------------
+
 
 def case_array(case: str) -> np.ndarray:
     """The NumPy values of a case (seeded); the strided case is a view of a larger array."""

@@ -1,5 +1,6 @@
 """One pool for all (zeroflow.allocators). Routing is process-wide, so the GPU checks run in a
 fresh interpreter each; without a GPU only the refusals are checked."""
+
 import os
 import subprocess
 import sys
@@ -8,14 +9,16 @@ import textwrap
 import pytest
 
 import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
+
 gpu = pytest.mark.skipif(not zf.cuda_available(), reason="needs a CUDA build of zeroflow and a GPU")
 
 
 def run_python(code):
     """Runs `code` in a fresh interpreter with this zeroflow importable; returns its stdout."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     assert "leaked" not in proc.stderr, proc.stderr
     return proc.stdout
@@ -74,7 +77,7 @@ def test_torch_allocates_from_the_shared_pool():
 
 @gpu
 def test_cupy_allocates_from_the_shared_pool():
-    cp = pytest.importorskip("cupy")
+    pytest.importorskip("cupy")
     out = run_python("""
         import zeroflow as zf
         stats = zf.allocators.share_pool(frameworks=["cupy"])

@@ -1,6 +1,7 @@
 """zeroflow.Array's export protocols (DLPack, NumPy array interface) and imports (asarray,
 from_dlpack), with the known traps of docs/architecture.md ("Ownership"): bool, 0-size and 0-d
 arrays, negative and zero strides, read-only exports, capsules consumed twice, producers that die first."""
+
 import ctypes
 import gc
 import warnings
@@ -38,6 +39,7 @@ def filled(shape, dtype, seed=0):
 
 # ---- Array basics -----------------------------------------------------------------------------
 
+
 def test_zeros_describes_itself():
     a = zf.zeros((3, 4), "int64")
     assert a.shape == (3, 4) and a.dtype == "int64" and a.device == "cpu"
@@ -49,8 +51,18 @@ def test_zeros_describes_itself():
     assert np.array_equal(np.asarray(a), np.zeros((3, 4), np.int64))
 
 
-@pytest.mark.parametrize("key", [1, -1, slice(None, None, 2), (slice(1, None), slice(None, None, -1)),
-                                 (0, slice(2, 4)), (slice(5, 1), 2), (slice(None, None, -3), -2)])
+@pytest.mark.parametrize(
+    "key",
+    [
+        1,
+        -1,
+        slice(None, None, 2),
+        (slice(1, None), slice(None, None, -1)),
+        (0, slice(2, 4)),
+        (slice(5, 1), 2),
+        (slice(None, None, -3), -2),
+    ],
+)
 def test_indexing_is_numpy_indexing_as_views(key):
     a, ref = filled((6, 5), "float32", seed=1)
     view = a[key]
@@ -73,6 +85,7 @@ def test_index_errors():
 
 
 # ---- DLPack export ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float64", "uint8", "int8"])
 def test_numpy_from_dlpack_shares_memory(dtype):
@@ -171,6 +184,7 @@ def test_host_arrays_have_no_cuda_array_interface():
 
 # ---- capsules: consumed once, released when dropped ------------------------------------------
 
+
 def test_a_capsule_is_consumed_exactly_once():
     a, ref = filled((10,), "float32", seed=6)
     for kwargs in [{}, {"max_version": (1, 0)}]:
@@ -223,6 +237,7 @@ def test_producer_dies_before_the_consumer():
 
 
 # ---- imports ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "uint16", "float16", "complex64"])
 def test_asarray_of_numpy_is_zero_copy(dtype):

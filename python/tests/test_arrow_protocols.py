@@ -1,6 +1,7 @@
 """The Arrow PyCapsule interface both ways, against pyarrow (and pandas through it): views
 without copies, the copies Arrow's layout forces (bits, chunks), nulls, strided views, capsules
 consumed twice, producers released before consumers, and requested_schema / **kwargs rules."""
+
 import gc
 import warnings
 import weakref
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
+
 pa = pytest.importorskip("pyarrow")
 
 
@@ -20,9 +22,17 @@ def values_address(arrow_array):
     return arrow_array.buffers()[1].address
 
 
-@pytest.mark.parametrize("dtype,arrow_type", [("float32", pa.float32()), ("int64", pa.int64()),
-                                              ("uint8", pa.uint8()), ("float64", pa.float64()),
-                                              ("int16", pa.int16()), ("float16", pa.float16())])
+@pytest.mark.parametrize(
+    "dtype,arrow_type",
+    [
+        ("float32", pa.float32()),
+        ("int64", pa.int64()),
+        ("uint8", pa.uint8()),
+        ("float64", pa.float64()),
+        ("int16", pa.int16()),
+        ("float16", pa.float16()),
+    ],
+)
 def test_pyarrow_views_zeroflow_arrays(dtype, arrow_type):
     x = np.arange(100).astype(dtype)
     a = zf.asarray(x)

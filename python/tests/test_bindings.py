@@ -1,14 +1,15 @@
 """The Python layer over the C++ API: read_csv, the segmentation steps (against the NumPy seed
 reference), the VAE, run, memory resources and statistics, and bad input."""
+
 import gc
 import json
 import math
 
 import numpy as np
 import pytest
+from seed_reference import ricker, segment  # noqa: E402
 
 import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
-from seed_reference import ricker, segment  # noqa: E402
 
 needs_torch = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch")
 
@@ -27,6 +28,7 @@ def signal(recording):
 
 
 # ---- read_csv ---------------------------------------------------------------------------------
+
 
 def test_read_csv_matches_numpy(recording):
     path, _ = recording
@@ -60,6 +62,7 @@ def test_read_csv_options_and_errors(tmp_path):
 
 # ---- the segmentation steps against the seed's NumPy code ---------------------------------------
 
+
 def test_steps_match_the_seed_reference(signal):
     x = np.asarray(signal)
     filtered_ref, indices_ref, lengths_ref, kept_ref = segment(x)
@@ -85,7 +88,7 @@ def test_steps_match_the_seed_reference(signal):
     assert rows.shape == (kept_ref.sum(), 256)
     first = np.asarray(emb.kept_index)[0]
     start, length = indices_ref[first], lengths_ref[first]
-    expected = (x[start:start + length] - np.float32(norm.center)) / np.float32(norm.scale)
+    expected = (x[start : start + length] - np.float32(norm.center)) / np.float32(norm.scale)
     assert np.allclose(rows[0, :length], expected, atol=1e-6) and not rows[0, length:].any()
     peaks = np.asarray(zf.signal.locate_peaks(signal, strong, 180, 30, norm.center))
     assert len(peaks) == len(indices_ref) and np.all(np.diff(peaks) > 0)
@@ -130,6 +133,7 @@ def test_bad_input_is_a_clear_python_error(signal):
 
 
 # ---- model and pipeline ------------------------------------------------------------------------
+
 
 @needs_torch
 def test_vae_trains_scores_and_round_trips(signal, tmp_path):
@@ -199,6 +203,7 @@ def test_run_returns_arrays_and_writes_the_contract(recording, tmp_path):
 
 
 # ---- memory -----------------------------------------------------------------------------------
+
 
 def test_resources_and_adaptors():
     host = zf.memory.HostResource()

@@ -2,20 +2,25 @@
 average_precision_score on synthetic runs, computed here with the documented rule (every labelled
 beat ranked; one without a matched, scored detection ranks below every scored beat), and
 wfdb-python for the labels of a real WFDB record."""
+
 import csv
 import json
 import pathlib
 
 import numpy as np
 import pytest
-from sklearn.metrics import average_precision_score, roc_auc_score
-
 from conftest import run_cli
+from sklearn.metrics import average_precision_score, roc_auc_score
 
 DS1 = pathlib.Path("/work/shared/data/mitdb-ds1")
 # AAMI EC57 classes of the MIT-BIH beat symbols, written out here from the standard's table.
-AAMI = {**dict.fromkeys("NLRej", "N"), **dict.fromkeys("AaJS", "S"), **dict.fromkeys("VE", "V"), "F": "F",
-        **dict.fromkeys("/fQ", "Q")}
+AAMI = {
+    **dict.fromkeys("NLRej", "N"),
+    **dict.fromkeys("AaJS", "S"),
+    **dict.fromkeys("VE", "V"),
+    "F": "F",
+    **dict.fromkeys("/fQ", "Q"),
+}
 BEAT_SYMBOLS = list("NNNNNNNLRejVVEAaJSF/fQ")
 OTHER_SYMBOLS = list("+~|!x")  # rhythm, noise, comment-like: no beats
 
@@ -46,8 +51,15 @@ def synthetic_run(folder, rng, *, beats=400, rate=360.0, tolerance_s=0.15, drop=
         w = csv.writer(f)
         w.writerow(columns)
         for n, k in enumerate(order):
-            row = {"beat": n, "flags": "early;pause, shape", "start": peaks[k] - 20, "score": scores[k],
-                   "peak": peaks[k], "length": 300, "kept": 1}
+            row = {
+                "beat": n,
+                "flags": "early;pause, shape",
+                "start": peaks[k] - 20,
+                "score": scores[k],
+                "peak": peaks[k],
+                "length": 300,
+                "kept": 1,
+            }
             w.writerow([row[c] if c != "score" or row[c] == "" else repr(row[c]) for c in columns])
     (folder / "summary.json").write_text(json.dumps({"sample_rate": rate, "samples": int(samples[-1]) + 5000}))
     return samples, symbols, peaks, matched_score
@@ -59,13 +71,21 @@ def expected(samples, symbols, peaks, matched_score):
     scored = {i: v for i, v in matched_score.items() if v != ""}
     floor = min(scored.values()) - 1.0  # below every scored beat; all unmatched/unscored beats tie here
     ranked = np.array([scored.get(i, floor) for i in range(len(samples))])
-    out = {"labelled_beats": len(samples), "detections": len(peaks), "true_positives": len(matched_score),
-           "scored_beats": len(scored), "classes": {}}
+    out = {
+        "labelled_beats": len(samples),
+        "detections": len(peaks),
+        "true_positives": len(matched_score),
+        "scored_beats": len(scored),
+        "classes": {},
+    }
     for name, positive in (("V", classes == "V"), ("S", classes == "S"), ("abnormal", classes != "N")):
         out["classes"][name] = {
-            "beats": int(positive.sum()), "other_beats": int((~positive).sum()),
+            "beats": int(positive.sum()),
+            "other_beats": int((~positive).sum()),
             "unscored_beats": int(sum(1 for i in np.flatnonzero(positive) if i not in scored)),
-            "auroc": roc_auc_score(positive, ranked), "average_precision": average_precision_score(positive, ranked)}
+            "auroc": roc_auc_score(positive, ranked),
+            "average_precision": average_precision_score(positive, ranked),
+        }
     return out
 
 

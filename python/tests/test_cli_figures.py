@@ -1,14 +1,22 @@
 """`zeroflow run/score --figures png`: the report's figures as PNG files in OUT/figures/."""
+
 import struct
 import zlib
 
 import pytest
-
 from conftest import run_cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-ALL_FIGURES = {"overview.png", "excerpt.png", "lengths.png", "beats.png", "latent.png", "decoded_grid.png",
-               "anomalies.png", "loss.png"}
+ALL_FIGURES = {
+    "overview.png",
+    "excerpt.png",
+    "lengths.png",
+    "beats.png",
+    "latent.png",
+    "decoded_grid.png",
+    "anomalies.png",
+    "loss.png",
+}
 # Drawn from run_result fields every run fills; the others need run_result.figures (figure_data).
 ALWAYS = {"lengths.png", "latent.png", "decoded_grid.png"}
 
@@ -19,9 +27,9 @@ def png_chunks(path):
     assert data[:8] == PNG_MAGIC, f"{path.name}: not a PNG"
     chunks, pos = [], 8
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
         assert zlib.crc32(kind + body) == crc, f"{path.name}: bad CRC in {kind!r}"
         chunks.append((kind, body))
         pos += 12 + length
@@ -54,8 +62,9 @@ def run_figures(zeroflow_bin, *args):
 @pytest.fixture(scope="module")
 def figures_run(zeroflow_bin, short_recording, tmp_path_factory):
     out = tmp_path_factory.mktemp("figures-run")
-    proc = run_figures(zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 3,
-                       "--figures", "png")
+    proc = run_figures(
+        zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 3, "--figures", "png"
+    )
     return out, proc
 
 
@@ -72,8 +81,19 @@ def test_run_writes_the_figures_as_png(figures_run):
 
 def test_score_writes_the_figures_but_no_loss(zeroflow_bin, short_recording, figures_run, tmp_path):
     out, _ = figures_run
-    run_figures(zeroflow_bin, "score", short_recording, "--model", out / "model.pt", "--out", tmp_path,
-                "--device", "cpu", "--figures", "png")
+    run_figures(
+        zeroflow_bin,
+        "score",
+        short_recording,
+        "--model",
+        out / "model.pt",
+        "--out",
+        tmp_path,
+        "--device",
+        "cpu",
+        "--figures",
+        "png",
+    )
     names = {p.name for p in (tmp_path / "figures").iterdir()}
     assert ALWAYS <= names <= ALL_FIGURES - {"loss.png"}, names  # nothing was trained
     for name in names:

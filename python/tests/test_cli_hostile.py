@@ -1,6 +1,7 @@
 """The command-line tool against hostile inputs: file names that would lead outputs (or the clean-up of a
 failure) out of --out, names that collide, links planted in --out. Every case checks the exit code, the
 single error line, and every file around the run before and after it."""
+
 import csv
 import hashlib
 import json
@@ -12,7 +13,6 @@ import signal
 import subprocess
 
 import pytest
-
 from conftest import run_cli
 
 BAD_CSV = "x\nabc\n"  # a header, then a value that is no number: the recording fails to load
@@ -100,8 +100,16 @@ def test_dot_stem_cannot_reach_the_parent_of_out(zeroflow_bin, recording, tmp_pa
 def test_unsafe_names_become_safe_distinct_folders(zeroflow_bin, recording, tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    names = ["...csv", "..csv", ".hidden.csv", "a\x01b.csv", "back\\slash.csv", "runs.csv.csv", "x. .csv",
-             "colon:star*.csv"]
+    names = [
+        "...csv",
+        "..csv",
+        ".hidden.csv",
+        "a\x01b.csv",
+        "back\\slash.csv",
+        "runs.csv.csv",
+        "x. .csv",
+        "colon:star*.csv",
+    ]
     for name in names:
         shutil.copy(recording, src / name)
     before = snapshot(tmp_path)
@@ -179,8 +187,9 @@ def test_a_link_planted_in_out_is_not_followed(zeroflow_bin, recording, tmp_path
     assert [r["status"] for r in runs] == ["failed", "ok"]
     assert "link" in runs[0]["error"]
     after = snapshot(tmp_path)
-    assert {k: v for k, v in after.items() if k not in ("out/c", "out/runs.csv") and not k.startswith("out/c/")} \
-        == before  # the link and what it points to untouched
+    assert {
+        k: v for k, v in after.items() if k not in ("out/c", "out/runs.csv") and not k.startswith("out/c/")
+    } == before  # the link and what it points to untouched
 
 
 def test_failed_recording_keeps_its_existing_folder(zeroflow_bin, recording, tmp_path):
@@ -201,10 +210,14 @@ def test_failed_recording_keeps_its_existing_folder(zeroflow_bin, recording, tmp
 
 # ---- fail early, leave nothing half-done, errors a person can act on ----
 
+
 def hidden_or_temporary(root):
     """Entries under root that a finished command must not leave: hidden files and *.tmp."""
-    return [k for k in snapshot(root) if any(part.startswith(".") or part.endswith(".tmp")
-                                             for part in pathlib.PurePath(k).parts)]
+    return [
+        k
+        for k in snapshot(root)
+        if any(part.startswith(".") or part.endswith(".tmp") for part in pathlib.PurePath(k).parts)
+    ]
 
 
 def summary_input(out):
@@ -233,9 +246,11 @@ def test_earlier_results_are_not_replaced_without_force(zeroflow_bin, recording,
     before = snapshot(tmp_path)
     proc = run(zeroflow_bin, other_recording, "--out", out)
     assert proc.returncode == 1
-    assert error_lines(proc) == [f"zeroflow: error: {out} already holds the results of an earlier run (beats.csv, "
-                                 "model.pt, report.html, summary.json); add --force to replace them all, or choose "
-                                 "another --out"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: {out} already holds the results of an earlier run (beats.csv, "
+        "model.pt, report.html, summary.json); add --force to replace them all, or choose "
+        "another --out"
+    ]
     assert "load..." not in proc.stderr  # refused before the recording is read
     assert snapshot(tmp_path) == before
 
@@ -274,16 +289,20 @@ def test_failed_forced_run_keeps_the_earlier_results(zeroflow_bin, recording, tm
 
 def test_two_runs_at_once_never_share_an_out(zeroflow_bin, long_recording, recording, tmp_path):
     out = tmp_path / "out"
-    first = subprocess.Popen([str(zeroflow_bin), "run", str(long_recording), "--out", str(out), "--device", "cpu",
-                              "--epochs", "2"], stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [str(zeroflow_bin), "run", str(long_recording), "--out", str(out), "--device", "cpu", "--epochs", "2"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for line in first.stderr:
             if "load..." in line:
                 break
         proc = run(zeroflow_bin, recording, "--out", out, "--force")
         assert proc.returncode == 1
-        assert error_lines(proc) == [f"zeroflow: error: another zeroflow is writing into {out}; wait for it to "
-                                     "finish or choose another --out"]
+        assert error_lines(proc) == [
+            f"zeroflow: error: another zeroflow is writing into {out}; wait for it to finish or choose another --out"
+        ]
     finally:
         rest = first.communicate(timeout=600)[1]
     assert first.returncode == 0, rest
@@ -308,13 +327,21 @@ def interrupt_at(zeroflow_bin, args, trigger, signal_number=signal.SIGINT):
 def test_sigint_leaves_no_folder_and_no_temporary(zeroflow_bin, long_recording, tmp_path, trigger):
     out = tmp_path / "new" / "out"
     before = snapshot(tmp_path)
-    code, stderr = interrupt_at(zeroflow_bin, ["run", long_recording, "--out", out, "--device", "cpu", "--epochs", 3,
-                                               "--figures", "png"], trigger)
+    code, stderr = interrupt_at(
+        zeroflow_bin,
+        ["run", long_recording, "--out", out, "--device", "cpu", "--epochs", 3, "--figures", "png"],
+        trigger,
+    )
     lines = [l for l in stderr.splitlines() if l.startswith("zeroflow: error:")]
     if code == 0:  # the signal came after the results were in place: all of them, nothing else
         assert trigger == "writing" and lines == []
-        assert sorted(p.name for p in out.iterdir()) == ["beats.csv", "figures", "model.pt", "report.html",
-                                                         "summary.json"]
+        assert sorted(p.name for p in out.iterdir()) == [
+            "beats.csv",
+            "figures",
+            "model.pt",
+            "report.html",
+            "summary.json",
+        ]
         assert hidden_or_temporary(tmp_path) == []
         return
     assert code == 130, stderr
@@ -326,11 +353,16 @@ def test_sigterm_keeps_the_earlier_results(zeroflow_bin, recording, long_recordi
     out = tmp_path / "out"
     assert run(zeroflow_bin, recording, "--out", out).returncode == 0
     before = snapshot(tmp_path)
-    code, stderr = interrupt_at(zeroflow_bin, ["run", long_recording, "--out", out, "--device", "cpu", "--epochs", 3,
-                                               "--force"], "epoch 1/", signal.SIGTERM)
+    code, stderr = interrupt_at(
+        zeroflow_bin,
+        ["run", long_recording, "--out", out, "--device", "cpu", "--epochs", 3, "--force"],
+        "epoch 1/",
+        signal.SIGTERM,
+    )
     assert code == 143, stderr
-    assert [l for l in stderr.splitlines() if l.startswith("zeroflow: error:")] == \
-        ["zeroflow: error: interrupted (SIGTERM); the unfinished outputs were removed"]
+    assert [l for l in stderr.splitlines() if l.startswith("zeroflow: error:")] == [
+        "zeroflow: error: interrupted (SIGTERM); the unfinished outputs were removed"
+    ]
     assert snapshot(tmp_path) == before
 
 
@@ -346,11 +378,17 @@ def test_a_fifo_input_is_refused_at_once(zeroflow_bin, tmp_path):
     fifo = tmp_path / "stream.csv"
     os.mkfifo(fifo)
     before = snapshot(tmp_path)
-    proc = subprocess.run([str(zeroflow_bin), "run", str(fifo), "--out", str(tmp_path / "out"), "--device", "cpu"],
-                          capture_output=True, text=True, timeout=60)  # it used to wait for a writer forever
+    proc = subprocess.run(
+        [str(zeroflow_bin), "run", str(fifo), "--out", str(tmp_path / "out"), "--device", "cpu"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # it used to wait for a writer forever
     assert proc.returncode == 1
-    assert error_lines(proc) == [f"zeroflow: error: {fifo} is not a regular file (a FIFO, socket or device); zeroflow "
-                                 "reads the recording from a file: save it to one first"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: {fifo} is not a regular file (a FIFO, socket or device); zeroflow "
+        "reads the recording from a file: save it to one first"
+    ]
     assert snapshot(tmp_path) == before
 
 
@@ -364,11 +402,27 @@ def test_a_folder_as_input_or_model_is_refused(zeroflow_bin, recording, tmp_path
     assert proc.returncode == 2
     os.mkfifo(tmp_path / "model.pt")
     before = snapshot(tmp_path)
-    proc = subprocess.run([str(zeroflow_bin), "score", str(recording), "--model", str(tmp_path / "model.pt"), "--out",
-                           str(tmp_path / "out"), "--device", "cpu"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            str(zeroflow_bin),
+            "score",
+            str(recording),
+            "--model",
+            str(tmp_path / "model.pt"),
+            "--out",
+            str(tmp_path / "out"),
+            "--device",
+            "cpu",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
-    assert error_lines(proc) == [f"zeroflow: error: {tmp_path / 'model.pt'} is not a regular file (a FIFO, socket or "
-                                 "device); zeroflow reads the model from a file: save it to one first"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: {tmp_path / 'model.pt'} is not a regular file (a FIFO, socket or "
+        "device); zeroflow reads the model from a file: save it to one first"
+    ]
     assert snapshot(tmp_path) == before
 
 
@@ -380,8 +434,24 @@ def test_unreadable_labels_are_a_warning_said_before_training(zeroflow_bin, reco
     elif kind == "garbage":
         labels.write_text("sample,symbol\nten,N\n")
     out = tmp_path / "out"
-    proc = subprocess.run([str(zeroflow_bin), "run", str(recording), "--labels", str(labels), "--out", str(out),
-                           "--device", "cpu", "--epochs", "1"], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            str(zeroflow_bin),
+            "run",
+            str(recording),
+            "--labels",
+            str(labels),
+            "--out",
+            str(out),
+            "--device",
+            "cpu",
+            "--epochs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     assert error_lines(proc) == []
     lines = proc.stderr.splitlines()
@@ -414,8 +484,21 @@ def test_generate_refuses_a_recording_larger_than_the_disk_or_memory(zeroflow_bi
     if samples * 8 <= free and samples * 4 <= memory:
         pytest.skip("this disk and memory hold the largest recording generate takes")
     before = snapshot(tmp_path)
-    proc = subprocess.run([str(zeroflow_bin), "generate", "--hours", str(hours), "--sample-rate", str(rate),
-                           "--out", str(tmp_path / "new" / "big.csv")], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            str(zeroflow_bin),
+            "generate",
+            "--hours",
+            str(hours),
+            "--sample-rate",
+            str(rate),
+            "--out",
+            str(tmp_path / "new" / "big.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1, proc.stderr
     [line] = error_lines(proc)
     assert "GB" in line and ("disk" in line or "memory" in line), line  # before anything is generated
@@ -424,15 +507,19 @@ def test_generate_refuses_a_recording_larger_than_the_disk_or_memory(zeroflow_bi
 
 
 def test_generate_refuses_too_many_samples_and_a_folder_as_out(zeroflow_bin, tmp_path):
-    proc = run_cli(zeroflow_bin, "generate", "--hours", 9999, "--sample-rate", 100000, "--out", tmp_path / "x.csv",
-                   check=False)
+    proc = run_cli(
+        zeroflow_bin, "generate", "--hours", 9999, "--sample-rate", 100000, "--out", tmp_path / "x.csv", check=False
+    )
     assert proc.returncode == 2
-    assert error_lines(proc) == ["zeroflow: error: --hours 9999 at --sample-rate 100000 Hz is 3599640000000 samples; "
-                                 "one recording holds at most 2^33 - 1 (8589934591) (see zeroflow generate --help)"]
+    assert error_lines(proc) == [
+        "zeroflow: error: --hours 9999 at --sample-rate 100000 Hz is 3599640000000 samples; "
+        "one recording holds at most 2^33 - 1 (8589934591) (see zeroflow generate --help)"
+    ]
     proc = run_cli(zeroflow_bin, "generate", "--hours", 0.01, "--out", tmp_path, check=False)
     assert proc.returncode == 1
-    assert error_lines(proc) == [f"zeroflow: error: {tmp_path} is a folder; give the CSV file to write, e.g. "
-                                 f"{tmp_path / 'recording.csv'}"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: {tmp_path} is a folder; give the CSV file to write, e.g. {tmp_path / 'recording.csv'}"
+    ]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -444,44 +531,65 @@ def test_generate_replacing_a_recording_drops_its_stale_artefacts(zeroflow_bin, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rec.csv", "rec.labels.csv"]
 
 
-@pytest.mark.parametrize("value, meant", [("1024", "; did you mean 1.024 (1024 ms)?"), ("100000", ""),
-                                          ("0", ""), ("-1", "")])
+@pytest.mark.parametrize(
+    "value, meant", [("1024", "; did you mean 1.024 (1024 ms)?"), ("100000", ""), ("0", ""), ("-1", "")]
+)
 def test_max_beat_out_of_range_is_a_usage_error_said_at_once(zeroflow_bin, recording, tmp_path, value, meant):
     before = snapshot(tmp_path)
-    proc = subprocess.run([str(zeroflow_bin), "run", str(recording), "--max-beat", value, "--out",
-                           str(tmp_path / "out"), "--segmentation", "seed"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            str(zeroflow_bin),
+            "run",
+            str(recording),
+            "--max-beat",
+            value,
+            "--out",
+            str(tmp_path / "out"),
+            "--segmentation",
+            "seed",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     shown = value.lstrip("-") if value != "-1" else "-1"
-    assert error_lines(proc) == [f"zeroflow: error: --max-beat: {shown} s is no heartbeat: expected seconds in (0, 10]"
-                                 f"{meant} (see zeroflow run --help)"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: --max-beat: {shown} s is no heartbeat: expected seconds in (0, 10]"
+        f"{meant} (see zeroflow run --help)"
+    ]
     assert snapshot(tmp_path) == before
 
 
 def test_min_beat_not_below_max_beat_is_a_usage_error(zeroflow_bin, recording, tmp_path):
     proc = run(zeroflow_bin, recording, "--min-beat", 2, "--out", tmp_path / "out")
     assert proc.returncode == 2
-    assert error_lines(proc) == ["zeroflow: error: --min-beat 2 s must be shorter than --max-beat 1.024 s "
-                                 "(see zeroflow run --help)"]
+    assert error_lines(proc) == [
+        "zeroflow: error: --min-beat 2 s must be shorter than --max-beat 1.024 s (see zeroflow run --help)"
+    ]
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("args", [
-    ["run"],                                     # INPUT missing
-    ["run", "x.csv", "--bogus"],                  # unknown flag
-    ["run", "REC", "--epochs", "0"],
-    ["run", "REC", "--sample-rate", "1"],
-    ["run", "REC", "--device", "tpu"],
-    ["run", "REC", "--threads", "-1"],
-    ["run", "REC", "--max-beat", "abc"],
-    ["run", "REC", "--seed", "-1"],
-    ["generate", "--out", "x.csv", "--anomaly-rate", "0.5"],
-    ["generate", "--out", "x.csv", "--anomaly-rate", "0.3", "--apb-rate", "0.3"],
-    ["generate", "--out", "x.csv", "--sample-rate", "25"],
-    ["generate", "--out", "x.csv", "--noise", "-1"],
-    ["evaluate", "NOWHERE"],
-    ["bogus"],
-    [],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run"],  # INPUT missing
+        ["run", "x.csv", "--bogus"],  # unknown flag
+        ["run", "REC", "--epochs", "0"],
+        ["run", "REC", "--sample-rate", "1"],
+        ["run", "REC", "--device", "tpu"],
+        ["run", "REC", "--threads", "-1"],
+        ["run", "REC", "--max-beat", "abc"],
+        ["run", "REC", "--seed", "-1"],
+        ["generate", "--out", "x.csv", "--anomaly-rate", "0.5"],
+        ["generate", "--out", "x.csv", "--anomaly-rate", "0.3", "--apb-rate", "0.3"],
+        ["generate", "--out", "x.csv", "--sample-rate", "25"],
+        ["generate", "--out", "x.csv", "--noise", "-1"],
+        ["evaluate", "NOWHERE"],
+        ["bogus"],
+        [],
+    ],
+)
 def test_every_usage_error_exits_2_with_one_line(zeroflow_bin, recording, tmp_path, args):
     args = [str(recording) if a == "REC" else a for a in args]
     proc = subprocess.run([str(zeroflow_bin), *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -501,19 +609,29 @@ def test_help_ranges_are_the_ranges_checked(zeroflow_bin, tmp_path):
     # stops at the FIFO given as its input (exit 1).
     fifo = tmp_path / "x.csv"
     os.mkfifo(fifo)
-    arguments = {"run": [str(fifo)], "score": [str(fifo), "--model", str(fifo)], "evaluate": [str(tmp_path)],
-                 "generate": ["--out", str(tmp_path / "g.csv")]}
+    arguments = {
+        "run": [str(fifo)],
+        "score": [str(fifo), "--model", str(fifo)],
+        "evaluate": [str(tmp_path)],
+        "generate": ["--out", str(tmp_path / "g.csv")],
+    }
     checked = []
     for command, extra in arguments.items():
         for flag, kind, low_bracket, low, high, high_bracket in HELP_RANGE.findall(
-                run_cli(zeroflow_bin, command, "--help").stdout):
+            run_cli(zeroflow_bin, command, "--help").stdout
+        ):
             low, high = float(low), float(high)
             step = 1 if kind == "INT" else max((high - low) * 0.01, 1e-3)
             number = (lambda v: str(int(v))) if kind == "INT" else repr
 
             def parse(value, *more):
-                return subprocess.run([str(zeroflow_bin), command, *extra, *more, flag, number(value)],
-                                      capture_output=True, text=True, timeout=60, cwd=tmp_path)
+                return subprocess.run(
+                    [str(zeroflow_bin), command, *extra, *more, flag, number(value)],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    cwd=tmp_path,
+                )
 
             for outside in (low - step, high + step):
                 proc = parse(outside)
@@ -532,8 +650,9 @@ def test_help_ranges_are_the_ranges_checked(zeroflow_bin, tmp_path):
 def test_a_wide_csv_with_text_columns_reads_only_the_lead(zeroflow_bin, recording, tmp_path):
     values = recording.read_text().splitlines()[1:]
     wide = tmp_path / "wide.csv"
-    wide.write_text("ecg,note,flag\n" + "".join(f"{v},beat {i}; ok,{'yes' if i % 2 else 'no'}\n"
-                                                for i, v in enumerate(values)))
+    wide.write_text(
+        "ecg,note,flag\n" + "".join(f"{v},beat {i}; ok,{'yes' if i % 2 else 'no'}\n" for i, v in enumerate(values))
+    )
     out = tmp_path / "out"
     proc = run(zeroflow_bin, wide, "--out", out)
     assert proc.returncode == 0, proc.stderr
@@ -548,29 +667,38 @@ def test_a_wide_csv_with_text_columns_reads_only_the_lead(zeroflow_bin, recordin
 GZIP_MAGIC = b"\x1f\x8b"  # RFC 1952
 
 
-@pytest.mark.parametrize("name, content, needle", [
-    ("rec.csv.gz", None, "this looks like a gzip file; decompress it first (gunzip)"),
-    ("rec16.csv", "utf-16", "this looks like UTF-16 text; save it as UTF-8"),
-    ("rec16le.csv", "utf-16-le", "this looks like UTF-16 text; save it as UTF-8"),
-    ("book.xlsx", b"PK\x03\x04\x14\x00\x06\x00[Content_Types].xml", "ZIP archive (or an Excel .xlsx workbook)"),
-    ("blob.csv", b"heartbeats\n0.1\n\x00\x00\xff\xfe\x80binary", "is a NUL byte: this is a binary file"),
-])
+@pytest.mark.parametrize(
+    "name, content, needle",
+    [
+        ("rec.csv.gz", None, "this looks like a gzip file; decompress it first (gunzip)"),
+        ("rec16.csv", "utf-16", "this looks like UTF-16 text; save it as UTF-8"),
+        ("rec16le.csv", "utf-16-le", "this looks like UTF-16 text; save it as UTF-8"),
+        ("book.xlsx", b"PK\x03\x04\x14\x00\x06\x00[Content_Types].xml", "ZIP archive (or an Excel .xlsx workbook)"),
+        ("blob.csv", b"heartbeats\n0.1\n\x00\x00\xff\xfe\x80binary", "is a NUL byte: this is a binary file"),
+    ],
+)
 def test_binary_input_is_named_without_its_bytes(zeroflow_bin, recording, tmp_path, name, content, needle):
     path = tmp_path / name
     if content is None:
         import gzip
+
         path.write_bytes(gzip.compress(recording.read_bytes()))
         assert path.read_bytes()[:2] == GZIP_MAGIC
     elif isinstance(content, str):
         path.write_bytes(recording.read_text().encode(content))
     else:
         path.write_bytes(content)
-    proc = subprocess.run([str(zeroflow_bin), "run", str(path), "--out", str(tmp_path / "out"), "--device", "cpu"],
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [str(zeroflow_bin), "run", str(path), "--out", str(tmp_path / "out"), "--device", "cpu"],
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     stderr = proc.stderr.decode("utf-8")  # strict: no raw bytes of the file
     [line] = [l for l in stderr.splitlines() if l.startswith("zeroflow: error:")]
-    assert line == f"zeroflow: error: {path}: {needle}" or (needle in line and line.startswith(f"zeroflow: error: {path}"))
+    assert line == f"zeroflow: error: {path}: {needle}" or (
+        needle in line and line.startswith(f"zeroflow: error: {path}")
+    )
     assert all(0x20 <= ord(c) < 0x7F for c in line), line
     assert not (tmp_path / "out").exists()
 
@@ -583,8 +711,23 @@ def test_names_that_are_not_utf8_are_written_not_fatal(zeroflow_bin, recording, 
     with open(name, "wb") as f:
         f.write(b"temp\xe9rature,ecg\n" + b"".join(f"20,{v}\n".encode() for v in values))
     out = folder + b"/out\xe9"
-    proc = subprocess.run([os.fsencode(zeroflow_bin), b"run", name, b"--column", b"ecg", b"--out", out, b"--device",
-                           b"cpu", b"--epochs", b"1"], capture_output=True, timeout=600)
+    proc = subprocess.run(
+        [
+            os.fsencode(zeroflow_bin),
+            b"run",
+            name,
+            b"--column",
+            b"ecg",
+            b"--out",
+            out,
+            b"--device",
+            b"cpu",
+            b"--epochs",
+            b"1",
+        ],
+        capture_output=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(open(out + b"/summary.json", "rb").read().decode("utf-8"))  # valid UTF-8 JSON
     assert summary["input"] == os.fsdecode(name).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -607,8 +750,22 @@ def test_error_lines_name_no_internals(zeroflow_bin, recording, tmp_path):
         proc = subprocess.run([str(zeroflow_bin), *args], capture_output=True, text=True, timeout=600)
         assert proc.returncode in (1, 2), (args, proc.stderr)
         [line] = error_lines(proc)
-        for internal in (".cpp", ".hpp", "::", "what()", "stoull", "stoi", "json.exception", "segment_params",
-                         "ecg_options", "csv_options", "na_policy", "c10", "Exception raised from", "frame #"):
+        for internal in (
+            ".cpp",
+            ".hpp",
+            "::",
+            "what()",
+            "stoull",
+            "stoi",
+            "json.exception",
+            "segment_params",
+            "ecg_options",
+            "csv_options",
+            "na_policy",
+            "c10",
+            "Exception raised from",
+            "frame #",
+        ):
             assert internal not in line, (args, line)
 
 
@@ -655,11 +812,15 @@ def test_python_read_csv_refuses_the_same_inputs_with_parse_error(recording, tmp
 
     import zeroflow as zf
     import zeroflow.io
+
     (tmp_path / "rec.csv.gz").write_bytes(gzip.compress(recording.read_bytes()))
     (tmp_path / "rec16.csv").write_bytes(recording.read_text().encode("utf-16"))
     os.mkfifo(tmp_path / "stream.csv")
-    for name, needle in [("rec.csv.gz", "this looks like a gzip file"), ("rec16.csv", "this looks like UTF-16 text"),
-                         ("stream.csv", "is not a regular file")]:
+    for name, needle in [
+        ("rec.csv.gz", "this looks like a gzip file"),
+        ("rec16.csv", "this looks like UTF-16 text"),
+        ("stream.csv", "is not a regular file"),
+    ]:
         with pytest.raises(zf.ParseError, match=needle):
             zf.read_csv(tmp_path / name)
     with pytest.raises(zf.ParseError, match="x.csv: byte 7 is a NUL byte"):
@@ -672,11 +833,14 @@ def test_evaluate_neither_reads_nor_replaces_a_fifo(zeroflow_bin, recording, tmp
     fifo = tmp_path / "eval.json"
     os.mkfifo(fifo)
     before = snapshot(tmp_path)
-    proc = subprocess.run([str(zeroflow_bin), "evaluate", str(out), "--json", str(fifo)], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [str(zeroflow_bin), "evaluate", str(out), "--json", str(fifo)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 1
-    assert error_lines(proc) == [f"zeroflow: error: cannot write the evaluation {fifo}: it exists and is not a regular "
-                                 "file; give the name of a file to write"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: cannot write the evaluation {fifo}: it exists and is not a regular "
+        "file; give the name of a file to write"
+    ]
     (out / "beats.csv").unlink()
     os.mkfifo(out / "beats.csv")
     before = snapshot(tmp_path)
@@ -691,8 +855,10 @@ def test_generate_replaces_no_special_file(zeroflow_bin, tmp_path):
     before = snapshot(tmp_path)
     proc = run_cli(zeroflow_bin, "generate", "--hours", 0.01, "--out", tmp_path / "rec.csv", check=False)
     assert proc.returncode == 1
-    assert error_lines(proc) == [f"zeroflow: error: cannot write the recording {tmp_path / 'rec.labels.csv'}: it "
-                                 "exists and is not a regular file; give the name of a file to write"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: cannot write the recording {tmp_path / 'rec.labels.csv'}: it "
+        "exists and is not a regular file; give the name of a file to write"
+    ]
     assert snapshot(tmp_path) == before
 
 
@@ -700,9 +866,15 @@ def test_a_wfdb_record_whose_signal_file_is_a_fifo_is_refused(zeroflow_bin, tmp_
     (tmp_path / "rec.hea").write_text("rec 1 250 1000\nrec.dat 16 200 16 0 0 0 0 MLII\n")
     os.mkfifo(tmp_path / "rec.dat")
     before = snapshot(tmp_path)
-    proc = subprocess.run([str(zeroflow_bin), "run", str(tmp_path / "rec.hea"), "--out", str(tmp_path / "out"),
-                           "--device", "cpu"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [str(zeroflow_bin), "run", str(tmp_path / "rec.hea"), "--out", str(tmp_path / "out"), "--device", "cpu"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
-    assert error_lines(proc) == [f"zeroflow: error: {tmp_path / 'rec.dat'} is not a regular file (a FIFO, socket or "
-                                 "device); zeroflow reads the signal file from a file: save it to one first"]
+    assert error_lines(proc) == [
+        f"zeroflow: error: {tmp_path / 'rec.dat'} is not a regular file (a FIFO, socket or "
+        "device); zeroflow reads the signal file from a file: save it to one first"
+    ]
     assert snapshot(tmp_path) == before

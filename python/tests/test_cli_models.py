@@ -2,6 +2,7 @@
 the MLP autoencoder's scores re-computed in NumPy from the weights in its model file (read with
 PyTorch) and the scaling re-computed with scikit-learn; a LightVAE trained and saved from Python
 scored by the CLI as Python scores it."""
+
 import csv
 import io
 import json
@@ -9,10 +10,10 @@ import struct
 
 import numpy as np
 import pytest
+from conftest import run_cli
 from sklearn.preprocessing import MinMaxScaler as SkMinMaxScaler
 
 import zeroflow as zf
-from conftest import run_cli
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch: no model")
@@ -44,14 +45,27 @@ def read_mlp_file(path):
     archive, metadata, _, version = struct.unpack("<4Q", data[-40:-8])
     assert version == 1 and archive + metadata == len(data) - 40
     weights = dict(torch.jit.load(io.BytesIO(data[:archive])).named_parameters())
-    return {k: v.detach().double().numpy() for k, v in weights.items()}, json.loads(data[archive:archive + metadata])
+    return {k: v.detach().double().numpy() for k, v in weights.items()}, json.loads(data[archive : archive + metadata])
 
 
 @pytest.fixture(scope="module")
 def mlp_run(zeroflow_bin, short_recording, tmp_path_factory):
     out = tmp_path_factory.mktemp("mlp")
-    proc = run_cli(zeroflow_bin, "run", short_recording, "--model", "mlp", "--segmentation", "seed", "--epochs", 30,
-                   "--device", "cpu", "--out", out)
+    proc = run_cli(
+        zeroflow_bin,
+        "run",
+        short_recording,
+        "--model",
+        "mlp",
+        "--segmentation",
+        "seed",
+        "--epochs",
+        30,
+        "--device",
+        "cpu",
+        "--out",
+        out,
+    )
     return out, proc
 
 
@@ -91,21 +105,45 @@ def test_summary_says_which_model_scored(mlp_run, short_run):
 
 def test_score_takes_the_mlp_model_file(zeroflow_bin, mlp_run, short_recording, tmp_path):
     out, _ = mlp_run
-    run_cli(zeroflow_bin, "score", short_recording, "--model", out / "model.pt", "--segmentation", "seed",
-            "--device", "cpu", "--out", tmp_path)
+    run_cli(
+        zeroflow_bin,
+        "score",
+        short_recording,
+        "--model",
+        out / "model.pt",
+        "--segmentation",
+        "seed",
+        "--device",
+        "cpu",
+        "--out",
+        tmp_path,
+    )
     np.testing.assert_array_equal(scores_of(tmp_path), scores_of(out))
     # ... and refuses it for rows made another way, in one line.
-    proc = run_cli(zeroflow_bin, "score", short_recording, "--model", out / "model.pt", "--device", "cpu", "--out",
-                   tmp_path / "robust", check=False)
+    proc = run_cli(
+        zeroflow_bin,
+        "score",
+        short_recording,
+        "--model",
+        out / "model.pt",
+        "--device",
+        "cpu",
+        "--out",
+        tmp_path / "robust",
+        check=False,
+    )
     assert proc.returncode == 1
     assert "segmentation seed (this run: robust)" in error_line(proc)
 
 
-@pytest.mark.parametrize("name, needle", [
-    ("monai", 'VAEOutlierDetector(model="monai")'),
-    ("model.pt", "zeroflow score INPUT --model model.pt"),
-    ("vae", "expected lightvae or mlp"),
-])
+@pytest.mark.parametrize(
+    "name, needle",
+    [
+        ("monai", 'VAEOutlierDetector(model="monai")'),
+        ("model.pt", "zeroflow score INPUT --model model.pt"),
+        ("vae", "expected lightvae or mlp"),
+    ],
+)
 def test_run_refuses_models_it_cannot_train(zeroflow_bin, short_recording, tmp_path, name, needle):
     proc = run_cli(zeroflow_bin, "run", short_recording, "--model", name, "--out", tmp_path / "out", check=False)
     assert proc.returncode == 2
@@ -119,19 +157,49 @@ def test_a_vae_saved_from_python_is_scored_by_the_cli(zeroflow_bin, short_record
     vae.train(rows, epochs=2, seed=3)
     plain = tmp_path / "plain.pt"
     vae.save(plain)  # rows not described: the CLI cannot know what the model is for
-    proc = run_cli(zeroflow_bin, "score", short_recording, "--model", plain, "--segmentation", "seed", "--device",
-                   "cpu", "--out", tmp_path / "refused", check=False)
+    proc = run_cli(
+        zeroflow_bin,
+        "score",
+        short_recording,
+        "--model",
+        plain,
+        "--segmentation",
+        "seed",
+        "--device",
+        "cpu",
+        "--out",
+        tmp_path / "refused",
+        check=False,
+    )
     assert proc.returncode == 1 and "VAE.describe_rows" in error_line(proc)
 
     with pytest.raises(ValueError, match="samples wide"):
         vae.describe_rows(360.0, method="seed")  # 360 Hz rows are 512 wide, the model's 256
     vae.describe_rows(250.0, method="seed")
-    assert vae.described_rows == {"sample_rate": 250.0, "segmentation": "seed", "normalized": True,
-                                  "window_before": 0, "window_after": 0, "min_length": 100, "max_length": 256}
+    assert vae.described_rows == {
+        "sample_rate": 250.0,
+        "segmentation": "seed",
+        "normalized": True,
+        "window_before": 0,
+        "window_after": 0,
+        "min_length": 100,
+        "max_length": 256,
+    }
     described = tmp_path / "described.pt"
     vae.save(described)
     assert zf.model.VAE.load(described).described_rows == vae.described_rows
-    run_cli(zeroflow_bin, "score", short_recording, "--model", described, "--segmentation", "seed", "--device", "cpu",
-            "--out", tmp_path / "scored")
+    run_cli(
+        zeroflow_bin,
+        "score",
+        short_recording,
+        "--model",
+        described,
+        "--segmentation",
+        "seed",
+        "--device",
+        "cpu",
+        "--out",
+        tmp_path / "scored",
+    )
     want = np.from_dlpack(vae.score(rows).score)
     np.testing.assert_allclose(scores_of(tmp_path / "scored"), want, rtol=1e-6)

@@ -1,4 +1,5 @@
 """End-to-end tests of the command-line tool against independent references (NumPy)."""
+
 import csv
 import json
 import math
@@ -6,13 +7,27 @@ import shutil
 
 import numpy as np
 import pytest
-
 from conftest import run_cli
 from seed_reference import segment
 
 # The outputs contract's columns come first and keep their meaning; the rhythm columns follow.
-BEATS_COLUMNS = ["beat", "start", "peak", "length", "kept", "split", "score", "mu0", "mu1",
-                 "rr_before", "rr_after", "local_rr", "morphology", "rhythm", "flags"]
+BEATS_COLUMNS = [
+    "beat",
+    "start",
+    "peak",
+    "length",
+    "kept",
+    "split",
+    "score",
+    "mu0",
+    "mu1",
+    "rr_before",
+    "rr_after",
+    "local_rr",
+    "morphology",
+    "rhythm",
+    "flags",
+]
 
 
 def read_beats(folder):
@@ -25,8 +40,9 @@ def read_beats(folder):
 def test_generate_writes_signal_and_labels(short_recording):
     values = np.loadtxt(short_recording, skiprows=1, dtype=np.float64)
     assert values.shape == (int(0.2 * 3600 * 250),)
-    labels = np.genfromtxt(short_recording.with_suffix(".labels.csv"), delimiter=",", names=True, dtype=None,
-                           encoding="utf-8")
+    labels = np.genfromtxt(
+        short_recording.with_suffix(".labels.csv"), delimiter=",", names=True, dtype=None, encoding="utf-8"
+    )
     assert set(labels["symbol"]) <= {"N", "V"}  # the fixture asks for no atrial premature beats
     assert 0.02 < np.mean(labels["symbol"] == "V") < 0.09
     # Mean heart rate near the requested 90 bpm.
@@ -38,8 +54,19 @@ def test_run_outputs_follow_the_contract(short_run):
     out, proc = short_run
     rows = read_beats(out)
     summary = json.loads((out / "summary.json").read_text())
-    for key in ["input", "samples", "sample_rate", "device", "beats_found", "beats_kept", "stages_ms",
-                "peak_host_bytes", "peak_device_bytes", "loss_per_epoch", "test_loss"]:
+    for key in [
+        "input",
+        "samples",
+        "sample_rate",
+        "device",
+        "beats_found",
+        "beats_kept",
+        "stages_ms",
+        "peak_host_bytes",
+        "peak_device_bytes",
+        "loss_per_epoch",
+        "test_loss",
+    ]:
         assert key in summary, key
     assert summary["device"] == "cpu"
     assert summary["beats_found"] == len(rows)
@@ -63,8 +90,9 @@ def test_run_outputs_follow_the_contract(short_run):
 def test_beats_match_the_seed_numpy_reference(zeroflow_bin, short_recording, tmp_path):
     # The seed's method is one option away, and gives the seed's beats.
     out = tmp_path / "seed"
-    run_cli(zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 1,
-            "--segmentation", "seed")
+    run_cli(
+        zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 1, "--segmentation", "seed"
+    )
     signal = np.loadtxt(short_recording, skiprows=1, dtype=np.float32)
     _, indices, lengths, kept = segment(signal)  # with zeroflow's weak-peak filter (ratio 0.1)
     rows = read_beats(out)
@@ -103,11 +131,14 @@ def test_score_with_saved_model_reproduces_scores(zeroflow_bin, short_recording,
             assert r["split"] == "-"
 
 
-@pytest.mark.parametrize("content, needle", [
-    ("heartbeats\n1.0\n2.0\nabc\n4.0\n", ":4"),
-    ("heartbeats\n", "no data"),
-    ("", "empty"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("heartbeats\n1.0\n2.0\nabc\n4.0\n", ":4"),
+        ("heartbeats\n", "no data"),
+        ("", "empty"),
+    ],
+)
 def test_bad_input_is_one_readable_line(zeroflow_bin, tmp_path, content, needle):
     bad = tmp_path / "bad.csv"
     bad.write_text(content)
@@ -140,8 +171,7 @@ def test_many_recordings_one_folder_each_and_a_failure_skipped(zeroflow_bin, sho
     bad = tmp_path / "bad.csv"
     bad.write_text("heartbeats\n1.0\n2.0\nabc\n")
     out = tmp_path / "out"
-    proc = run_cli(zeroflow_bin, "run", first, bad, second, "--out", out, "--device", "cpu", "--epochs", 2,
-                   check=False)
+    proc = run_cli(zeroflow_bin, "run", first, bad, second, "--out", out, "--device", "cpu", "--epochs", 2, check=False)
     assert proc.returncode == 1
     errors = [l for l in proc.stderr.splitlines() if l.startswith("zeroflow: error:")]
     assert errors == [f"zeroflow: error: 1 of 3 recordings failed (see {out / 'runs.csv'})"], proc.stderr
@@ -162,7 +192,16 @@ def test_many_recordings_one_folder_each_and_a_failure_skipped(zeroflow_bin, sho
 
 
 def test_labels_flag_names_one_recording(zeroflow_bin, short_recording, tmp_path):
-    proc = run_cli(zeroflow_bin, "run", short_recording, short_recording, "--labels", short_recording,
-                   "--out", tmp_path, check=False)
+    proc = run_cli(
+        zeroflow_bin,
+        "run",
+        short_recording,
+        short_recording,
+        "--labels",
+        short_recording,
+        "--out",
+        tmp_path,
+        check=False,
+    )
     assert proc.returncode == 2  # a usage error
     assert "--labels names one file, but 2 recordings were given" in proc.stderr

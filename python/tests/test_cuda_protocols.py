@@ -1,10 +1,12 @@
 """Device-side protocols (GPU only; skipped without one): DLPack with streams, the CUDA Array
 Interface v3 both ways, Arrow device arrays, and the refusals (stream 0, copy=False across
 devices). The lead runs these on the GPU machine (docs/python.md, "GPU tests")."""
+
 import numpy as np
 import pytest
 
 import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
+
 pytestmark = pytest.mark.skipif(not zf.cuda_available(), reason="needs a CUDA build of zeroflow and a GPU")
 
 

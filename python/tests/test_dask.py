@@ -1,6 +1,7 @@
 """zeroflow.dask.run_many and `zeroflow run --scheduler` against sequential `zeroflow run`: a local
 Dask cluster of two worker processes gives the same beats and scores, names folders the same, and
 reports a broken recording without leaving anything of it behind."""
+
 import csv
 import os
 import pathlib
@@ -51,8 +52,13 @@ def sequential(zeroflow_bin, recordings, tmp_path_factory):
     """`zeroflow run A B C D broken --out DIR` in one process, one recording after another."""
     paths, broken = recordings
     out = tmp_path_factory.mktemp("sequential") / "out"
-    proc = subprocess.run([str(zeroflow_bin), "run", *paths, broken, "--out", str(out), "--device", "cpu", "--epochs",
-                           str(EPOCHS)], capture_output=True, text=True, env={**os.environ, **ONE_THREAD}, timeout=600)
+    proc = subprocess.run(
+        [str(zeroflow_bin), "run", *paths, broken, "--out", str(out), "--device", "cpu", "--epochs", str(EPOCHS)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **ONE_THREAD},
+        timeout=600,
+    )
     assert proc.returncode == 1, proc.stderr  # one recording failed
     return out
 
@@ -87,8 +93,9 @@ def test_run_many_matches_sequential_zeroflow_run(client, recordings, sequential
     with open(out / "runs.csv") as f, open(sequential / "runs.csv") as g:
         ours, ref = list(csv.DictReader(f)), list(csv.DictReader(g))
     assert [r["status"] for r in ours] == [r["status"] for r in ref]
-    assert [(r["samples"], r["beats_found"], r["beats_kept"]) for r in ours] == \
-        [(r["samples"], r["beats_found"], r["beats_kept"]) for r in ref]
+    assert [(r["samples"], r["beats_found"], r["beats_kept"]) for r in ours] == [
+        (r["samples"], r["beats_found"], r["beats_kept"]) for r in ref
+    ]
 
 
 def test_a_broken_recording_is_reported_and_leaves_nothing(client, recordings, tmp_path):
@@ -114,8 +121,13 @@ def test_earlier_results_are_refused_without_force(client, recordings, tmp_path)
 
 
 def test_folder_names_are_the_clis():
-    assert zdask.folder_names(["a/x.csv", "b/X.csv", "...csv", "runs.csv", "c/x-2.csv"]) == \
-        ["x", "X-3", "recording", "runs", "x-2"]
+    assert zdask.folder_names(["a/x.csv", "b/X.csv", "...csv", "runs.csv", "c/x-2.csv"]) == [
+        "x",
+        "X-3",
+        "recording",
+        "runs",
+        "x-2",
+    ]
 
 
 def test_unknown_options_are_refused_before_anything_runs(recordings, tmp_path):
@@ -127,19 +139,41 @@ def test_unknown_options_are_refused_before_anything_runs(recordings, tmp_path):
 def test_cli_scheduler_local(zeroflow_bin, recordings, tmp_path):
     paths, broken = recordings
     env = {**os.environ, "ZEROFLOW_PYTHON": sys.executable}
-    proc = subprocess.run([str(zeroflow_bin), "run", paths[0], paths[1], broken, "--out", str(tmp_path / "o"),
-                           "--scheduler", "local", "--device", "cpu", "--epochs", "1"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [
+            str(zeroflow_bin),
+            "run",
+            paths[0],
+            paths[1],
+            broken,
+            "--out",
+            str(tmp_path / "o"),
+            "--scheduler",
+            "local",
+            "--device",
+            "cpu",
+            "--epochs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 1, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == \
-        f"zeroflow: error: 1 of 3 recordings failed (see {tmp_path / 'o' / 'runs.csv'})"
+    assert (
+        proc.stderr.strip().splitlines()[-1]
+        == f"zeroflow: error: 1 of 3 recordings failed (see {tmp_path / 'o' / 'runs.csv'})"
+    )
     assert sorted(os.listdir(tmp_path / "o")) == ["r1", "r2", "runs.csv"]
 
 
 def test_cli_scheduler_errors(zeroflow_bin, recordings, tmp_path):
     paths, _ = recordings
     args = [str(zeroflow_bin), "run", paths[0], "--out", str(tmp_path / "o"), "--scheduler", "local"]
-    missing = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "ZEROFLOW_PYTHON": "/nonexistent"})
+    missing = subprocess.run(
+        args, capture_output=True, text=True, env={**os.environ, "ZEROFLOW_PYTHON": "/nonexistent"}
+    )
     assert missing.returncode == 1 and "ZEROFLOW_PYTHON" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
     usage = run_cli(zeroflow_bin, *args[1:], "--figures", "png", check=False)

@@ -1,6 +1,7 @@
 """examples/ecg_pipeline.py on the CPU (the GPU run is the lead's: docs/python.md): a small
 synthetic recording, every hand-off zero-copy, NumPy's gate equal to zeroflow's, and the most
 anomalous beats are the premature ventricular ones."""
+
 import json
 import pathlib
 import subprocess
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
+
 pytest.importorskip("torch")
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "ecg_pipeline.py"
 
@@ -19,8 +21,25 @@ def test_example_runs_on_the_cpu(tmp_path):
     csv = tmp_path / "ecg.csv"
     labels = zf.synth.write_ecg_csv(csv, 0.2, anomaly_rate=0.03, heart_rate=90, seed=3)
     out = tmp_path / "summary.json"
-    proc = subprocess.run([sys.executable, str(EXAMPLE), "--device", "cpu", "--csv", str(csv), "--epochs", "10",
-                           "--top", "5", "--json", str(out)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(EXAMPLE),
+            "--device",
+            "cpu",
+            "--csv",
+            str(csv),
+            "--epochs",
+            "10",
+            "--top",
+            "5",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads(out.read_text())
     assert summary["all_zero_copy"] and summary["gate_matches_zeroflow"]

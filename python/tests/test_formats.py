@@ -1,6 +1,7 @@
 """zeroflow.io.read_recording and read_wfdb_annotations against the reference readers: wfdb-python
 for WFDB records and annotations, pyedflib for EDF/EDF+. Every signal of every sample file is
 compared sample by sample in physical units (zeroflow keeps float32, the references float64)."""
+
 import pathlib
 
 import numpy as np
@@ -16,8 +17,13 @@ MITDB = DATA / "mitdb-ds1"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"{DATA} (real ECG samples) is not on this machine")
 
 # AAMI EC57 classes of the MIT-BIH beat symbols, written out here as the reference for zeroflow's mapping.
-AAMI = {**dict.fromkeys("NLRej", "N"), **dict.fromkeys("AaJS", "S"), **dict.fromkeys("VE", "V"), "F": "F",
-        **dict.fromkeys("/fQ", "Q")}
+AAMI = {
+    **dict.fromkeys("NLRej", "N"),
+    **dict.fromkeys("AaJS", "S"),
+    **dict.fromkeys("VE", "V"),
+    "F": "F",
+    **dict.fromkeys("/fQ", "Q"),
+}
 
 
 def _nonempty(*paths):
@@ -59,8 +65,9 @@ def _check_wfdb_record(record):
         _assert_same_signal(got.signal, reference.e_p_signal[i], what)
         # The name selects the same signal as the index.
         by_name = zf.io.read_recording(header, name)
-        assert by_name.lead == name and np.array_equal(np.asarray(by_name.signal), np.asarray(got.signal),
-                                                       equal_nan=True), what
+        assert by_name.lead == name and np.array_equal(
+            np.asarray(by_name.signal), np.asarray(got.signal), equal_nan=True
+        ), what
 
 
 def test_every_storage_format_of_binformats_equals_wfdb():
@@ -71,13 +78,16 @@ def test_every_storage_format_of_binformats_equals_wfdb():
     _check_wfdb_record(record)
 
 
-@pytest.mark.parametrize("name, files", [
-    ("n16", ["n16.dat"]),
-    ("s0010_re", ["s0010_re.dat", "s0010_re.xyz"]),  # 12 leads in one file, 3 Frank leads in another
-    ("3000003_0003", ["3000003_0003.dat"]),  # two signals interleaved in format 80
-    ("wave_4", ["wave_4.dat"]),  # several samples per frame
-    ("test_generator_2", ["test_generator_2.dat"]),  # 200 samples per frame of 1 Hz
-])
+@pytest.mark.parametrize(
+    "name, files",
+    [
+        ("n16", ["n16.dat"]),
+        ("s0010_re", ["s0010_re.dat", "s0010_re.xyz"]),  # 12 leads in one file, 3 Frank leads in another
+        ("3000003_0003", ["3000003_0003.dat"]),  # two signals interleaved in format 80
+        ("wave_4", ["wave_4.dat"]),  # several samples per frame
+        ("test_generator_2", ["test_generator_2.dat"]),  # 200 samples per frame of 1 Hz
+    ],
+)
 def test_wfdb_samples_equal_wfdb(name, files):
     _nonempty(SAMPLES / f"{name}.hea", *(SAMPLES / f for f in files))
     _check_wfdb_record(SAMPLES / name)
@@ -127,8 +137,15 @@ def _edf_reference(path, tmp_path):
     copy = tmp_path / path.name
     copy.write_bytes(bytes(data))
     with pyedflib.EdfReader(str(copy)) as reader:
-        return [(reader.getLabel(i), reader.getPhysicalDimension(i), reader.getSampleFrequency(i),
-                 reader.readSignal(i, digital=False)) for i in range(reader.signals_in_file)]
+        return [
+            (
+                reader.getLabel(i),
+                reader.getPhysicalDimension(i),
+                reader.getSampleFrequency(i),
+                reader.readSignal(i, digital=False),
+            )
+            for i in range(reader.signals_in_file)
+        ]
 
 
 @pytest.mark.parametrize("name", ["test_generator_2.edf", "n16.edf", "wave_4.edf"])

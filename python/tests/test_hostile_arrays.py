@@ -1,6 +1,7 @@
 """Array constructors against sizes that do not fit in 64 bits. NumPy is the reference: a shape it
 refuses as too big, zeroflow refuses with ValueError too (once, zeros((2**62,), 'float32') gave an
 array of 0 bytes); a shape it accepts, zeroflow accepts with the same size and byte count."""
+
 import warnings
 
 import numpy as np
@@ -13,9 +14,23 @@ _core = zf._zeroflow
 # Shapes on both sides of the 2**63-byte limit. None allocates more than a few bytes when it fits:
 # the large ones hold a zero extent (NumPy, like zeroflow, still requires the other extents to fit).
 SHAPES = [
-    (2**62,), (2**62 + 1,), (2**61,), (2**60,), (2**32, 2**32), (2**31, 2**31, 2), (2**31, 2**31, 1),
-    (2**62, 0), (2**63 - 1, 0), (0, 2**63 - 1), (2**32, 2**32, 0), (2**21, 2**21, 2**21, 0), (3, 0, 2**61),
-    (5,), (2, 3), (), (0,),
+    (2**62,),
+    (2**62 + 1,),
+    (2**61,),
+    (2**60,),
+    (2**32, 2**32),
+    (2**31, 2**31, 2),
+    (2**31, 2**31, 1),
+    (2**62, 0),
+    (2**63 - 1, 0),
+    (0, 2**63 - 1),
+    (2**32, 2**32, 0),
+    (2**21, 2**21, 2**21, 0),
+    (3, 0, 2**61),
+    (5,),
+    (2, 3),
+    (),
+    (0,),
 ]
 DTYPES = ["int8", "int16", "float32", "float64", "complex128"]
 

@@ -1,4 +1,5 @@
 """Importing zeroflow and torch in either order works (a crash of the GPU build, see _load.py)."""
+
 import subprocess
 import sys
 
@@ -22,7 +23,8 @@ def test_zeroflow_and_torch_import_in_either_order(order):
         "\na = zf.asarray(t)"
         "\nback = torch.from_dlpack(a)"
         "\nassert back.data_ptr() == t.data_ptr() and back.sum().item() == 10.0"
-        "\nprint('ok')")
+        "\nprint('ok')"
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"{order}: exit {proc.returncode}\n{proc.stderr[-2000:]}"
     assert proc.stdout.strip().endswith("ok")
@@ -30,5 +32,6 @@ def test_zeroflow_and_torch_import_in_either_order(order):
 
 def test_core_knows_whether_it_links_torch():
     from zeroflow import _build_config
+
     assert _build_config.LINKS_TORCH == zf.has_torch
     assert _build_config.HAS_CUDA == zf.has_cuda

@@ -3,6 +3,7 @@ int64, bool, 0-size and 2-D strided arrays go into zeroflow and out to every fra
 are checked, and the data pointer must not change where zero-copy is possible (the known copies
 below say why each other one happens). With ZEROFLOW_INTEROP_RECORD=FILE each cell is appended to
 FILE as a JSON line; scripts/interop-matrix renders docs/interop.md from them."""
+
 import json
 import os
 import re
@@ -10,18 +11,21 @@ import warnings
 
 import numpy as np
 import pytest
-
-import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
 from interop_frameworks import CASES, CPU_FRAMEWORKS, GPU_FRAMEWORKS, case_array  # noqa: E402
 
+import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
+
 RECORD = os.environ.get("ZEROFLOW_INTEROP_RECORD")
+
 
 def unaligned_for_jax(cell):
     """XLA's CPU client takes a DLPack buffer in place only when it is 64-byte aligned."""
     origin = cell["origin"]
     if origin % 64:
-        return (f"JAX (XLA CPU) adopts only 64-byte aligned buffers; this one is {origin % 64} bytes off "
-                "(NumPy, PyTorch and Arrow allocate 16-byte aligned; zeroflow 256-byte aligned)")
+        return (
+            f"JAX (XLA CPU) adopts only 64-byte aligned buffers; this one is {origin % 64} bytes off "
+            "(NumPy, PyTorch and Arrow allocate 16-byte aligned; zeroflow 256-byte aligned)"
+        )
     return None
 
 
@@ -39,7 +43,9 @@ def strided(reason):
 KNOWN_COPIES = {
     ("cpu", "*", "JAX", "*"): unaligned_for_jax,
     ("cpu", "*", "JAX", "strided2d"): strided(JAX_COMPACT),
-    ("cpu", "*", "TensorFlow", "strided2d"): strided("TensorFlow refuses strided DLPack tensors (copy contiguous first)"),
+    ("cpu", "*", "TensorFlow", "strided2d"): strided(
+        "TensorFlow refuses strided DLPack tensors (copy contiguous first)"
+    ),
     ("cuda", "*", "JAX", "strided2d"): strided(JAX_COMPACT),
     ("cpu", "pyarrow", "*", "bool"): "Arrow stores booleans as bits; zeroflow unpacks them into bytes",
     ("cpu", "*", "pyarrow", "bool"): "Arrow stores booleans as bits; exporting packs them",
@@ -63,13 +69,17 @@ if _pandas_major() >= 3:
     for consumer in ("JAX", "TensorFlow"):
         KNOWN_UNSUPPORTED[("cpu", "pandas", consumer, "*")] = (
             f"pandas 3 data is read-only (copy-on-write) and {consumer} asks for a legacy DLPack capsule, which "
-            "cannot say so: zf.asarray(series, copy=True)")
+            "cannot say so: zf.asarray(series, copy=True)"
+        )
 
 
 def lookup(table, device, source, target, case, cell=None):
     """The most specific matching reason (exact names before wildcards)."""
-    matches = [(sum(k == "*" for k in key), reason) for key, reason in table.items()
-               if key[0] == device and key[1] in ("*", source) and key[2] in ("*", target) and key[3] in ("*", case)]
+    matches = [
+        (sum(k == "*" for k in key), reason)
+        for key, reason in table.items()
+        if key[0] == device and key[1] in ("*", source) and key[2] in ("*", target) and key[3] in ("*", case)
+    ]
     for _, reason in sorted(matches, key=lambda m: m[0]):
         reason = reason(cell) if callable(reason) else reason
         if reason:
@@ -106,8 +116,7 @@ def move(source, target, case):
     if origin is None:
         return "ok", "no data to share (0 elements)", notes, None
     hops = f"into zeroflow: {'same' if z.data_ptr == origin else 'new'} pointer"
-    return ("zero-copy" if landed == origin else "copy"), hops, notes, {"origin": origin,
-                                                                         "contiguous": z.is_contiguous}
+    return ("zero-copy" if landed == origin else "copy"), hops, notes, {"origin": origin, "contiguous": z.is_contiguous}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -122,10 +131,15 @@ def versions():
             found[module] = importlib.import_module(module).__version__
         except Exception:  # noqa: BLE001 - absent or broken: not in the list
             pass
-    record(meta=True, zeroflow=zf.__version__, python=platform.python_version(), machine=platform.machine(),
-           cuda=zf.cuda_available(), versions=found,
-           recipes={f"{f.device}:{f.name}": [f.import_recipe, f.export_recipe]
-                    for f in CPU_FRAMEWORKS + GPU_FRAMEWORKS})
+    record(
+        meta=True,
+        zeroflow=zf.__version__,
+        python=platform.python_version(),
+        machine=platform.machine(),
+        cuda=zf.cuda_available(),
+        versions=found,
+        recipes={f"{f.device}:{f.name}": [f.import_recipe, f.export_recipe] for f in CPU_FRAMEWORKS + GPU_FRAMEWORKS},
+    )
 
 
 def frameworks(device):
@@ -142,25 +156,52 @@ def test_matrix_row(device, source_name, case):
     why = source.unavailable()
     if why:
         for target in frameworks(device):
-            record(device=device, source=source.name, target=target.name, case=case, result="unavailable",
-                   detail=why, recipe="")
+            record(
+                device=device,
+                source=source.name,
+                target=target.name,
+                case=case,
+                result="unavailable",
+                detail=why,
+                recipe="",
+            )
         pytest.skip(f"{source.name} ({device}): {why}")
     problems = []
     for target in frameworks(device):
         recipe = re.sub(r"\ba\b", source.import_recipe.split("  #")[0], target.export_recipe.split("  #")[0])
         absent = target.unavailable()
         if absent:
-            record(device=device, source=source.name, target=target.name, case=case, result="unavailable",
-                   detail=absent, recipe=recipe)
+            record(
+                device=device,
+                source=source.name,
+                target=target.name,
+                case=case,
+                result="unavailable",
+                detail=absent,
+                recipe=recipe,
+            )
             continue
         try:
             result, detail, notes, context = move(source, target, case)
         except Exception as error:  # noqa: BLE001 - every failure is a cell of the matrix
-            result, detail, notes, context = ("unsupported", f"{type(error).__name__}: "
-                                              f"{str(error).splitlines()[0][:200]}", [], None)
+            result, detail, notes, context = (
+                "unsupported",
+                f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
+                [],
+                None,
+            )
         reason = lookup(KNOWN_COPIES, device, source.name, target.name, case, context) if result == "copy" else None
-        record(device=device, source=source.name, target=target.name, case=case, result=result, detail=detail,
-               reason=reason or "", warnings=notes, recipe=recipe)
+        record(
+            device=device,
+            source=source.name,
+            target=target.name,
+            case=case,
+            result=result,
+            detail=detail,
+            reason=reason or "",
+            warnings=notes,
+            recipe=recipe,
+        )
         cell = f"{source.name} -> {target.name} ({case})"
         if result == "wrong":
             problems.append(f"{cell}: {detail}")

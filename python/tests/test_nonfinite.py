@@ -4,6 +4,7 @@ Every refusal: exit code 1, exactly one `zeroflow: error:` line saying what is w
 folder left behind. Counts and positions are checked against independent readings of the same
 files (NumPy, wfdb-python); the model file's trailer against an FNV-1a written here from its
 definition; a model with NaN weights is made with PyTorch itself."""
+
 import csv
 import io
 import json
@@ -13,7 +14,6 @@ import struct
 
 import numpy as np
 import pytest
-
 from conftest import run_cli
 
 wfdb = pytest.importorskip("wfdb")
@@ -86,8 +86,11 @@ def test_a_3e38_sample_is_refused_with_its_position(zeroflow_bin, samples, tmp_p
     read = np.loadtxt(tmp_path / "spike.csv", skiprows=1).astype(np.float32)
     bad = np.flatnonzero(~(np.abs(read) <= np.float32(1e30)))
     out = tmp_path / "out"
-    refused(cli(zeroflow_bin, "run", tmp_path / "spike.csv", "--out", out), out,
-            f"{len(bad)} samples are infinite or larger than 1e30 in magnitude (the first is sample {bad[0]},")
+    refused(
+        cli(zeroflow_bin, "run", tmp_path / "spike.csv", "--out", out),
+        out,
+        f"{len(bad)} samples are infinite or larger than 1e30 in magnitude (the first is sample {bad[0]},",
+    )
 
 
 def test_infinite_samples_are_refused(zeroflow_bin, samples, tmp_path):
@@ -99,16 +102,28 @@ def test_infinite_samples_are_refused(zeroflow_bin, samples, tmp_path):
     bad = np.flatnonzero(~np.isfinite(physical) | (np.abs(physical) > 1e30))
     assert len(bad) > 0
     out = tmp_path / "out"
-    refused(cli(zeroflow_bin, "run", hea, "--out", out), out,
-            f"{len(bad)} samples are infinite or larger than 1e30 in magnitude (the first is sample {bad[0]},")
+    refused(
+        cli(zeroflow_bin, "run", hea, "--out", out),
+        out,
+        f"{len(bad)} samples are infinite or larger than 1e30 in magnitude (the first is sample {bad[0]},",
+    )
 
 
 def test_gaps_run_with_finite_losses_and_scores(zeroflow_bin, samples, tmp_path):
     x = samples.copy()
     x[5000:5250] = np.nan  # a second lost
     x[[100, 20000]] = np.nan
-    wfdb.wrsamp("gaps", fs=250, units=["mV"], sig_name=["ECG"], p_signal=x[:, None], fmt=["16"],
-                adc_gain=[200], baseline=[0], write_dir=str(tmp_path))
+    wfdb.wrsamp(
+        "gaps",
+        fs=250,
+        units=["mV"],
+        sig_name=["ECG"],
+        p_signal=x[:, None],
+        fmt=["16"],
+        adc_gain=[200],
+        baseline=[0],
+        write_dir=str(tmp_path),
+    )
     missing = np.flatnonzero(np.isnan(wfdb.rdrecord(str(tmp_path / "gaps")).p_signal[:, 0]))
     assert len(missing) == 252
 
@@ -124,8 +139,12 @@ def test_gaps_run_with_finite_losses_and_scores(zeroflow_bin, samples, tmp_path)
     assert len(scores) > 100 and all(math.isfinite(s) for s in scores)
 
     out = tmp_path / "seed"
-    refused(cli(zeroflow_bin, "run", tmp_path / "gaps.hea", "--out", out, "--segmentation", "seed"), out,
-            f"{len(missing)} samples are missing (NaN; the first is sample {missing[0]},", "--segmentation robust")
+    refused(
+        cli(zeroflow_bin, "run", tmp_path / "gaps.hea", "--out", out, "--segmentation", "seed"),
+        out,
+        f"{len(missing)} samples are missing (NaN; the first is sample {missing[0]},",
+        "--segmentation robust",
+    )
 
 
 # ---- model files --------------------------------------------------------------------------------------
@@ -177,20 +196,32 @@ def test_damaged_model_files_are_refused(zeroflow_bin, clean_csv, model, tmp_pat
 def test_models_of_another_rate_or_normalisation_are_refused(zeroflow_bin, clean_csv, model, tmp_path):
     path = model[0]
     out = tmp_path / "rate"
-    refused(cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out, "--sample-rate", 256), out,
-            "sample rate 250 Hz (this run: 256 Hz)")
+    refused(
+        cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out, "--sample-rate", 256),
+        out,
+        "sample rate 250 Hz (this run: 256 Hz)",
+    )
     out = tmp_path / "none"
-    refused(cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out, "--normalize", "none"), out,
-            "normalisation robust (this run: none)", "--normalize robust")
+    refused(
+        cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out, "--normalize", "none"),
+        out,
+        "normalisation robust (this run: none)",
+        "--normalize robust",
+    )
     # And the other way round: a model trained on raw samples, scoring robust rows.
     raw = tmp_path / "raw"
     run_cli(zeroflow_bin, "run", clean_csv, "--out", raw, "--device", "cpu", "--epochs", 1, "--normalize", "none")
     out = tmp_path / "robust"
-    refused(cli(zeroflow_bin, "score", clean_csv, "--model", raw / "model.pt", "--out", out), out,
-            "normalisation none (this run: robust)", "--normalize none")
+    refused(
+        cli(zeroflow_bin, "score", clean_csv, "--model", raw / "model.pt", "--out", out),
+        out,
+        "normalisation none (this run: robust)",
+        "--normalize none",
+    )
     # The control: with its own settings the raw model scores.
-    ok = cli(zeroflow_bin, "score", clean_csv, "--model", raw / "model.pt", "--out", tmp_path / "ok",
-             "--normalize", "none")
+    ok = cli(
+        zeroflow_bin, "score", clean_csv, "--model", raw / "model.pt", "--out", tmp_path / "ok", "--normalize", "none"
+    )
     assert ok.returncode == 0, ok.stderr
 
 
@@ -206,8 +237,11 @@ def test_a_model_with_nan_weights_is_refused(zeroflow_bin, clean_csv, model, tmp
     path = tmp_path / "nan.pt"
     path.write_bytes(with_trailer(buffer.getvalue()))
     out = tmp_path / "out"
-    refused(cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out), out,
-            "holds 1 weight that is NaN or infinite")
+    refused(
+        cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out),
+        out,
+        "holds 1 weight that is NaN or infinite",
+    )
     # The control: the same round trip without the NaN loads and scores.
     module = torch.jit.load(io.BytesIO(data[:-32]))
     buffer = io.BytesIO()
@@ -228,7 +262,9 @@ def test_python_training_refuses_nan_rows():
     rows = rng.standard_normal((200, 32)).astype(np.float32)
     rows[17, 3] = np.nan
     model = zf.model.VAE(32)
-    with pytest.raises(ValueError, match=r"rows hold 1 value that is NaN or infinite \(the first in row 17, column 3\)"):
+    with pytest.raises(
+        ValueError, match=r"rows hold 1 value that is NaN or infinite \(the first in row 17, column 3\)"
+    ):
         model.train(rows, epochs=1, batch=64)
     with pytest.raises(ValueError, match="NaN or infinite"):
         model.score(rows)

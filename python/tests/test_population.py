@@ -2,6 +2,7 @@
 process, the PyTorch replica computes what zeroflow's LightVAE computes, the model file it writes
 is one that zeroflow scores any recording with, and the loss is the one zeroflow's own trainer
 reaches on the same beats."""
+
 import os
 import subprocess
 import sys
@@ -44,8 +45,14 @@ def one_process(recordings, tmp_path_factory):
 
 def rows_of(paths):
     """zeroflow's robust rows of each recording, as zeroflow run trains on them."""
-    return torch.cat([torch.from_dlpack(zf.signal.segment_beats(zf.io.read_recording(p).signal, sample_rate=250.0,
-                                                                method="robust").beats.rows) for p in paths])
+    return torch.cat(
+        [
+            torch.from_dlpack(
+                zf.signal.segment_beats(zf.io.read_recording(p).signal, sample_rate=250.0, method="robust").beats.rows
+            )
+            for p in paths
+        ]
+    )
 
 
 def test_two_gloo_processes_match_one(recordings, one_process, tmp_path):
@@ -91,8 +98,21 @@ def test_population_model_scores_a_new_recording(one_process, tmp_path, zeroflow
     zf.synth.write_ecg_csv(new, hours=0.05, seed=99, anomaly_rate=0.05)
     r = zf.run(new, model=one_process.model_file, device="cpu", labels=None)
     assert not r.trained and np.isfinite(np.asarray(r.score)).all() and len(np.asarray(r.score)) > 100
-    proc = subprocess.run([str(zeroflow_bin), "score", str(new), "--model", one_process.model_file, "--out",
-                           str(tmp_path / "scored"), "--device", "cpu"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(zeroflow_bin),
+            "score",
+            str(new),
+            "--model",
+            one_process.model_file,
+            "--out",
+            str(tmp_path / "scored"),
+            "--device",
+            "cpu",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "scored" / "beats.csv").exists()
 
@@ -112,11 +132,36 @@ def test_cli_train_population(recordings, zeroflow_bin, tmp_path):
     paths, _ = recordings
     env = {**os.environ, "ZEROFLOW_PYTHON": sys.executable}
     out = tmp_path / "cli.pt"
-    proc = subprocess.run([str(zeroflow_bin), "train-population", *paths[:2], "--out", str(out), "--processes", "2",
-                           "--device", "cpu", "--epochs", "1", "--batch", "64", "--threads", "1"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [
+            str(zeroflow_bin),
+            "train-population",
+            *paths[:2],
+            "--out",
+            str(out),
+            "--processes",
+            "2",
+            "--device",
+            "cpu",
+            "--epochs",
+            "1",
+            "--batch",
+            "64",
+            "--threads",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "2 process(es) (gloo)" in proc.stderr and out.exists()
-    again = subprocess.run([str(zeroflow_bin), "train-population", paths[0], "--out", str(out)],
-                           capture_output=True, text=True, env=env, timeout=300)
+    again = subprocess.run(
+        [str(zeroflow_bin), "train-population", paths[0], "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert again.returncode == 2 and "--force" in again.stderr

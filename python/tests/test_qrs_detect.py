@@ -1,6 +1,7 @@
 """zeroflow.detect_qrs: against the cardiologists' beat annotations of MIT-BIH (read by wfdb-python,
 matched by wfdb's compare_annotations), against the ground truth of synthetic recordings, and the
 properties a detector for real recordings needs (units and polarity do not matter)."""
+
 import pathlib
 
 import numpy as np
@@ -35,8 +36,7 @@ def se_and_ppv(reference, detected, sample_rate):
 
 
 def synthetic(sample_rate=250.0, heart_rate=70.0, anomaly_rate=0.05, seed=11):
-    r = zf.synth.generate_ecg(0.1, sample_rate=sample_rate, heart_rate=heart_rate, anomaly_rate=anomaly_rate,
-                              seed=seed)
+    r = zf.synth.generate_ecg(0.1, sample_rate=sample_rate, heart_rate=heart_rate, anomaly_rate=anomaly_rate, seed=seed)
     return np.asarray(r.signal), np.asarray(r.r_peaks), np.asarray(r.labels)
 
 
@@ -58,8 +58,9 @@ def test_units_do_not_matter(source, gain, offset):
     np.testing.assert_array_equal(np.asarray(zf.detect_qrs(scaled, fs)), np.asarray(zf.detect_qrs(x, fs)))
 
 
-@pytest.mark.parametrize("fs, heart_rate, anomaly_rate", [(250.0, 70.0, 0.05), (360.0, 110.0, 0.1),
-                                                          (500.0, 50.0, 0.05), (128.0, 80.0, 0.03)])
+@pytest.mark.parametrize(
+    "fs, heart_rate, anomaly_rate", [(250.0, 70.0, 0.05), (360.0, 110.0, 0.1), (500.0, 50.0, 0.05), (128.0, 80.0, 0.03)]
+)
 def test_synthetic_r_peaks_are_found(fs, heart_rate, anomaly_rate):
     x, truth, labels = synthetic(fs, heart_rate, anomaly_rate)
     assert np.count_nonzero(labels == ord("V")) > 0  # premature beats are part of what must be found
@@ -90,15 +91,17 @@ def test_windows_and_center_are_used():
     slow = np.asarray(zf.detect_qrs(x, 250.0, refractory_seconds=0.5))
     assert len(slow) < len(truth) and np.min(np.diff(slow)) >= 0.5 * 250 - 1
     # center=None is the recording's median (NumPy's, here: short recordings use every sample).
-    np.testing.assert_array_equal(np.asarray(zf.detect_qrs(x, 250.0, center=float(np.median(x)))),
-                                  np.asarray(zf.detect_qrs(x, 250.0)))
+    np.testing.assert_array_equal(
+        np.asarray(zf.detect_qrs(x, 250.0, center=float(np.median(x)))), np.asarray(zf.detect_qrs(x, 250.0))
+    )
 
 
 def test_strided_input_gives_the_same_beats():
     x, _, _ = synthetic()
     two_leads = np.stack([x, -x], axis=1)  # column 0 is a strided view
-    np.testing.assert_array_equal(np.asarray(zf.detect_qrs(two_leads[:, 0], 250.0)),
-                                  np.asarray(zf.detect_qrs(x, 250.0)))
+    np.testing.assert_array_equal(
+        np.asarray(zf.detect_qrs(two_leads[:, 0], 250.0)), np.asarray(zf.detect_qrs(x, 250.0))
+    )
 
 
 def test_bad_arguments_are_refused():

@@ -1,10 +1,10 @@
 """The real 5-minute ECG shipped by Debian's python3-scipy (MIT-BIH record 208, 360 Hz)."""
+
 import json
 import pathlib
 
 import numpy as np
 import pytest
-
 from conftest import run_cli
 
 ECG_DAT = pathlib.Path("/usr/lib/python3/dist-packages/scipy/misc/ecg.dat")
@@ -22,8 +22,9 @@ def scipy_ecg_csv(tmp_path_factory):
 
 
 def test_real_ecg_gives_a_plausible_beat_count(zeroflow_bin, scipy_ecg_csv, tmp_path):
-    run_cli(zeroflow_bin, "run", scipy_ecg_csv, "--sample-rate", 360, "--out", tmp_path, "--device", "cpu",
-            "--epochs", 5)
+    run_cli(
+        zeroflow_bin, "run", scipy_ecg_csv, "--sample-rate", 360, "--out", tmp_path, "--device", "cpu", "--epochs", 5
+    )
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["samples"] == 108000
     minutes = 108000 / 360 / 60

@@ -3,6 +3,7 @@
 offset and predictions against NumPy re-computations, clone / pickle / joblib, Pipeline and
 GridSearchCV, and NumPy, PyTorch, JAX, pandas and pyarrow inputs (each result in the input's
 library, no copy of the input)."""
+
 import importlib.util
 import pickle
 import warnings
@@ -20,8 +21,13 @@ from sklearn.preprocessing import MinMaxScaler as SkMinMaxScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import zeroflow as zf
-from zeroflow.sklearn import (AutoEncoderOutlierDetector, BeatSegmenter, MinMaxScaler, VAEOutlierDetector,
-                              expected_failed_checks)
+from zeroflow.sklearn import (
+    AutoEncoderOutlierDetector,
+    BeatSegmenter,
+    MinMaxScaler,
+    VAEOutlierDetector,
+    expected_failed_checks,
+)
 
 torch = pytest.importorskip("torch")
 needs_torch = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch")
@@ -133,7 +139,10 @@ def test_torch_cpu_input_gives_torch_output_and_the_numpy_results():
     np.testing.assert_array_equal(b.inverse_transform(y).numpy(), a.inverse_transform(a.transform(X)))
     if zf.has_torch:
         scaled = a.transform(X)
-        for est in (AutoEncoderOutlierDetector(epochs=20, random_state=1), VAEOutlierDetector(epochs=3, random_state=1)):
+        for est in (
+            AutoEncoderOutlierDetector(epochs=20, random_state=1),
+            VAEOutlierDetector(epochs=3, random_state=1),
+        ):
             p = clone(est).fit(scaled)
             q = clone(est).fit(torch.from_numpy(scaled))
             s = q.score_samples(torch.from_numpy(scaled))
@@ -162,8 +171,10 @@ def test_jax_input_gives_jax_output():
     np.testing.assert_array_equal(np.asarray(y), SkMinMaxScaler().fit_transform(X))
 
 
-@pytest.mark.skipif(not (zf.has_torch and zf.cuda_available() and torch.cuda.is_available()),
-                    reason="needs a CUDA build of zeroflow, a GPU and PyTorch with CUDA")
+@pytest.mark.skipif(
+    not (zf.has_torch and zf.cuda_available() and torch.cuda.is_available()),
+    reason="needs a CUDA build of zeroflow, a GPU and PyTorch with CUDA",
+)
 def test_cuda_tensor_stays_on_the_gpu():
     X = torch.from_numpy(series(20000, spikes=(5000,))).cuda()
     copies, bytes_before, _ = zf._core._device_to_host_transfers()
@@ -227,8 +238,13 @@ def test_autoencoder_is_the_notebooks_model_and_training():
 
 
 @needs_torch
-@pytest.mark.parametrize("make", [lambda: AutoEncoderOutlierDetector(epochs=30, random_state=2),
-                                  lambda: VAEOutlierDetector(epochs=3, random_state=2)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: AutoEncoderOutlierDetector(epochs=30, random_state=2),
+        lambda: VAEOutlierDetector(epochs=3, random_state=2),
+    ],
+)
 def test_offset_and_predictions(make):
     X = SkMinMaxScaler().fit_transform(series(1000, spikes=(10, 400, 950))).astype(np.float32)
     auto = make().fit(X)
@@ -251,12 +267,19 @@ def test_offset_and_predictions(make):
 def fitted_estimators():
     X = SkMinMaxScaler().fit_transform(series(600)).astype(np.float32)
     signal, _, _ = ecg(120)
-    out = [(MinMaxScaler(feature_range=(-1, 1)).fit(series(600)), series(600), "transform"),
-           (BeatSegmenter().fit(signal), signal, "transform")]
+    out = [
+        (MinMaxScaler(feature_range=(-1, 1)).fit(series(600)), series(600), "transform"),
+        (BeatSegmenter().fit(signal), signal, "transform"),
+    ]
     if zf.has_torch:
-        out += [(AutoEncoderOutlierDetector(epochs=10, random_state=0).fit(X), X, "score_samples"),
-                (VAEOutlierDetector(epochs=2, random_state=0).fit(np.repeat(X, 16, axis=1)), np.repeat(X, 16, axis=1),
-                 "score_samples")]
+        out += [
+            (AutoEncoderOutlierDetector(epochs=10, random_state=0).fit(X), X, "score_samples"),
+            (
+                VAEOutlierDetector(epochs=2, random_state=0).fit(np.repeat(X, 16, axis=1)),
+                np.repeat(X, 16, axis=1),
+                "score_samples",
+            ),
+        ]
     return out
 
 

@@ -3,6 +3,7 @@ lives, with no device-to-host copy of the data by zeroflow (its transfer ledger)
 input's library on the input's device, and the numbers of the CPU path (scikit-learn's
 MinMaxScaler bit for bit; the same fitted model scored on the CPU; the full-batch autoencoder
 trained on the CPU). Skips without a CUDA build of zeroflow, a GPU, or the library under test."""
+
 import pickle
 
 import numpy as np
@@ -12,8 +13,9 @@ from sklearn.preprocessing import MinMaxScaler as SkMinMaxScaler
 import zeroflow as zf
 from zeroflow.sklearn import AutoEncoderOutlierDetector, MinMaxScaler, VAEOutlierDetector
 
-pytestmark = pytest.mark.skipif(not (zf.has_torch and zf.cuda_available()),
-                                reason="needs zeroflow built with CUDA and LibTorch, and a GPU")
+pytestmark = pytest.mark.skipif(
+    not (zf.has_torch and zf.cuda_available()), reason="needs zeroflow built with CUDA and LibTorch, and a GPU"
+)
 
 ROWS, WIDTH, ODD = 3000, 64, (17, 1234, 2900)
 # Device-to-host bytes zeroflow may move during a whole fit + score: a few scalars, far below one
@@ -28,9 +30,9 @@ def beats_like():
     t = np.linspace(0, 1, WIDTH)
     centre = 0.4 + 0.02 * rng.standard_normal((ROWS, 1))
     height = 1 + 0.05 * rng.standard_normal((ROWS, 1))
-    x = height * np.exp(-((t - centre) / 0.05) ** 2) + 0.02 * rng.standard_normal((ROWS, WIDTH))
+    x = height * np.exp(-(((t - centre) / 0.05) ** 2)) + 0.02 * rng.standard_normal((ROWS, WIDTH))
     for r in ODD:
-        x[r] = -0.8 * np.exp(-((t - 0.7) / 0.15) ** 2)
+        x[r] = -0.8 * np.exp(-(((t - 0.7) / 0.15) ** 2))
     return x.astype(np.float32)
 
 

@@ -1,8 +1,8 @@
 """`zeroflow generate` labels: three columns (sample, MIT-BIH symbol, AAMI class), and atrial
 premature beats that are early without a compensatory pause, checked with NumPy from the file."""
+
 import numpy as np
 import pytest
-
 from conftest import run_cli
 
 AAMI = {"N": "N", "A": "S", "V": "V"}
@@ -26,8 +26,24 @@ def local_median_rr(samples, symbols, i, half=10):
 @pytest.fixture(scope="module")
 def apb_recording(zeroflow_bin, tmp_path_factory):
     csv = tmp_path_factory.mktemp("apb") / "apb.csv"
-    run_cli(zeroflow_bin, "generate", "--hours", 1, "--apb-rate", 0.08, "--anomaly-rate", 0.04, "--seed", 11,
-            "--noise-bursts-per-hour", 20, "--baseline-jumps-per-hour", 20, "--out", csv)
+    run_cli(
+        zeroflow_bin,
+        "generate",
+        "--hours",
+        1,
+        "--apb-rate",
+        0.08,
+        "--anomaly-rate",
+        0.04,
+        "--seed",
+        11,
+        "--noise-bursts-per-hour",
+        20,
+        "--baseline-jumps-per-hour",
+        20,
+        "--out",
+        csv,
+    )
     return csv
 
 
@@ -84,7 +100,7 @@ def test_artefacts_file_lists_bursts_and_jumps(apb_recording):
     d2 = np.diff(signal) ** 2
     typical = np.median(d2)
     for s, e in zip(starts[kinds == "noise_burst"], ends[kinds == "noise_burst"]):
-        assert np.mean(d2[s:e - 1]) > 5 * typical, (s, e)
+        assert np.mean(d2[s : e - 1]) > 5 * typical, (s, e)
 
 
 def test_generate_defaults_include_apbs_and_no_artefacts(zeroflow_bin, tmp_path):
@@ -96,8 +112,12 @@ def test_generate_defaults_include_apbs_and_no_artefacts(zeroflow_bin, tmp_path)
 
 
 def test_out_of_range_flags_are_refused(zeroflow_bin, tmp_path):
-    for flags in (["--apb-rate", "0.6"], ["--noise-bursts-per-hour", "-1"], ["--baseline-jumps-per-hour", "400"],
-                  ["--apb-rate", "0.3", "--anomaly-rate", "0.3"]):
+    for flags in (
+        ["--apb-rate", "0.6"],
+        ["--noise-bursts-per-hour", "-1"],
+        ["--baseline-jumps-per-hour", "400"],
+        ["--apb-rate", "0.3", "--anomaly-rate", "0.3"],
+    ):
         proc = run_cli(zeroflow_bin, "generate", "--hours", 0.01, *flags, "--out", tmp_path / "x.csv", check=False)
         assert proc.returncode != 0, flags
         assert not (tmp_path / "x.csv").exists()

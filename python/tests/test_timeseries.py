@@ -2,16 +2,17 @@
 pandas: layout, seasonality, holidays, labels that match the values) and `zeroflow timeseries`
 (against scikit-learn's MinMaxScaler, the seed notebook's PyTorch model and loop on the same file,
 NumPy's quantiles and scikit-learn's ranking metrics)."""
+
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 from sklearn.metrics import average_precision_score, roc_auc_score
 from sklearn.preprocessing import MinMaxScaler
 
 import zeroflow as zf  # noqa: F401  (scripts/test installs it; a missing module must fail, not skip)
-from conftest import run_cli
 
 torch = pytest.importorskip("torch")
 
@@ -26,8 +27,16 @@ def electricity(zeroflow_bin, tmp_path_factory):
 
 def test_the_table_has_the_seed_files_layout_and_its_cycles(electricity):
     _, df, labels = electricity
-    assert list(df.columns) == ["ID", "datetime", "temperature", "pressure", "windspeed", "residential", "commercial",
-                                "electricity_consumption"]  # consumption in column 7, as the notebook's iloc[:, 7]
+    assert list(df.columns) == [
+        "ID",
+        "datetime",
+        "temperature",
+        "pressure",
+        "windspeed",
+        "residential",
+        "commercial",
+        "electricity_consumption",
+    ]  # consumption in column 7, as the notebook's iloc[:, 7]
     assert len(df) == 730 * 24 and (df["ID"] == np.arange(len(df))).all()
     t = pd.to_datetime(df["datetime"])
     assert t.iloc[0] == pd.Timestamp("2013-07-01") and (t.diff().dropna() == pd.Timedelta(hours=1)).all()
@@ -118,8 +127,9 @@ def test_timeseries_is_the_notebooks_pipeline(electricity, pipeline_run):
         recon = model(x)[0].squeeze(1).numpy()
     np.testing.assert_allclose(points["reconstruction"], recon, rtol=1e-3, atol=1e-5)
     # the score is the squared reconstruction error, and outliers lie beyond Tukey's fence
-    np.testing.assert_allclose(points["score"], (points["reconstruction"] - points["scaled"]) ** 2, rtol=1e-5,
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        points["score"], (points["reconstruction"] - points["scaled"]) ** 2, rtol=1e-5, atol=1e-9
+    )
     q1, q3 = np.quantile(points["score"].to_numpy(np.float32), [0.25, 0.75])
     fence = q3 + 1.5 * (q3 - q1)
     assert summary["threshold"]["value"] == pytest.approx(fence, rel=1e-6)
@@ -158,8 +168,12 @@ def test_the_example_pipeline_of_estimators(electricity, tmp_path):
     csv, df, _ = electricity
     example = pathlib.Path(__file__).resolve().parents[2] / "examples" / "timeseries_pipeline.py"
     out = tmp_path / "summary.json"
-    proc = subprocess.run([sys.executable, str(example), str(csv), "--device", "cpu", "--epochs", "60", "--json",
-                           str(out)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(example), str(csv), "--device", "cpu", "--epochs", "60", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads(out.read_text())
     assert summary["rows"] == len(df) and summary["column"] == "electricity_consumption"

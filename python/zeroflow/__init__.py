@@ -10,12 +10,15 @@ them (:func:`asarray`). Submodules: :mod:`zeroflow.io` (read_csv), :mod:`zeroflo
 :mod:`zeroflow.sklearn` (scikit-learn estimators: BeatSegmenter, MinMaxScaler, VAEOutlierDetector,
 AutoEncoderOutlierDetector; needs scikit-learn).
 """
+
 from __future__ import annotations
 
 from ._load import load_core
 
 _core = load_core()
 
+# The submodules load after the core and in this order (the later ones use the earlier ones).
+# isort: off
 from ._interop import CopyWarning, asarray, ascontiguousarray, from_dlpack  # noqa: E402
 from ._arrow import Table, as_table, table  # noqa: E402
 from . import allocators, io, memory, signal, synth  # noqa: E402
@@ -24,6 +27,7 @@ from .signal import detect_qrs, segment_beats  # noqa: E402
 from . import model, pipeline  # noqa: E402
 from .model import VAE  # noqa: E402
 from .pipeline import run  # noqa: E402
+# isort: on
 
 Array = _core.Array
 Error = _core.Error
@@ -36,6 +40,31 @@ has_cuda: bool = _core.has_cuda  #: this build has CUDA code paths
 has_torch: bool = _core.has_torch  #: this build has LibTorch (model, pipeline)
 __version__ = _core.__version__
 
-__all__ = ["Array", "Table", "CopyWarning", "Error", "CudaError", "ParseError", "asarray", "ascontiguousarray",
-           "from_dlpack", "as_table", "table", "empty", "zeros", "cuda_available", "read_csv", "segment_beats",
-           "detect_qrs", "VAE", "run", "io", "signal", "model", "pipeline", "memory", "synth", "allocators"]
+__all__ = [
+    "Array",
+    "Table",
+    "CopyWarning",
+    "Error",
+    "CudaError",
+    "ParseError",
+    "asarray",
+    "ascontiguousarray",
+    "from_dlpack",
+    "as_table",
+    "table",
+    "empty",
+    "zeros",
+    "cuda_available",
+    "read_csv",
+    "segment_beats",
+    "detect_qrs",
+    "VAE",
+    "run",
+    "io",
+    "signal",
+    "model",
+    "pipeline",
+    "memory",
+    "synth",
+    "allocators",
+]

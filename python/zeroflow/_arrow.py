@@ -5,6 +5,7 @@ Primitive columns without nulls are used in place. Copies (announced by a CopyWa
 copy=None, refused with copy=False) are unavoidable for booleans (Arrow packs them into bits) and
 for data split over several chunks or batches (zeroflow arrays are one block of memory).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -15,8 +16,20 @@ from ._interop import Array, _copy_needed, _core, asarray
 Table = _core.Table
 
 #: Arrow primitive formats and their zeroflow dtypes (for empty streams).
-_FORMATS = {"c": "int8", "s": "int16", "i": "int32", "l": "int64", "C": "uint8", "S": "uint16", "I": "uint32",
-            "L": "uint64", "e": "float16", "f": "float32", "g": "float64", "b": "bool"}
+_FORMATS = {
+    "c": "int8",
+    "s": "int16",
+    "i": "int32",
+    "l": "int64",
+    "C": "uint8",
+    "S": "uint16",
+    "I": "uint32",
+    "L": "uint64",
+    "e": "float16",
+    "f": "float32",
+    "g": "float64",
+    "b": "bool",
+}
 
 
 def _is_arrow(obj: Any) -> bool:
@@ -58,8 +71,10 @@ def import_array(obj: Any, copy: Optional[bool], stream: Any = None) -> Optional
     for batch in batches:
         if isinstance(batch, Table):
             if batch.num_columns != 1:
-                raise TypeError(f"{type(obj).__name__} is a table of {batch.num_columns} columns, not an array; "
-                                "use zeroflow.as_table (or pick a column)")
+                raise TypeError(
+                    f"{type(obj).__name__} is a table of {batch.num_columns} columns, not an array; "
+                    "use zeroflow.as_table (or pick a column)"
+                )
             batch = batch[0]
         columns.append(batch)
     if not columns:

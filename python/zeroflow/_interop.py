@@ -9,6 +9,7 @@ input emits :class:`CopyWarning`; with ``copy=False`` it raises instead (``Value
 array API standard's ``asarray`` does; ``BufferError`` from a DLPack producer that cannot export
 without one).
 """
+
 from __future__ import annotations
 
 import os
@@ -141,7 +142,8 @@ def _from_numpy(array: Any) -> Array:
 
 def _stream_only_arrow(obj: Any) -> bool:
     return hasattr(obj, "__arrow_c_stream__") and not any(
-        hasattr(obj, name) for name in ("__arrow_c_device_array__", "__arrow_c_array__"))
+        hasattr(obj, name) for name in ("__arrow_c_device_array__", "__arrow_c_array__")
+    )
 
 
 def _numpy_view(obj: Any) -> Optional[Array]:
@@ -180,8 +182,9 @@ def _via_numpy(obj: Any, copy: Optional[bool]) -> Array:
     return _from_numpy(array)
 
 
-def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optional[bool] = None,
-            stream: Any = None) -> Array:
+def asarray(
+    obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optional[bool] = None, stream: Any = None
+) -> Array:
     """Any array-like as a zeroflow :class:`Array`, sharing its memory when the layout allows.
 
     Protocols, in this order: zeroflow arrays and DLPack capsules; ``__dlpack__`` (NumPy, PyTorch,
@@ -207,11 +210,13 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
         array, copied = array.copy(), True
     if dtype is not None and _core._dtype_name(dtype) != array.dtype:
         if copy is False:
-            raise ValueError(f"converting {array.dtype} to {_core._dtype_name(dtype)} needs a copy and copy=False "
-                             "was given")
+            raise ValueError(
+                f"converting {array.dtype} to {_core._dtype_name(dtype)} needs a copy and copy=False was given"
+            )
         if not array.device.startswith("cpu"):
-            raise TypeError(f"zeroflow does not convert dtypes of {array.device} arrays; convert with the "
-                            "producing framework")
+            raise TypeError(
+                f"zeroflow does not convert dtypes of {array.device} arrays; convert with the producing framework"
+            )
         import numpy
 
         converted = numpy.asarray(array).astype(_core._dtype_name(dtype))

@@ -7,6 +7,7 @@ cmake/shared_libstdcxx.cmake, and python/tests/test_import_order.py checks both 
 torch first also finds LibTorch by its sonames when the core's RPATH does not (a moved virtual
 environment, another site-packages).
 """
+
 from __future__ import annotations
 
 import importlib

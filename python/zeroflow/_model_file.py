@@ -7,6 +7,7 @@ here, a model is first written by zeroflow itself (:meth:`zeroflow.model.VAE.sav
 and name is the C++ writer's), then only the values of named entries are replaced and the trailer
 recomputed. zeroflow's reader then verifies the result like any other model file.
 """
+
 from __future__ import annotations
 
 import io
@@ -44,6 +45,7 @@ def read_archive(path: PathLike) -> bytes:
 
 def _load(archive: bytes):
     import torch
+
     # LibTorch's C++ archives are TorchScript containers; torch.jit is the Python reader of that
     # format (deprecated for new models, not for reading these).
     with warnings.catch_warnings():
@@ -61,6 +63,7 @@ def rewrite(template: PathLike, values: Mapping[str, "torch.Tensor"], out: PathL
     """Writes `out`: the model file `template` with the entries named in `values` replaced (same
     shape and dtype, or ValueError), atomically (a temporary file beside `out`, renamed)."""
     import torch
+
     module = _load(read_archive(template))
     entries = module.state_dict()
     unknown = sorted(set(values) - set(entries))
@@ -97,6 +100,7 @@ def rewrite(template: PathLike, values: Mapping[str, "torch.Tensor"], out: PathL
 def temporary_template(width: int, seed: int) -> str:
     """A fresh zeroflow LightVAE (initial weights of `seed`) saved by zeroflow into a temporary file."""
     from .model import VAE
+
     fd, path = tempfile.mkstemp(suffix=".pt", prefix="zeroflow-template-")
     os.close(fd)
     VAE(width, "cpu", seed).save(path)

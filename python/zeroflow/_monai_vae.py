@@ -11,6 +11,7 @@ permutation per epoch. Rows come from zeroflow through DLPack without a copy; sc
 same way. Scores decode the latent mean and are computed in double, so that a row's score does
 not depend on the rows scored with it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -56,8 +57,15 @@ class MonaiVAE:
 
         torch.manual_seed(seed)  # weights drawn on the CPU, then moved: the same on every device
         self.width = int(width)
-        self.net = VarAutoEncoder(spatial_dims=1, in_shape=(1, self.width), out_channels=1, latent_size=2,
-                                  channels=(4, 8, 16), strides=(2, 2, 2), use_sigmoid=False)
+        self.net = VarAutoEncoder(
+            spatial_dims=1,
+            in_shape=(1, self.width),
+            out_channels=1,
+            latent_size=2,
+            channels=(4, 8, 16),
+            strides=(2, 2, 2),
+            use_sigmoid=False,
+        )
         self.net.to(device)
         self._device = torch.device(device)
 
@@ -71,8 +79,16 @@ class MonaiVAE:
         x = torch.from_dlpack(rows)  # zeroflow's memory, no copy
         return x.to(self._device).unsqueeze(1)  # (N, 1, W); a copy only from another device
 
-    def train(self, rows: Array, *, epochs: int, batch: int, test_fraction: float = 0.0, seed: int = 42,
-              learning_rate: float = 1e-3) -> _Trained:
+    def train(
+        self,
+        rows: Array,
+        *,
+        epochs: int,
+        batch: int,
+        test_fraction: float = 0.0,
+        seed: int = 42,
+        learning_rate: float = 1e-3,
+    ) -> _Trained:
         import torch
 
         x = self._rows(rows)
@@ -85,9 +101,11 @@ class MonaiVAE:
             order = torch.randperm(n, generator=generator).to(self._device)
             total = torch.zeros((), dtype=torch.float64, device=self._device)
             for begin in range(0, n, int(batch)):
-                xb = x.index_select(0, order[begin:begin + int(batch)])
+                xb = x.index_select(0, order[begin : begin + int(batch)])
                 recon, mu, logvar, _ = self.net(xb)
-                loss = ((recon - xb) ** 2).mean(dim=(1, 2)).sum() - 0.1 * (1 + logvar - mu ** 2 - logvar.exp()).mean(1).sum()
+                loss = ((recon - xb) ** 2).mean(dim=(1, 2)).sum() - 0.1 * (1 + logvar - mu**2 - logvar.exp()).mean(
+                    1
+                ).sum()
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
@@ -120,7 +138,7 @@ class MonaiVAE:
 
         if not data.startswith(_MAGIC):
             raise ValueError("the pickled VAEOutlierDetector's MONAI model is damaged or of another program")
-        saved = torch.load(io.BytesIO(data[len(_MAGIC):]), map_location="cpu", weights_only=True)
+        saved = torch.load(io.BytesIO(data[len(_MAGIC) :]), map_location="cpu", weights_only=True)
         model = cls(saved["width"], "cpu")
         model.net.load_state_dict(saved["state"])
         model.net.to(device).eval()

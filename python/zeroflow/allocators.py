@@ -28,6 +28,7 @@ or framework by framework: :func:`use_for_torch`, :func:`use_for_cupy`, :func:`u
   JAX initialises its GPU backend. JAX arrays still exchange data with zeroflow without copies
   (DLPack); only their allocations stay outside zeroflow's statistics.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -35,8 +36,8 @@ import ctypes
 import os
 from typing import Any, Callable, Iterable, Optional
 
-from ._interop import _core
 from . import memory
+from ._interop import _core
 
 _numba_resource: Optional[memory.MemoryResource] = None
 

@@ -15,6 +15,7 @@ recordings are run again by Dask (``retries``), the other results are kept.
 ``python -m zeroflow.dask INPUT... --out DIR --scheduler ADDRESS|local`` is the command-line front
 that ``zeroflow run --scheduler`` runs (docs/scaling.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,10 @@ def _require_distributed():
     try:
         import distributed  # noqa: F401  (dask's scheduler, also importable as dask.distributed)
     except ImportError as e:
-        raise ImportError("zeroflow.dask needs Dask's distributed scheduler: pip install 'dask[distributed]' "
-                          "(or pip install 'zeroflow[dask]')") from e
+        raise ImportError(
+            "zeroflow.dask needs Dask's distributed scheduler: pip install 'dask[distributed]' "
+            "(or pip install 'zeroflow[dask]')"
+        ) from e
     return distributed
 
 
@@ -57,6 +60,7 @@ def folder_names(paths: Sequence[PathLike]) -> List[str]:
 
 def _count_true(values: Any) -> int:
     import numpy as np
+
     return int(np.count_nonzero(np.asarray(values)))
 
 
@@ -70,14 +74,24 @@ def run_recording(input: str, out_dir: str, name: str, options: Dict[str, Any], 
     from .pipeline import run as run_pipeline
 
     target = os.path.join(out_dir, name)
-    row: Dict[str, Any] = dict(input=input, out=target, status="ok", samples=0, beats=0, beats_kept=0,
-                               seconds=0.0, error="", worker=_worker_name())
+    row: Dict[str, Any] = dict(
+        input=input,
+        out=target,
+        status="ok",
+        samples=0,
+        beats=0,
+        beats_kept=0,
+        seconds=0.0,
+        error="",
+        worker=_worker_name(),
+    )
     staging = os.path.join(out_dir, f".{name}.zeroflow-staging-{uuid.uuid4().hex[:12]}")
     start = time.perf_counter()
     try:
         if os.path.lexists(target) and not (force and os.path.isdir(target) and not os.path.islink(target)):
-            raise FileExistsError(f"{target} already exists; pass force=True (--force) to replace it, or choose "
-                                  "another output folder")
+            raise FileExistsError(
+                f"{target} already exists; pass force=True (--force) to replace it, or choose another output folder"
+            )
         os.makedirs(staging)
         result = run_pipeline(input, out=staging, model_out=os.path.join(staging, "model.pt"), **options)
         if os.path.lexists(target):  # force: the old results go only once the new ones are complete
@@ -103,6 +117,7 @@ def _one_line(e: BaseException) -> str:
 def _worker_name() -> str:
     try:
         from distributed import get_worker
+
         return str(get_worker().name)
     except (ImportError, ValueError):
         return ""
@@ -114,6 +129,7 @@ def gpu_count() -> int:
         return 0
     try:
         import torch
+
         return int(torch.cuda.device_count())
     except ImportError:
         return 1
@@ -135,16 +151,19 @@ def local_cluster(n_workers: Optional[int] = None, *, device: str = "auto", dash
             LocalCUDACluster = None
         if LocalCUDACluster is not None:
             # No RMM pool: zeroflow's own stream-ordered pool serves zeroflow and LibTorch in each worker.
-            return LocalCUDACluster(CUDA_VISIBLE_DEVICES=list(range(n)), threads_per_worker=1,
-                                    dashboard_address=dashboard_address)
-        workers = {f"gpu-{i}": {"cls": distributed.Nanny,
-                                "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(i)}}}
-                   for i in range(n)}
+            return LocalCUDACluster(
+                CUDA_VISIBLE_DEVICES=list(range(n)), threads_per_worker=1, dashboard_address=dashboard_address
+            )
+        workers = {
+            f"gpu-{i}": {"cls": distributed.Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(i)}}}
+            for i in range(n)
+        }
         scheduler = {"cls": distributed.Scheduler, "options": {"dashboard_address": dashboard_address}}
         return distributed.SpecCluster(workers=workers, scheduler=scheduler)
     n = n_workers or os.cpu_count() or 1
-    return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                    dashboard_address=dashboard_address)
+    return distributed.LocalCluster(
+        n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard_address
+    )
 
 
 def _earlier_results(out_dir: str, names: Sequence[str]) -> List[str]:
@@ -167,8 +186,18 @@ def write_runs_csv(path: PathLike, rows: Sequence[Dict[str, Any]]) -> None:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(RUNS_COLUMNS)
             for r in rows:
-                w.writerow([r["input"], r["out"], r["status"], r["samples"], r["beats"], r["beats_kept"],
-                            f"{r['seconds']:.6g}", r["error"]])
+                w.writerow(
+                    [
+                        r["input"],
+                        r["out"],
+                        r["status"],
+                        r["samples"],
+                        r["beats"],
+                        r["beats_kept"],
+                        f"{r['seconds']:.6g}",
+                        r["error"],
+                    ]
+                )
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -176,12 +205,30 @@ def write_runs_csv(path: PathLike, rows: Sequence[Dict[str, Any]]) -> None:
 
 
 def _failed_row(input: str, target: str, error: str) -> Dict[str, Any]:
-    return dict(input=input, out=target, status="failed", samples=0, beats=0, beats_kept=0, seconds=math.nan,
-                error=error, worker="")
+    return dict(
+        input=input,
+        out=target,
+        status="failed",
+        samples=0,
+        beats=0,
+        beats_kept=0,
+        seconds=math.nan,
+        error=error,
+        worker="",
+    )
 
 
-def run_many(paths: Sequence[PathLike], out_dir: PathLike, client: Any = None, *, n_workers: Optional[int] = None,
-             retries: int = 2, force: bool = False, progress: Union[bool, Any] = True, **run_options: Any):
+def run_many(
+    paths: Sequence[PathLike],
+    out_dir: PathLike,
+    client: Any = None,
+    *,
+    n_workers: Optional[int] = None,
+    retries: int = 2,
+    force: bool = False,
+    progress: Union[bool, Any] = True,
+    **run_options: Any,
+):
     """Runs the pipeline of ``zeroflow run`` on every recording, one Dask task each.
 
     Args:
@@ -226,20 +273,34 @@ def run_many(paths: Sequence[PathLike], out_dir: PathLike, client: Any = None, *
     os.makedirs(out_dir, exist_ok=True)
     earlier = _earlier_results(out_dir, names)
     if earlier and not force:
-        raise FileExistsError(f"{out_dir} already holds results of an earlier run ({', '.join(earlier[:3])}"
-                              f"{', ...' if len(earlier) > 3 else ''}); pass force=True (--force) to replace them, or "
-                              "choose another output folder")
+        raise FileExistsError(
+            f"{out_dir} already holds results of an earlier run ({', '.join(earlier[:3])}"
+            f"{', ...' if len(earlier) > 3 else ''}); pass force=True (--force) to replace them, or "
+            "choose another output folder"
+        )
     targets = [os.path.join(out_dir, n) for n in names]
 
     own_cluster = None
     if client is None:
-        own_cluster = local_cluster(n_workers if n_workers is not None else None,
-                                    device=str(run_options.get("device", "auto")))
+        own_cluster = local_cluster(
+            n_workers if n_workers is not None else None, device=str(run_options.get("device", "auto"))
+        )
         client = distributed.Client(own_cluster)
     try:
-        futures = [client.submit(run_recording, path, out_dir, name, run_options, force, retries=retries, pure=False,
-                                 key=f"zeroflow-run-{i}-{uuid.uuid4().hex[:8]}")
-                   for i, (path, name) in enumerate(zip(inputs, names))]
+        futures = [
+            client.submit(
+                run_recording,
+                path,
+                out_dir,
+                name,
+                run_options,
+                force,
+                retries=retries,
+                pure=False,
+                key=f"zeroflow-run-{i}-{uuid.uuid4().hex[:8]}",
+            )
+            for i, (path, name) in enumerate(zip(inputs, names))
+        ]
         if progress is True:
             distributed.progress(futures)
         rows: List[Optional[Dict[str, Any]]] = [None] * len(futures)
@@ -267,12 +328,16 @@ def run_many(paths: Sequence[PathLike], out_dir: PathLike, client: Any = None, *
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="zeroflow run --scheduler",
-                                description="zeroflow run on many recordings, one Dask task each.")
+    p = argparse.ArgumentParser(
+        prog="zeroflow run --scheduler", description="zeroflow run on many recordings, one Dask task each."
+    )
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     p.add_argument("--out", "-o", required=True)
-    p.add_argument("--scheduler", required=True,
-                   help="a Dask scheduler's address (tcp://host:8786) or 'local' for a cluster on this machine")
+    p.add_argument(
+        "--scheduler",
+        required=True,
+        help="a Dask scheduler's address (tcp://host:8786) or 'local' for a cluster on this machine",
+    )
     p.add_argument("--workers", type=int, default=None, help="workers of a local cluster")
     p.add_argument("--retries", type=int, default=2)
     p.add_argument("--force", "-f", action="store_true")
@@ -304,10 +369,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"zeroflow: error: {e} (see zeroflow run --help)", file=sys.stderr)
         return 2
     options: Dict[str, Any] = {"device": a.device}
-    for flag, key in (("column", "column"), ("sample_rate", "sample_rate"), ("epochs", "epochs"),
-                      ("batch", "batch"), ("seed", "seed"), ("threads", "threads"),
-                      ("min_beat", "min_beat_seconds"), ("max_beat", "max_beat_seconds"),
-                      ("min_peak_ratio", "min_peak_ratio")):
+    for flag, key in (
+        ("column", "column"),
+        ("sample_rate", "sample_rate"),
+        ("epochs", "epochs"),
+        ("batch", "batch"),
+        ("seed", "seed"),
+        ("threads", "threads"),
+        ("min_beat", "min_beat_seconds"),
+        ("max_beat", "max_beat_seconds"),
+        ("min_peak_ratio", "min_peak_ratio"),
+    ):
         value = getattr(a, flag)
         if value is not None:
             options[key] = value
@@ -319,20 +391,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     def said(row: Dict[str, Any]) -> None:
         what = "done" if row["status"] == "ok" else "failed: " + row["error"]
-        print(f"[{time.perf_counter() - t0:7.1f} s] {row['input']} ({row['worker'] or 'no worker'}): {what}",
-              file=sys.stderr, flush=True)
+        print(
+            f"[{time.perf_counter() - t0:7.1f} s] {row['input']} ({row['worker'] or 'no worker'}): {what}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     try:
         distributed = _require_distributed()
         client = None
         if a.scheduler != "local":
             client = distributed.Client(a.scheduler, timeout="30s")
-            print(f"[{time.perf_counter() - t0:7.1f} s] scheduler {a.scheduler}: "
-                  f"{len(client.scheduler_info().get('workers', {}))} workers; dashboard {client.dashboard_link}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[{time.perf_counter() - t0:7.1f} s] scheduler {a.scheduler}: "
+                f"{len(client.scheduler_info().get('workers', {}))} workers; dashboard {client.dashboard_link}",
+                file=sys.stderr,
+                flush=True,
+            )
         try:
-            frame = run_many(a.inputs, a.out, client, n_workers=a.workers, retries=a.retries, force=a.force,
-                             progress=said, **options)
+            frame = run_many(
+                a.inputs, a.out, client, n_workers=a.workers, retries=a.retries, force=a.force, progress=said, **options
+            )
         finally:
             if client is not None:
                 client.close()
@@ -341,8 +420,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     failed = int((frame["status"] != "ok").sum())
     runs = os.path.join(a.out, "runs.csv")
-    print(f"[{time.perf_counter() - t0:7.1f} s] wrote {runs}: {len(frame) - failed} of {len(frame)} recordings done",
-          file=sys.stderr)
+    print(
+        f"[{time.perf_counter() - t0:7.1f} s] wrote {runs}: {len(frame) - failed} of {len(frame)} recordings done",
+        file=sys.stderr,
+    )
     if failed:
         print(f"zeroflow: error: {failed} of {len(frame)} recordings failed (see {runs})", file=sys.stderr)
         return 1
@@ -353,4 +434,5 @@ if __name__ == "__main__":
     # Through the imported module, so that the tasks pickle as zeroflow.dask.run_recording (workers
     # import it) rather than as functions of this __main__.
     from zeroflow.dask import main as _main
+
     sys.exit(_main())

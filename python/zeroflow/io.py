@@ -1,5 +1,6 @@
 """Reading recordings: CSV into a :class:`~zeroflow.Table`, on the host or straight into GPU memory;
 one signal of a WFDB record, an EDF/EDF+ file or a CSV file; WFDB beat annotations and EDF+ annotations."""
+
 from __future__ import annotations
 
 import os
@@ -13,15 +14,38 @@ ColumnRef = Union[str, int]
 
 
 def _options(columns, delimiter, header, dtype, dtypes, comment, quote, na, threads, device, stream, chunk_bytes):
-    return dict(columns=columns, delimiter=delimiter, header=header, dtype=dtype, dtypes=dtypes, comment=comment,
-                quote=quote, na=na, threads=threads, device=device, stream=stream, chunk_bytes=chunk_bytes)
+    return dict(
+        columns=columns,
+        delimiter=delimiter,
+        header=header,
+        dtype=dtype,
+        dtypes=dtypes,
+        comment=comment,
+        quote=quote,
+        na=na,
+        threads=threads,
+        device=device,
+        stream=stream,
+        chunk_bytes=chunk_bytes,
+    )
 
 
-def read_csv(path: Union[str, os.PathLike], *, columns: Union[ColumnRef, Sequence[ColumnRef], None] = None,
-             delimiter: Optional[str] = ",", header: str = "auto", dtype: Any = "float32",
-             dtypes: Optional[Mapping[ColumnRef, Any]] = None, comment: Optional[str] = "#",
-             quote: Optional[str] = '"', na: str = "error", threads: int = 0, device: Any = "cpu",
-             stream: Any = None, chunk_bytes: int = 0) -> Table:
+def read_csv(
+    path: Union[str, os.PathLike],
+    *,
+    columns: Union[ColumnRef, Sequence[ColumnRef], None] = None,
+    delimiter: Optional[str] = ",",
+    header: str = "auto",
+    dtype: Any = "float32",
+    dtypes: Optional[Mapping[ColumnRef, Any]] = None,
+    comment: Optional[str] = "#",
+    quote: Optional[str] = '"',
+    na: str = "error",
+    threads: int = 0,
+    device: Any = "cpu",
+    stream: Any = None,
+    chunk_bytes: int = 0,
+) -> Table:
     """Reads a numeric CSV file (memory-mapped, multi-threaded) into a Table of 1-D columns.
 
     Args:
@@ -43,41 +67,66 @@ def read_csv(path: Union[str, os.PathLike], *, columns: Union[ColumnRef, Sequenc
             "FILE:LINE: column C ("NAME"): what".
         ValueError: contradictory options. zeroflow.CudaError: a CUDA device without CUDA.
     """
-    return _core._read_csv(os.fspath(path), **_options(columns, delimiter, header, dtype, dtypes, comment, quote, na,
-                                                        threads, device, stream, chunk_bytes))
+    return _core._read_csv(
+        os.fspath(path),
+        **_options(columns, delimiter, header, dtype, dtypes, comment, quote, na, threads, device, stream, chunk_bytes),
+    )
 
 
-def read_csv_text(text: str, *, name: str = "<text>", columns: Union[ColumnRef, Sequence[ColumnRef], None] = None,
-                  delimiter: Optional[str] = ",", header: str = "auto", dtype: Any = "float32",
-                  dtypes: Optional[Mapping[ColumnRef, Any]] = None, comment: Optional[str] = "#",
-                  quote: Optional[str] = '"', na: str = "error", threads: int = 0, device: Any = "cpu",
-                  stream: Any = None, chunk_bytes: int = 0) -> Table:
+def read_csv_text(
+    text: str,
+    *,
+    name: str = "<text>",
+    columns: Union[ColumnRef, Sequence[ColumnRef], None] = None,
+    delimiter: Optional[str] = ",",
+    header: str = "auto",
+    dtype: Any = "float32",
+    dtypes: Optional[Mapping[ColumnRef, Any]] = None,
+    comment: Optional[str] = "#",
+    quote: Optional[str] = '"',
+    na: str = "error",
+    threads: int = 0,
+    device: Any = "cpu",
+    stream: Any = None,
+    chunk_bytes: int = 0,
+) -> Table:
     """Parses CSV text exactly as :func:`read_csv` parses a file's bytes; ``name`` is what error
     messages call the input."""
-    return _core._read_csv_buffer(text, name, **_options(columns, delimiter, header, dtype, dtypes, comment, quote, na,
-                                                         threads, device, stream, chunk_bytes))
+    return _core._read_csv_buffer(
+        text,
+        name,
+        **_options(columns, delimiter, header, dtype, dtypes, comment, quote, na, threads, device, stream, chunk_bytes),
+    )
 
 
 @dataclass
 class Recording:
     """One signal of a recording, as :func:`read_recording` gives it."""
-    signal: Array       #: float32 1-D samples in physical units, on the device asked for
+
+    signal: Array  #: float32 1-D samples in physical units, on the device asked for
     sample_rate: float  #: samples per second; 0.0 when the file does not say (CSV)
-    lead: str           #: the chosen signal's name
-    units: str = ""     #: its physical units ("mV", "uV", ...); empty for CSV
+    lead: str  #: the chosen signal's name
+    units: str = ""  #: its physical units ("mV", "uV", ...); empty for CSV
     leads: List[str] = field(default_factory=list)  #: every signal of the file (CSV: the column read)
 
 
 @dataclass
 class BeatLabels:
     """Reference beats of a recording, in increasing sample order."""
-    samples: Array      #: int64 R-peak sample index of every beat
+
+    samples: Array  #: int64 R-peak sample index of every beat
     symbols: List[str]  #: MIT-BIH beat symbol of every beat (N, V, A, /, ...)
     classes: List[str]  #: AAMI EC57 class of every beat: N, S, V, F or Q
 
 
-def read_recording(path: Union[str, os.PathLike], lead: Union[str, int, None] = None, device: Any = "cpu", *,
-                   threads: int = 0, stream: Any = None) -> Recording:
+def read_recording(
+    path: Union[str, os.PathLike],
+    lead: Union[str, int, None] = None,
+    device: Any = "cpu",
+    *,
+    threads: int = 0,
+    stream: Any = None,
+) -> Recording:
     """Reads one signal of an ECG recording, in physical units, onto ``device``.
 
     ``NAME.hea`` (or ``NAME`` when ``NAME.hea`` exists) is a WFDB record, ``.edf`` an EDF/EDF+ file,
@@ -106,8 +155,7 @@ def read_recording(path: Union[str, os.PathLike], lead: Union[str, int, None] = 
         lead_text = str(lead)
     else:
         lead_text = lead
-    signal, sample_rate, name, units, leads = _core._read_recording(os.fspath(path), lead_text, device, threads,
-                                                                    stream)
+    signal, sample_rate, name, units, leads = _core._read_recording(os.fspath(path), lead_text, device, threads, stream)
     return Recording(signal, sample_rate, name, units, list(leads))
 
 
@@ -125,7 +173,8 @@ def read_wfdb_annotations(path: Union[str, os.PathLike]) -> BeatLabels:
 
 class EdfAnnotation(NamedTuple):
     """One EDF+ annotation."""
-    onset: float     #: seconds from the start of the recording
+
+    onset: float  #: seconds from the start of the recording
     duration: float  #: seconds; -1.0 when the annotation gives none
     text: str
 

@@ -9,6 +9,7 @@ Typical use: count what a pipeline allocates::
 
 :mod:`zeroflow.allocators` makes PyTorch, CuPy and Numba allocate from the same resource.
 """
+
 from __future__ import annotations
 
 import atexit

@@ -4,6 +4,7 @@ score every row, decode a latent grid) and the seed-004 MLP autoencoder (:class:
 Rows come from any framework through :func:`zeroflow.asarray` without copying (on the model's
 device they reach LibTorch through DLPack); results are zeroflow arrays on the rows' device.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,6 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 from ._interop import Array, _core, asarray
 from .signal import _checked
-
 
 _SEGMENT_DEFAULTS = _core._segment_defaults()
 
@@ -25,15 +25,15 @@ def _require_torch() -> None:
 @dataclass
 class TrainResult:
     epoch_loss: List[float]  #: per epoch, the seed's figure (sum of batch losses / train rows)
-    test_loss: float         #: the same over the test split after training (NaN when it is empty)
-    train_index: Array       #: int64 row indices of the training split, ascending
-    test_index: Array        #: int64 row indices of the test split, ascending
+    test_loss: float  #: the same over the test split after training (NaN when it is empty)
+    train_index: Array  #: int64 row indices of the training split, ascending
+    test_index: Array  #: int64 row indices of the test split, ascending
 
 
 @dataclass
 class Scores:
     score: Array  #: float32 per row: reconstruction error from the latent mean; higher = more anomalous
-    mu: Array     #: float32 (rows x 2): latent mean of each row
+    mu: Array  #: float32 (rows x 2): latent mean of each row
 
 
 class VAE:
@@ -51,15 +51,26 @@ class VAE:
         model._vae = _core.VAE.load(os.fspath(path), device)
         return model
 
-    def train(self, rows: Any, *, epochs: int = 30, batch: int = 1024, test_fraction: float = 0.25, seed: int = 42,
-              learning_rate: float = 1e-3, on_epoch: Optional[Callable[[int, float], None]] = None) -> TrainResult:
+    def train(
+        self,
+        rows: Any,
+        *,
+        epochs: int = 30,
+        batch: int = 1024,
+        test_fraction: float = 0.25,
+        seed: int = 42,
+        learning_rate: float = 1e-3,
+        on_epoch: Optional[Callable[[int, float], None]] = None,
+    ) -> TrainResult:
         """Trains as the seed does (shuffled 75/25 split, Adam, batches gathered on the device).
 
         Args:
             rows: float32 N x width rows (any strides; host or the model's GPU).
             on_epoch: called after each epoch with (epoch, loss).
         """
-        r = self._vae._train(_checked(rows, "rows", ("float32",), 2), epochs, batch, test_fraction, seed, learning_rate, on_epoch)
+        r = self._vae._train(
+            _checked(rows, "rows", ("float32",), 2), epochs, batch, test_fraction, seed, learning_rate, on_epoch
+        )
         return TrainResult(**r)
 
     def score(self, rows: Any, *, batch: int = 4096) -> Scores:
@@ -67,11 +78,17 @@ class VAE:
         score, mu = self._vae._score(_checked(rows, "rows", ("float32",), 2), batch)
         return Scores(score, mu)
 
-    def describe_rows(self, sample_rate: float, *, method: str = "robust", normalized: bool = True,
-                      min_beat_seconds: float = _SEGMENT_DEFAULTS["min_beat_seconds"],
-                      max_beat_seconds: float = _SEGMENT_DEFAULTS["max_beat_seconds"],
-                      window_before_seconds: float = _SEGMENT_DEFAULTS["window_before_seconds"],
-                      window_after_seconds: float = _SEGMENT_DEFAULTS["window_after_seconds"]) -> None:
+    def describe_rows(
+        self,
+        sample_rate: float,
+        *,
+        method: str = "robust",
+        normalized: bool = True,
+        min_beat_seconds: float = _SEGMENT_DEFAULTS["min_beat_seconds"],
+        max_beat_seconds: float = _SEGMENT_DEFAULTS["max_beat_seconds"],
+        window_before_seconds: float = _SEGMENT_DEFAULTS["window_before_seconds"],
+        window_after_seconds: float = _SEGMENT_DEFAULTS["window_after_seconds"],
+    ) -> None:
         """Records how the training rows were made; :meth:`save` writes it into the model file.
 
         ``zeroflow score`` uses a model only on recordings whose rows are made the same way (sample
@@ -83,8 +100,15 @@ class VAE:
         Raises:
             ValueError: an unknown method, or windows whose rows are not ``width`` samples wide.
         """
-        self._vae._describe_rows(float(sample_rate), method, bool(normalized), float(min_beat_seconds),
-                                 float(max_beat_seconds), float(window_before_seconds), float(window_after_seconds))
+        self._vae._describe_rows(
+            float(sample_rate),
+            method,
+            bool(normalized),
+            float(min_beat_seconds),
+            float(max_beat_seconds),
+            float(window_before_seconds),
+            float(window_after_seconds),
+        )
 
     @property
     def described_rows(self) -> Optional[Dict[str, Any]]:
@@ -146,9 +170,17 @@ class MLPAutoencoder:
         _require_torch()
         return cls._wrap(_core.MLPAutoencoder.load(os.fspath(path), device))
 
-    def train(self, rows: Any, *, epochs: int = 100, batch: int = 0, learning_rate: float = 0.01,
-              weight_decay: float = 1e-5, seed: int = 42,
-              on_epoch: Optional[Callable[[int, float], None]] = None) -> List[float]:
+    def train(
+        self,
+        rows: Any,
+        *,
+        epochs: int = 100,
+        batch: int = 0,
+        learning_rate: float = 0.01,
+        weight_decay: float = 1e-5,
+        seed: int = 42,
+        on_epoch: Optional[Callable[[int, float], None]] = None,
+    ) -> List[float]:
         """Trains from the current weights; returns each epoch's loss.
 
         Args:
@@ -157,8 +189,9 @@ class MLPAutoencoder:
             seed: seeds the per-epoch shuffles when batched.
             on_epoch: called after each epoch with (epoch, loss).
         """
-        return self._net._train(asarray(rows), int(epochs), int(batch), float(learning_rate), float(weight_decay),
-                                int(seed), on_epoch)
+        return self._net._train(
+            asarray(rows), int(epochs), int(batch), float(learning_rate), float(weight_decay), int(seed), on_epoch
+        )
 
     def score(self, rows: Any) -> Array:
         """Per row: the mean of its squared reconstruction errors (float32, on the rows' device)."""
@@ -197,8 +230,10 @@ class MLPAutoencoder:
         return self._net.parameter_count
 
     def __repr__(self) -> str:
-        return (f"zeroflow.model.MLPAutoencoder(features={self.features}, hidden={self.hidden}, code={self.code}, "
-                f"device={self.device!r})")
+        return (
+            f"zeroflow.model.MLPAutoencoder(features={self.features}, hidden={self.hidden}, code={self.code}, "
+            f"device={self.device!r})"
+        )
 
 
 def set_cpu_threads(threads: int) -> None:

@@ -1,6 +1,7 @@
 """The whole ECG outlier pipeline in one call: load, segment, train (or load a model), score,
 evaluate against labels, and optionally write ``zeroflow run``'s files (beats.csv, summary.json,
 report.html)."""
+
 from __future__ import annotations
 
 import os
@@ -21,6 +22,7 @@ class RunResult:
     ``length`` (int64 samples), ``kept`` (bool), ``split`` (int8: 1 train, 2 test, 0 not kept),
     ``score``, ``mu0``, ``mu1`` (float32, NaN where not kept). ``summary`` is summary.json's content.
     """
+
     summary: Dict[str, Any]
     input: str
     device: str
@@ -48,16 +50,28 @@ class RunResult:
     model_file: str
 
 
-def run(input: PathLike, *, column: Union[str, int, None] = None, sample_rate: float = _DEFAULTS["sample_rate"],
-        device: str = "auto", epochs: int = 30, batch: int = 1024, seed: int = 42,
-        labels: Union[PathLike, str, None] = "auto", model: Optional[PathLike] = None, threads: int = 0,
-        out: Optional[PathLike] = None, model_out: Optional[PathLike] = None,
-        ricker_seconds: float = _DEFAULTS["ricker_seconds"],
-        nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
-        min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
-        max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
-        min_peak_ratio: float = _DEFAULTS["min_peak_ratio"], route_torch_memory: bool = True,
-        progress: Optional[Callable[[str], None]] = None) -> RunResult:
+def run(
+    input: PathLike,
+    *,
+    column: Union[str, int, None] = None,
+    sample_rate: float = _DEFAULTS["sample_rate"],
+    device: str = "auto",
+    epochs: int = 30,
+    batch: int = 1024,
+    seed: int = 42,
+    labels: Union[PathLike, str, None] = "auto",
+    model: Optional[PathLike] = None,
+    threads: int = 0,
+    out: Optional[PathLike] = None,
+    model_out: Optional[PathLike] = None,
+    ricker_seconds: float = _DEFAULTS["ricker_seconds"],
+    nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
+    min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
+    max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
+    min_peak_ratio: float = _DEFAULTS["min_peak_ratio"],
+    route_torch_memory: bool = True,
+    progress: Optional[Callable[[str], None]] = None,
+) -> RunResult:
     """Runs the pipeline of ``zeroflow run`` on a CSV recording.
 
     Args:
@@ -83,8 +97,25 @@ def run(input: PathLike, *, column: Union[str, int, None] = None, sample_rate: f
         labels = guess if os.path.exists(guess) else None
     if model_out is None and out is not None and model is None:
         model_out = os.path.join(os.fspath(out), "model.pt")
-    d = _core._run(input, "" if column is None else str(column), sample_rate, ricker_seconds, nms_window_seconds,
-                   min_beat_seconds, max_beat_seconds, min_peak_ratio, device, epochs, batch, seed, labels, model,
-                   threads, route_torch_memory, progress, "" if model_out is None else os.fspath(model_out),
-                   None if out is None else os.fspath(out))
+    d = _core._run(
+        input,
+        "" if column is None else str(column),
+        sample_rate,
+        ricker_seconds,
+        nms_window_seconds,
+        min_beat_seconds,
+        max_beat_seconds,
+        min_peak_ratio,
+        device,
+        epochs,
+        batch,
+        seed,
+        labels,
+        model,
+        threads,
+        route_torch_memory,
+        progress,
+        "" if model_out is None else os.fspath(model_out),
+        None if out is None else os.fspath(out),
+    )
     return RunResult(**d)

@@ -24,6 +24,7 @@ How (docs/scaling.md has the reasoning):
 ``python -m zeroflow.population PATHS --out MODEL [--processes N]`` is the command line (also
 ``zeroflow train-population``); under ``torchrun`` it joins the launched process group.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -111,18 +112,19 @@ def seed_loss(recon: torch.Tensor, x: torch.Tensor, mu: torch.Tensor, logvar: to
 @dataclass
 class PopulationResult:
     """What :func:`train` reports (the same on every process)."""
+
     model_file: str
     epoch_loss: List[float]  #: per epoch: Σ of the batch losses / training beats (zeroflow run's figure)
-    test_loss: float         #: the same over the held-out beats after training (NaN when there are none)
-    recordings: int          #: recordings whose beats were used
-    beats: int               #: beats of all of them
+    test_loss: float  #: the same over the held-out beats after training (NaN when there are none)
+    recordings: int  #: recordings whose beats were used
+    beats: int  #: beats of all of them
     train_beats: int
     test_beats: int
     width: int
     sample_rate: float
     processes: int
-    backend: str             #: "gloo", "nccl" or "" (one process)
-    device: str              #: this process's device
+    backend: str  #: "gloo", "nccl" or "" (one process)
+    device: str  #: this process's device
     seconds: Dict[str, float] = field(default_factory=dict)  #: rows, train, save (slowest process)
     skipped: List[Tuple[str, str]] = field(default_factory=list)  #: recordings that failed: (path, error)
 
@@ -136,6 +138,7 @@ def _round_samples(seconds: float, rate: float) -> int:
 
 def _resolve_device(device: str) -> torch.device:
     from ._interop import _core
+
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() and _core.cuda_available() else "cpu"
     if device.startswith("cuda"):
@@ -150,19 +153,23 @@ def _recording_rows(path: str, device: torch.device, column: Any, sample_rate: f
     """zeroflow run's training rows of one recording (on `device`, shared with zeroflow through
     DLPack), its sample rate and its beat window in samples."""
     from . import io, signal
+
     where = "cpu" if device.type == "cpu" else f"cuda:{device.index or 0}"
     rec = io.read_recording(path, column, where)
     rate = sample_rate
     if rec.sample_rate > 0:
         if rate_given and abs(rec.sample_rate - sample_rate) > 1e-9 * rec.sample_rate:
-            raise ValueError(f"{path} is recorded at {rec.sample_rate:g} Hz, but a sample rate of {sample_rate:g} "
-                             "was given; leave it out for this file")
+            raise ValueError(
+                f"{path} is recorded at {rec.sample_rate:g} Hz, but a sample rate of {sample_rate:g} "
+                "was given; leave it out for this file"
+            )
         rate = rec.sample_rate
     seg = signal.segment_beats(rec.signal, sample_rate=rate, method="robust")
     rows = torch.from_dlpack(seg.beats.rows)
     if rows.shape[0] < 8:
-        raise ValueError(f"{path}: only {rows.shape[0]} beats were found; is the sample rate ({rate:g} Hz) right "
-                         "for this recording?")
+        raise ValueError(
+            f"{path}: only {rows.shape[0]} beats were found; is the sample rate ({rate:g} Hz) right for this recording?"
+        )
     window = (_round_samples(_WINDOW_BEFORE_SECONDS, rate), _round_samples(_WINDOW_AFTER_SECONDS, rate))
     return rows, float(rate), window
 
@@ -181,9 +188,20 @@ def _sum(value: torch.Tensor) -> torch.Tensor:
     return value
 
 
-def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: int = 1024, seed: int = 42,
-          test_fraction: float = 0.25, learning_rate: float = 1e-3, device: str = "auto", column: Any = None,
-          sample_rate: Optional[float] = None, progress: Optional[Callable[[str], None]] = None) -> PopulationResult:
+def train(
+    paths: Sequence[PathLike],
+    out: PathLike,
+    *,
+    epochs: int = 30,
+    batch: int = 1024,
+    seed: int = 42,
+    test_fraction: float = 0.25,
+    learning_rate: float = 1e-3,
+    device: str = "auto",
+    column: Any = None,
+    sample_rate: Optional[float] = None,
+    progress: Optional[Callable[[str], None]] = None,
+) -> PopulationResult:
     """Trains one LightVAE on the beats of every recording and writes it to `out` (a zeroflow model file).
 
     In one process this trains alone; inside an initialised ``torch.distributed`` process group
@@ -238,9 +256,11 @@ def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: 
     kinds = {(every[i][1], every[i][2], every[i][3]) for i in used}
     if len(kinds) > 1:
         (w1, r1, _), (w2, r2, _) = sorted(kinds)[:2]
-        raise ValueError(f"the recordings' beats differ: rows of {w1} samples at {r1:g} Hz and of {w2} samples at "
-                         f"{r2:g} Hz; one model scores only rows made like its training rows, so train one per "
-                         "sample rate")
+        raise ValueError(
+            f"the recordings' beats differ: rows of {w1} samples at {r1:g} Hz and of {w2} samples at "
+            f"{r2:g} Hz; one model scores only rows made like its training rows, so train one per "
+            "sample rate"
+        )
     width, rate, window = next(iter(kinds))
     counts = [every[i][0] if i in used else 0 for i in range(len(paths))]
     offsets = [0] * len(paths)
@@ -252,7 +272,7 @@ def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: 
     lookup = torch.full((n,), -1, dtype=torch.long)
     local_parts, filled = [], 0
     for i in sorted(mine):
-        lookup[offsets[i]:offsets[i] + counts[i]] = torch.arange(filled, filled + counts[i])
+        lookup[offsets[i] : offsets[i] + counts[i]] = torch.arange(filled, filled + counts[i])
         local_parts.append(mine[i])
         filled += counts[i]
     local_rows = torch.cat(local_parts) if local_parts else torch.zeros((0, width), device=dev)
@@ -268,7 +288,9 @@ def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: 
         model.to(dev)
         net: torch.nn.Module = model
         if world > 1:
-            net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
+            net = torch.nn.parallel.DistributedDataParallel(
+                model, device_ids=[dev.index] if dev.type == "cuda" else None
+            )
         optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
 
         generator = torch.Generator().manual_seed(seed)  # the same draws in every process
@@ -290,7 +312,7 @@ def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: 
             order = train_ids[torch.randperm(n_train, generator=generator)]
             total = torch.zeros((), dtype=torch.float64, device=dev)
             for start in range(0, n_train, batch):
-                loss = batch_loss(order[start:start + batch], net)
+                loss = batch_loss(order[start : start + batch], net)
                 optimizer.zero_grad(set_to_none=True)
                 # DDP averages the processes' gradients; the seed's loss is a sum over the batch.
                 (loss * world).backward()
@@ -305,7 +327,7 @@ def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: 
         with torch.no_grad():
             total = torch.zeros((), dtype=torch.float64, device=dev)
             for start in range(0, len(test_ids), batch):
-                total += batch_loss(test_ids[start:start + batch], model).double()
+                total += batch_loss(test_ids[start : start + batch], model).double()
             test_loss = float(_sum(total).item()) / len(test_ids) if len(test_ids) else math.nan
         t_train = time.perf_counter() - t1
 
@@ -313,14 +335,21 @@ def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: 
         out = os.fspath(out)
         if rank == 0:
             values = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-            values.update({
-                "rows_described": torch.tensor([1]), "rows_sample_rate": torch.tensor([rate], dtype=torch.float64),
-                "rows_segmentation": torch.tensor([1]), "rows_normalized": torch.tensor([1]),
-                "rows_window": torch.tensor(list(window)), "rows_lengths": torch.tensor([0, 0]),
-                "train_seed": torch.tensor([1, seed]), "epochs": torch.tensor([epochs]),
-            })
+            values.update(
+                {
+                    "rows_described": torch.tensor([1]),
+                    "rows_sample_rate": torch.tensor([rate], dtype=torch.float64),
+                    "rows_segmentation": torch.tensor([1]),
+                    "rows_normalized": torch.tensor([1]),
+                    "rows_window": torch.tensor(list(window)),
+                    "rows_lengths": torch.tensor([0, 0]),
+                    "train_seed": torch.tensor([1, seed]),
+                    "epochs": torch.tensor([epochs]),
+                }
+            )
             _model_file.rewrite(template, values, out)
             from .model import VAE
+
             VAE.load(out)  # zeroflow's verifying reader: what `zeroflow score` will read
         t_save = time.perf_counter() - t2
     finally:
@@ -332,13 +361,35 @@ def train(paths: Sequence[PathLike], out: PathLike, *, epochs: int = 30, batch: 
     seconds = {"rows": t_rows, "train": t_train, "save": t_save}
     slowest = _gather(seconds)
     seconds = {k: max(s[k] for s in slowest) for k in seconds}
-    return PopulationResult(model_file=out, epoch_loss=epoch_loss, test_loss=test_loss, recordings=len(used),
-                            beats=n, train_beats=n_train, test_beats=n - n_train, width=width, sample_rate=rate,
-                            processes=world, backend=backend, device=str(dev), seconds=seconds, skipped=skipped)
+    return PopulationResult(
+        model_file=out,
+        epoch_loss=epoch_loss,
+        test_loss=test_loss,
+        recordings=len(used),
+        beats=n,
+        train_beats=n_train,
+        test_beats=n - n_train,
+        width=width,
+        sample_rate=rate,
+        processes=world,
+        backend=backend,
+        device=str(dev),
+        seconds=seconds,
+        skipped=skipped,
+    )
 
 
-def _spawned(rank: int, world: int, backend: str, init_file: str, result_file: str, paths: List[str], out: str,
-             options: Dict[str, Any], threads: int) -> None:
+def _spawned(
+    rank: int,
+    world: int,
+    backend: str,
+    init_file: str,
+    result_file: str,
+    paths: List[str],
+    out: str,
+    options: Dict[str, Any],
+    threads: int,
+) -> None:
     if threads > 0:
         torch.set_num_threads(threads)
     dist.init_process_group(backend, init_method=f"file://{init_file}", rank=rank, world_size=world)
@@ -360,8 +411,15 @@ def _spawned(rank: int, world: int, backend: str, init_file: str, result_file: s
     os._exit(0)
 
 
-def train_population(paths: Sequence[PathLike], out: PathLike, *, processes: int = 1, backend: Optional[str] = None,
-                     threads: int = 0, **options: Any) -> PopulationResult:
+def train_population(
+    paths: Sequence[PathLike],
+    out: PathLike,
+    *,
+    processes: int = 1,
+    backend: Optional[str] = None,
+    threads: int = 0,
+    **options: Any,
+) -> PopulationResult:
     """:func:`train` in `processes` local processes (``torch.multiprocessing``, one process group);
     one process trains in this one.
 
@@ -381,14 +439,28 @@ def train_population(paths: Sequence[PathLike], out: PathLike, *, processes: int
     gpu = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
     backend = backend or ("nccl" if gpu else "gloo")
     import torch.multiprocessing as mp
+
     with tempfile.TemporaryDirectory(prefix="zeroflow-population-") as tmp:
         init_file, result_file = os.path.join(tmp, "init"), os.path.join(tmp, "result.json")
         progress = options.pop("progress", None)
         if progress is not None:
             raise ValueError("progress callbacks need processes=1 (spawned processes cannot call back)")
-        mp.start_processes(_spawned, args=(processes, backend, init_file, result_file, [os.fspath(p) for p in paths],
-                                           os.fspath(out), dict(options), threads),
-                           nprocs=processes, join=True, start_method="spawn")
+        mp.start_processes(
+            _spawned,
+            args=(
+                processes,
+                backend,
+                init_file,
+                result_file,
+                [os.fspath(p) for p in paths],
+                os.fspath(out),
+                dict(options),
+                threads,
+            ),
+            nprocs=processes,
+            join=True,
+            start_method="spawn",
+        )
         with open(result_file) as f:
             d = json.load(f)
     d["skipped"] = [tuple(s) for s in d["skipped"]]
@@ -398,8 +470,9 @@ def train_population(paths: Sequence[PathLike], out: PathLike, *, processes: int
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``zeroflow train-population`` / ``python -m zeroflow.population``: exit 0 on success, 1 on
     failure, 2 for a usage error; one ``zeroflow: error:`` line on failure."""
-    p = argparse.ArgumentParser(prog="zeroflow train-population",
-                                description="Train one LightVAE on the beats of many recordings.")
+    p = argparse.ArgumentParser(
+        prog="zeroflow train-population", description="Train one LightVAE on the beats of many recordings."
+    )
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     p.add_argument("--out", "-o", required=True, help="the model file to write (e.g. population.pt)")
     p.add_argument("--processes", "-n", type=int, default=1, help="data-parallel processes on this machine")
@@ -430,8 +503,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"zeroflow: error: {e} (see zeroflow train-population --help)", file=sys.stderr)
         return 2
     column: Any = int(a.column) if a.column is not None and a.column.isdigit() else a.column
-    options = dict(epochs=a.epochs, batch=a.batch, seed=a.seed, device=a.device, column=column,
-                   sample_rate=a.sample_rate)
+    options = dict(
+        epochs=a.epochs, batch=a.batch, seed=a.seed, device=a.device, column=column, sample_rate=a.sample_rate
+    )
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:
         if "WORLD_SIZE" in os.environ and not dist.is_initialized():  # launched by torchrun
@@ -439,19 +513,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             dist.init_process_group(a.backend or ("nccl" if gpu else "gloo"))
         if a.processes == 1 or dist.is_initialized():
             options["progress"] = say
-        result = train_population(a.inputs, a.out, processes=a.processes, backend=a.backend, threads=a.threads,
-                                  **options)
+        result = train_population(
+            a.inputs, a.out, processes=a.processes, backend=a.backend, threads=a.threads, **options
+        )
     except (ValueError, OSError, RuntimeError) as e:
         print(f"zeroflow: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 1
     if not dist.is_initialized() or dist.get_rank() == 0:
         for path, error in result.skipped:
             say(f"skipped {path}: {error}")
-        say(f"wrote {result.model_file}: {result.beats} beats of {result.recordings} recordings, "
-            f"{result.processes} process(es) ({result.backend or 'single'}), test loss {result.test_loss:.6f}")
+        say(
+            f"wrote {result.model_file}: {result.beats} beats of {result.recordings} recordings, "
+            f"{result.processes} process(es) ({result.backend or 'single'}), test loss {result.test_loss:.6f}"
+        )
     return 0 if result.recordings else 1
 
 
 if __name__ == "__main__":
     from zeroflow.population import main as _main  # through the package, as spawned processes import it
+
     sys.exit(_main())

@@ -10,6 +10,7 @@ produced on other streams are waited for first, so results are stream-ordered af
 Parameters are in seconds (what a person knows about a recording) and converted to samples with
 the recording's sample rate; the defaults are the seed's windows at 250 Hz.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,8 +25,10 @@ def _checked(x: Any, name: str, dtypes: tuple, ndim: int = 1) -> Array:
     """`x` as an Array of one of `dtypes` and `ndim` dimensions (TypeError / ValueError otherwise)."""
     a = asarray(x)
     if a.dtype not in dtypes:
-        raise TypeError(f"{name} must be {' or '.join(dtypes)}, not {a.dtype}; zeroflow does not convert silently "
-                        f"(convert first, e.g. x.astype(numpy.{dtypes[0]}))")
+        raise TypeError(
+            f"{name} must be {' or '.join(dtypes)}, not {a.dtype}; zeroflow does not convert silently "
+            f"(convert first, e.g. x.astype(numpy.{dtypes[0]}))"
+        )
     if a.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, not {a.ndim}-D (shape {a.shape})")
     return a
@@ -39,6 +42,7 @@ _DEFAULTS = _core._segment_defaults()
 @dataclass(frozen=True)
 class SegmentSizes:
     """The segmentation windows in samples."""
+
     ricker_width: int
     nms_window: int
     min_length: int
@@ -49,17 +53,19 @@ class SegmentSizes:
 @dataclass
 class Embedding:
     """The kept beats as model input."""
-    rows: Array                  #: n_kept x row_width float32: (x - center) / scale, then zeros
-    kept: Optional[Array]        #: uint8 per candidate: 1 when its length is within [min_length, max_length]
+
+    rows: Array  #: n_kept x row_width float32: (x - center) / scale, then zeros
+    kept: Optional[Array]  #: uint8 per candidate: 1 when its length is within [min_length, max_length]
     kept_index: Optional[Array]  #: int64 per row: the candidate it came from (beat order)
 
 
 @dataclass
 class Rhythm:
     """Rhythm features of every beat (robust method): float32, intervals in seconds."""
-    rr_before: Array     #: peak[b] - peak[b-1]; for the first beat its rr_after
-    rr_after: Array      #: peak[b+1] - peak[b]; for the last beat its rr_before
-    local_rr: Array      #: median R-R interval of the 16 intervals around beat b
+
+    rr_before: Array  #: peak[b] - peak[b-1]; for the first beat its rr_after
+    rr_after: Array  #: peak[b+1] - peak[b]; for the last beat its rr_before
+    local_rr: Array  #: median R-R interval of the 16 intervals around beat b
     irregularity: Array  #: how early the beat came and how long the pause after it is; 0 in a steady rhythm
 
 
@@ -71,27 +77,39 @@ class Segmentation:
     intervals, every beat has a row (``beats.kept`` and ``beats.kept_index`` are None), ``gate``
     is None and ``rhythm`` holds the rhythm features; with ``method="seed"`` ``rhythm`` is None.
     """
+
     sizes: SegmentSizes
-    filtered: Array           #: band-passed signal, float32
-    gate: Optional[Array]     #: NMS gate, uint8 (seed method)
-    positions: Array          #: int64 gate positions; candidate c starts at positions[c]
-    lengths: Array            #: int64 beat lengths, one per candidate
-    histogram: Array          #: int64 histogram of the lengths
-    peaks: Array              #: int64 R-peak of every position
+    filtered: Array  #: band-passed signal, float32
+    gate: Optional[Array]  #: NMS gate, uint8 (seed method)
+    positions: Array  #: int64 gate positions; candidate c starts at positions[c]
+    lengths: Array  #: int64 beat lengths, one per candidate
+    histogram: Array  #: int64 histogram of the lengths
+    peaks: Array  #: int64 R-peak of every position
     norm: Normalization
     beats: Embedding
     rhythm: Optional[Rhythm] = None  #: robust method only
 
 
-def segment_sizes(*, sample_rate: float = _DEFAULTS["sample_rate"],
-                  ricker_seconds: float = _DEFAULTS["ricker_seconds"],
-                  nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
-                  min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
-                  max_beat_seconds: float = _DEFAULTS["max_beat_seconds"]) -> SegmentSizes:
+def segment_sizes(
+    *,
+    sample_rate: float = _DEFAULTS["sample_rate"],
+    ricker_seconds: float = _DEFAULTS["ricker_seconds"],
+    nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
+    min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
+    max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
+) -> SegmentSizes:
     """The windows in samples (rounded to the nearest sample); at 250 Hz the seed's 30, 180, 100,
     256 and a row width of 256. Raises ValueError on non-positive windows or rates."""
-    return SegmentSizes(**_core._segment_sizes(sample_rate, ricker_seconds, nms_window_seconds, min_beat_seconds,
-                                               max_beat_seconds, _DEFAULTS["min_peak_ratio"]))
+    return SegmentSizes(
+        **_core._segment_sizes(
+            sample_rate,
+            ricker_seconds,
+            nms_window_seconds,
+            min_beat_seconds,
+            max_beat_seconds,
+            _DEFAULTS["min_peak_ratio"],
+        )
+    )
 
 
 def ricker_kernel(width: int, *, device: Any = "cpu", stream: Any = None) -> Array:
@@ -125,18 +143,32 @@ def length_histogram(lengths: Any, bins: int, *, stream: Any = None) -> Array:
     return _core._length_histogram(_checked(lengths, "lengths", _I64), bins, stream)
 
 
-def locate_peaks(signal: Any, positions: Any, nms_window: int, ricker_width: int, center: float, *,
-                 stream: Any = None) -> Array:
+def locate_peaks(
+    signal: Any, positions: Any, nms_window: int, ricker_width: int, center: float, *, stream: Any = None
+) -> Array:
     """The R-peak sample of every gate position (int64), refined on the raw signal."""
-    return _core._locate_peaks(_checked(signal, "signal", _F32), _checked(positions, "positions", _I64), nms_window,
-                               ricker_width, center, stream)
+    return _core._locate_peaks(
+        _checked(signal, "signal", _F32),
+        _checked(positions, "positions", _I64),
+        nms_window,
+        ricker_width,
+        center,
+        stream,
+    )
 
 
-def drop_weak_peaks(filtered: Any, positions: Any, nms_window: int, ratio: float, baseline: float = 0.0, *,
-                    stream: Any = None) -> Array:
+def drop_weak_peaks(
+    filtered: Any, positions: Any, nms_window: int, ratio: float, baseline: float = 0.0, *, stream: Any = None
+) -> Array:
     """The positions whose band-passed height (minus `baseline`) is at least `ratio` x the median height."""
-    return _core._drop_weak_peaks(_checked(filtered, "filtered", _F32), _checked(positions, "positions", _I64),
-                                  nms_window, ratio, baseline, stream)
+    return _core._drop_weak_peaks(
+        _checked(filtered, "filtered", _F32),
+        _checked(positions, "positions", _I64),
+        nms_window,
+        ratio,
+        baseline,
+        stream,
+    )
 
 
 def robust_zscore(signal: Any, *, stream: Any = None) -> Normalization:
@@ -144,21 +176,42 @@ def robust_zscore(signal: Any, *, stream: Any = None) -> Normalization:
     return _core._robust_zscore(_checked(signal, "signal", _F32), stream)
 
 
-def embed_beats(signal: Any, positions: Any, lengths: Any, min_length: int, max_length: int, row_width: int,
-                norm: Optional[Normalization] = None, *, stream: Any = None) -> Embedding:
+def embed_beats(
+    signal: Any,
+    positions: Any,
+    lengths: Any,
+    min_length: int,
+    max_length: int,
+    row_width: int,
+    norm: Optional[Normalization] = None,
+    *,
+    stream: Any = None,
+) -> Embedding:
     """The seed's prune + embed: kept beats (min_length <= length <= max_length), normalised, in
     zero-padded rows of `row_width`, in beat order."""
-    rows, kept, kept_index = _core._embed_beats(_checked(signal, "signal", _F32), _checked(positions, "positions", _I64),
-                                                _checked(lengths, "lengths", _I64), min_length,
-                                                max_length, row_width, norm if norm is not None else Normalization(),
-                                                stream)
+    rows, kept, kept_index = _core._embed_beats(
+        _checked(signal, "signal", _F32),
+        _checked(positions, "positions", _I64),
+        _checked(lengths, "lengths", _I64),
+        min_length,
+        max_length,
+        row_width,
+        norm if norm is not None else Normalization(),
+        stream,
+    )
     return Embedding(rows, kept, kept_index)
 
 
 _METHODS = ("seed", "robust")
 #: The beat detector's windows (detect_qrs and the robust method), in seconds.
-_DETECTOR_WINDOWS = ("ricker_seconds", "refractory_seconds", "t_wave_seconds", "replace_seconds", "slope_seconds",
-                     "learn_seconds")
+_DETECTOR_WINDOWS = (
+    "ricker_seconds",
+    "refractory_seconds",
+    "t_wave_seconds",
+    "replace_seconds",
+    "slope_seconds",
+    "learn_seconds",
+)
 #: The robust method's beat row: this long before and after each peak.
 _ROW_WINDOWS = ("window_before_seconds", "window_after_seconds")
 
@@ -171,13 +224,19 @@ def _windows(given: Dict[str, Any], allowed: tuple, caller: str) -> Dict[str, fl
     return {name: float(value) for name, value in given.items()}
 
 
-def segment_beats(signal: Any, *, sample_rate: float = _DEFAULTS["sample_rate"],
-                  ricker_seconds: float = _DEFAULTS["ricker_seconds"],
-                  nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
-                  min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
-                  max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
-                  min_peak_ratio: float = _DEFAULTS["min_peak_ratio"], method: str = "seed", stream: Any = None,
-                  **windows: float) -> Segmentation:
+def segment_beats(
+    signal: Any,
+    *,
+    sample_rate: float = _DEFAULTS["sample_rate"],
+    ricker_seconds: float = _DEFAULTS["ricker_seconds"],
+    nms_window_seconds: float = _DEFAULTS["nms_window_seconds"],
+    min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
+    max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
+    min_peak_ratio: float = _DEFAULTS["min_peak_ratio"],
+    method: str = "seed",
+    stream: Any = None,
+    **windows: float,
+) -> Segmentation:
     """The whole segmentation on the signal's device.
 
     ``method="seed"`` (the default here) is the seed's method: band-pass, gate, positions (weak
@@ -197,20 +256,36 @@ def segment_beats(signal: Any, *, sample_rate: float = _DEFAULTS["sample_rate"],
     if method not in _METHODS:
         raise ValueError(f"method must be 'seed' or 'robust', not {method!r}")
     params = _windows(windows, _DETECTOR_WINDOWS[1:] + _ROW_WINDOWS, "segment_beats")
-    params.update(sample_rate=sample_rate, ricker_seconds=ricker_seconds, nms_window_seconds=nms_window_seconds,
-                  min_beat_seconds=min_beat_seconds, max_beat_seconds=max_beat_seconds,
-                  min_peak_ratio=min_peak_ratio, method=method)
+    params.update(
+        sample_rate=sample_rate,
+        ricker_seconds=ricker_seconds,
+        nms_window_seconds=nms_window_seconds,
+        min_beat_seconds=min_beat_seconds,
+        max_beat_seconds=max_beat_seconds,
+        min_peak_ratio=min_peak_ratio,
+        method=method,
+    )
     d = _core._segment_beats(_checked(signal, "signal", _F32), params, stream)
     rhythm = None
     if d["rr_before"] is not None:
         rhythm = Rhythm(d["rr_before"], d["rr_after"], d["local_rr"], d["irregularity"])
-    return Segmentation(SegmentSizes(**d["sizes"]), d["filtered"], d["gate"], d["positions"], d["lengths"],
-                        d["histogram"], d["peaks"], d["norm"], Embedding(d["rows"], d["kept"], d["kept_index"]),
-                        rhythm)
+    return Segmentation(
+        SegmentSizes(**d["sizes"]),
+        d["filtered"],
+        d["gate"],
+        d["positions"],
+        d["lengths"],
+        d["histogram"],
+        d["peaks"],
+        d["norm"],
+        Embedding(d["rows"], d["kept"], d["kept_index"]),
+        rhythm,
+    )
 
 
-def detect_qrs(signal: Any, sample_rate: float, *, center: Optional[float] = None, stream: Any = None,
-               **windows: float) -> Array:
+def detect_qrs(
+    signal: Any, sample_rate: float, *, center: Optional[float] = None, stream: Any = None, **windows: float
+) -> Array:
     """The R peaks of a raw recording (int64 sample indices, ascending, on the signal's device).
 
     The detector of the robust segmentation: the Ricker band-pass of the recording (its median
@@ -236,5 +311,6 @@ def detect_qrs(signal: Any, sample_rate: float, *, center: Optional[float] = Non
     """
     params = _windows(windows, _DETECTOR_WINDOWS, "detect_qrs")
     params["sample_rate"] = float(sample_rate)
-    return _core._detect_qrs(_checked(signal, "signal", _F32), params,
-                             None if center is None else float(center), stream)
+    return _core._detect_qrs(
+        _checked(signal, "signal", _F32), params, None if center is None else float(center), stream
+    )

@@ -26,6 +26,7 @@ The transformers support ``set_output(transform="pandas")`` for host results.
 Models pickle (and ``joblib.dump``) with their weights as bytes; a model fitted on a GPU loads
 onto the CPU where no GPU is present.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,15 +38,26 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 import sklearn
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, OneToOneFeatureMixin, OutlierMixin
-from sklearn.base import TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    OneToOneFeatureMixin,
+    OutlierMixin,
+    TransformerMixin,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._interop import Array, _core, asarray
 from .signal import segment_beats
 
-__all__ = ["BeatSegmenter", "MinMaxScaler", "VAEOutlierDetector", "AutoEncoderOutlierDetector", "expected_failed_checks"]
+__all__ = [
+    "BeatSegmenter",
+    "MinMaxScaler",
+    "VAEOutlierDetector",
+    "AutoEncoderOutlierDetector",
+    "expected_failed_checks",
+]
 
 # ---- array libraries -----------------------------------------------------------------------
 
@@ -54,7 +66,7 @@ _DEVICE_LIBRARIES = {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "
 
 
 def _library(x: Any) -> str:
-    """"torch", "cupy" or "jax" for those libraries' arrays; "numpy" for everything else."""
+    """ "torch", "cupy" or "jax" for those libraries' arrays; "numpy" for everything else."""
     return _DEVICE_LIBRARIES.get(type(x).__module__.partition(".")[0], "numpy")
 
 
@@ -97,8 +109,8 @@ def _numpy_dtype(name: str) -> Any:
 
 
 class _Data(NamedTuple):
-    array: Array   # 2-D (rows x features), or 1-D for a single column taken from a Series/pyarrow
-    library: str   # the library results go back to
+    array: Array  # 2-D (rows x features), or 1-D for a single column taken from a Series/pyarrow
+    library: str  # the library results go back to
     n_samples: int
     n_features: int
 
@@ -122,22 +134,30 @@ def _take(estimator: BaseEstimator, X: Any, *, reset: bool, dtypes: Tuple[str, .
             else:
                 raise ValueError(f"dtype {a.dtype} is not supported: convert to {dtypes[0]} first")
         if library != "numpy" and a.ndim != 2:
-            raise ValueError(f"Expected a 2D array, got a {a.ndim}D array instead (shape {tuple(a.shape)}); reshape "
-                             "one feature with .reshape(-1, 1)")
+            raise ValueError(
+                f"Expected a 2D array, got a {a.ndim}D array instead (shape {tuple(a.shape)}); reshape "
+                "one feature with .reshape(-1, 1)"
+            )
         n_samples, n_features = a.shape[0], (a.shape[1] if a.ndim == 2 else 1)
         if n_samples < 1:
-            raise ValueError(f"Found array with 0 sample(s) (shape={tuple(a.shape)}) while a minimum of 1 is "
-                             "required.")
+            raise ValueError(f"Found array with 0 sample(s) (shape={tuple(a.shape)}) while a minimum of 1 is required.")
         if reset:
             estimator.n_features_in_ = n_features
             if hasattr(estimator, "feature_names_in_"):
                 del estimator.feature_names_in_
         elif n_features != estimator.n_features_in_:
-            raise ValueError(f"X has {n_features} features, but {type(estimator).__name__} is expecting "
-                             f"{estimator.n_features_in_} features as input.")
+            raise ValueError(
+                f"X has {n_features} features, but {type(estimator).__name__} is expecting "
+                f"{estimator.n_features_in_} features as input."
+            )
         return _Data(a, "numpy" if _is_column(X) else library, n_samples, n_features)
-    X = validate_data(estimator, X, reset=reset, dtype=[_numpy_dtype(d) for d in dtypes],
-                      ensure_all_finite="allow-nan" if allow_nan else True)
+    X = validate_data(
+        estimator,
+        X,
+        reset=reset,
+        dtype=[_numpy_dtype(d) for d in dtypes],
+        ensure_all_finite="allow-nan" if allow_nan else True,
+    )
     return _Data(asarray(X), "numpy", X.shape[0], X.shape[1])
 
 
@@ -179,8 +199,9 @@ class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         except (TypeError, ValueError):
             raise ValueError(f"feature_range must be two numbers (min, max), got {self.feature_range!r}") from None
         if not lo < hi:
-            raise ValueError("Minimum of desired feature range must be smaller than maximum. Got "
-                             f"{self.feature_range!r}.")
+            raise ValueError(
+                f"Minimum of desired feature range must be smaller than maximum. Got {self.feature_range!r}."
+            )
         return lo, hi
 
     def fit(self, X: Any, y: Any = None) -> "MinMaxScaler":
@@ -256,14 +277,20 @@ class BeatSegmenter(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     or "seed"), the rest are in seconds and scaled by ``sample_rate``.
     """
 
-    def __init__(self, *, sample_rate: float = _SEGMENT_DEFAULTS["sample_rate"], method: str = "robust",
-                 lead: Any = 0, min_beat_seconds: float = _SEGMENT_DEFAULTS["min_beat_seconds"],
-                 max_beat_seconds: float = _SEGMENT_DEFAULTS["max_beat_seconds"],
-                 min_peak_ratio: float = _SEGMENT_DEFAULTS["min_peak_ratio"],
-                 ricker_seconds: float = _SEGMENT_DEFAULTS["ricker_seconds"],
-                 nms_window_seconds: float = _SEGMENT_DEFAULTS["nms_window_seconds"],
-                 window_before_seconds: float = _SEGMENT_DEFAULTS["window_before_seconds"],
-                 window_after_seconds: float = _SEGMENT_DEFAULTS["window_after_seconds"]):
+    def __init__(
+        self,
+        *,
+        sample_rate: float = _SEGMENT_DEFAULTS["sample_rate"],
+        method: str = "robust",
+        lead: Any = 0,
+        min_beat_seconds: float = _SEGMENT_DEFAULTS["min_beat_seconds"],
+        max_beat_seconds: float = _SEGMENT_DEFAULTS["max_beat_seconds"],
+        min_peak_ratio: float = _SEGMENT_DEFAULTS["min_peak_ratio"],
+        ricker_seconds: float = _SEGMENT_DEFAULTS["ricker_seconds"],
+        nms_window_seconds: float = _SEGMENT_DEFAULTS["nms_window_seconds"],
+        window_before_seconds: float = _SEGMENT_DEFAULTS["window_before_seconds"],
+        window_after_seconds: float = _SEGMENT_DEFAULTS["window_after_seconds"],
+    ):
         self.sample_rate = sample_rate
         self.method = method
         self.lead = lead
@@ -306,33 +333,45 @@ class BeatSegmenter(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if reset:
             self.n_features_in_ = n_leads
         elif n_leads != self.n_features_in_:
-            raise ValueError(f"X has {n_leads} features, but BeatSegmenter is expecting {self.n_features_in_} "
-                             "features as input.")
+            raise ValueError(
+                f"X has {n_leads} features, but BeatSegmenter is expecting {self.n_features_in_} features as input."
+            )
         shortest = math.ceil(_MIN_SIGNAL_SECONDS * float(self.sample_rate)) + 1
         if a.shape[0] < shortest:
-            raise ValueError(f"n_samples={a.shape[0]}: the signal is shorter than beat detection needs ({shortest} "
-                             f"samples at {self.sample_rate} Hz)")
+            raise ValueError(
+                f"n_samples={a.shape[0]}: the signal is shorter than beat detection needs ({shortest} "
+                f"samples at {self.sample_rate} Hz)"
+            )
         return a, ("numpy" if column else library)
 
     def _lead_index(self, n_leads: int) -> int:
         if isinstance(self.lead, str):
             raise ValueError(f"lead {self.lead!r} is a column name: pass a pandas DataFrame, or give the lead's index")
         if not isinstance(self.lead, numbers.Integral) or not -n_leads <= int(self.lead) < n_leads:
-            raise ValueError(f"lead must be a column index below {n_leads} (or a DataFrame column name), got "
-                             f"{self.lead!r}")
+            raise ValueError(
+                f"lead must be a column index below {n_leads} (or a DataFrame column name), got {self.lead!r}"
+            )
         return int(self.lead) % n_leads
 
     def _segment(self, X: Any, reset: bool):
         signal, library = self._signal(X, reset)
         windows = {}
         if self.method == "robust":
-            windows = dict(window_before_seconds=float(self.window_before_seconds),
-                           window_after_seconds=float(self.window_after_seconds))
-        seg = segment_beats(signal, sample_rate=float(self.sample_rate), ricker_seconds=float(self.ricker_seconds),
-                            nms_window_seconds=float(self.nms_window_seconds),
-                            min_beat_seconds=float(self.min_beat_seconds),
-                            max_beat_seconds=float(self.max_beat_seconds), min_peak_ratio=float(self.min_peak_ratio),
-                            method=self.method, **windows)
+            windows = dict(
+                window_before_seconds=float(self.window_before_seconds),
+                window_after_seconds=float(self.window_after_seconds),
+            )
+        seg = segment_beats(
+            signal,
+            sample_rate=float(self.sample_rate),
+            ricker_seconds=float(self.ricker_seconds),
+            nms_window_seconds=float(self.nms_window_seconds),
+            min_beat_seconds=float(self.min_beat_seconds),
+            max_beat_seconds=float(self.max_beat_seconds),
+            min_peak_ratio=float(self.min_peak_ratio),
+            method=self.method,
+            **windows,
+        )
         if reset:
             self.row_width_ = int(seg.sizes.row_width)
         return seg, library
@@ -363,8 +402,10 @@ class BeatSegmenter(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         check_is_fitted(self, "row_width_")
         seg, library = self._segment(X, reset=False)
         if int(seg.sizes.row_width) != self.row_width_:
-            raise ValueError(f"the rows are {seg.sizes.row_width} wide, the fitted ones {self.row_width_}: the "
-                             "parameters changed since fit")
+            raise ValueError(
+                f"the rows are {seg.sizes.row_width} wide, the fitted ones {self.row_width_}: the "
+                "parameters changed since fit"
+            )
         return self._rows(seg, library)
 
     @property
@@ -382,20 +423,21 @@ class BeatSegmenter(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         "check_transformer_general": "one output row per beat, not one per input row (random data holds no beats)",
         "check_transformer_data_not_an_array": "one output row per beat, not one per input row",
         "check_methods_sample_order_invariance": "beats depend on the order of the samples: a shuffled signal has "
-                                                 "other beats, and the output rows are beats, not input rows",
+        "other beats, and the output rows are beats, not input rows",
         "check_methods_subset_invariance": "a subset of a signal has other beats; output rows are beats, not input "
-                                           "rows",
+        "rows",
         "check_fit1d": "a 1-D array is what this transformer takes: one signal",
         "check_fit2d_predict1d": "a 1-D array is one signal, which transform takes (the error it gives for a "
-                                 "lead count that differs from fit's is a ValueError with another message)",
+        "lead count that differs from fit's is a ValueError with another message)",
     }
 
 
 def _kept_peaks(seg) -> Array:
     """The R peaks of the kept beats (seed method: rows exist only for kept candidates)."""
     peaks = np.from_dlpack(seg.peaks if seg.peaks.device.startswith("cpu") else seg.peaks.copy("cpu"))
-    index = np.from_dlpack(seg.beats.kept_index if seg.beats.kept_index.device.startswith("cpu")
-                           else seg.beats.kept_index.copy("cpu"))
+    index = np.from_dlpack(
+        seg.beats.kept_index if seg.beats.kept_index.device.startswith("cpu") else seg.beats.kept_index.copy("cpu")
+    )
     return asarray(np.ascontiguousarray(peaks[index]))
 
 
@@ -435,8 +477,6 @@ def _quantile(scores: Any, library: str, q: float) -> float:
 
         return float(jnp.quantile(scores, q))
     return float(np.quantile(scores, q))
-
-
 
 
 def _seed_of(random_state: Any) -> int:
@@ -530,8 +570,11 @@ class _ReconstructionOutlierDetector(OutlierMixin, BaseEstimator):
         self.__dict__.update(state)
         if data is not None:
             if device.startswith("cuda") and not _core.cuda_available():
-                warnings.warn(f"the model was fitted on {device}, which this machine lacks: it is loaded onto the "
-                              "CPU", RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    f"the model was fitted on {device}, which this machine lacks: it is loaded onto the CPU",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
                 device = "cpu"
             self.model_ = self._model_from_bytes(data, device)
 
@@ -556,9 +599,19 @@ class AutoEncoderOutlierDetector(_ReconstructionOutlierDetector):
         random_state: seeds the initial weights and the shuffles (None: a fresh seed).
     """
 
-    def __init__(self, *, hidden: int = 32, code: int = 32, epochs: int = 100, batch_size: Optional[int] = None,
-                 learning_rate: float = 0.01, weight_decay: float = 1e-5, contamination: Any = "auto",
-                 device: Optional[str] = None, random_state: Any = None):
+    def __init__(
+        self,
+        *,
+        hidden: int = 32,
+        code: int = 32,
+        epochs: int = 100,
+        batch_size: Optional[int] = None,
+        learning_rate: float = 0.01,
+        weight_decay: float = 1e-5,
+        contamination: Any = "auto",
+        device: Optional[str] = None,
+        random_state: Any = None,
+    ):
         self.hidden = hidden
         self.code = code
         self.epochs = epochs
@@ -578,8 +631,14 @@ class AutoEncoderOutlierDetector(_ReconstructionOutlierDetector):
         batch = 0 if self.batch_size is None else int(self.batch_size)
         if batch < 0:
             raise ValueError(f"batch_size must be None or >= 1, got {self.batch_size}")
-        return self.model_.train(rows, epochs=int(self.epochs), batch=batch, learning_rate=float(self.learning_rate),
-                                 weight_decay=float(self.weight_decay), seed=self.seed_)
+        return self.model_.train(
+            rows,
+            epochs=int(self.epochs),
+            batch=batch,
+            learning_rate=float(self.learning_rate),
+            weight_decay=float(self.weight_decay),
+            seed=self.seed_,
+        )
 
     def _errors(self, rows: Array) -> Array:
         return self.model_.score(rows)
@@ -622,9 +681,17 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
         random_state: seeds the initial weights and the shuffles (None: a fresh seed).
     """
 
-    def __init__(self, *, model: str = "light", epochs: int = 30, batch_size: int = 1024,
-                 learning_rate: float = 1e-3, contamination: Any = "auto", device: Optional[str] = None,
-                 random_state: Any = None):
+    def __init__(
+        self,
+        *,
+        model: str = "light",
+        epochs: int = 30,
+        batch_size: int = 1024,
+        learning_rate: float = 1e-3,
+        contamination: Any = "auto",
+        device: Optional[str] = None,
+        random_state: Any = None,
+    ):
         self.model = model
         self.epochs = epochs
         self.batch_size = batch_size
@@ -666,8 +733,14 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
         return VAE(_padded_width(n_features), device, seed)
 
     def _fit_model(self, rows: Array) -> list:
-        return self.model_.train(rows, epochs=int(self.epochs), batch=int(self.batch_size), test_fraction=0.0,
-                                 seed=self.seed_, learning_rate=float(self.learning_rate)).epoch_loss
+        return self.model_.train(
+            rows,
+            epochs=int(self.epochs),
+            batch=int(self.batch_size),
+            test_fraction=0.0,
+            seed=self.seed_,
+            learning_rate=float(self.learning_rate),
+        ).epoch_loss
 
     def _errors(self, rows: Array) -> Array:
         return self.model_.score(rows).score

@@ -30,8 +30,8 @@ array::array(std::shared_ptr<buffer> owner, dtype type, shape_t shape, std::opti
 
 void array::validate() const {
   ZF_EXPECTS(owner_ != nullptr, "array needs a buffer");
-  ZF_EXPECTS(is_valid(dtype_), "unsupported dtype ", dtype_.name(), " (code ", static_cast<int>(dtype_.code),
-             ", bits ", int{dtype_.bits}, ", lanes ", dtype_.lanes, ")");
+  ZF_EXPECTS(is_valid(dtype_), "unsupported dtype ", dtype_.name(), " (code ", static_cast<int>(dtype_.code), ", bits ",
+             int{dtype_.bits}, ", lanes ", dtype_.lanes, ")");
   ZF_EXPECTS(strides_.size() == shape_.size(), "strides have ", strides_.size(), " dimensions, shape has ",
              shape_.size());
   ZF_EXPECTS(byte_offset_ >= 0, "negative byte offset ", byte_offset_);
@@ -129,8 +129,7 @@ array array::slice(std::int64_t dim, std::int64_t start, std::int64_t stop, std:
   array out = *this;
   out.shape_[d] = count;
   // start < extent, so start * stride lies within the reach validate() checked.
-  if (count > 0)
-    out.byte_offset_ += start * strides_[d] * static_cast<std::int64_t>(dtype_.itemsize());
+  if (count > 0) out.byte_offset_ += start * strides_[d] * static_cast<std::int64_t>(dtype_.itemsize());
   // A huge step leaves at most one element, whose stride is never used: keep the old one when the
   // new one (in bytes, as exports give it) does not fit.
   auto stride = checked_mul(strides_[d], step);

@@ -93,7 +93,9 @@ std::vector<gpu_info> cuda_devices() {
 }
 
 namespace {
-[[maybe_unused]] std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+[[maybe_unused]] std::string version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 }  // namespace
 
 std::string cuda_runtime_version() {

@@ -35,8 +35,8 @@ void table::validate() const {
     const array& c = columns[i];
     ZF_EXPECTS(c.valid(), "column \"", names[i], "\" has no data");
     ZF_EXPECTS(c.ndim() == 1, "column \"", names[i], "\" is ", c.ndim(), "-D; columns must be 1-D");
-    ZF_EXPECTS(c.shape(0) == columns.front().shape(0), "column \"", names[i], "\" has ", c.shape(0),
-               " rows, column \"", names.front(), "\" has ", columns.front().shape(0));
+    ZF_EXPECTS(c.shape(0) == columns.front().shape(0), "column \"", names[i], "\" has ", c.shape(0), " rows, column \"",
+               names.front(), "\" has ", columns.front().shape(0));
   }
 }
 

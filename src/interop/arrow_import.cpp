@@ -11,10 +11,9 @@
 
 #include "arrow_format.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/interop/arrow.hpp"
 #include "zeroflow/interop/arrow_owner.hpp"
-
-#include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 #if ZEROFLOW_HAS_CUDA
@@ -29,7 +28,6 @@ std::int64_t checked_sum(std::int64_t a, std::int64_t b) {
   ZF_EXPECTS(sum.has_value(), "Arrow array: offset ", a, " + ", b, " overflows");
   return *sum;
 }
-
 
 using arrow::ArrowArray;
 using arrow::ArrowDeviceArray;
@@ -134,8 +132,8 @@ array field_values(const holder_ptr& h, const ArrowSchema& schema, const ArrowAr
   const std::int64_t first = checked_sum(child.offset, multiply_sizes(a.offset, width, "Arrow list offset"));
   const std::int64_t count = multiply_sizes(a.length, width, "Arrow list length");
   ZF_EXPECTS(child.length >= multiply_sizes(checked_sum(a.offset, a.length), width, "Arrow list extent"),
-             "Arrow fixed-size list \"", name, "\" has a child of ",
-             child.length, " values for ", a.offset + a.length, " rows of ", width);
+             "Arrow fixed-size list \"", name, "\" has a child of ", child.length, " values for ", a.offset + a.length,
+             " rows of ", width);
   array values = primitive_values(h, child_schema, child, first, count, where);
   return values.reshape({a.length, width});
 }

@@ -41,32 +41,53 @@ class import_registry {
 
 const char* device_type_name(std::int32_t type) {
   switch (type) {
-    case 1: return "CPU";
-    case 2: return "CUDA";
-    case 3: return "CUDAHost";
-    case 4: return "OpenCL";
-    case 7: return "Vulkan";
-    case 8: return "Metal";
-    case 9: return "VPI";
-    case 10: return "ROCM";
-    case 11: return "ROCMHost";
-    case 12: return "ExtDev";
-    case 13: return "CUDAManaged";
-    case 14: return "OneAPI";
-    case 15: return "WebGPU";
-    case 16: return "Hexagon";
-    case 17: return "MAIA";
-    default: return "unknown";
+    case 1:
+      return "CPU";
+    case 2:
+      return "CUDA";
+    case 3:
+      return "CUDAHost";
+    case 4:
+      return "OpenCL";
+    case 7:
+      return "Vulkan";
+    case 8:
+      return "Metal";
+    case 9:
+      return "VPI";
+    case 10:
+      return "ROCM";
+    case 11:
+      return "ROCMHost";
+    case 12:
+      return "ExtDev";
+    case 13:
+      return "CUDAManaged";
+    case 14:
+      return "OneAPI";
+    case 15:
+      return "WebGPU";
+    case 16:
+      return "Hexagon";
+    case 17:
+      return "MAIA";
+    default:
+      return "unknown";
   }
 }
 
 device to_device(dlpack::DLDevice d) {
   switch (d.device_type) {
-    case dlpack::kDLCPU: return {device_type::cpu, d.device_id};
-    case dlpack::kDLCUDA: return {device_type::cuda, d.device_id};
-    case dlpack::kDLCUDAHost: return {device_type::cuda_host, d.device_id};
-    case dlpack::kDLCUDAManaged: return {device_type::cuda_managed, d.device_id};
-    default: break;
+    case dlpack::kDLCPU:
+      return {device_type::cpu, d.device_id};
+    case dlpack::kDLCUDA:
+      return {device_type::cuda, d.device_id};
+    case dlpack::kDLCUDAHost:
+      return {device_type::cuda_host, d.device_id};
+    case dlpack::kDLCUDAManaged:
+      return {device_type::cuda_managed, d.device_id};
+    default:
+      break;
   }
   ZF_THROW(invalid_argument, "unsupported DLPack device type ", static_cast<std::int32_t>(d.device_type), " (",
            device_type_name(d.device_type), "); zeroflow takes CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)");
@@ -74,8 +95,8 @@ device to_device(dlpack::DLDevice d) {
 
 /// An array's worth of facts about a DLTensor, and the memory span it reaches.
 struct view_params {
-  void* first_byte{nullptr};  ///< lowest address any element occupies
-  std::size_t span_bytes{0};  ///< bytes from first_byte to one past the highest element
+  void* first_byte{nullptr};    ///< lowest address any element occupies
+  std::size_t span_bytes{0};    ///< bytes from first_byte to one past the highest element
   std::int64_t byte_offset{0};  ///< element 0, in bytes from first_byte
   dtype type{};
   device where{};
@@ -101,7 +122,8 @@ view_params describe(const DLTensor& t) {
   v.where = to_device(t.device);
   v.type = dtype{static_cast<type_code>(t.dtype.code), t.dtype.bits, t.dtype.lanes};
   ZF_EXPECTS(is_valid(v.type), "unsupported DLPack dtype (code ", int{t.dtype.code}, ", bits ", int{t.dtype.bits},
-             ", lanes ", t.dtype.lanes, "); zeroflow takes int/uint 8-64, float 16/32/64, bfloat16, complex 64/128 "
+             ", lanes ", t.dtype.lanes,
+             "); zeroflow takes int/uint 8-64, float 16/32/64, bfloat16, complex 64/128 "
              "and bool stored in 8 bits");
   ZF_EXPECTS(t.ndim >= 0, "DLPack tensor has negative ndim ", t.ndim);
   ZF_EXPECTS(t.ndim == 0 || t.shape != nullptr, "DLPack tensor has ndim ", t.ndim, " but a NULL shape");

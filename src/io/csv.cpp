@@ -33,8 +33,8 @@ std::string column_ref::describe() const {
 namespace {
 
 using detail::dialect;
-using detail::lexed_field;
 using detail::lex_status;
+using detail::lexed_field;
 
 // ---- entry checks: what is not CSV text is named before a byte of it is parsed ----
 
@@ -119,8 +119,8 @@ bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 void validate(const csv_options& o) {
   const char d = o.delimiter;
   if (d != 0) {
-    ZF_EXPECTS(d != '\n' && d != '\r' && !number_char(d) && !letter(d),
-               "csv delimiter '", detail::printable(std::string_view(&d, 1)),
+    ZF_EXPECTS(d != '\n' && d != '\r' && !number_char(d) && !letter(d), "csv delimiter '",
+               detail::printable(std::string_view(&d, 1)),
                "' is not allowed (line breaks, letters, digits, '.', '+' and '-' are refused)");
     ZF_EXPECTS(d != o.quote, "csv delimiter and quote are the same character '", d, "'");
   }
@@ -146,7 +146,8 @@ std::vector<lexed_field> split_line(const char* p, const char* end, const dialec
     lexed_field f = detail::lex_field(p, end, d);
     const std::string col = "column " + std::to_string(fields.size() + 1) + ": ";
     if (f.status == lex_status::unclosed_quote)
-      detail::fail_line(name, line, col + "quoted field is not closed on its line (a quoted field may not contain a line break)");
+      detail::fail_line(name, line,
+                        col + "quoted field is not closed on its line (a quoted field may not contain a line break)");
     if (f.status == lex_status::text_after_quote)
       detail::fail_line(name, line, col + "unexpected text after the closing quote");
     fields.push_back(f);
@@ -160,8 +161,9 @@ std::size_t resolve(const column_ref& ref, const std::vector<std::string>& names
                     std::string_view input, const char* what) {
   if (!ref.by_name()) {
     if (ref.negative() || ref.index() >= names.size())
-      throw parse_error(zeroflow::detail::concat(input, ": ", what, " ", ref.describe(), " is out of range: the file has ",
-                                                 names.size(), " column(s) (indices are 0-based)"));
+      throw parse_error(zeroflow::detail::concat(input, ": ", what, " ", ref.describe(),
+                                                 " is out of range: the file has ", names.size(),
+                                                 " column(s) (indices are 0-based)"));
     return ref.index();
   }
   std::size_t found = names.size();
@@ -175,9 +177,9 @@ std::size_t resolve(const column_ref& ref, const std::vector<std::string>& names
   if (found == names.size()) {
     std::string list;
     for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", \"" : "\"") + detail::printable(names[i]) + "\"";
-    throw parse_error(zeroflow::detail::concat(input, ": no column named \"", ref.name(), "\" (", what, "); ",
-                                               has_header ? "available: " : "the file has no header; columns are named ",
-                                               list));
+    throw parse_error(
+        zeroflow::detail::concat(input, ": no column named \"", ref.name(), "\" (", what, "); ",
+                                 has_header ? "available: " : "the file has no header; columns are named ", list));
   }
   return found;
 }
@@ -262,7 +264,8 @@ table parse(std::string_view text, std::string_view name, const csv_options& opt
   std::size_t chunk = options.chunk_bytes;
   if (chunk == 0) {
     // A few ranges per thread evens out the load; ranges under 256 KiB cost more than they save.
-    chunk = threads == 1 ? std::max<std::size_t>(region, 1) : std::max<std::size_t>(region / (8 * threads) + 1, 256 << 10);
+    chunk =
+        threads == 1 ? std::max<std::size_t>(region, 1) : std::max<std::size_t>(region / (8 * threads) + 1, 256 << 10);
   }
   const std::vector<const char*> starts = split_ranges(data, end, chunk);
   const std::size_t ranges = starts.size() - 1;
@@ -344,7 +347,8 @@ table read_csv_buffer(std::string_view text, std::string_view name_for_errors, c
 #if ZEROFLOW_HAS_CUDA
   // CUDA output is parsed on the GPU (csv_cuda.cpp), which hands back to this reader, with a
   // CPU target, whatever it does not take (bad options or header, no data rows).
-  if (options.where.type == device_type::cuda) return detail::read_csv_cuda_buffer(text, name_for_errors, options, stream);
+  if (options.where.type == device_type::cuda)
+    return detail::read_csv_cuda_buffer(text, name_for_errors, options, stream);
 #endif
   return parse(text, name_for_errors, options, stream);
 }

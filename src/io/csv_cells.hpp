@@ -2,14 +2,14 @@
 // Private to src/io: turning one cell's text into a number, with the missing-value rules of
 // csv.hpp. The hot path of the reader calls fast_float / from_chars directly and only comes
 // here for cells it could not take in one step.
+#include <fast_float/fast_float.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string_view>
 #include <system_error>
-
-#include <fast_float/fast_float.h>
 
 namespace zeroflow::io::detail {
 

@@ -11,7 +11,7 @@ namespace zeroflow::io::detail {
 /// The characters that shape a file.
 struct dialect {
   char delimiter{','};
-  char quote{'"'};          // 0: no quoting
+  char quote{'"'};           // 0: no quoting
   std::string_view comment;  // empty: no comments
 };
 
@@ -76,7 +76,7 @@ enum class lex_status { ok, unclosed_quote, text_after_quote };
 struct lexed_field {
   const char* begin;  // content: trimmed, inside the quotes when quoted
   const char* end;
-  const char* stop;   // the delimiter after the field, or its line end (see at_line_end)
+  const char* stop;  // the delimiter after the field, or its line end (see at_line_end)
   bool quoted{false};
   bool escaped{false};  // the content holds doubled quotes, so it is not the value as written
   lex_status status{lex_status::ok};

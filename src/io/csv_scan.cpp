@@ -59,8 +59,8 @@ struct scan_state {
 // most 255 steps. Leaves the tail (at least the last byte, whose successor is not in the range).
 void count_sse2(const char* begin, const char* end, const dialect& d, scan_state& st) {
   const auto n = static_cast<std::size_t>(end - begin);
-  const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), sp = _mm_set1_epi8(' '),
-                tab = _mm_set1_epi8('\t'), cm = _mm_set1_epi8(d.comment.empty() ? '\n' : d.comment.front());
+  const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+                cm = _mm_set1_epi8(d.comment.empty() ? '\n' : d.comment.front());
   std::size_t i = st.i;
   while (i + 17 <= n) {
     const std::size_t steps = std::min<std::size_t>((n - 1 - i) / 16, 255);
@@ -70,9 +70,9 @@ void count_sse2(const char* begin, const char* end, const dialect& d, scan_state
       const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(begin + i));
       const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(begin + i + 1));
       const __m128i is_nl = _mm_cmpeq_epi8(here, nl);
-      const __m128i odd = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(next, nl), _mm_cmpeq_epi8(next, cr)),
-                                       _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(next, sp), _mm_cmpeq_epi8(next, tab)),
-                                                    _mm_cmpeq_epi8(next, cm)));
+      const __m128i odd = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(next, nl), _mm_cmpeq_epi8(next, cr)),
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(next, sp), _mm_cmpeq_epi8(next, tab)), _mm_cmpeq_epi8(next, cm)));
       count = _mm_sub_epi8(count, is_nl);  // a match is -1
       flags = _mm_or_si128(flags, _mm_and_si128(is_nl, odd));
     }
@@ -111,10 +111,14 @@ namespace {
 
 const char* dtype_name(cell_kind kind) {
   switch (kind) {
-    case cell_kind::f32: return "float32";
-    case cell_kind::f64: return "float64";
-    case cell_kind::i64: return "int64";
-    case cell_kind::skip: break;
+    case cell_kind::f32:
+      return "float32";
+    case cell_kind::f64:
+      return "float64";
+    case cell_kind::i64:
+      return "int64";
+    case cell_kind::skip:
+      break;
   }
   return "skipped";
 }
@@ -144,23 +148,33 @@ void store_float(std::string_view text, T* out, std::int64_t row, const scan_con
   const cell_status status = parse_float_cell(text, value);
   const bool allow = ctx.na == na_policy::nan;
   switch (status) {
-    case cell_status::ok: break;
+    case cell_status::ok:
+      break;
     case cell_status::empty:
-      if (!allow) fail_cell(ctx, line, col, "empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
+      if (!allow)
+        fail_cell(ctx, line, col,
+                  "empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
       break;
     case cell_status::missing:
-      if (!allow) fail_cell(ctx, line, col, "missing value " + quoted(text) + " (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
+      if (!allow)
+        fail_cell(ctx, line, col,
+                  "missing value " + quoted(text) +
+                      " (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
       break;
     case cell_status::infinite:
       if (!allow)
-        fail_cell(ctx, line, col, "infinite value " + quoted(text) + " (zeroflow.read_csv reads non-finite values as NaN with na=\"nan\")");
+        fail_cell(
+            ctx, line, col,
+            "infinite value " + quoted(text) + " (zeroflow.read_csv reads non-finite values as NaN with na=\"nan\")");
       break;
     case cell_status::out_of_range:
       if (!allow)
         fail_cell(ctx, line, col,
-                  quoted(text) + " is out of range for " + dtype_name(kind) + " (zeroflow.read_csv reads it as infinity with na=\"nan\")");
+                  quoted(text) + " is out of range for " + dtype_name(kind) +
+                      " (zeroflow.read_csv reads it as infinity with na=\"nan\")");
       break;
-    case cell_status::bad: fail_cell(ctx, line, col, "cannot parse " + quoted(text) + " as " + dtype_name(kind));
+    case cell_status::bad:
+      fail_cell(ctx, line, col, "cannot parse " + quoted(text) + " as " + dtype_name(kind));
   }
   out[row] = value;
 }
@@ -169,15 +183,18 @@ void store_int(std::string_view text, std::int64_t* out, std::int64_t row, const
                std::size_t col) {
   std::int64_t value = 0;
   switch (parse_int_cell(text, value)) {
-    case cell_status::ok: break;
+    case cell_status::ok:
+      break;
     case cell_status::empty:
     case cell_status::missing:
     case cell_status::infinite:
       fail_cell(ctx, line, col,
                 (text.empty() ? std::string("empty cell") : "missing value " + quoted(text)) +
                     " in an int64 column (int64 has no NaN; read the column as a float dtype)");
-    case cell_status::out_of_range: fail_cell(ctx, line, col, quoted(text) + " is out of range for int64");
-    case cell_status::bad: fail_cell(ctx, line, col, "cannot parse " + quoted(text) + " as int64");
+    case cell_status::out_of_range:
+      fail_cell(ctx, line, col, quoted(text) + " is out of range for int64");
+    case cell_status::bad:
+      fail_cell(ctx, line, col, "cannot parse " + quoted(text) + " as int64");
   }
   out[row] = value;
 }
@@ -223,10 +240,17 @@ const char* slow_field(const char* p, const char* end, std::size_t col, std::int
   const std::string_view text(f.begin, static_cast<std::size_t>(f.end - f.begin));
   const column_plan& plan = ctx.plans[col];
   switch (plan.kind) {
-    case cell_kind::skip: break;
-    case cell_kind::f32: store_float(text, static_cast<float*>(plan.out), row, ctx, line, col, plan.kind); break;
-    case cell_kind::f64: store_float(text, static_cast<double*>(plan.out), row, ctx, line, col, plan.kind); break;
-    case cell_kind::i64: store_int(text, static_cast<std::int64_t*>(plan.out), row, ctx, line, col); break;
+    case cell_kind::skip:
+      break;
+    case cell_kind::f32:
+      store_float(text, static_cast<float*>(plan.out), row, ctx, line, col, plan.kind);
+      break;
+    case cell_kind::f64:
+      store_float(text, static_cast<double*>(plan.out), row, ctx, line, col, plan.kind);
+      break;
+    case cell_kind::i64:
+      store_int(text, static_cast<std::int64_t*>(plan.out), row, ctx, line, col);
+      break;
   }
   return f.stop;
 }
@@ -325,8 +349,8 @@ void parse_single_column(const char* p, const char* end, std::int64_t row, std::
 
 }  // namespace
 
-void parse_range(const char* begin, const char* end, std::int64_t first_row, std::int64_t first_line,
-                 std::int64_t rows, const scan_context& ctx) {
+void parse_range(const char* begin, const char* end, std::int64_t first_row, std::int64_t first_line, std::int64_t rows,
+                 const scan_context& ctx) {
   const std::int64_t last_row = first_row + rows;
   if (ctx.plans.size() == 1 && ctx.plans.front().kind == cell_kind::f32)
     return parse_single_column<float>(begin, end, first_row, first_line, last_row, ctx);

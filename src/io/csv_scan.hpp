@@ -21,10 +21,10 @@ struct column_plan {
 
 /// Everything pass 2 needs, shared read-only by every thread.
 struct scan_context {
-  std::string_view name;                   // the input, for messages
+  std::string_view name;  // the input, for messages
   dialect d;
-  std::vector<std::string> header;         // names when the file has a header, else empty
-  std::vector<column_plan> plans;          // one per column of the file
+  std::vector<std::string> header;  // names when the file has a header, else empty
+  std::vector<column_plan> plans;   // one per column of the file
   na_policy na{na_policy::error};
 };
 
@@ -40,8 +40,8 @@ range_counts count_range(const char* begin, const char* end, const dialect& d);
 /// Pass 2: parses the rows of [begin, end) into the plans' outputs, from row `first_row`;
 /// `first_line` is the 1-based number of the range's first line and `rows` what pass 1 counted.
 /// @throws zeroflow::parse_error at the first bad cell or ragged row.
-void parse_range(const char* begin, const char* end, std::int64_t first_row, std::int64_t first_line,
-                 std::int64_t rows, const scan_context& ctx);
+void parse_range(const char* begin, const char* end, std::int64_t first_row, std::int64_t first_line, std::int64_t rows,
+                 const scan_context& ctx);
 
 /// "NAME:LINE: " + parts, as a parse_error.
 [[noreturn]] void fail_line(std::string_view name, std::int64_t line, const std::string& what);

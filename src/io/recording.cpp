@@ -133,8 +133,7 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
     ZF_EXPECTS(index_of(options.lead) != std::numeric_limits<std::size_t>::max(), path.string(), ": no column ",
                options.lead, " (give a column name or a 0-based index)");
     csv.columns = {column_ref(index_of(options.lead))};
-  }
-  else
+  } else
     csv.columns = {column_ref(options.lead)};
   csv.default_type = float32;
   csv.threads = options.threads;

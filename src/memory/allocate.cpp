@@ -1,11 +1,10 @@
 #include "zeroflow/memory/allocate.hpp"
 
-#include "zeroflow/core/checked_size.hpp"
-
 #include <cstring>
 
 #include "strided_copy.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/checked_size.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/core/transfers.hpp"

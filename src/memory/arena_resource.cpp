@@ -14,10 +14,7 @@ constexpr std::size_t aligned(std::size_t bytes) { return (bytes + alignment - 1
 
 arena_resource::arena_resource(resource_ptr upstream, std::size_t chunk_bytes, std::size_t largest_carved,
                                stream_view home)
-    : upstream_{std::move(upstream)},
-      chunk_bytes_{aligned(chunk_bytes)},
-      largest_carved_{largest_carved},
-      home_{home} {
+    : upstream_{std::move(upstream)}, chunk_bytes_{aligned(chunk_bytes)}, largest_carved_{largest_carved}, home_{home} {
   ZF_EXPECTS(upstream_ != nullptr, "arena_resource needs an upstream resource");
   chunk_ = static_cast<std::byte*>(upstream_->allocate(chunk_bytes_, home_));
 }

@@ -2,11 +2,11 @@
 // plus a window of halo into shared memory (bandpass_tile.cuh), writes its share of the filtered
 // signal, computes the gate from the tile still in shared memory (chunk_gate.cuh) and counts its
 // ones, so that the gate's positions are found without another pass to count them.
-#include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cub/block/block_scan.cuh>
 
 #include "detail_cuda/bandpass_gate.hpp"
 #include "detail_cuda/bandpass_tile.cuh"
@@ -24,7 +24,7 @@ namespace {
 using u64 = unsigned long long;
 
 constexpr int threads = gpu::bandpass_threads;
-constexpr int chunk = 13;               // gate outputs per thread (odd: conflict-free, see chunk_gate.cuh)
+constexpr int chunk = 13;  // gate outputs per thread (odd: conflict-free, see chunk_gate.cuh)
 static_assert(chunk <= 16, "a thread's ones travel as 16 bits");
 constexpr int tile = threads * chunk;  // gate outputs per block
 
@@ -42,7 +42,8 @@ __host__ __device__ fused_layout layout_for(int width, int window) {
   const std::size_t outputs = static_cast<std::size_t>(l.passes) * gpu::bandpass_pass;
   l.inputs = aligned16(sizeof(double) * static_cast<std::size_t>(width));
   // The input tile is dead once filtered, and then holds the staged gate bytes (tile <= its size).
-  l.filtered = l.inputs + aligned16(sizeof(float) * static_cast<std::size_t>(gpu::bandpass_input_floats(width, outputs)));
+  l.filtered =
+      l.inputs + aligned16(sizeof(float) * static_cast<std::size_t>(gpu::bandpass_input_floats(width, outputs)));
   l.chunk_max = l.filtered + aligned16(sizeof(float) * outputs);
   l.raw_words = l.chunk_max + aligned16(sizeof(float) * (threads + gpu::extra_chunks<chunk>(window)));
   l.ones = l.raw_words + aligned16(sizeof(unsigned) * (threads + 1));
@@ -198,7 +199,8 @@ array fused_gate_positions(const filtered_gate& fused, stream_view stream) {
   const array offsets = block_offsets(fused, 0, nullptr, nullptr, stream);
   // The number of positions sizes the output: read back (this stage's host synchronisation).
   const std::int64_t blocks = fused.block_ones.size();
-  const auto count = static_cast<std::int64_t>(gpu::read_back(static_cast<const u64*>(offsets.data()) + blocks, stream));
+  const auto count =
+      static_cast<std::int64_t>(gpu::read_back(static_cast<const u64*>(offsets.data()) + blocks, stream));
   array positions = empty({count}, int64, fused.gate.where(), stream);
   scatter_positions(fused, offsets, positions, stream);
   return positions;

@@ -42,8 +42,8 @@ array locate_peaks(const array& signal, const array& positions, std::int64_t nms
              nms_window, " and ", ricker_width);
   if (detail::on_cuda(signal))
     return detail::locate_peaks_cuda(detail::cuda_input(signal, "locate_peaks: signal"),
-                                     detail::cuda_input(positions, "locate_peaks: positions"), nms_window,
-                                     ricker_width, center, stream);
+                                     detail::cuda_input(positions, "locate_peaks: positions"), nms_window, ricker_width,
+                                     center, stream);
   return detail::locate_peaks_host(detail::host_input(signal, stream), detail::host_input(positions, stream),
                                    nms_window, ricker_width, center, stream);
 }
@@ -81,8 +81,8 @@ array length_histogram_host(const array& lengths, std::int64_t bins, stream_view
   return out;
 }
 
-array locate_peaks_host(const array& signal, const array& positions, std::int64_t nms_window,
-                        std::int64_t ricker_width, float center, stream_view stream) {
+array locate_peaks_host(const array& signal, const array& positions, std::int64_t nms_window, std::int64_t ricker_width,
+                        float center, stream_view stream) {
   const std::int64_t n = signal.size(), count = positions.size();
   const std::int64_t shift = (nms_window + 1) / 2 - (ricker_width - 1) / 2, reach = ricker_width / 2;
   array out = empty({count}, int64, signal.where(), stream);

@@ -1,11 +1,11 @@
 // CUDA halves of beats.hpp: gate positions (CUB select), beat lengths, their histogram
 // (shared-memory atomics) and the R-peak search.
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <cstdint>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "detail_cuda/common.cuh"
 #include "detail_cuda/live_items.cuh"
@@ -56,9 +56,8 @@ __global__ void histogram_shared_kernel(const std::int64_t* __restrict__ lengths
 }
 
 // More bins than shared memory holds: global atomics (each length touches one counter).
-__global__ void histogram_global_kernel(const std::int64_t* __restrict__ lengths, std::int64_t count,
-                                        std::int64_t bins, unsigned long long* __restrict__ counts,
-                                        const std::int64_t* live) {
+__global__ void histogram_global_kernel(const std::int64_t* __restrict__ lengths, std::int64_t count, std::int64_t bins,
+                                        unsigned long long* __restrict__ counts, const std::int64_t* live) {
   count = gpu::live_items(count, live, 1);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
@@ -70,8 +69,8 @@ __global__ void histogram_global_kernel(const std::int64_t* __restrict__ lengths
 // The host's loop for one position per thread: the largest |x[i] − center| (float) over
 // [guess − reach, guess + reach] ∩ [0, n), first index on ties, NaN never wins.
 __global__ void locate_peaks_kernel(const float* __restrict__ x, std::int64_t n,
-                                    const std::int64_t* __restrict__ positions, std::int64_t count,
-                                    std::int64_t shift, std::int64_t reach, const float* __restrict__ center_at,
+                                    const std::int64_t* __restrict__ positions, std::int64_t count, std::int64_t shift,
+                                    std::int64_t reach, const float* __restrict__ center_at,
                                     std::int64_t* __restrict__ peaks, const std::int64_t* live) {
   count = gpu::live_items(count, live, 0);
   const float center = *center_at;
@@ -107,8 +106,8 @@ array gate_positions_cuda(const array& gate, stream_view stream) {
   array counter = empty({2}, int64, where, stream);
   auto* total = static_cast<long long*>(counter.data());
   std::size_t reduce_bytes = 0;
-  ZF_CUDA_TRY(cub::DeviceReduce::TransformReduce(nullptr, reduce_bytes, g, total, n, plus_int64{}, one_if_set{},
-                                                 0LL, gpu::raw(stream)));
+  ZF_CUDA_TRY(cub::DeviceReduce::TransformReduce(nullptr, reduce_bytes, g, total, n, plus_int64{}, one_if_set{}, 0LL,
+                                                 gpu::raw(stream)));
   array reduce_temp = gpu::scratch(reduce_bytes, where, stream);
   ZF_CUDA_TRY(cub::DeviceReduce::TransformReduce(reduce_temp.data(), reduce_bytes, g, total, n, plus_int64{},
                                                  one_if_set{}, 0LL, gpu::raw(stream)));
@@ -196,8 +195,8 @@ array length_histogram_live(const array& lengths, const std::int64_t* kept, std:
   return histogram_of(lengths, bins, kept, stream);
 }
 
-array locate_peaks_cuda(const array& signal, const array& positions, std::int64_t nms_window,
-                        std::int64_t ricker_width, float center, stream_view stream) {
+array locate_peaks_cuda(const array& signal, const array& positions, std::int64_t nms_window, std::int64_t ricker_width,
+                        float center, stream_view stream) {
   ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
   if (positions.size() == 0) return empty({0}, int64, signal.where(), stream);
   array center_on_device = empty({1}, float32, signal.where(), stream);
@@ -206,8 +205,8 @@ array locate_peaks_cuda(const array& signal, const array& positions, std::int64_
                   nullptr, stream);
 }
 
-array locate_peaks_live(const array& signal, const array& positions, const std::int64_t* kept,
-                        std::int64_t nms_window, std::int64_t ricker_width, const float* center, stream_view stream) {
+array locate_peaks_live(const array& signal, const array& positions, const std::int64_t* kept, std::int64_t nms_window,
+                        std::int64_t ricker_width, const float* center, stream_view stream) {
   return peaks_of(signal, positions, nms_window, ricker_width, center, kept, stream);
 }
 

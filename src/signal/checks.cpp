@@ -34,8 +34,7 @@ array host_input(const array& x, stream_view stream) {
   const auto* src = static_cast<const char*>(x.data());
   auto* dst = static_cast<char*>(out.data());
   const std::int64_t n = x.shape(0), step = x.strides()[0] * item;
-  for (std::int64_t i = 0; i < n; ++i)
-    std::memcpy(dst + i * item, src + i * step, static_cast<std::size_t>(item));
+  for (std::int64_t i = 0; i < n; ++i) std::memcpy(dst + i * item, src + i * step, static_cast<std::size_t>(item));
   return out;
 }
 

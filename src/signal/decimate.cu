@@ -4,10 +4,10 @@
 // with shuffles. Buckets of thousands of samples get a whole block each instead, so a few huge
 // buckets still spread over the GPU. The order in decimate_order.hpp makes the merge order
 // irrelevant, hence the host's floats exactly.
-#include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
 
 #include "decimate_order.hpp"
 #include "detail_cuda/common.cuh"
@@ -24,7 +24,9 @@ namespace order = decimate_order;
 /// {min, max} of a bucket.
 struct minmax_op {
   using state = float2;
-  __device__ static state identity() { return {__int_as_float(0x7f800000), __int_as_float(static_cast<int>(0xff800000))}; }
+  __device__ static state identity() {
+    return {__int_as_float(0x7f800000), __int_as_float(static_cast<int>(0xff800000))};
+  }
   __device__ static state add(state s, float v) { return {order::lower(s.x, v), order::upper(s.y, v)}; }
   __device__ static state merge(state a, state b) { return {order::lower(a.x, b.x), order::upper(a.y, b.y)}; }
   __device__ static state shuffle(unsigned mask, state s, int lane_mask, int width) {
@@ -94,19 +96,32 @@ void launch(const array& signal, std::int64_t bucket, std::int64_t buckets, floa
   const int id = signal.where().id;
   const cudaStream_t s = gpu::raw(stream);
   if (bucket >= block_bucket) {
-    const int blocks = static_cast<int>(std::min<std::int64_t>(buckets, gpu::grid_for(buckets * threads, threads, id, 8)));
+    const int blocks =
+        static_cast<int>(std::min<std::int64_t>(buckets, gpu::grid_for(buckets * threads, threads, id, 8)));
     block_kernel<op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out);
   } else {
     int team = 1;
     while (team < 32 && team < bucket) team *= 2;
     const int blocks = gpu::grid_for(buckets * team, threads, id, 8);
     switch (team) {
-      case 1: team_kernel<1, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out); break;
-      case 2: team_kernel<2, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out); break;
-      case 4: team_kernel<4, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out); break;
-      case 8: team_kernel<8, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out); break;
-      case 16: team_kernel<16, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out); break;
-      default: team_kernel<32, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out); break;
+      case 1:
+        team_kernel<1, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out);
+        break;
+      case 2:
+        team_kernel<2, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out);
+        break;
+      case 4:
+        team_kernel<4, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out);
+        break;
+      case 8:
+        team_kernel<8, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out);
+        break;
+      case 16:
+        team_kernel<16, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out);
+        break;
+      default:
+        team_kernel<32, op><<<blocks, threads, 0, s>>>(x, step, n, bucket, buckets, out);
+        break;
     }
   }
   ZF_SIGNAL_LAUNCH_CHECK();

@@ -19,8 +19,8 @@ embedding embed_beats(const array& signal, const array& positions, const array& 
   detail::expect_1d(lengths, "embed_beats: lengths", {int64});
   detail::expect_same_device(signal, positions, "embed_beats");
   detail::expect_same_device(signal, lengths, "embed_beats");
-  ZF_EXPECTS(positions.size() >= lengths.size(), "embed_beats: ", lengths.size(), " lengths need at least as many positions, got ",
-             positions.size());
+  ZF_EXPECTS(positions.size() >= lengths.size(), "embed_beats: ", lengths.size(),
+             " lengths need at least as many positions, got ", positions.size());
   ZF_EXPECTS(0 <= min_length && min_length <= max_length && max_length <= row_width,
              "embed_beats: need 0 <= min_length <= max_length <= row_width, got ", min_length, ", ", max_length, ", ",
              row_width);
@@ -30,10 +30,9 @@ embedding embed_beats(const array& signal, const array& positions, const array& 
              "embed_beats: normalization needs a finite center and a finite non-zero scale, got center ", norm.center,
              ", scale ", norm.scale);
   if (detail::on_cuda(signal))
-    return detail::embed_beats_cuda(detail::cuda_input(signal, "embed_beats: signal"),
-                                    detail::cuda_input(positions, "embed_beats: positions"),
-                                    detail::cuda_input(lengths, "embed_beats: lengths"), min_length, max_length,
-                                    row_width, norm, stream);
+    return detail::embed_beats_cuda(
+        detail::cuda_input(signal, "embed_beats: signal"), detail::cuda_input(positions, "embed_beats: positions"),
+        detail::cuda_input(lengths, "embed_beats: lengths"), min_length, max_length, row_width, norm, stream);
   return detail::embed_beats_host(detail::host_input(signal, stream), detail::host_input(positions, stream),
                                   detail::host_input(lengths, stream), min_length, max_length, row_width, norm, stream);
 }

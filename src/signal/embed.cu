@@ -1,13 +1,13 @@
 // CUDA half of embed.hpp: the length rule per candidate, the kept candidates' indices in beat
 // order (CUB select over the flags, so rows are deterministic, unlike the seed's atomic counter),
 // and one warp per row copying the normalised beat and its zero padding.
-#include <cub/block/block_reduce.cuh>
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "detail_cuda/common.cuh"
 #include "detail_cuda/live_items.cuh"
@@ -74,7 +74,8 @@ __global__ void __launch_bounds__(rows_threads)
                 std::int64_t row_width, const float* __restrict__ center_at, const float* __restrict__ scale_at,
                 const u64* live_rows, float* __restrict__ out) {
   const unsigned lane = threadIdx.x & 31;
-  if (live_rows != nullptr && static_cast<std::int64_t>(*live_rows) < rows) rows = static_cast<std::int64_t>(*live_rows);
+  if (live_rows != nullptr && static_cast<std::int64_t>(*live_rows) < rows)
+    rows = static_cast<std::int64_t>(*live_rows);
   const float center = *center_at, scale = *scale_at;
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; r < rows;
@@ -85,7 +86,8 @@ __global__ void __launch_bounds__(rows_threads)
     float* row = out + r * row_width;
     // (x − center) / scale in float, rounded as the host rounds it.
 #pragma unroll 8  // a row of 256 is 8 stores per lane: their loads go out together
-    for (std::int64_t i = lane; i < row_width; i += 32) row[i] = i < len ? __fdiv_rn(__fsub_rn(beat[i], center), scale) : 0.0f;
+    for (std::int64_t i = lane; i < row_width; i += 32)
+      row[i] = i < len ? __fdiv_rn(__fsub_rn(beat[i], center), scale) : 0.0f;
   }
 }
 
@@ -93,9 +95,9 @@ __global__ void __launch_bounds__(rows_threads)
 /// every candidate of the buffer); their number lands in *kept_count and the lowest candidate
 /// whose span leaves the signal in *first_bad (all ones when none), both device memory, which
 /// the caller has set to 0 and all ones on the stream before.
-embedding mark_and_select(const array& signal, const array& positions, const array& lengths,
-                          std::int64_t min_length, std::int64_t max_length, u64* kept_count, u64* first_bad,
-                          const std::int64_t* live_positions, stream_view stream) {
+embedding mark_and_select(const array& signal, const array& positions, const array& lengths, std::int64_t min_length,
+                          std::int64_t max_length, u64* kept_count, u64* first_bad, const std::int64_t* live_positions,
+                          stream_view stream) {
   const device where = signal.where();
   const std::int64_t candidates = lengths.size();
   embedding out;
@@ -104,8 +106,8 @@ embedding mark_and_select(const array& signal, const array& positions, const arr
   if (candidates == 0) return out;
   auto* kept = static_cast<unsigned char*>(out.kept.data());
   mark_kernel<<<gpu::grid_for(candidates, mark_threads, where.id), mark_threads, 0, gpu::raw(stream)>>>(
-      static_cast<const std::int64_t*>(positions.data()), static_cast<const std::int64_t*>(lengths.data()),
-      candidates, min_length, max_length, signal.size(), kept, kept_count, first_bad, live_positions);
+      static_cast<const std::int64_t*>(positions.data()), static_cast<const std::int64_t*>(lengths.data()), candidates,
+      min_length, max_length, signal.size(), kept, kept_count, first_bad, live_positions);
   ZF_SIGNAL_LAUNCH_CHECK();
   thrust::counting_iterator<std::int64_t> indices(0);
   auto* index = static_cast<std::int64_t*>(out.kept_index.data());
@@ -136,9 +138,8 @@ void launch_rows(const array& signal, const array& positions, const array& lengt
 
 }  // namespace
 
-embedding embed_beats_cuda(const array& signal, const array& positions, const array& lengths,
-                           std::int64_t min_length, std::int64_t max_length, std::int64_t row_width,
-                           normalization norm, stream_view stream) {
+embedding embed_beats_cuda(const array& signal, const array& positions, const array& lengths, std::int64_t min_length,
+                           std::int64_t max_length, std::int64_t row_width, normalization norm, stream_view stream) {
   const device where = signal.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
   // The counters' starting values and the normalisation, in one upload.
@@ -168,9 +169,9 @@ embedding embed_beats_cuda(const array& signal, const array& positions, const ar
   return out;
 }
 
-embedding embed_beats_live(const array& signal, const array& positions, const array& lengths,
-                           const std::int64_t* kept, std::int64_t min_length, std::int64_t max_length,
-                           std::int64_t row_width, std::int64_t max_rows, tail_scalars* s, stream_view stream) {
+embedding embed_beats_live(const array& signal, const array& positions, const array& lengths, const std::int64_t* kept,
+                           std::int64_t min_length, std::int64_t max_length, std::int64_t row_width,
+                           std::int64_t max_rows, tail_scalars* s, stream_view stream) {
   ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
   embedding out = mark_and_select(signal, positions, lengths, min_length, max_length, &s->rows, &s->bad, kept, stream);
   const std::int64_t room = std::clamp<std::int64_t>(max_rows, 0, lengths.size());

@@ -23,10 +23,10 @@ namespace {
 
 void expect_floating_matrix(const array& x, const char* what) {
   ZF_EXPECTS(x.valid(), what, " is an empty placeholder array (no buffer)");
-  ZF_EXPECTS(x.ndim() == 1 || x.ndim() == 2, what, " must be 1-D (one column) or 2-D (rows x columns), got ",
-             x.ndim(), " dimensions");
-  ZF_EXPECTS(x.type() == float32 || x.type() == float64, what, " must be float32 or float64, got ",
-             x.type().name(), " (convert integers to floats first)");
+  ZF_EXPECTS(x.ndim() == 1 || x.ndim() == 2, what, " must be 1-D (one column) or 2-D (rows x columns), got ", x.ndim(),
+             " dimensions");
+  ZF_EXPECTS(x.type() == float32 || x.type() == float64, what, " must be float32 or float64, got ", x.type().name(),
+             " (convert integers to floats first)");
 }
 
 void expect_coefficients(const array& x, const array& coefficients, const char* what) {
@@ -42,8 +42,7 @@ void expect_coefficients(const array& x, const array& coefficients, const char* 
 
 void expect_range(feature_range range) {
   ZF_EXPECTS(std::isfinite(range.lo) && std::isfinite(range.hi) && range.lo < range.hi,
-             "the feature range must be two finite numbers, the first smaller, got (", range.lo, ", ", range.hi,
-             ")");
+             "the feature range must be two finite numbers, the first smaller, got (", range.lo, ", ", range.hi, ")");
 }
 
 array apply(const array& x, const array& scale, const array& offset, std::optional<feature_range> clip, bool inverse,
@@ -100,33 +99,34 @@ min_max_scaling fit_host(const array& x, feature_range range, stream_view stream
   std::vector<T> low(cols), high(cols);
   std::vector<char> seen(cols, 0);
   std::mutex merge;
-  parallel_chunks(m.rows, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / m.cols), [&](std::int64_t r0, std::int64_t r1) {
-    std::vector<T> lo(cols), hi(cols);
-    std::vector<char> any(cols, 0);
-    for (std::int64_t r = r0; r < r1; ++r) {
-      const T* row = base + r * m.row_stride;
-      for (std::size_t c = 0; c < cols; ++c) {
-        const T v = row[static_cast<std::int64_t>(c) * m.col_stride];
-        if (std::isnan(v)) continue;
-        if (!any[c]) {
-          lo[c] = hi[c] = v, any[c] = 1;
-        } else {
-          if (before(v, lo[c])) lo[c] = v;
-          if (before(hi[c], v)) hi[c] = v;
-        }
-      }
-    }
-    std::lock_guard lock(merge);
-    for (std::size_t c = 0; c < cols; ++c) {
-      if (!any[c]) continue;
-      if (!seen[c]) {
-        low[c] = lo[c], high[c] = hi[c], seen[c] = 1;
-      } else {
-        if (before(lo[c], low[c])) low[c] = lo[c];
-        if (before(high[c], hi[c])) high[c] = hi[c];
-      }
-    }
-  });
+  parallel_chunks(m.rows, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / m.cols),
+                  [&](std::int64_t r0, std::int64_t r1) {
+                    std::vector<T> lo(cols), hi(cols);
+                    std::vector<char> any(cols, 0);
+                    for (std::int64_t r = r0; r < r1; ++r) {
+                      const T* row = base + r * m.row_stride;
+                      for (std::size_t c = 0; c < cols; ++c) {
+                        const T v = row[static_cast<std::int64_t>(c) * m.col_stride];
+                        if (std::isnan(v)) continue;
+                        if (!any[c]) {
+                          lo[c] = hi[c] = v, any[c] = 1;
+                        } else {
+                          if (before(v, lo[c])) lo[c] = v;
+                          if (before(hi[c], v)) hi[c] = v;
+                        }
+                      }
+                    }
+                    std::lock_guard lock(merge);
+                    for (std::size_t c = 0; c < cols; ++c) {
+                      if (!any[c]) continue;
+                      if (!seen[c]) {
+                        low[c] = lo[c], high[c] = hi[c], seen[c] = 1;
+                      } else {
+                        if (before(lo[c], low[c])) low[c] = lo[c];
+                        if (before(high[c], hi[c])) high[c] = hi[c];
+                      }
+                    }
+                  });
 
   min_max_scaling out;
   for (array* a : {&out.data_min, &out.data_max, &out.data_range, &out.scale, &out.offset})
@@ -150,8 +150,8 @@ min_max_scaling fit_host(const array& x, feature_range range, stream_view stream
 }
 
 template <class T>
-array apply_host(const array& x, const array& scale_array, const array& offset_array,
-                 std::optional<feature_range> clip, bool inverse, stream_view stream) {
+array apply_host(const array& x, const array& scale_array, const array& offset_array, std::optional<feature_range> clip,
+                 bool inverse, stream_view stream) {
   const matrix_view m = matrix_of(x);
   array out = empty(x.shape(), x.type(), x.where(), stream);
   const T* in = x.data_as<const T>();
@@ -199,10 +199,12 @@ array min_max_apply_host(const array& x, const array& scale, const array& offset
 
 #if !ZEROFLOW_HAS_CUDA
 min_max_scaling min_max_fit_cuda(const array&, feature_range, stream_view) {
-  ZF_THROW(cuda_error, "min-max scaling on a CUDA device needs a CUDA build of zeroflow (configure with ZEROFLOW_CUDA=ON)");
+  ZF_THROW(cuda_error,
+           "min-max scaling on a CUDA device needs a CUDA build of zeroflow (configure with ZEROFLOW_CUDA=ON)");
 }
 array min_max_apply_cuda(const array&, const array&, const array&, std::optional<feature_range>, bool, stream_view) {
-  ZF_THROW(cuda_error, "min-max scaling on a CUDA device needs a CUDA build of zeroflow (configure with ZEROFLOW_CUDA=ON)");
+  ZF_THROW(cuda_error,
+           "min-max scaling on a CUDA device needs a CUDA build of zeroflow (configure with ZEROFLOW_CUDA=ON)");
 }
 #endif
 

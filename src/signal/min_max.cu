@@ -216,8 +216,8 @@ array apply_cuda(const array& x, const array& scale, const array& offset, std::o
   array out = empty(x.shape(), x.type(), where, stream);
   const std::int64_t total = m.rows * m.cols;
   if (total == 0) return out;
-  ZF_EXPECTS(scale.is_contiguous() && offset.is_contiguous(), "min-max scaling: the scale and offset on ",
-             where.name(), " must be contiguous");
+  ZF_EXPECTS(scale.is_contiguous() && offset.is_contiguous(), "min-max scaling: the scale and offset on ", where.name(),
+             " must be contiguous");
   const int grid = gpu::grid_for(total, reduce_threads, where.id);
   apply_kernel<T><<<grid, reduce_threads, 0, gpu::raw(stream)>>>(
       x.data_as<const T>(), m, scale.data_as<const T>(), offset.data_as<const T>(), inverse, clip.has_value(),

@@ -61,7 +61,8 @@ array nms_gate_host(const array& filtered, std::int64_t window, stream_view stre
         for (std::int64_t j = e; j-- > b;) suffix[static_cast<std::size_t>(j)] = acc = keep_greater(acc, xs[j]);
       }
       for (std::int64_t j = 0; j < outputs; ++j) {
-        const float top = keep_greater(suffix[static_cast<std::size_t>(j)], prefix[static_cast<std::size_t>(j + window - 1)]);
+        const float top =
+            keep_greater(suffix[static_cast<std::size_t>(j)], prefix[static_cast<std::size_t>(j + window - 1)]);
         const bool raw = xs[j + half] == top;
         const std::int64_t p = t0 + j;
         if (p >= begin) gate[p] = (raw && !previous) ? 1 : 0;

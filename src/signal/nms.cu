@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "detail_cuda/common.cuh"
 #include "detail_cuda/chunk_gate.cuh"
+#include "detail_cuda/common.cuh"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/nms.hpp"
@@ -16,13 +16,12 @@ namespace zeroflow::signal::detail {
 namespace {
 
 constexpr int nms_threads = 256;
-constexpr int nms_chunk = 13;                       // gate outputs per thread (odd, see chunk_gate.cuh)
+constexpr int nms_chunk = 13;                      // gate outputs per thread (odd, see chunk_gate.cuh)
 constexpr int nms_tile = nms_threads * nms_chunk;  // gate outputs per block
 
 /// Dynamic shared memory: the tile, the chunk maxima, the raw-gate words and the staged bytes.
 constexpr std::size_t nms_smem(int window) {
-  return sizeof(float) * (nms_tile + window) +
-         sizeof(float) * (nms_threads + gpu::extra_chunks<nms_chunk>(window)) +
+  return sizeof(float) * (nms_tile + window) + sizeof(float) * (nms_threads + gpu::extra_chunks<nms_chunk>(window)) +
          sizeof(unsigned) * (nms_threads + 1) + nms_tile;
 }
 
@@ -81,8 +80,8 @@ array nms_gate_cuda(const array& filtered, std::int64_t window, stream_view stre
     const auto w = static_cast<int>(window);
     const std::size_t smem = nms_smem(w);
     if (smem > 48 * 1024)
-      ZF_CUDA_TRY(cudaFuncSetAttribute(nms_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(smem)));
+      ZF_CUDA_TRY(
+          cudaFuncSetAttribute(nms_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     nms_tiled_kernel<<<gpu::tiles_for(m, nms_tile), nms_threads, smem, gpu::raw(stream)>>>(x, n, w, gate);
     ZF_SIGNAL_LAUNCH_CHECK();
     return out;

@@ -123,7 +123,8 @@ normalization robust_zscore_host(const array& signal, stream_view) {
   });
   std::int64_t count = 0;
   double sum = 0;
-  for (std::int64_t b = 0; b < blocks; ++b) count += counts[static_cast<std::size_t>(b)], sum += sums[static_cast<std::size_t>(b)];
+  for (std::int64_t b = 0; b < blocks; ++b)
+    count += counts[static_cast<std::size_t>(b)], sum += sums[static_cast<std::size_t>(b)];
   if (count == 0) return {0.0f, 1.0f};
   const double mean = sum / static_cast<double>(count);
   each_block([&](std::int64_t b, std::int64_t begin, std::int64_t end) {
@@ -139,8 +140,8 @@ normalization robust_zscore_host(const array& signal, stream_view) {
   const double median = median_of(x, n, count, [](float v) { return v; });
   // Deviations are ranked as floats: rounding is monotonic, so this is the exact MAD rounded to
   // float (up to the last bit when the two middle deviations are averaged).
-  const double mad =
-      median_of(x, n, count, [median](float v) { return static_cast<float>(std::fabs(static_cast<double>(v) - median)); });
+  const double mad = median_of(
+      x, n, count, [median](float v) { return static_cast<float>(std::fabs(static_cast<double>(v) - median)); });
   return {static_cast<float>(median), robust_scale(mad, stddev)};
 }
 

@@ -7,12 +7,12 @@
 // the values since they are >= 0). The key is split into digits of at most 13 bits, most significant
 // first. Level 0 histograms the top digit over the whole signal (shared-memory counters, one global
 // atomic per non-empty bin and block); the block that finishes last (a counter of finished blocks)
-// then finds the bucket holding the wanted rank, so a level is one launch. Each later level copies the survivors of the previous bucket into a scratch buffer
-// (warp-aggregated atomics: order does not matter for a selection) while histogramming their next
-// digit, so only the first two levels read the whole signal. An even count needs the two middle
-// ranks: while they share a bucket they are tracked together; when they split, the lower one is
-// the largest key of its bucket, which the next compaction finds with a max-reduction on the side.
-// The result is 0.5·(lower + upper) in double, as on the host.
+// then finds the bucket holding the wanted rank, so a level is one launch. Each later level copies the survivors of the
+// previous bucket into a scratch buffer (warp-aggregated atomics: order does not matter for a selection) while
+// histogramming their next digit, so only the first two levels read the whole signal. An even count needs the two
+// middle ranks: while they share a bucket they are tracked together; when they split, the lower one is the largest key
+// of its bucket, which the next compaction finds with a max-reduction on the side. The result is 0.5·(lower + upper) in
+// double, as on the host.
 //
 // Cost for N samples: each selection reads the signal twice (histogram, first compaction), i.e.
 // 4 × 4N bytes in all, plus the survivors (typically a few per cent), in six launches and one
@@ -24,13 +24,13 @@
 // samples equal) or not a finite float. Rather than mirror the host's summation order on the GPU,
 // that degenerate case copies the signal to the host and returns the host implementation's answer
 // (a device-to-host copy and a host pass, only for flat or clipped recordings).
-#include <cub/block/block_reduce.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include "detail_cuda/common.cuh"
 #include "detail_cuda/robust_moments.hpp"
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(select_threads)
   for (int b = threadIdx.x; b < (1 << d.bits); b += blockDim.x) s_hist[b] = 0;
   __syncthreads();
   const auto key_of = key_source.bind();
-  gpu::visit_quads(x, n, [&](const float (&v)[4], int valid) {
+  gpu::visit_quads(x, n, [&](const float(&v)[4], int valid) {
     unsigned run_bin = 0, run = 0;
     for (int k = 0; k < valid; ++k) {
       u64 key;
@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(select_threads)
   const unsigned lane = threadIdx.x & 31;
   u64 lower_max = 0;
 
-  gpu::visit_quads(src, n, [&](const float (&v)[4], int valid) {
+  gpu::visit_quads(src, n, [&](const float(&v)[4], int valid) {
     unsigned keep = 0;  // bit k: v[k] survives
     for (int k = 0; k < valid; ++k) {
       u64 key;
@@ -363,8 +363,7 @@ void select_middle(const float* x, std::int64_t n, Key key_source, select_state*
   auto hist = [&](int level) { return buffers.hist + static_cast<std::size_t>(level) * max_bins; };
   auto smem = [](int level) { return sizeof(unsigned) << Key::digit(level).bits; };
 
-  first_histogram_kernel<Key>
-      <<<blocks, select_threads, smem(0), gpu::raw(stream)>>>(x, n, key_source, hist(0), state);
+  first_histogram_kernel<Key><<<blocks, select_threads, smem(0), gpu::raw(stream)>>>(x, n, key_source, hist(0), state);
   ZF_SIGNAL_LAUNCH_CHECK();
   for (int level = 1; level < Key::levels; ++level) {
     const float* src = level == 1 ? x : (level % 2 == 0 ? buffers.a : buffers.b);

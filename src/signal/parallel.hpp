@@ -15,7 +15,8 @@ template <class Body>
 void parallel_chunks(std::int64_t n, std::int64_t min_chunk, Body&& body) {
   if (n <= 0) return;
   const std::int64_t cores = std::max<std::int64_t>(1, std::thread::hardware_concurrency());
-  const std::int64_t parts = std::clamp<std::int64_t>(n / std::max<std::int64_t>(min_chunk, 1), 1, std::min<std::int64_t>(cores, 64));
+  const std::int64_t parts =
+      std::clamp<std::int64_t>(n / std::max<std::int64_t>(min_chunk, 1), 1, std::min<std::int64_t>(cores, 64));
   if (parts == 1) {
     body(std::int64_t{0}, n);
     return;

@@ -10,8 +10,7 @@ namespace zeroflow::signal {
 namespace {
 // Seconds → samples, nearest; refuses values no recording could use (and int64 overflow).
 std::int64_t samples(double seconds, double rate, const char* name) {
-  ZF_EXPECTS(std::isfinite(seconds) && seconds > 0, name, " must be a positive number of seconds, got ",
-             seconds);
+  ZF_EXPECTS(std::isfinite(seconds) && seconds > 0, name, " must be a positive number of seconds, got ", seconds);
   const double n = std::round(seconds * rate);
   ZF_EXPECTS(n >= 1 && n <= double{1LL << 40}, name, " = ", seconds, " s at ", rate, " Hz gives ", n,
              " samples; it must be between 1 and 2^40");
@@ -39,14 +38,15 @@ segment_sizes sizes_for(const segment_params& params) {
   s.learn = samples(params.learn_seconds, params.sample_rate, "the learning window");
   s.stretch = samples(params.stretch_seconds, params.sample_rate, "the detector's stretch");
   s.overlap = samples(params.overlap_seconds, params.sample_rate, "the detector's overlap");
-  ZF_EXPECTS(s.overlap >= s.learn, "the detector's overlap (", params.overlap_seconds, " s) must be at least its learning window (",
-             params.learn_seconds, " s)");
+  ZF_EXPECTS(s.overlap >= s.learn, "the detector's overlap (", params.overlap_seconds,
+             " s) must be at least its learning window (", params.learn_seconds, " s)");
   s.window_before = samples(params.window_before_seconds, params.sample_rate, "the beat window before the peak");
   s.window_after = samples(params.window_after_seconds, params.sample_rate, "the beat window after the peak");
   const std::int64_t row_samples =
       params.method == segmentation_method::seed ? s.max_length : s.window_before + s.window_after;
   // The VAE halves the row three times and its decoder doubles it back: a power of two >= 16.
-  s.row_width = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(row_samples, 16))));
+  s.row_width =
+      static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(row_samples, 16))));
   return s;
 }
 

@@ -35,8 +35,8 @@ array drop_weak_peaks_host(const array& filtered, const array& positions, std::i
   std::vector<float> heights(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) {
     const std::int64_t at = p[i] + offset;
-    ZF_EXPECTS(at >= 0 && at < static_cast<std::int64_t>(x.size()), "drop_weak_peaks: position ", p[i],
-               " + ", offset, " is outside the ", x.size(), "-sample signal");
+    ZF_EXPECTS(at >= 0 && at < static_cast<std::int64_t>(x.size()), "drop_weak_peaks: position ", p[i], " + ", offset,
+               " is outside the ", x.size(), "-sample signal");
     heights[i] = x[static_cast<std::size_t>(at)] - baseline;
   }
   std::vector<float> sorted = heights;

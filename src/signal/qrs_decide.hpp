@@ -23,23 +23,23 @@ namespace zeroflow::signal::detail {
 
 /// The detector's time constants, in samples, and its ratios.
 struct qrs_rules {
-  std::int64_t refractory = 0;   ///< no two beats closer than this
-  std::int64_t t_wave = 0;       ///< a weaker, slower peak this soon after a beat is its T wave
-  std::int64_t replace = 0;      ///< a stronger peak this soon after a beat replaces it (that was a P wave)
-  std::int64_t learn = 0;        ///< the levels start from the candidates of the first `learn` samples
-  std::int64_t stretch = 0;      ///< samples decided independently of the rest (> 0)
-  std::int64_t overlap = 0;      ///< samples before a stretch from which it learns its levels (>= learn)
-  float t_wave_slope = 0.5F;     ///< T wave: steepest slope under this fraction of the beat's, and
-  float t_wave_energy = 0.5F;    ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
-  float t_wave_steep = 0.25F;    ///< or slope under this fraction whatever its energy
-  float search_back_gap = 1.66F; ///< search back once a gap exceeds this many mean RR intervals
+  std::int64_t refractory = 0;    ///< no two beats closer than this
+  std::int64_t t_wave = 0;        ///< a weaker, slower peak this soon after a beat is its T wave
+  std::int64_t replace = 0;       ///< a stronger peak this soon after a beat replaces it (that was a P wave)
+  std::int64_t learn = 0;         ///< the levels start from the candidates of the first `learn` samples
+  std::int64_t stretch = 0;       ///< samples decided independently of the rest (> 0)
+  std::int64_t overlap = 0;       ///< samples before a stretch from which it learns its levels (>= learn)
+  float t_wave_slope = 0.5F;      ///< T wave: steepest slope under this fraction of the beat's, and
+  float t_wave_energy = 0.5F;     ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
+  float t_wave_steep = 0.25F;     ///< or slope under this fraction whatever its energy
+  float search_back_gap = 1.66F;  ///< search back once a gap exceeds this many mean RR intervals
 };
 
 /// Running estimates of the detector, kept between candidates.
 struct qrs_state {
   float signal_level = 0, noise_level = 0;
-  std::int64_t last = -1;       ///< candidate index of the last beat (-1 before the first)
-  std::int64_t rr[8] = {};      ///< the last RR intervals (samples), a ring
+  std::int64_t last = -1;   ///< candidate index of the last beat (-1 before the first)
+  std::int64_t rr[8] = {};  ///< the last RR intervals (samples), a ring
   int rr_count = 0;
   std::int64_t beats = 0;
 
@@ -151,8 +151,8 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
       std::int64_t best = -1;
       for (std::int64_t j = state.last + 1; j < i; ++j) {
         const std::int64_t after = position[j] - position[state.last];
-        const bool t_wave = after < rules.t_wave && qrs_is_t_wave(amplitude[j], slope[j], amplitude[state.last],
-                                                                  slope[state.last], rules);
+        const bool t_wave = after < rules.t_wave &&
+                            qrs_is_t_wave(amplitude[j], slope[j], amplitude[state.last], slope[state.last], rules);
         if (after > rules.replace && !t_wave && (best < 0 || amplitude[j] > amplitude[best])) best = j;
       }
       if (best >= 0 && amplitude[best] > 0.5F * state.threshold()) {
@@ -191,7 +191,10 @@ ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* position, std::in
   std::int64_t lo = 0, hi = n;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
-    if (position[mid] < at) lo = mid + 1; else hi = mid;
+    if (position[mid] < at)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -230,11 +233,20 @@ ZF_QRS_HD inline void qrs_join_stretches(const std::int64_t* position, const flo
   const std::int64_t first = qrs_first_at(position, n, boundary);
   std::int64_t before = -1, after = -1;
   for (std::int64_t i = first - 1; i >= 0 && position[i] >= boundary - rules.replace; --i)
-    if (beat[i]) { before = i; break; }
+    if (beat[i]) {
+      before = i;
+      break;
+    }
   for (std::int64_t i = first; i < n && position[i] < boundary + rules.replace; ++i)
-    if (beat[i]) { after = i; break; }
+    if (beat[i]) {
+      after = i;
+      break;
+    }
   if (before < 0 || after < 0 || position[after] - position[before] > rules.replace) return;
-  if (amplitude[after] > amplitude[before]) beat[before] = 0; else beat[after] = 0;
+  if (amplitude[after] > amplitude[before])
+    beat[before] = 0;
+  else
+    beat[after] = 0;
 }
 
 }  // namespace zeroflow::signal::detail

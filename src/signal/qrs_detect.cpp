@@ -36,8 +36,8 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
   // Candidates are maxima of a window of 2·(refractory/2) + 1 samples, centred.
   const std::int64_t window = 2 * (sizes.refractory / 2) + 1;
   const std::int64_t needed = std::max(sizes.ricker_width, window);
-  ZF_EXPECTS(signal.size() >= needed, "the recording has ", signal.size(), " samples, fewer than beat detection needs (",
-             needed, " at ", params.sample_rate, " Hz)");
+  ZF_EXPECTS(signal.size() >= needed, "the recording has ", signal.size(),
+             " samples, fewer than beat detection needs (", needed, " at ", params.sample_rate, " Hz)");
   const bool cuda = detail::on_cuda(signal);
   const array x = cuda ? detail::cuda_input(signal, "detect_qrs: signal") : detail::host_input(signal, stream);
 
@@ -59,7 +59,8 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
   else
     detail::qrs_candidates_host(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
   const auto rules = rules_for(sizes);
-  d.peaks = cuda ? detail::qrs_select_cuda(d, x.size(), rules, stream) : detail::qrs_select_host(d, x.size(), rules, stream);
+  d.peaks =
+      cuda ? detail::qrs_select_cuda(d, x.size(), rules, stream) : detail::qrs_select_host(d, x.size(), rules, stream);
   return d;
 }
 
@@ -109,8 +110,7 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
   const auto* slope = d.slope.data_as<const float>();
   std::vector<std::uint8_t> beat(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
   const std::int64_t stretches = n ? position[n - 1] / rules.stretch + 1 : 0;
-  for (std::int64_t k = 0; k < stretches; ++k)
-    qrs_decide_stretch(position, amplitude, slope, n, k, rules, beat.data());
+  for (std::int64_t k = 0; k < stretches; ++k) qrs_decide_stretch(position, amplitude, slope, n, k, rules, beat.data());
   for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
   std::int64_t beats = 0;
   for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];

@@ -2,10 +2,10 @@
 // the decision runs qrs_decide in one GPU thread (the same code as the host, so the same beats),
 // and the accepted candidates are compacted with CUB. The beat count is read back once, to size
 // the result.
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cub/device/device_select.cuh>
 
 #include "detail_cuda/common.cuh"
 #include "qrs_decide.hpp"
@@ -91,8 +91,8 @@ array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_ru
   // one thread per possible stretch of the recording (threads past the last find no candidates).
   const std::int64_t stretches = samples / rules.stretch + 1;
   qrs_decide_kernel<<<gpu::tiles_for(stretches, 64), 64, 0, gpu::raw(stream)>>>(
-      d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
-      n, stretches, rules, beat.data_as<std::uint8_t>());
+      d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(), n,
+      stretches, rules, beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
   qrs_join_kernel<<<1, 1, 0, gpu::raw(stream)>>>(d.candidates.data_as<const std::int64_t>(),
                                                  d.amplitude.data_as<const float>(), n, stretches, rules,

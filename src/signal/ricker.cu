@@ -75,8 +75,9 @@ array bandpass_cuda(const array& signal, std::int64_t ricker_width, stream_view 
   const auto* h = static_cast<const double*>(taps.data());
   if (ricker_width <= gpu::max_tiled_taps) {
     const auto width = static_cast<int>(ricker_width);
-    const std::size_t smem = sizeof(double) * static_cast<std::size_t>(width) +
-                             sizeof(float) * (gpu::bandpass_input_floats(width, gpu::bandpass_pass) + gpu::bandpass_pass);
+    const std::size_t smem =
+        sizeof(double) * static_cast<std::size_t>(width) +
+        sizeof(float) * (gpu::bandpass_input_floats(width, gpu::bandpass_pass) + gpu::bandpass_pass);
     bandpass_tiled_kernel<<<gpu::tiles_for(n, gpu::bandpass_pass), gpu::bandpass_threads, smem, gpu::raw(stream)>>>(
         x, y, n, h, width);
   } else {

@@ -17,9 +17,10 @@ namespace zeroflow::signal::detail {
 
 namespace {
 
-__global__ void embed_windows_kernel(const float* __restrict__ x, std::int64_t n, const std::int64_t* __restrict__ peaks,
-                                     std::int64_t rows, std::int64_t before, std::int64_t after, std::int64_t width,
-                                     normalization norm, float* __restrict__ out) {
+__global__ void embed_windows_kernel(const float* __restrict__ x, std::int64_t n,
+                                     const std::int64_t* __restrict__ peaks, std::int64_t rows, std::int64_t before,
+                                     std::int64_t after, std::int64_t width, normalization norm,
+                                     float* __restrict__ out) {
   const std::int64_t total = rows * width;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
@@ -71,8 +72,8 @@ array embed_windows_cuda(const array& signal, const array& peaks, std::int64_t b
   array out = empty({rows, row_width}, float32, where, stream);
   if (rows == 0) return out;
   embed_windows_kernel<<<gpu::grid_for(rows * row_width, 256, where.id), 256, 0, gpu::raw(stream)>>>(
-      signal.data_as<const float>(), signal.size(), peaks.data_as<const std::int64_t>(), rows, before, after,
-      row_width, norm, out.data_as<float>());
+      signal.data_as<const float>(), signal.size(), peaks.data_as<const std::int64_t>(), rows, before, after, row_width,
+      norm, out.data_as<float>());
   ZF_SIGNAL_LAUNCH_CHECK();
   return out;
 }

@@ -27,7 +27,7 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
              " samples, fewer than the band-pass and NMS windows need (", needed, " at ", params.sample_rate, " Hz)");
   // Strided input is made contiguous once here instead of once per stage.
   const array x = detail::on_cuda(signal) ? detail::cuda_input(signal, "segment_beats: signal")
-                                           : detail::host_input(signal, stream);
+                                          : detail::host_input(signal, stream);
 
   // The median and MAD of a long recording are those of an evenly strided subsample of at least
   // 2^20 samples (exact below that): an hour at 250 Hz is exact, 22 hours use every 19th sample.
@@ -47,13 +47,13 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   s.gate = nms_gate(s.filtered, s.sizes.nms_window, stream);
   s.norm = params.normalize_rows ? robust : normalization{0.0F, 1.0F};
   const auto baseline = static_cast<float>(robust.center * kernel_sum);
-  s.positions = drop_weak_peaks(s.filtered, gate_positions(s.gate, stream), s.sizes.nms_window,
-                                params.min_peak_ratio, baseline, stream);
+  s.positions = drop_weak_peaks(s.filtered, gate_positions(s.gate, stream), s.sizes.nms_window, params.min_peak_ratio,
+                                baseline, stream);
   s.lengths = beat_lengths(s.positions, stream);
   s.histogram = length_histogram(s.lengths, 2 * s.sizes.max_length + 1, stream);
   s.peaks = locate_peaks(x, s.positions, s.sizes.nms_window, s.sizes.ricker_width, robust.center, stream);
-  s.beats = embed_beats(x, s.positions, s.lengths, s.sizes.min_length, s.sizes.max_length, s.sizes.row_width, s.norm,
-                        stream);
+  s.beats =
+      embed_beats(x, s.positions, s.lengths, s.sizes.min_length, s.sizes.max_length, s.sizes.row_width, s.norm, stream);
   return s;
 }
 
@@ -75,8 +75,8 @@ segmentation segment_recording(const array& signal, const segment_params& params
   s.positions = d.peaks;
   s.lengths = beat_lengths(d.peaks, stream);
   s.histogram = length_histogram(s.lengths, 2 * s.sizes.max_length + 1, stream);
-  s.beats.rows = embed_windows(x, d.peaks, s.sizes.window_before, s.sizes.window_after, s.sizes.row_width, s.norm,
-                               stream);
+  s.beats.rows =
+      embed_windows(x, d.peaks, s.sizes.window_before, s.sizes.window_after, s.sizes.row_width, s.norm, stream);
   s.rr = rhythm_features(d.peaks, params.sample_rate, stream);
   return s;
 }

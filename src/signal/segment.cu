@@ -103,8 +103,8 @@ struct after_positions {
 
 }  // namespace
 
-segmentation segment_beats_cuda(const array& x, const segment_params& params, segment_sizes sizes,
-                                double kernel_sum, std::int64_t stride, stream_view stream) {
+segmentation segment_beats_cuda(const array& x, const segment_params& params, segment_sizes sizes, double kernel_sum,
+                                std::int64_t stride, stream_view stream) {
   const device where = x.where();
   ::zeroflow::detail::cuda_device_guard guard(where.id);
   const memory::scoped_resource arena(segmentation_arena(where, x.size(), sizes, stream));
@@ -128,10 +128,9 @@ segmentation segment_beats_cuda(const array& x, const segment_params& params, se
   // from it, so that the host queues the whole segmentation while the band-pass still runs; a
   // gate with more positions (a recording rich in exact ties) is done again with exact sizes.
   const std::int64_t capacity = position_capacity(s.gate.size(), sizes.nms_window);
-  const array first_positions =
-      fused.block_ones.valid()
-          ? fused_gate_positions_live(fused, capacity, &sc->positions, &sc->positions_total, stream)
-          : counted(gate_positions(s.gate, stream), sc, stream);
+  const array first_positions = fused.block_ones.valid() ? fused_gate_positions_live(fused, capacity, &sc->positions,
+                                                                                     &sc->positions_total, stream)
+                                                         : counted(gate_positions(s.gate, stream), sc, stream);
   const std::int64_t offset = (sizes.nms_window + 1) / 2;
   const auto queue_after = [&](const array& positions) {
     // The weak-peak filter's sort needs no statistics: it runs while the side stream may still work.
@@ -160,8 +159,8 @@ segmentation segment_beats_cuda(const array& x, const segment_params& params, se
     host = gpu::read_back(sc, stream);
   }
   fused = {};
-  ZF_EXPECTS(host.out_of_range == 0, "drop_weak_peaks: a position plus ", offset, " is outside the ",
-             s.filtered.size(), "-sample signal");
+  ZF_EXPECTS(host.out_of_range == 0, "drop_weak_peaks: a position plus ", offset, " is outside the ", s.filtered.size(),
+             "-sample signal");
   if (host.bad != ~0ULL) {
     const auto c = static_cast<std::int64_t>(host.bad);
     const std::int64_t start = gpu::read_back(t.kept.data_as<const std::int64_t>() + c, stream);
@@ -182,8 +181,8 @@ segmentation segment_beats_cuda(const array& x, const segment_params& params, se
   s.beats.rows = t.beats.rows.slice(0, 0, rows);
   if (s.norm.scale != host.row_scale) {  // the host's fallback scale: fill the rows again
     gpu::upload(&sc->row_scale, &s.norm.scale, sizeof(float), stream);
-    embed_rows_cuda(x, s.positions, s.lengths, s.beats.kept_index, rows, &sc->row_center, &sc->row_scale,
-                    s.beats.rows, stream);
+    embed_rows_cuda(x, s.positions, s.lengths, s.beats.kept_index, rows, &sc->row_center, &sc->row_scale, s.beats.rows,
+                    stream);
   }
   return s;
 }

@@ -28,7 +28,8 @@ void warm_up(const segment_params& params, device where, stream_view stream) {
   }
   array host = empty({n}, float32, cpu_device);
   auto samples = host.span<float>();
-  for (std::int64_t i = 0; i < n; ++i) samples[static_cast<std::size_t>(i)] = beat[static_cast<std::size_t>(i % period)];
+  for (std::int64_t i = 0; i < n; ++i)
+    samples[static_cast<std::size_t>(i)] = beat[static_cast<std::size_t>(i % period)];
   const array signal = copy_to(host, where, stream);
   // The statistics subsample of a long recording is gathered through a strided copy: load it too.
   (void)copy_to(signal.slice(0, 0, n, 2), where, stream);

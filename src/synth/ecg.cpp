@@ -17,7 +17,6 @@ using namespace detail::streams;
 
 constexpr double two_pi = 2.0 * std::numbers::pi;
 
-
 /// Waves are cut at this many standard deviations (exp(-12.5) ~ 4e-6 of the amplitude).
 constexpr double wave_extent_sigmas = 5.0;
 
@@ -48,9 +47,9 @@ struct apb_p_wave {
 enum class beat_kind { sinus, atrial, ventricular };
 
 struct beat_event {
-  double time;       // fiducial point, seconds
-  double sinus_rr;   // RR of the underlying sinus rhythm, seconds (drives QT scaling)
-  int focus;         // the PVC focus of a ventricular beat, else -1
+  double time;      // fiducial point, seconds
+  double sinus_rr;  // RR of the underlying sinus rhythm, seconds (drives QT scaling)
+  int focus;        // the PVC focus of a ventricular beat, else -1
   beat_kind kind;
 };
 
@@ -128,8 +127,11 @@ void add_wave(std::vector<float>& x, double fs, double centre, double amp, doubl
 class oscillator {
  public:
   oscillator(double freq_hz, double phase, double fs)
-      : freq_(freq_hz), phase_(phase), fs_(fs),
-        step_cos_(std::cos(two_pi * freq_hz / fs)), step_sin_(std::sin(two_pi * freq_hz / fs)) {}
+      : freq_(freq_hz),
+        phase_(phase),
+        fs_(fs),
+        step_cos_(std::cos(two_pi * freq_hz / fs)),
+        step_sin_(std::sin(two_pi * freq_hz / fs)) {}
 
   /// Positions the phasor at sample k exactly.
   void anchor(std::size_t k) {
@@ -155,12 +157,12 @@ class oscillator {
 
 void check_options(const ecg_options& o) {
   ZF_EXPECTS(std::isfinite(o.hours) && o.hours >= 0.0, "ecg_options.hours must be >= 0, got ", o.hours);
-  ZF_EXPECTS(std::isfinite(o.sample_rate) && o.sample_rate >= 50.0,
-             "ecg_options.sample_rate must be >= 50 Hz, got ", o.sample_rate);
+  ZF_EXPECTS(std::isfinite(o.sample_rate) && o.sample_rate >= 50.0, "ecg_options.sample_rate must be >= 50 Hz, got ",
+             o.sample_rate);
   ZF_EXPECTS(o.hours * 3600.0 * o.sample_rate < 0x1.0p33,
              "ecg_options: hours * 3600 * sample_rate is too many samples (", o.hours * 3600.0 * o.sample_rate, ")");
-  ZF_EXPECTS(o.anomaly_rate >= 0.0 && o.anomaly_rate < 0.5,
-             "ecg_options.anomaly_rate must be in [0, 0.5), got ", o.anomaly_rate);
+  ZF_EXPECTS(o.anomaly_rate >= 0.0 && o.anomaly_rate < 0.5, "ecg_options.anomaly_rate must be in [0, 0.5), got ",
+             o.anomaly_rate);
   ZF_EXPECTS(o.heart_rate_bpm >= 30.0 && o.heart_rate_bpm <= 200.0,
              "ecg_options.heart_rate_bpm must be in [30, 200], got ", o.heart_rate_bpm);
   ZF_EXPECTS(o.hrv >= 0.0 && o.hrv <= 0.2, "ecg_options.hrv must be in [0, 0.2], got ", o.hrv);

@@ -17,10 +17,14 @@ constexpr std::size_t chunk_bytes = 1 << 20;
 /// The AAMI class of the generator's beat symbols, 0 for anything else.
 char aami_class_of_label(char label) {
   switch (label) {
-    case 'N': return 'N';
-    case 'A': return 'S';
-    case 'V': return 'V';
-    default: return 0;
+    case 'N':
+      return 'N';
+    case 'A':
+      return 'S';
+    case 'V':
+      return 'V';
+    default:
+      return 0;
   }
 }
 

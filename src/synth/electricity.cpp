@@ -32,9 +32,9 @@ enum : std::uint64_t { weather_stream = 101, load_stream = 102, anomaly_stream =
 bool is_holiday(const year_month_day& d) {
   const year y = d.year();
   const sys_days day{d};
-  for (const sys_days h : {sys_days{y / January / 1}, sys_days{y / May / Monday[last]}, sys_days{y / July / 4},
-                           sys_days{y / September / Monday[1]}, sys_days{y / November / Thursday[4]},
-                           sys_days{y / December / 25}})
+  for (const sys_days h :
+       {sys_days{y / January / 1}, sys_days{y / May / Monday[last]}, sys_days{y / July / 4},
+        sys_days{y / September / Monday[1]}, sys_days{y / November / Thursday[4]}, sys_days{y / December / 25}})
     if (h == day) return true;
   return false;
 }
@@ -45,13 +45,15 @@ double bump(double hour, double centre, double width) {
 }
 
 // Office hours: a smooth rise at 7-9 h and fall at 17-19 h.
-double office(double hour) { return 1.0 / (1.0 + std::exp(-(hour - 8.0) * 2.0)) - 1.0 / (1.0 + std::exp(-(hour - 18.0) * 2.0)); }
+double office(double hour) {
+  return 1.0 / (1.0 + std::exp(-(hour - 8.0) * 2.0)) - 1.0 / (1.0 + std::exp(-(hour - 18.0) * 2.0));
+}
 
 struct calendar {
-  double hour;        // hour of the day, fractional
-  double day_of_year; // 0-based
-  bool rest_day;      // Saturday, Sunday or a holiday
-  bool sunday_like;   // Sunday or a holiday
+  double hour;         // hour of the day, fractional
+  double day_of_year;  // 0-based
+  bool rest_day;       // Saturday, Sunday or a holiday
+  bool sunday_like;    // Sunday or a holiday
 };
 
 calendar calendar_of(std::int64_t row, double step_minutes) {
@@ -89,8 +91,8 @@ electricity_table generate_electricity(const electricity_options& o) {
              o.step_minutes);
   ZF_EXPECTS(o.anomaly_rate >= 0 && o.anomaly_rate <= 0.1, "anomaly_rate must be in [0, 0.1], got ", o.anomaly_rate);
   const double wanted = std::floor(o.days * 24.0 * 60.0 / o.step_minutes);
-  ZF_EXPECTS(wanted >= 1 && wanted <= 2147483647.0, o.days, " days at one row every ", o.step_minutes,
-             " minutes is ", wanted, " rows; the table holds 1 to 2^31 - 1");
+  ZF_EXPECTS(wanted >= 1 && wanted <= 2147483647.0, o.days, " days at one row every ", o.step_minutes, " minutes is ",
+             wanted, " rows; the table holds 1 to 2^31 - 1");
   const auto n = static_cast<std::int64_t>(wanted);
 
   electricity_table t;
@@ -135,7 +137,8 @@ electricity_table generate_electricity(const electricity_options& o) {
     pressure[static_cast<std::size_t>(i)] = static_cast<float>(1013.0 + 8.0 * pressure_front + 0.4 * weather.normal());
     wind[static_cast<std::size_t>(i)] = static_cast<float>(std::abs(12.0 + 6.0 * gust + 2.0 * weather.normal()));
     residential[static_cast<std::size_t>(i)] = static_cast<float>(home * (1.0 + 0.03 * drift + 0.04 * load.normal()));
-    commercial[static_cast<std::size_t>(i)] = static_cast<float>(business * (1.0 + 0.03 * drift + 0.03 * load.normal()));
+    commercial[static_cast<std::size_t>(i)] =
+        static_cast<float>(business * (1.0 + 0.03 * drift + 0.03 * load.normal()));
     total[static_cast<std::size_t>(i)] = static_cast<float>(city * (1.0 + 0.02 * drift + 0.025 * load.normal()));
   }
 
@@ -188,9 +191,12 @@ namespace {
 
 const char* kind_name(electricity_anomaly_kind k) {
   switch (k) {
-    case electricity_anomaly_kind::spike: return "spike";
-    case electricity_anomaly_kind::dip: return "dip";
-    case electricity_anomaly_kind::outage: return "outage";
+    case electricity_anomaly_kind::spike:
+      return "spike";
+    case electricity_anomaly_kind::dip:
+      return "dip";
+    case electricity_anomaly_kind::outage:
+      return "outage";
   }
   return "?";
 }

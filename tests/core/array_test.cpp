@@ -1,9 +1,9 @@
+#include "zeroflow/core/array.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
-
-#include "zeroflow/core/array.hpp"
 
 namespace zf = zeroflow;
 

@@ -1,7 +1,8 @@
-#include <gtest/gtest.h>
-#include <gmock/gmock.h>
-
 #include "zeroflow/core/table.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;

@@ -43,8 +43,8 @@ TEST(LabelEvaluation, HandWorkedRunAgainstACsvLabelsFile) {
   const std::vector<std::int64_t> peaks{101, 299, 502, 700};
   const std::vector<float> candidates{0.1F, 0.9F, 0.2F};
   std::vector<std::string> warnings;
-  const auto q = ev::evaluate_labels_file(peaks, candidates, 250.0, labels,
-                                          [&](const std::string& w) { warnings.push_back(w); });
+  const auto q =
+      ev::evaluate_labels_file(peaks, candidates, 250.0, labels, [&](const std::string& w) { warnings.push_back(w); });
   EXPECT_EQ(warnings, no_warnings());
   EXPECT_TRUE(q.not_evaluated.empty());
   EXPECT_EQ(q.labels, labels);
@@ -89,8 +89,8 @@ TEST(LabelEvaluation, AnUnreadableLabelsFileIsAWarningNotAFailure) {
   const std::vector<float> candidates{1.0F};
   for (const auto& file : {missing, bad}) {
     std::vector<std::string> warnings;
-    const auto q = ev::evaluate_labels_file(peaks, candidates, 250.0, file,
-                                            [&](const std::string& w) { warnings.push_back(w); });
+    const auto q =
+        ev::evaluate_labels_file(peaks, candidates, 250.0, file, [&](const std::string& w) { warnings.push_back(w); });
     EXPECT_FALSE(q.not_evaluated.empty()) << file;
     ASSERT_EQ(warnings.size(), 1U) << file;
     EXPECT_NE(warnings[0].find(file.string()), std::string::npos) << warnings[0];

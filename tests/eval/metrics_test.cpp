@@ -1,3 +1,5 @@
+#include "zeroflow/eval/metrics.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/eval/metrics.hpp"
 
 namespace zf = zeroflow;
 namespace ev = zeroflow::eval;

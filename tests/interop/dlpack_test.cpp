@@ -1,4 +1,6 @@
 // DLPack export/import: round trips, foreign producers, lifetimes and misuse.
+#include "zeroflow/interop/dlpack.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "zeroflow/core/cuda.hpp"
-#include "zeroflow/interop/dlpack.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -289,7 +290,8 @@ TEST(Dlpack, ForeignNegativeStridesWithByteOffset) {
     EXPECT_EQ(a.owner()->data(), buf.data());  // the span starts at the lowest reachable element
     EXPECT_EQ(a.owner()->size(), 12 * sizeof(float));
     for (std::int64_t i = 0; i < 3; ++i)
-      for (std::int64_t j = 0; j < 4; ++j) EXPECT_EQ(at<float>(a, {i, j}), buf[static_cast<std::size_t>(11 - 4 * i - j)]);
+      for (std::int64_t j = 0; j < 4; ++j)
+        EXPECT_EQ(at<float>(a, {i, j}), buf[static_cast<std::size_t>(11 - 4 * i - j)]);
   }
   EXPECT_EQ(f.deletes, 1);
 }
@@ -303,7 +305,8 @@ TEST(Dlpack, ForeignNullStridesAndByteOffset) {
     EXPECT_EQ(a.strides(), (zf::shape_t{4, 1}));  // NULL strides: C-contiguous
     EXPECT_EQ(a.data(), &buf[2]);
     for (std::int64_t i = 0; i < 3; ++i)
-      for (std::int64_t j = 0; j < 4; ++j) EXPECT_EQ(at<float>(a, {i, j}), buf[static_cast<std::size_t>(2 + 4 * i + j)]);
+      for (std::int64_t j = 0; j < 4; ++j)
+        EXPECT_EQ(at<float>(a, {i, j}), buf[static_cast<std::size_t>(2 + 4 * i + j)]);
     a.data_as<float>()[5] = 99.0f;  // zero copy: the producer sees the write
     EXPECT_EQ(buf[7], 99.0f);
     EXPECT_EQ(f.deletes, 0);
@@ -471,8 +474,8 @@ TEST(Dlpack, NullAndEmptyAreRefused) {
 
 TEST(Dlpack, DeviceTypesMapBothWays) {
   // Never dereferenced: only the device labels travel.
-  const zf::device devices[] = {zf::cuda_device(1), {zf::device_type::cuda_host, 0},
-                                {zf::device_type::cuda_managed, 2}};
+  const zf::device devices[] = {
+      zf::cuda_device(1), {zf::device_type::cuda_host, 0}, {zf::device_type::cuda_managed, 2}};
   const dl::DLDeviceType codes[] = {dl::kDLCUDA, dl::kDLCUDAHost, dl::kDLCUDAManaged};
   for (std::size_t k = 0; k < 3; ++k) {
     zf::array a(counted_buffer(16, nullptr, devices[k]), zf::float32, {4});

@@ -1,9 +1,8 @@
 // DLPack round trips against a real consumer and producer: LibTorch (at::fromDLPack / at::toDLPack).
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 #include <ATen/dlpack.h>
+#include <gtest/gtest.h>
 #include <torch/cuda.h>
 
 #include <atomic>

@@ -38,7 +38,9 @@ std::string format(const char* spec, double v) {
 // numbers sprinkled in; line ends by `crlf_mode`.
 random_file make_file(std::mt19937_64& rng, std::size_t bytes, int crlf_mode, bool final_newline) {
   random_file f;  // crlf_mode 0: LF, 1: CRLF, 2: mixed
-  auto eol = [&] { return crlf_mode == 1 || (crlf_mode == 2 && rng() % 2 == 0) ? std::string("\r\n") : std::string("\n"); };
+  auto eol = [&] {
+    return crlf_mode == 1 || (crlf_mode == 2 && rng() % 2 == 0) ? std::string("\r\n") : std::string("\n");
+  };
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   f.text = "# generated\r\n";
   f.text.append("t,label,x,y").append(eol());

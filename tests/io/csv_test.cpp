@@ -1,6 +1,10 @@
 // read_csv / read_csv_buffer: every option and every bad input, messages checked.
+#include "zeroflow/io/csv.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -10,13 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "io/csv_test_util.hpp"
 #include "io/io_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
-#include "zeroflow/io/csv.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -108,7 +108,8 @@ TEST(Csv, DelimiterAutoDetection) {
 }
 
 TEST(Csv, RefusedDelimitersAndQuotes) {
-  for (char d : {'\n', '\r', '1', '.', '-', '+', 'e', '"'}) EXPECT_THROW(read("1\n", with_delimiter(d)), zf::invalid_argument);
+  for (char d : {'\n', '\r', '1', '.', '-', '+', 'e', '"'})
+    EXPECT_THROW(read("1\n", with_delimiter(d)), zf::invalid_argument);
   io::csv_options o;
   o.quote = '1';
   EXPECT_THROW(read("1\n", o), zf::invalid_argument);
@@ -236,8 +237,9 @@ TEST(Csv, Int64Errors) {
   EXPECT_EQ(csv_error("n\n+-1\n", o), "t.csv:2: column 1 (\"n\"): cannot parse \"+-1\" as int64");
   EXPECT_THAT(values<std::int64_t>(read("n\n+7\n-0\n\"12\"\n", o).column(0)), ElementsAre(7, 0, 12));
   o.na = io::na_policy::nan;  // int64 has no NaN, whatever the policy
-  EXPECT_EQ(csv_error("a,n\n1,\n", o),
-            "t.csv:2: column 2 (\"n\"): empty cell in an int64 column (int64 has no NaN; read the column as a float dtype)");
+  EXPECT_EQ(
+      csv_error("a,n\n1,\n", o),
+      "t.csv:2: column 2 (\"n\"): empty cell in an int64 column (int64 has no NaN; read the column as a float dtype)");
   EXPECT_THAT(csv_error("a,n\n1,NA\n", o), HasSubstr("column 2 (\"n\"): missing value \"NA\" in an int64 column"));
 }
 
@@ -270,8 +272,7 @@ TEST(Csv, QuotedFields) {
   EXPECT_EQ(csv_error("a,b\n1,\"2\n3\"\n"),
             "t.csv:2: column 2 (\"b\"): quoted field is not closed on its line (a quoted field may not contain a line "
             "break)");
-  EXPECT_EQ(csv_error("a,b\n1,\"2\"x\n"),
-            "t.csv:2: column 2 (\"b\"): unexpected text after the closing quote: \"x\"");
+  EXPECT_EQ(csv_error("a,b\n1,\"2\"x\n"), "t.csv:2: column 2 (\"b\"): unexpected text after the closing quote: \"x\"");
   EXPECT_EQ(csv_error("a\n\"1\"\"\"\n"), "t.csv:2: column 1 (\"a\"): cannot parse \"1\"\"\" as float32");
   EXPECT_THAT(csv_error("\"a,b\n1\n"), HasSubstr("t.csv:1: column 1: quoted field is not closed"));
 
@@ -285,17 +286,23 @@ TEST(Csv, QuotedFields) {
 // ---- missing values ----------------------------------------------------------------------------
 
 TEST(Csv, NaPolicyErrorRefusesEveryMissingSpelling) {
-  EXPECT_EQ(csv_error("a,b\n1,\n"), "t.csv:2: column 2 (\"b\"): empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
+  EXPECT_EQ(csv_error("a,b\n1,\n"),
+            "t.csv:2: column 2 (\"b\"): empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with "
+            "na=\"nan\")");
   EXPECT_EQ(csv_error("a,b\n1,2\n,3\n"),
-            "t.csv:3: column 1 (\"a\"): empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
+            "t.csv:3: column 1 (\"a\"): empty cell (fill it in; zeroflow.read_csv reads missing values as NaN with "
+            "na=\"nan\")");
   for (std::string s : {"nan", "NaN", "NAN", "-nan", "+nan", "NA", "n/a", "N/A", "null", "NULL", "None"})
     EXPECT_EQ(csv_error("a,b\n1," + s + "\n"),
-              "t.csv:2: column 2 (\"b\"): missing value \"" + s + "\" (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
+              "t.csv:2: column 2 (\"b\"): missing value \"" + s +
+                  "\" (fill it in; zeroflow.read_csv reads missing values as NaN with na=\"nan\")");
   for (std::string s : {"inf", "-inf", "+inf", "Inf", "INF", "infinity", "-Infinity", "INFINITY"})
     EXPECT_EQ(csv_error("a,b\n1," + s + "\n"),
-              "t.csv:2: column 2 (\"b\"): infinite value \"" + s + "\" (zeroflow.read_csv reads non-finite values as NaN with na=\"nan\")");
+              "t.csv:2: column 2 (\"b\"): infinite value \"" + s +
+                  "\" (zeroflow.read_csv reads non-finite values as NaN with na=\"nan\")");
   EXPECT_EQ(csv_error("a\n1e39\n"),
-            "t.csv:2: column 1 (\"a\"): \"1e39\" is out of range for float32 (zeroflow.read_csv reads it as infinity with na=\"nan\")");
+            "t.csv:2: column 1 (\"a\"): \"1e39\" is out of range for float32 (zeroflow.read_csv reads it as infinity "
+            "with na=\"nan\")");
   io::csv_options o;
   o.default_type = zf::float64;
   EXPECT_THAT(csv_error("a\n-1e309\n", o), HasSubstr("\"-1e309\" is out of range for float64"));
@@ -469,7 +476,8 @@ TEST(Csv, NeverReadsPastTheEndOfTheInput) {
   ASSERT_NE(block, MAP_FAILED);
   char* guard = static_cast<char*>(block) + 2 * page;
   ASSERT_EQ(::mprotect(guard, page, PROT_NONE), 0);
-  for (const std::string tail : {"7", "7\r", "7,", "\"7", "\"7\"", "\"7\" ", "7.5e", "-", "nan", "# c", "   ", "\r", ""}) {
+  for (const std::string tail :
+       {"7", "7\r", "7,", "\"7", "\"7\"", "\"7\" ", "7.5e", "-", "nan", "# c", "   ", "\r", ""}) {
     std::string text = "a,b\n";
     std::int64_t rows = 1;  // the last line
     for (; text.size() + 200 < 2 * page; ++rows) text += "1,2\n";

@@ -26,7 +26,6 @@ using zeroflow::test::message_of;
 const fs::path& samples_dir = zeroflow::test::wfdb_samples_dir;
 const fs::path& shared_data = zeroflow::test::shared_data_dir;
 
-
 // The annotation signal's bytes of one record, zero-padded to `bytes`.
 std::string tal_record(const std::string& tals, std::size_t bytes) {
   std::string out = tals;

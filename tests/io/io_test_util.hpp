@@ -1,5 +1,7 @@
 #pragma once
 // Test helpers for tests/io: a scratch folder of its own, removed with everything in it.
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -8,8 +10,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-
-#include <unistd.h>
 
 namespace zeroflow::test {
 

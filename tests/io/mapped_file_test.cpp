@@ -1,5 +1,7 @@
-#include <gtest/gtest.h>
+#include "zeroflow/io/mapped_file.hpp"
+
 #include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstring>
@@ -8,7 +10,6 @@
 
 #include "io/io_test_util.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/io/mapped_file.hpp"
 
 namespace zf = zeroflow;
 using ::testing::HasSubstr;

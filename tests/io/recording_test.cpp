@@ -25,7 +25,6 @@ using zeroflow::test::message_of;
 
 const fs::path& shared_data = zeroflow::test::shared_data_dir;
 
-
 std::vector<float> host_values(const zf::array& a) {
   const zf::array host = a.where().host_accessible() ? a : zf::copy_to(a, zf::cpu_device);
   const auto s = host.span<const float>();

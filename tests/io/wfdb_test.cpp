@@ -28,7 +28,6 @@ using zeroflow::test::message_of;
 const fs::path& samples_dir = zeroflow::test::wfdb_samples_dir;
 const fs::path& shared_data = zeroflow::test::shared_data_dir;
 
-
 // The WFDB checksum: the 16-bit two's complement sum of a signal's stored samples.
 int checksum_of(const std::vector<std::int32_t>& samples) {
   std::uint32_t sum = 0;

@@ -1,5 +1,7 @@
 // arena_resource (one upstream chunk carved into many allocations) and scoped_resource (a current
 // resource for one thread and one scope).
+#include "zeroflow/memory/arena_resource.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 
 #include "memory_test_util.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/memory/arena_resource.hpp"
 #include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
 
@@ -20,7 +21,8 @@ using namespace zf_test;
 auto address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
 struct arena_fixture : ::testing::Test {
-  std::shared_ptr<counting_resource> upstream = std::make_shared<counting_resource>(std::make_shared<zm::host_resource>());
+  std::shared_ptr<counting_resource> upstream =
+      std::make_shared<counting_resource>(std::make_shared<zm::host_resource>());
   zf::stream_view home = zf::stream_view::per_thread();
 };
 

@@ -3,12 +3,11 @@
 // ledger (core/transfers.hpp). LibTorch's own transfers are checked in the trainer's tests
 // (sync-debug mode). GPU tests skip without one.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
 #include <string>
-
-#include <unistd.h>
 
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/transfers.hpp"
@@ -70,8 +69,7 @@ TEST(TransferLedger, CountsDeviceToHostCopiesOnly) {
 }
 
 TEST(PipelineTransfers, TheHostPipelineCopiesNothingFromADevice) {
-  for (const auto& [stage, bytes] : copied_per_stage(zf::pipeline::device_choice::cpu))
-    EXPECT_EQ(bytes, 0) << stage;
+  for (const auto& [stage, bytes] : copied_per_stage(zf::pipeline::device_choice::cpu)) EXPECT_EQ(bytes, 0) << stage;
 }
 
 TEST(PipelineTransfers, GpuStagesHandOnlyScalarsToTheHost) {

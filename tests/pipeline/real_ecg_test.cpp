@@ -3,12 +3,11 @@
 // exactly the host's beats and, with the same model, gives the host's scores. GPU tests skip
 // without one.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"

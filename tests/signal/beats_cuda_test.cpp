@@ -104,7 +104,7 @@ TEST_F(SignalBeatsCuda, PeaksMatchTheHost) {
     if (trial % 3 == 0) {  // NaNs, infinities and ties
       for (int k = 0; k < n / 20 + 1; ++k) {
         const auto i = static_cast<std::size_t>(std::uniform_int_distribution<std::int64_t>(0, n - 1)(rng));
-        x[i] = k % 3 == 0 ? std::numeric_limits<float>::quiet_NaN()
+        x[i] = k % 3 == 0   ? std::numeric_limits<float>::quiet_NaN()
                : k % 3 == 1 ? std::numeric_limits<float>::infinity()
                             : 1.5f;
       }

@@ -1,3 +1,5 @@
+#include "zeroflow/signal/beats.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/beats.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -22,7 +23,8 @@ TEST_F(SignalBeats, PositionsLengthsAndHistogramMatchSimpleLoops) {
     const std::int64_t n = std::uniform_int_distribution<std::int64_t>(0, 5000)(rng);
     const double density = std::uniform_real_distribution<double>(0, 1)(rng);
     std::vector<std::uint8_t> gate(static_cast<std::size_t>(n));
-    for (auto& g : gate) g = std::bernoulli_distribution(density)(rng) ? 1 : (std::bernoulli_distribution(0.1)(rng) ? 2 : 0);
+    for (auto& g : gate)
+      g = std::bernoulli_distribution(density)(rng) ? 1 : (std::bernoulli_distribution(0.1)(rng) ? 2 : 0);
 
     std::vector<std::int64_t> expected_positions;
     for (std::int64_t i = 0; i < n; ++i)
@@ -62,8 +64,9 @@ TEST_F(SignalBeats, EdgeCases) {
   // one bin collects everything >= 0; negatives are not counted
   EXPECT_EQ(to_vector<std::int64_t>(sig::length_histogram(to_array(std::vector<std::int64_t>{0, 3, -2, 900}), 1, {})),
             (std::vector<std::int64_t>{3}));
-  EXPECT_EQ(to_vector<std::int64_t>(sig::length_histogram(to_array(std::vector<std::int64_t>{0, 1, 2, 3, -1, 2}), 3, {})),
-            (std::vector<std::int64_t>{1, 1, 3}));
+  EXPECT_EQ(
+      to_vector<std::int64_t>(sig::length_histogram(to_array(std::vector<std::int64_t>{0, 1, 2, 3, -1, 2}), 3, {})),
+      (std::vector<std::int64_t>{1, 1, 3}));
   EXPECT_EQ(to_vector<std::int64_t>(sig::length_histogram(to_array(std::vector<std::int64_t>{}), 4, {})),
             (std::vector<std::int64_t>{0, 0, 0, 0}));
 }
@@ -132,8 +135,8 @@ TEST_F(SignalPeaks, FindsPositiveAndInvertedSpikes) {
   EXPECT_EQ(to_vector<std::int64_t>(peaks), (std::vector<std::int64_t>{400, 700}));
   // all NaN: the clamped guess
   std::vector<float> nans(10, std::numeric_limits<float>::quiet_NaN());
-  EXPECT_EQ(to_vector<std::int64_t>(sig::locate_peaks(to_array(nans), to_array(std::vector<std::int64_t>{0, 50}), 4, 3,
-                                                      0.0f, {})),
+  EXPECT_EQ(to_vector<std::int64_t>(
+                sig::locate_peaks(to_array(nans), to_array(std::vector<std::int64_t>{0, 50}), 4, 3, 0.0f, {})),
             (std::vector<std::int64_t>{1, 9}));  // guesses 0 + 2 − 1 and 50 + 1 → clamped to 9
 }
 

@@ -90,8 +90,8 @@ class cuda_signal_test : public ::testing::Test {
   void poison_with([[maybe_unused]] unsigned char byte) {
 #if ZEROFLOW_HAS_CUDA
     if (previous_) memory::set_current_resource(previous_);
-    previous_ = memory::set_current_resource(
-        std::make_shared<device_poison_resource>(memory::current_resource(gpu0), byte));
+    previous_ =
+        memory::set_current_resource(std::make_shared<device_poison_resource>(memory::current_resource(gpu0), byte));
 #endif
   }
 

@@ -62,8 +62,9 @@ TEST_F(SignalDecimateCuda, EveryTeamWidthAndTheBlockPath) {
   for (std::int64_t n : {1, 2, 33, 1000, 100003}) {
     for (std::int64_t bucket : {1, 2, 3, 4, 5, 8, 9, 16, 17, 31, 32, 33, 64, 255, 4095, 4096, 4097, 50000, 1 << 22}) {
       for (bool ties : {false, true}) {
-        expect_gpu_matches_host(random_signal(rng, n, ties), bucket,
-                                "n " + std::to_string(n) + ", bucket " + std::to_string(bucket) + (ties ? ", ties" : ""));
+        expect_gpu_matches_host(
+            random_signal(rng, n, ties), bucket,
+            "n " + std::to_string(n) + ", bucket " + std::to_string(bucket) + (ties ? ", ties" : ""));
       }
     }
   }

@@ -1,6 +1,8 @@
 // minmax_decimate and absmax_decimate on the host against a plain loop per bucket, bit for bit:
 // seeded random sizes (empty, 1 sample, buckets of 1, around a warp, longer than the signal),
 // ties and signed zeros, strided views (step, negative, zero), and the argument checks.
+#include "zeroflow/signal/decimate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/decimate.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;

@@ -37,7 +37,8 @@ beats random_beats(std::mt19937_64& rng, std::int64_t n, std::int64_t max_gap) {
 
 void expect_embedding_matches(const beats& b, std::int64_t lo, std::int64_t hi, std::int64_t width,
                               sig::normalization norm, const std::string& what) {
-  const auto host = sig::embed_beats(to_array(b.x), to_array(b.positions), to_array(b.lengths), lo, hi, width, norm, {});
+  const auto host =
+      sig::embed_beats(to_array(b.x), to_array(b.positions), to_array(b.lengths), lo, hi, width, norm, {});
   const auto gpu =
       sig::embed_beats(to_device(b.x), to_device(b.positions), to_device(b.lengths), lo, hi, width, norm, {});
   ASSERT_EQ(gpu.rows.where(), gpu0);
@@ -98,13 +99,12 @@ TEST_F(SignalEmbedCuda, SpansOutsideTheSignalAreRejectedLikeOnTheHost) {
   };
   // Candidates 2 and 3 leave the signal (2 before its start); the lowest one is reported.
   const std::vector<std::int64_t> positions{0, 10, -5, 90};
-  const std::string host = message(
-      [&] { (void)sig::embed_beats(to_array(x), to_array(positions), to_array(lengths), 5, 30, 32, {}, {}); });
+  const std::string host =
+      message([&] { (void)sig::embed_beats(to_array(x), to_array(positions), to_array(lengths), 5, 30, 32, {}, {}); });
   const std::string gpu = message(
       [&] { (void)sig::embed_beats(to_device(x), to_device(positions), to_device(lengths), 5, 30, 32, {}, {}); });
   EXPECT_NE(host, "no exception");
   EXPECT_EQ(gpu, host);
   // Not kept (lengths over 15), not read: no error.
-  EXPECT_NO_THROW(
-      (void)sig::embed_beats(to_device(x), to_device(positions), to_device(lengths), 5, 15, 32, {}, {}));
+  EXPECT_NO_THROW((void)sig::embed_beats(to_device(x), to_device(positions), to_device(lengths), 5, 15, 32, {}, {}));
 }

@@ -1,3 +1,5 @@
+#include "zeroflow/signal/embed.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/embed.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -50,7 +51,8 @@ TEST_F(SignalEmbed, MatchesManualSlicing) {
       if (!keep) continue;
       kept_index.push_back(static_cast<std::int64_t>(c));
       for (std::int64_t i = 0; i < width; ++i)
-        rows.push_back(i < lengths[c] ? (x[static_cast<std::size_t>(positions[c] + i)] - norm.center) / norm.scale : 0.0f);
+        rows.push_back(i < lengths[c] ? (x[static_cast<std::size_t>(positions[c] + i)] - norm.center) / norm.scale
+                                      : 0.0f);
     }
     ASSERT_EQ(to_vector<std::uint8_t>(e.kept), kept);
     ASSERT_EQ(to_vector<std::int64_t>(e.kept_index), kept_index);
@@ -86,9 +88,11 @@ TEST_F(SignalEmbed, RejectsBadInput) {
   EXPECT_THROW((void)sig::embed_beats(x, pos, len, 6, 5, 32, {}, {}), zf::invalid_argument);   // min > max
   EXPECT_THROW((void)sig::embed_beats(x, pos, len, -1, 5, 32, {}, {}), zf::invalid_argument);
   EXPECT_THROW((void)sig::embed_beats(x, pos, len, 5, 30, 32, {0.0f, 0.0f}, {}), zf::invalid_argument);
-  EXPECT_THROW((void)sig::embed_beats(x, pos, len, 5, 30, 32, {0.0f, std::numeric_limits<float>::infinity()}, {}), zf::invalid_argument);
+  EXPECT_THROW((void)sig::embed_beats(x, pos, len, 5, 30, 32, {0.0f, std::numeric_limits<float>::infinity()}, {}),
+               zf::invalid_argument);
   EXPECT_THROW((void)sig::embed_beats(x, pos.slice(0, 0, 1), len, 5, 30, 32, {}, {}), zf::invalid_argument);
-  EXPECT_THROW((void)sig::embed_beats(x, to_array(std::vector<float>{0, 10}), len, 5, 30, 32, {}, {}), zf::invalid_argument);
+  EXPECT_THROW((void)sig::embed_beats(x, to_array(std::vector<float>{0, 10}), len, 5, 30, 32, {}, {}),
+               zf::invalid_argument);
   // a kept span past the end of the signal, and one before its start
   EXPECT_THROW((void)sig::embed_beats(x, to_array(std::vector<std::int64_t>{85, 95}), len, 5, 30, 32, {}, {}),
                zf::invalid_argument);

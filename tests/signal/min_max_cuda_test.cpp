@@ -78,8 +78,8 @@ void compare(const zf::array& host_x, const zf::array& device_x, sig::feature_ra
 template <class T>
 void compare_shapes() {
   std::mt19937_64 rng(7);
-  for (auto [rows, cols] : {std::pair{1, 1}, {3, 1}, {26304, 1}, {1'000'003, 1}, {300, 3}, {4097, 33}, {7, 1500},
-                            {2, 5000}}) {
+  for (auto [rows, cols] :
+       {std::pair{1, 1}, {3, 1}, {26304, 1}, {1'000'003, 1}, {300, 3}, {4097, 33}, {7, 1500}, {2, 5000}}) {
     SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
     const auto x = random_values<T>(rng, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
     const zf::array host = to_array(x).reshape({rows, cols});

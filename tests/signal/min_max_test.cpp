@@ -1,6 +1,8 @@
 // Host min-max scaling against a plain re-computation in double-checked steps: per-column
 // minimum and maximum ignoring NaN, scikit-learn's scale and offset in the input's dtype, the
 // transform, clipping and the inverse; strided and 1-D inputs; refusals.
+#include "zeroflow/signal/min_max.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,6 @@
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/signal/min_max.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;

@@ -166,8 +166,10 @@ TEST_F(SignalNmsCuda, FusedBandpassAndGateMatchTheHost) {
   for (std::int64_t n : {180, 181, 209, 3506, 3507, 3508, 6834, 6835, 6836, 100000}) {
     expect_fused_matches(random_values(rng, n, values::smooth), 30, 180, "seed sizes");
   }
-  for (std::int64_t skip : {1, 2, 3, 4}) expect_fused_matches(random_values(rng, 50000, values::smooth), 30, 180, "view", skip);
-  for (std::int64_t window : {2, 13, 14, 27}) expect_fused_matches(random_values(rng, 20000, values::plateaus), 30, window, "narrow");
+  for (std::int64_t skip : {1, 2, 3, 4})
+    expect_fused_matches(random_values(rng, 50000, values::smooth), 30, 180, "view", skip);
+  for (std::int64_t window : {2, 13, 14, 27})
+    expect_fused_matches(random_values(rng, 20000, values::plateaus), 30, window, "narrow");
   for (int trial = 0; trial < 30; ++trial) {
     const std::int64_t n = std::uniform_int_distribution<std::int64_t>(2, 150000)(rng);
     const std::int64_t width = std::uniform_int_distribution<std::int64_t>(1, std::min<std::int64_t>(n, 1024))(rng);
@@ -183,5 +185,6 @@ TEST_F(SignalNmsCuda, FusedBandpassAndGateMatchTheHost) {
 TEST_F(SignalNmsCuda, FusedWithNaNs) {
   poison_with(0x7F);
   std::mt19937_64 rng(25);
-  for (std::int64_t n : {200, 5000, 40000}) expect_fused_matches(random_values(rng, n, values::special), 30, 180, "special");
+  for (std::int64_t n : {200, 5000, 40000})
+    expect_fused_matches(random_values(rng, n, values::special), 30, 180, "special");
 }

@@ -1,3 +1,5 @@
+#include "zeroflow/signal/nms.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/nms.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -24,7 +25,8 @@ std::vector<std::uint8_t> seed_gate(const std::vector<float>& signal, std::int64
       const float value = signal[static_cast<std::size_t>(position + index)];
       accum = value > accum ? value : accum;
     }
-    out[static_cast<std::size_t>(position)] = accum == signal[static_cast<std::size_t>(position + (window + 1) / 2)] ? 1 : 0;
+    out[static_cast<std::size_t>(position)] =
+        accum == signal[static_cast<std::size_t>(position + (window + 1) / 2)] ? 1 : 0;
   }
   std::vector<std::int64_t> diff(out.size() > 0 ? out.size() - 1 : 0);  // numpy evaluates diff before the product
   for (std::size_t i = 0; i < diff.size(); ++i) diff[i] = out[i + 1] - out[i];
@@ -40,8 +42,12 @@ std::vector<float> random_values(std::mt19937_64& rng, std::int64_t n, values ki
   std::vector<float> x(static_cast<std::size_t>(n));
   for (auto& v : x) {
     switch (kind) {
-      case values::continuous: v = normal(rng); break;
-      case values::plateaus: v = static_cast<float>(small(rng)); break;  // many equal maxima
+      case values::continuous:
+        v = normal(rng);
+        break;
+      case values::plateaus:
+        v = static_cast<float>(small(rng));
+        break;  // many equal maxima
       case values::special: {
         const int p = pick(rng);
         v = p == 0   ? std::numeric_limits<float>::quiet_NaN()
@@ -95,8 +101,10 @@ TEST_F(SignalNms, LongInputsSplitAcrossThreadsMatchToo) {
   std::mt19937_64 rng(7);
   for (values kind : {values::continuous, values::plateaus}) {
     auto x = random_values(rng, 400000, kind);
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] += 5.0f * static_cast<float>(std::sin(static_cast<double>(i) * 0.03));
-    for (std::int64_t w : {2, 180, 1000}) ASSERT_EQ(to_vector<std::uint8_t>(sig::nms_gate(to_array(x), w, {})), seed_gate(x, w)) << w;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] += 5.0f * static_cast<float>(std::sin(static_cast<double>(i) * 0.03));
+    for (std::int64_t w : {2, 180, 1000})
+      ASSERT_EQ(to_vector<std::uint8_t>(sig::nms_gate(to_array(x), w, {})), seed_gate(x, w)) << w;
   }
 }
 

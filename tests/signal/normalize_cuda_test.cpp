@@ -31,12 +31,18 @@ std::vector<float> make(std::mt19937_64& rng, std::int64_t n, shape kind) {
   std::vector<float> x(static_cast<std::size_t>(n));
   for (auto& v : x) {
     switch (kind) {
-      case shape::normal: v = static_cast<float>(3.0 + 0.5 * normal(rng)); break;
-      case shape::integers: v = static_cast<float>(small(rng)); break;  // ties everywhere
+      case shape::normal:
+        v = static_cast<float>(3.0 + 0.5 * normal(rng));
+        break;
+      case shape::integers:
+        v = static_cast<float>(small(rng));
+        break;                 // ties everywhere
       case shape::wide_range:  // magnitudes from 1e-30 to 1e30, both signs
         v = static_cast<float>((unit(rng) < 0.5 ? -1 : 1) * std::pow(10.0, -30 + 60 * unit(rng)));
         break;
-      case shape::narrow_band: v = static_cast<float>(1024.0 + 0.01 * normal(rng)); break;  // ADC counts, one binade
+      case shape::narrow_band:
+        v = static_cast<float>(1024.0 + 0.01 * normal(rng));
+        break;  // ADC counts, one binade
       case shape::with_specials: {
         const int p = pick(rng);
         v = p == 0   ? std::numeric_limits<float>::quiet_NaN()
@@ -44,8 +50,12 @@ std::vector<float> make(std::mt19937_64& rng, std::int64_t n, shape kind) {
             : p == 2 ? -std::numeric_limits<float>::infinity()
                      : static_cast<float>(normal(rng));
       } break;
-      case shape::signed_zeros: v = pick(rng) < 4 ? (pick(rng) < 5 ? -0.0f : 0.0f) : static_cast<float>(normal(rng)); break;
-      case shape::mostly_equal: v = pick(rng) < 6 ? 7.25f : static_cast<float>(normal(rng)); break;  // MAD == 0
+      case shape::signed_zeros:
+        v = pick(rng) < 4 ? (pick(rng) < 5 ? -0.0f : 0.0f) : static_cast<float>(normal(rng));
+        break;
+      case shape::mostly_equal:
+        v = pick(rng) < 6 ? 7.25f : static_cast<float>(normal(rng));
+        break;  // MAD == 0
     }
   }
   return x;
@@ -110,7 +120,8 @@ TEST_F(SignalNormalizeCuda, MiddleValuesInDifferentBuckets) {
     for (int i = 0; i < k; ++i) v = std::nextafter(v, 1e30f);
     return v;
   };
-  const std::vector<std::pair<float, float>> middles{{-1.0f, 1.0f}, {3.0f, ulps_above(3.0f, 100)}, {3.0f, ulps_above(3.0f, 1)}};
+  const std::vector<std::pair<float, float>> middles{
+      {-1.0f, 1.0f}, {3.0f, ulps_above(3.0f, 100)}, {3.0f, ulps_above(3.0f, 1)}};
   for (const auto& [lower, upper] : middles) {
     std::vector<float> x;
     for (int i = 0; i < 3000; ++i) x.push_back(lower - 0.01f * static_cast<float>(i));

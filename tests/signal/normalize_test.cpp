@@ -1,3 +1,5 @@
+#include "zeroflow/signal/normalize.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/normalize.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -71,8 +72,11 @@ TEST_F(SignalNormalize, MatchesSortingOnLongInputsWithDuplicatesAndSignedZeros) 
     std::uniform_int_distribution<int> small(-3, 3 + trial), pick(0, 999);
     for (auto& v : x) {
       const int p = pick(rng);
-      v = p == 0 ? -0.0f : p == 1 ? 3e38f : p == 2 ? -1e-40f : p == 3 ? std::numeric_limits<float>::quiet_NaN()
-                                                                     : static_cast<float>(small(rng)) * 0.25f;
+      v = p == 0   ? -0.0f
+          : p == 1 ? 3e38f
+          : p == 2 ? -1e-40f
+          : p == 3 ? std::numeric_limits<float>::quiet_NaN()
+                   : static_cast<float>(small(rng)) * 0.25f;
     }
     const auto got = sig::robust_zscore(to_array(x), {});
     const auto want = reference(x);
@@ -92,7 +96,7 @@ TEST_F(SignalNormalize, SmallCasesByHand) {
   r = z({1, 2, 100, -5});  // the middle values 1 and 2 lie in different selection buckets
   EXPECT_EQ(r.center, 1.5f);
   EXPECT_FLOAT_EQ(r.scale, 1.4826f * 3.5f);  // deviations 0.5 0.5 6.5 98.5
-  r = z({1000, 1});  // and with empty buckets between them
+  r = z({1000, 1});                          // and with empty buckets between them
   EXPECT_EQ(r.center, 500.5f);
   EXPECT_FLOAT_EQ(r.scale, 1.4826f * 499.5f);
   r = z({5, 5, 5, 9});  // MAD 0 -> population sd of {5,5,5,9} = sqrt(3)

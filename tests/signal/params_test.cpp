@@ -1,10 +1,11 @@
+#include "zeroflow/signal/params.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/params.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -21,7 +22,7 @@ TEST(SignalParams, DefaultsAt250HzAreTheSeedsSamples) {
 TEST(SignalParams, ScaleWithTheSampleRate) {
   sig::segment_params p;
   p.method = sig::segmentation_method::seed;  // rows as long as the longest kept beat
-  p.sample_rate = 360;  // MIT-BIH
+  p.sample_rate = 360;                        // MIT-BIH
   auto s = sig::sizes_for(p);
   EXPECT_EQ(s.ricker_width, 43);  // 43.2
   EXPECT_EQ(s.nms_window, 259);   // 259.2
@@ -81,7 +82,8 @@ TEST(SignalParams, RejectsNonsense) {
   EXPECT_THROW((void)sig::sizes_for(bad([](auto& p) { p.sample_rate = 0; })), zf::invalid_argument);
   EXPECT_THROW((void)sig::sizes_for(bad([&](auto& p) { p.sample_rate = nan; })), zf::invalid_argument);
   EXPECT_THROW((void)sig::sizes_for(bad([](auto& p) { p.ricker_seconds = -1; })), zf::invalid_argument);
-  EXPECT_THROW((void)sig::sizes_for(bad([](auto& p) { p.ricker_seconds = 0.001; })), zf::invalid_argument);  // 0 samples
+  EXPECT_THROW((void)sig::sizes_for(bad([](auto& p) { p.ricker_seconds = 0.001; })),
+               zf::invalid_argument);  // 0 samples
   EXPECT_THROW((void)sig::sizes_for(bad([](auto& p) { p.nms_window_seconds = 1 / 250.; })), zf::invalid_argument);
   EXPECT_THROW((void)sig::sizes_for(bad([](auto& p) { p.min_beat_seconds = 2; })), zf::invalid_argument);
   EXPECT_THROW((void)sig::sizes_for(bad([](auto& p) { p.max_beat_seconds = 1e300; })), zf::invalid_argument);

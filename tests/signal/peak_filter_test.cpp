@@ -1,5 +1,7 @@
 // drop_weak_peaks: host against a plain re-computation (sort + threshold), the seed's
 // behaviour at ratio 0, and the GPU against the host on the same inputs.
+#include "zeroflow/signal/peak_filter.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "cuda_test_helpers.hpp"
-#include "zeroflow/signal/peak_filter.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -76,7 +77,8 @@ TEST(SignalPeakFilter, DropsTheWeakOnesOnly) {
   const float heights[] = {1.0f, 0.05f, 0.9f, 1.1f, 0.3f};
   for (std::size_t i = 0; i < positions.size(); ++i) filtered[static_cast<std::size_t>(positions[i] + 90)] = heights[i];
   // median (lower) of {1.0, 0.05, 0.9, 1.1, 0.3} is 0.9; 0.1 * 0.9 = 0.09 drops only 0.05.
-  const auto got = to_vector<std::int64_t>(sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 0.0f, {}));
+  const auto got =
+      to_vector<std::int64_t>(sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 0.0f, {}));
   EXPECT_EQ(got, (std::vector<std::int64_t>{10, 400, 600, 800}));
 }
 
@@ -85,16 +87,19 @@ TEST(SignalPeakFilter, BaselineIsSubtractedBeforeTheRatio) {
   const std::vector<std::int64_t> positions{10, 200, 400};
   const float heights[] = {6.0f, 5.05f, 6.2f};  // 1.0, 0.05, 1.2 above a 5.0 baseline
   for (std::size_t i = 0; i < positions.size(); ++i) filtered[static_cast<std::size_t>(positions[i] + 90)] = heights[i];
-  const auto kept = to_vector<std::int64_t>(sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 5.0f, {}));
+  const auto kept =
+      to_vector<std::int64_t>(sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 5.0f, {}));
   EXPECT_EQ(kept, (std::vector<std::int64_t>{10, 400}));
-  const auto without = to_vector<std::int64_t>(sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 0.0f, {}));
+  const auto without =
+      to_vector<std::int64_t>(sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 0.0f, {}));
   EXPECT_EQ(without, positions);  // 5.05 >= 0.1 * 6.0: the offset hides the weak one
 }
 
 TEST(SignalPeakFilter, RejectsPositionsOutsideTheSignal) {
   std::vector<float> filtered(100, 1.0f);
   std::vector<std::int64_t> positions{5, 50};
-  EXPECT_THROW((void)sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 0.0f, {}), zf::invalid_argument);
+  EXPECT_THROW((void)sig::drop_weak_peaks(to_array(filtered), to_array(positions), 180, 0.1, 0.0f, {}),
+               zf::invalid_argument);
 }
 
 using SignalPeakFilterCuda = cuda_signal_test;

@@ -146,12 +146,12 @@ TEST_F(SignalQrsDetect, PrematureVentricularBeatsAtFastRates) {
       const auto m = match_peaks_one_to_one(peaks, ecg.r_peaks, ms(50, ecg.sample_rate));
       EXPECT_TRUE(m.extra.empty()) << describe(c) << ": " << m.extra.size() << " extra detections";
       beats += static_cast<std::int64_t>(ecg.r_peaks.size());
-      missed += static_cast<std::int64_t>(whole_beats(m.missed, static_cast<std::int64_t>(ecg.samples.size()),
-                                                      ecg.sample_rate).size());
+      missed += static_cast<std::int64_t>(
+          whole_beats(m.missed, static_cast<std::int64_t>(ecg.samples.size()), ecg.sample_rate).size());
     }
     const double allowed = bpm <= 110 ? 0.002 : 0.03;
-    EXPECT_LE(static_cast<double>(missed), allowed * static_cast<double>(beats)) << bpm << " bpm: " << missed << " of "
-                                                                                  << beats << " beats missed";
+    EXPECT_LE(static_cast<double>(missed), allowed * static_cast<double>(beats))
+        << bpm << " bpm: " << missed << " of " << beats << " beats missed";
   }
 }
 

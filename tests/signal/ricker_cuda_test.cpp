@@ -82,8 +82,8 @@ TEST_F(SignalRickerCuda, BandpassIsBitIdenticalToTheHost) {
   const std::vector<std::int64_t> sizes{1, 2, 3, 7, 29, 30, 31, 255, 256, 257, 1791, 1792, 1793, 3583, 3585, 10007};
   for (std::int64_t n : sizes) {
     const auto x = random_signal(rng, n, false);
-    for (std::int64_t width : {std::int64_t{1}, std::int64_t{2}, std::int64_t{7}, std::int64_t{8}, std::int64_t{30},
-                               std::int64_t{31}, n}) {
+    for (std::int64_t width :
+         {std::int64_t{1}, std::int64_t{2}, std::int64_t{7}, std::int64_t{8}, std::int64_t{30}, std::int64_t{31}, n}) {
       if (width > n) continue;
       expect_bandpass_matches(x, width, "sizes");
     }

@@ -1,3 +1,5 @@
+#include "zeroflow/signal/ricker.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/ricker.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -38,7 +39,8 @@ std::vector<double> modular_convolution(const std::vector<float>& x, const std::
   std::vector<double> y(x.size());
   for (std::int64_t i = 0; i < n; ++i) {
     double acc = 0;
-    for (std::size_t k = 0; k < h.size(); ++k) acc += h[k] * x[static_cast<std::size_t>(((i - static_cast<std::int64_t>(k)) % n + n) % n)];
+    for (std::size_t k = 0; k < h.size(); ++k)
+      acc += h[k] * x[static_cast<std::size_t>(((i - static_cast<std::int64_t>(k)) % n + n) % n)];
     y[static_cast<std::size_t>(i)] = acc;
   }
   return y;
@@ -52,7 +54,8 @@ std::vector<double> dft_convolution(const std::vector<float>& x, const std::vect
     std::vector<cplx> out(n);
     for (std::size_t f = 0; f < n; ++f)
       for (std::size_t t = 0; t < n; ++t) {
-        const long double angle = sign * 2 * std::numbers::pi_v<long double> * static_cast<long double>((f * t) % n) / static_cast<long double>(n);
+        const long double angle = sign * 2 * std::numbers::pi_v<long double> * static_cast<long double>((f * t) % n) /
+                                  static_cast<long double>(n);
         out[f] += v[t] * cplx(std::cos(angle), std::sin(angle));
       }
     return out;
@@ -64,7 +67,8 @@ std::vector<double> dft_convolution(const std::vector<float>& x, const std::vect
   for (std::size_t t = 0; t < n; ++t) {
     cplx acc = 0;
     for (std::size_t f = 0; f < n; ++f) {
-      const long double angle = 2 * std::numbers::pi_v<long double> * static_cast<long double>((f * t) % n) / static_cast<long double>(n);
+      const long double angle =
+          2 * std::numbers::pi_v<long double> * static_cast<long double>((f * t) % n) / static_cast<long double>(n);
       acc += X[f] * H[f] * cplx(std::cos(angle), std::sin(angle));
     }
     y[t] = static_cast<double>(acc.real() / static_cast<long double>(n));
@@ -110,7 +114,8 @@ TEST_F(SignalBandpass, ImpulseGivesTheKernelCircularlyShifted) {
     const auto y = to_vector<float>(sig::bandpass(to_array(x), w, {}));
     for (std::int64_t i = 0; i < n; ++i) {
       const std::int64_t k = ((i - at) % n + n) % n;  // causal, wrapping past the end
-      EXPECT_EQ(y[static_cast<std::size_t>(i)], k < w ? h[static_cast<std::size_t>(k)] : 0.0f) << "impulse at " << at << ", i=" << i;
+      EXPECT_EQ(y[static_cast<std::size_t>(i)], k < w ? h[static_cast<std::size_t>(k)] : 0.0f)
+          << "impulse at " << at << ", i=" << i;
     }
   }
 }
@@ -126,8 +131,7 @@ TEST_F(SignalBandpass, MatchesTheModularSumOnRandomSizes) {
     const auto ref = modular_convolution(x, h);
     const double tol = tolerance(x, h);
     ASSERT_EQ(y.size(), x.size());
-    for (std::size_t i = 0; i < y.size(); ++i)
-      ASSERT_NEAR(y[i], ref[i], tol) << "n=" << n << " w=" << w << " i=" << i;
+    for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], ref[i], tol) << "n=" << n << " w=" << w << " i=" << i;
   }
 }
 
@@ -153,7 +157,8 @@ TEST_F(SignalBandpass, StridedAndReadOnlyInputsGiveTheSameResult) {
   const zf::array reversed = full.slice(0, 2000, -1, -1);
   std::vector<float> even, back(x.rbegin(), x.rend());
   for (std::size_t i = 0; i < x.size(); i += 2) even.push_back(x[i]);
-  EXPECT_EQ(to_vector<float>(sig::bandpass(every_other, 30, {})), to_vector<float>(sig::bandpass(to_array(even), 30, {})));
+  EXPECT_EQ(to_vector<float>(sig::bandpass(every_other, 30, {})),
+            to_vector<float>(sig::bandpass(to_array(even), 30, {})));
   EXPECT_EQ(to_vector<float>(sig::bandpass(reversed, 30, {})), to_vector<float>(sig::bandpass(to_array(back), 30, {})));
 }
 

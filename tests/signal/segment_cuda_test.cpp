@@ -98,7 +98,8 @@ TEST_F(SignalSegmentCuda, ShortestSignalsAndFlatSignals) {
   // fills the rows again).
   std::vector<float> spikes(40000, 1.5f);
   for (std::size_t at = 100; at + 8 < spikes.size(); at += 190 + (at / 190) % 40)
-    for (int d = -3; d <= 3; ++d) spikes[at + static_cast<std::size_t>(d + 3)] += 2.0f - 0.5f * static_cast<float>(d * d);
+    for (int d = -3; d <= 3; ++d)
+      spikes[at + static_cast<std::size_t>(d + 3)] += 2.0f - 0.5f * static_cast<float>(d * d);
   const auto cpu = sig::segment_beats(to_array(spikes), params, {});
   ASSERT_GT(cpu.beats.kept_index.size(), 100);
   ASSERT_NE(cpu.norm.scale, 1.0f) << "the standard deviation, not the last fallback";
@@ -111,7 +112,7 @@ TEST_F(SignalSegmentCuda, TiesBeyondThePositionBufferAreCountedAgain) {
   // signal that repeats exactly (the same sums in the same order), so the nine maxima in each
   // window tie and the gate opens once per period: more positions than that buffer holds, so
   // they are counted again exactly. The result must not show it.
-  sig::segment_params params;  // window 180 at 250 Hz: room for ~1 position per 90 samples
+  sig::segment_params params;                   // window 180 at 250 Hz: room for ~1 position per 90 samples
   auto ecg = recording(0.25, 250, 11).samples;  // 225 000 samples, ~1 000 beats
   std::vector<float> period(20);
   for (std::size_t k = 0; k < period.size(); ++k) period[k] = 0.8f * static_cast<float>(std::sin(0.1 * M_PI * k));

@@ -16,7 +16,6 @@ namespace sig = zeroflow::signal;
 namespace synth = zeroflow::synth;
 using namespace zeroflow::signal::testing;
 
-
 using SignalSegmentEcg = poisoned_host;
 
 TEST_F(SignalSegmentEcg, FindsTheGeneratorsRPeaks) {
@@ -24,8 +23,8 @@ TEST_F(SignalSegmentEcg, FindsTheGeneratorsRPeaks) {
     double rate, bpm, anomalies;
     std::uint64_t seed;
   };
-  for (const variant v : {variant{250, 70, 0.03, 42}, variant{360, 80, 0.05, 7}, variant{500, 65, 0.03, 3},
-                          variant{250, 110, 0.0, 11}}) {
+  for (const variant v :
+       {variant{250, 70, 0.03, 42}, variant{360, 80, 0.05, 7}, variant{500, 65, 0.03, 3}, variant{250, 110, 0.0, 11}}) {
     synth::ecg_options o;
     o.hours = 0.25;
     o.sample_rate = v.rate;
@@ -47,8 +46,8 @@ TEST_F(SignalSegmentEcg, FindsTheGeneratorsRPeaks) {
     EXPECT_GE(predictivity, 0.95) << v.rate << " Hz, " << v.bpm << " bpm: " << hits << " of " << peaks.size();
     // Most beats survive pruning at these rates.
     EXPECT_GE(s.beats.rows.shape(0), static_cast<std::int64_t>(0.9 * static_cast<double>(ecg.r_peaks.size())));
-    std::cout << "[ info ] " << v.rate << " Hz, " << v.bpm << " bpm: " << ecg.r_peaks.size() << " beats, " << peaks.size()
-              << " detections, sensitivity " << sensitivity << ", positive predictivity " << predictivity << ", kept "
-              << s.beats.rows.shape(0) << "\n";
+    std::cout << "[ info ] " << v.rate << " Hz, " << v.bpm << " bpm: " << ecg.r_peaks.size() << " beats, "
+              << peaks.size() << " detections, sensitivity " << sensitivity << ", positive predictivity "
+              << predictivity << ", kept " << s.beats.rows.shape(0) << "\n";
   }
 }

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
+#include "zeroflow/signal/segment.hpp"
 
-#include "zeroflow/signal/peak_filter.hpp"
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/segment.hpp"
+#include "zeroflow/signal/peak_filter.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;
@@ -37,7 +37,8 @@ pulse_train make_pulse_train(double rate, double seconds, std::uint64_t seed) {
     const double a = amplitude(rng);
     t.peaks.push_back(q);
     for (auto i = q - static_cast<std::int64_t>(5 * sigma); i <= q + static_cast<std::int64_t>(5 * sigma); ++i)
-      t.samples[static_cast<std::size_t>(i)] += static_cast<float>(a * std::exp(-0.5 * (i - q) * (i - q) / (sigma * sigma)));
+      t.samples[static_cast<std::size_t>(i)] +=
+          static_cast<float>(a * std::exp(-0.5 * (i - q) * (i - q) / (sigma * sigma)));
   }
   return t;
 }
@@ -130,7 +131,8 @@ TEST_F(SignalSegment, APulseCloserThanHalfAWindowToALargerOneIsSuppressed) {
     // The first and the last window must hold a pulse too, or their plain zeros tie for the maximum.
     std::vector<float> x(static_cast<std::size_t>(large.back() + 150), 0.0f);
     auto add = [&x](std::int64_t q, float a) {
-      for (std::int64_t i = -10; i <= 10; ++i) x[static_cast<std::size_t>(q + i)] += a * std::exp(-0.5f * static_cast<float>(i * i) / 6.25f);
+      for (std::int64_t i = -10; i <= 10; ++i)
+        x[static_cast<std::size_t>(q + i)] += a * std::exp(-0.5f * static_cast<float>(i * i) / 6.25f);
     };
     for (auto q : large) add(q, 1.0f);
     add(small, 0.6f);

@@ -1,5 +1,7 @@
 // signal::warm_up: nothing on the host, parameters checked everywhere, and on the GPU every byte
 // it takes from the pool given back (a warm-up must not grow the run's memory).
+#include "zeroflow/signal/warm_up.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -7,7 +9,6 @@
 
 #include "cuda_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/signal/warm_up.hpp"
 
 namespace zf = zeroflow;
 namespace sig = zeroflow::signal;

@@ -164,8 +164,8 @@ TEST(SynthArtefacts, BaselineJumpsStepWhereAnnotatedAndDecay) {
     for (const auto& other : jumps)
       if (other.start != j.start && other.start < j.start + second && j.start - second < other.end) alone = false;
     if (!alone || j.start < second || j.start + second > std::int64_t(r.samples.size())) continue;
-    const double change = median(window(r.samples, j.start, j.start + second)) -
-                          median(window(r.samples, j.start - second, j.start));
+    const double change =
+        median(window(r.samples, j.start, j.start + second)) - median(window(r.samples, j.start - second, j.start));
     EXPECT_GT(std::fabs(change), 0.2) << j.start;
     ++checked;
   }
@@ -173,8 +173,7 @@ TEST(SynthArtefacts, BaselineJumpsStepWhereAnnotatedAndDecay) {
   int quiet = 0;
   for (std::int64_t t = 2 * second; t + 2 * second < std::int64_t(r.samples.size()); t += 7 * second) {
     if (touches_artefact(r, t - 2 * second, t + 2 * second)) continue;
-    const double change =
-        median(window(r.samples, t, t + second)) - median(window(r.samples, t - second, t));
+    const double change = median(window(r.samples, t, t + second)) - median(window(r.samples, t - second, t));
     EXPECT_LT(std::fabs(change), 0.1) << t;
     ++quiet;
   }

@@ -1,3 +1,5 @@
+#include "zeroflow/synth/ecg_io.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/labels.hpp"
 #include "zeroflow/synth/ecg.hpp"
-#include "zeroflow/synth/ecg_io.hpp"
 
 namespace fs = std::filesystem;
 namespace zf = zeroflow;

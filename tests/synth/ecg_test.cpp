@@ -1,3 +1,5 @@
+#include "zeroflow/synth/ecg.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/synth/ecg.hpp"
 
 namespace zf = zeroflow;
 namespace synth = zeroflow::synth;

@@ -39,17 +39,50 @@ inline constexpr dtype bool8{type_code::bool_, 8, 1};
 /// The dtype of a C++ element type.
 template <class T>
 constexpr dtype dtype_of();
-template <> constexpr dtype dtype_of<float>() { return float32; }
-template <> constexpr dtype dtype_of<double>() { return float64; }
-template <> constexpr dtype dtype_of<std::int8_t>() { return int8; }
-template <> constexpr dtype dtype_of<std::int16_t>() { return int16; }
-template <> constexpr dtype dtype_of<std::int32_t>() { return int32; }
-template <> constexpr dtype dtype_of<std::int64_t>() { return int64; }
-template <> constexpr dtype dtype_of<std::uint8_t>() { return uint8; }
-template <> constexpr dtype dtype_of<std::uint16_t>() { return uint16; }
-template <> constexpr dtype dtype_of<std::uint32_t>() { return uint32; }
-template <> constexpr dtype dtype_of<std::uint64_t>() { return uint64; }
-template <> constexpr dtype dtype_of<bool>() { return bool8; }
+template <>
+constexpr dtype dtype_of<float>() {
+  return float32;
+}
+template <>
+constexpr dtype dtype_of<double>() {
+  return float64;
+}
+template <>
+constexpr dtype dtype_of<std::int8_t>() {
+  return int8;
+}
+template <>
+constexpr dtype dtype_of<std::int16_t>() {
+  return int16;
+}
+template <>
+constexpr dtype dtype_of<std::int32_t>() {
+  return int32;
+}
+template <>
+constexpr dtype dtype_of<std::int64_t>() {
+  return int64;
+}
+template <>
+constexpr dtype dtype_of<std::uint8_t>() {
+  return uint8;
+}
+template <>
+constexpr dtype dtype_of<std::uint16_t>() {
+  return uint16;
+}
+template <>
+constexpr dtype dtype_of<std::uint32_t>() {
+  return uint32;
+}
+template <>
+constexpr dtype dtype_of<std::uint64_t>() {
+  return uint64;
+}
+template <>
+constexpr dtype dtype_of<bool>() {
+  return bool8;
+}
 
 /// True for the dtypes zeroflow knows how to store (any DLPack code with whole bytes, lanes >= 1).
 [[nodiscard]] bool is_valid(dtype t);

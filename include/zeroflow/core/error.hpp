@@ -68,7 +68,7 @@ template <class Error, class... Args>
 #define ZF_THROW(type, ...) ::zeroflow::detail::throw_at<type>(__FILE__, __LINE__, __VA_ARGS__)
 
 /// Checks a precondition; throws zeroflow::invalid_argument with the message when it fails.
-#define ZF_EXPECTS(condition, ...)                                  \
-  do {                                                              \
+#define ZF_EXPECTS(condition, ...)                                         \
+  do {                                                                     \
     if (!(condition)) ZF_THROW(::zeroflow::invalid_argument, __VA_ARGS__); \
   } while (0)

@@ -12,9 +12,9 @@
 namespace zeroflow {
 
 struct transfer_counts {
-  std::int64_t copies = 0;       ///< device-to-host copies
-  std::int64_t bytes = 0;        ///< their bytes in all
-  std::int64_t largest = 0;      ///< the largest single copy, bytes
+  std::int64_t copies = 0;   ///< device-to-host copies
+  std::int64_t bytes = 0;    ///< their bytes in all
+  std::int64_t largest = 0;  ///< the largest single copy, bytes
 };
 
 /// The counts since the process started (never reset; take differences).

@@ -122,16 +122,15 @@ struct DLManagedTensorVersioned {
 // The ABI on LP64 targets (x86-64 and AArch64 Linux), as every other DLPack implementation
 // lays it out; a mismatch here would corrupt every exchange silently.
 #if UINTPTR_MAX == UINT64_MAX
-static_assert(sizeof(DLPackVersion) == 8 && offsetof(DLPackVersion, major) == 0 &&
-              offsetof(DLPackVersion, minor) == 4);
+static_assert(sizeof(DLPackVersion) == 8 && offsetof(DLPackVersion, major) == 0 && offsetof(DLPackVersion, minor) == 4);
 static_assert(sizeof(DLDeviceType) == 4);
 static_assert(sizeof(DLDevice) == 8 && offsetof(DLDevice, device_type) == 0 && offsetof(DLDevice, device_id) == 4);
 static_assert(sizeof(DLDataType) == 4 && offsetof(DLDataType, code) == 0 && offsetof(DLDataType, bits) == 1 &&
               offsetof(DLDataType, lanes) == 2);
 static_assert(sizeof(DLTensor) == 48);
 static_assert(offsetof(DLTensor, data) == 0 && offsetof(DLTensor, device) == 8 && offsetof(DLTensor, ndim) == 16 &&
-              offsetof(DLTensor, dtype) == 20 && offsetof(DLTensor, shape) == 24 &&
-              offsetof(DLTensor, strides) == 32 && offsetof(DLTensor, byte_offset) == 40);
+              offsetof(DLTensor, dtype) == 20 && offsetof(DLTensor, shape) == 24 && offsetof(DLTensor, strides) == 32 &&
+              offsetof(DLTensor, byte_offset) == 40);
 static_assert(sizeof(DLManagedTensor) == 64 && offsetof(DLManagedTensor, dl_tensor) == 0 &&
               offsetof(DLManagedTensor, manager_ctx) == 48 && offsetof(DLManagedTensor, deleter) == 56);
 static_assert(sizeof(DLManagedTensorVersioned) == 80 && offsetof(DLManagedTensorVersioned, version) == 0 &&

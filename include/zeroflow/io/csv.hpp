@@ -65,8 +65,8 @@ class column_ref {
   column_ref(const char* name) : name_(name) {}             // NOLINT(google-explicit-constructor)
   column_ref(std::string_view name) : name_(name) {}        // NOLINT(google-explicit-constructor)
   template <class I>
-    requires(std::is_integral_v<I> && !std::is_same_v<I, bool> && !std::is_same_v<I, char>)
-  column_ref(I index) : index_(static_cast<std::size_t>(index)) {  // NOLINT(google-explicit-constructor)
+  requires(std::is_integral_v<I> && !std::is_same_v<I, bool> && !std::is_same_v<I, char>) column_ref(I index)
+      : index_(static_cast<std::size_t>(index)) {  // NOLINT(google-explicit-constructor)
     if constexpr (std::is_signed_v<I>) negative_ = index < 0;
   }
 

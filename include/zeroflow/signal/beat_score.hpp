@@ -23,9 +23,9 @@ inline constexpr float irregularity_scale_floor = 0.03F;
 
 /// Float32 per beat, on the inputs' device.
 struct beat_scores {
-  array score;        ///< the combined score (higher = more anomalous)
-  array morphology;   ///< z(morphology)
-  array rhythm;       ///< z(irregularity)
+  array score;       ///< the combined score (higher = more anomalous)
+  array morphology;  ///< z(morphology)
+  array rhythm;      ///< z(irregularity)
 };
 
 /// @brief Combines morphology errors and rhythm irregularity (same length, same device).

@@ -20,11 +20,11 @@ enum class segmentation_method {
 /// The segmentation windows in seconds; sizes_for() turns them into samples.
 struct segment_params {
   segmentation_method method = segmentation_method::robust;
-  double sample_rate = 250;                  ///< samples per second of the recording
-  double ricker_seconds = 30 / 250.;         ///< Ricker band-pass kernel width (seed: 30 samples)
-  double nms_window_seconds = 180 / 250.;    ///< non-maximum-suppression window (seed: 180 samples)
-  double min_beat_seconds = 100 / 250.;      ///< shortest kept beat (seed: 100 samples)
-  double max_beat_seconds = 256 / 250.;      ///< longest kept beat (seed: 256 samples)
+  double sample_rate = 250;                ///< samples per second of the recording
+  double ricker_seconds = 30 / 250.;       ///< Ricker band-pass kernel width (seed: 30 samples)
+  double nms_window_seconds = 180 / 250.;  ///< non-maximum-suppression window (seed: 180 samples)
+  double min_beat_seconds = 100 / 250.;    ///< shortest kept beat (seed: 100 samples)
+  double max_beat_seconds = 256 / 250.;    ///< longest kept beat (seed: 256 samples)
   /// Gate positions whose band-passed height is under this fraction of the median height are
   /// dropped (peak_filter.hpp says why); 0 keeps the seed's unthresholded detector.
   double min_peak_ratio = 0.1;
@@ -52,9 +52,9 @@ struct segment_sizes {
   std::int64_t nms_window = 0;    ///< non-maximum-suppression window
   std::int64_t min_length = 0;    ///< shortest kept beat
   std::int64_t max_length = 0;    ///< longest kept beat
-  std::int64_t row_width = 0;     ///< embedded row width: a power of two >= 16 and >= the row's samples (seed: max_length;
-                                  ///< robust: window_before + window_after), as the VAE needs
-  std::int64_t refractory = 0;    ///< robust method: detector windows in samples
+  std::int64_t row_width = 0;  ///< embedded row width: a power of two >= 16 and >= the row's samples (seed: max_length;
+                               ///< robust: window_before + window_after), as the VAE needs
+  std::int64_t refractory = 0;  ///< robust method: detector windows in samples
   std::int64_t t_wave = 0;
   std::int64_t replace = 0;
   std::int64_t slope_half_window = 0;

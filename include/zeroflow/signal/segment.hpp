@@ -25,8 +25,9 @@ struct segmentation {
   /// c < lengths.size(), and the last entry the R-peak of the final detection (which starts no
   /// candidate); all of them count when beat-detection sensitivity is measured.
   array peaks;
-  normalization norm;  ///< robust_zscore of the signal (subsampled when long, see params.hpp); {0, 1} when rows stay raw
-  embedding beats;     ///< embed_beats(signal, positions, lengths, min_length, max_length, row_width, norm)
+  normalization
+      norm;         ///< robust_zscore of the signal (subsampled when long, see params.hpp); {0, 1} when rows stay raw
+  embedding beats;  ///< embed_beats(signal, positions, lengths, min_length, max_length, row_width, norm)
   /// Robust method only (segment_recording): rhythm_features(peaks); empty for the seed's method.
   rhythm rr;
 };

@@ -15,9 +15,9 @@ namespace zeroflow::synth {
 
 /// What generate_electricity makes.
 struct electricity_options {
-  double days = 1096;          ///< length from 2013-07-01 00:00 (1096 days: three years)
-  double step_minutes = 60;    ///< time between rows (60: hourly, 26,304 rows for three years)
-  double anomaly_rate = 0.002; ///< chance per row and consumption column that an anomaly starts there
+  double days = 1096;           ///< length from 2013-07-01 00:00 (1096 days: three years)
+  double step_minutes = 60;     ///< time between rows (60: hourly, 26,304 rows for three years)
+  double anomaly_rate = 0.002;  ///< chance per row and consumption column that an anomaly starts there
   std::uint64_t seed = 42;
 };
 
@@ -33,9 +33,10 @@ struct electricity_anomaly {
 
 /// The table: timestamps are implied (start + row · step).
 struct electricity_table {
-  std::vector<std::string> names;           ///< temperature, pressure, windspeed, residential, commercial, electricity_consumption
-  std::vector<std::vector<float>> columns;  ///< one per name, rows() values each
-  std::vector<bool> consumption;            ///< per column: a consumption column (anomalies may be there)
+  std::vector<std::string>
+      names;  ///< temperature, pressure, windspeed, residential, commercial, electricity_consumption
+  std::vector<std::vector<float>> columns;     ///< one per name, rows() values each
+  std::vector<bool> consumption;               ///< per column: a consumption column (anomalies may be there)
   std::vector<electricity_anomaly> anomalies;  ///< by row, then column
   double step_minutes = 60;
   [[nodiscard]] std::int64_t rows() const { return columns.empty() ? 0 : static_cast<std::int64_t>(columns[0].size()); }

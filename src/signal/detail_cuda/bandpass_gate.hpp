@@ -10,8 +10,8 @@ namespace zeroflow::signal::detail {
 
 /// Both outputs of the fused stage.
 struct filtered_gate {
-  array filtered;    ///< bandpass(signal, ricker_width): float32, N
-  array gate;        ///< nms_gate(filtered, nms_window): uint8, N − nms_window + 1
+  array filtered;     ///< bandpass(signal, ricker_width): float32, N
+  array gate;         ///< nms_gate(filtered, nms_window): uint8, N − nms_window + 1
   array block_ones;   ///< uint64: the fused kernel's count of ones per block; not valid() when not fused
   array thread_ones;  ///< uint16: each fused thread's ones as bits (chunk_gate's); not valid() when not fused
 };
@@ -25,8 +25,8 @@ struct filtered_gate {
 /// @param ricker_width 1 <= ricker_width <= N
 /// @param nms_window 2 <= nms_window <= N
 /// @throws zeroflow::cuda_error on a CUDA failure or in a build without CUDA
-[[nodiscard]] filtered_gate bandpass_gate_cuda(const array& signal, std::int64_t ricker_width,
-                                               std::int64_t nms_window, stream_view stream);
+[[nodiscard]] filtered_gate bandpass_gate_cuda(const array& signal, std::int64_t ricker_width, std::int64_t nms_window,
+                                               stream_view stream);
 
 /// @brief gate_positions(fused.gate) from the fused kernel's counts per block: a scan of the
 /// counts, one read-back of their total (to size the output) and one scatter per block, instead

@@ -29,9 +29,9 @@ namespace zeroflow::signal::detail::gpu {
 /// Shared memory of chunk_gate beyond the filtered tile: chunk maxima, one raw-gate word per
 /// thread and one in front, and the staged gate bytes (which may reuse dead input space).
 struct chunk_gate_scratch {
-  float* chunk_max;          ///< threads + extra_chunks(window) floats
-  unsigned* raw_words;       ///< threads + 1 words
-  unsigned char* staged;     ///< threads × C bytes
+  float* chunk_max;       ///< threads + extra_chunks(window) floats
+  unsigned* raw_words;    ///< threads + 1 words
+  unsigned char* staged;  ///< threads × C bytes
 };
 
 /// Windows wider than this use the global-memory doubling fallback of nms.cu.
@@ -50,7 +50,7 @@ __host__ __device__ constexpr int extra_chunks(int window) {
 /// as bits: bit u is gate[g0 + tC + u].
 template <int C>
 __device__ unsigned chunk_gate(const float* f, int window, std::int64_t g0, std::int64_t m, chunk_gate_scratch s,
-                          unsigned char* __restrict__ gate) {
+                               unsigned char* __restrict__ gate) {
   static_assert(C % 2 == 1 && C <= 31, "C must be odd and fit a 32-bit word with a bit to spare");
   const int t = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   const int a = t * C + 1;

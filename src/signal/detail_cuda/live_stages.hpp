@@ -14,17 +14,17 @@ namespace zeroflow::signal::detail {
 
 /// The tail's scalars, in device memory: written by its kernels, read back once at the end.
 struct tail_scalars {
-  std::int64_t positions;           ///< gate positions in the positions buffer (at most its capacity)
+  std::int64_t positions;              ///< gate positions in the positions buffer (at most its capacity)
   unsigned long long positions_total;  ///< gate positions found: more than `positions` when the buffer overflowed
-  std::int64_t kept;          ///< positions kept by the weak-peak filter
-  std::int64_t out_of_range;  ///< 1 when a position + offset fell outside the filtered signal
-  unsigned long long rows;    ///< candidates embedded as rows
-  unsigned long long bad;     ///< lowest embedded candidate whose span leaves the signal; all ones when none
-  robust_moments moments;     ///< the recording's median and MAD (written on the side stream)
-  float center;               ///< the robust center (0 without finite samples), derived on the device
-  float baseline;             ///< center × Σ taps: what the band-pass makes of the offset
-  float row_center;           ///< the rows' normalisation: center, or 0 for raw rows
-  float row_scale;            ///< 1.4826·MAD, or 1 for raw rows or until the host's fallback replaces it
+  std::int64_t kept;                   ///< positions kept by the weak-peak filter
+  std::int64_t out_of_range;           ///< 1 when a position + offset fell outside the filtered signal
+  unsigned long long rows;             ///< candidates embedded as rows
+  unsigned long long bad;              ///< lowest embedded candidate whose span leaves the signal; all ones when none
+  robust_moments moments;              ///< the recording's median and MAD (written on the side stream)
+  float center;                        ///< the robust center (0 without finite samples), derived on the device
+  float baseline;                      ///< center × Σ taps: what the band-pass makes of the offset
+  float row_center;                    ///< the rows' normalisation: center, or 0 for raw rows
+  float row_scale;                     ///< 1.4826·MAD, or 1 for raw rows or until the host's fallback replaces it
 };
 
 /// The first half of drop_weak_peaks, which needs no baseline: the filtered signal at each
