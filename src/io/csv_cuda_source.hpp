@@ -21,6 +21,9 @@ class byte_source {
   [[nodiscard]] std::string read_string(std::size_t offset, std::size_t bytes) const;
   /// The line starting at `offset`, with its '\n' when it has one.
   [[nodiscard]] std::string read_line(std::size_t offset) const;
+  /// The file the bytes come from, so that a copy to the device can take another way there
+  /// (io::read_file_to_device); null for bytes in memory.
+  [[nodiscard]] virtual const std::filesystem::path* file_path() const { return nullptr; }
 };
 
 /// Text in memory (not copied; it must outlive the source).
@@ -45,6 +48,7 @@ class file_source final : public byte_source {
 
   [[nodiscard]] std::size_t size() const override { return size_; }
   void read(std::size_t offset, std::size_t bytes, char* dst) const override;
+  [[nodiscard]] const std::filesystem::path* file_path() const override { return &path_; }
 
  private:
   std::filesystem::path path_;

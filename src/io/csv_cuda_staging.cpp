@@ -13,6 +13,7 @@
 
 #include "csv_cuda_staging.hpp"
 #include "zeroflow/io/detail/csv_cuda.hpp"
+#include "zeroflow/io/file_loading.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -82,6 +83,20 @@ staged_copy::staged_copy(const byte_source& source, std::size_t offset, std::siz
                          std::size_t chunk_bytes, unsigned threads, cudaStream_t stream,
                          const std::function<void(std::size_t)>& tick) {
   if (bytes == 0) return;
+  // A file read with the default chunking takes the process's loading method (--io): KvikIO or a
+  // memory map move it in one piece. A requested chunk size (tests of chunk edges) always stages.
+  if (const auto* path = source.file_path(); path != nullptr && chunk_bytes == 0) {
+    if (const io_method method = resolve_io_method(default_io_method()); method != io_method::posix) {
+      int id = 0;
+      ZF_CUDA_TRY(cudaGetDevice(&id));  // the caller's device guard made it the target's
+      read_file_to_device(*path, offset, bytes, device_dst, cuda_device(id), stream_view{stream}, method, threads);
+      chunks_ = 1;
+      chunk_bytes_ = bytes;
+      threads_ = threads;
+      if (tick) tick(bytes);
+      return;
+    }
+  }
   // The default size always, so that the cached chunks fit every read; a requested size as is.
   chunk_bytes_ = chunk_bytes != 0 ? std::min(chunk_bytes, bytes) : default_staging_chunk;
   chunks_ = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
