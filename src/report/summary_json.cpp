@@ -76,6 +76,15 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
         {"window_after", r.sizes.window_after},
         {"model", options.model ? json(options.model->string()) : json(nullptr)}}},
       {"score", score_json(r)},
+      {"model",
+       {{"name", r.model.name},
+        {"architecture", r.model.architecture},
+        {"parameters", r.model.parameters},
+        {"input_scaling", r.model.input_scaling},
+        {"learning_rate", r.model.learning_rate},
+        {"weight_decay", r.model.weight_decay},
+        // fused_kernels, cuda_graph or eager (model/training_path.hpp); null when no training ran.
+        {"training_path", r.model.training_path.empty() ? json(nullptr) : json(r.model.training_path)}}},
   };
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.
