@@ -38,9 +38,13 @@ device_choice parse_device_choice(const std::string& text) {
 
 device resolve(device_choice choice) {
   switch (choice) {
-    case device_choice::cpu: return cpu_device;
-    case device_choice::cuda: require_cuda("--device cuda"); return cuda_device(0);
-    case device_choice::automatic: return cuda_available() ? cuda_device(0) : cpu_device;
+    case device_choice::cpu:
+      return cpu_device;
+    case device_choice::cuda:
+      require_cuda("--device cuda");
+      return cuda_device(0);
+    case device_choice::automatic:
+      return cuda_available() ? cuda_device(0) : cpu_device;
   }
   return cpu_device;
 }
@@ -167,14 +171,14 @@ std::vector<float> latent_means(const model::scores& scored, std::size_t rows, s
 }
 
 /// The robust method's hand-off: every detected beat has a row, a score and rhythm features.
-void collect_robust(const signal::segmentation& seg, const model::scores& scored,
-                    const signal::beat_scores& combined, const model::train_result& trained, const array& grid,
-                    run_result& result, stream_view stream) {
+void collect_robust(const signal::segmentation& seg, const model::scores& scored, const signal::beat_scores& combined,
+                    const model::train_result& trained, const array& grid, run_result& result, stream_view stream) {
   result.peak = to_host_vector<std::int64_t>(seg.peaks, stream);
   result.detected_peaks = result.peak;
   const std::size_t beats = result.peak.size();
   result.start.resize(beats);
-  for (std::size_t b = 0; b < beats; ++b) result.start[b] = std::max<std::int64_t>(0, result.peak[b] - seg.sizes.window_before);
+  for (std::size_t b = 0; b < beats; ++b)
+    result.start[b] = std::max<std::int64_t>(0, result.peak[b] - seg.sizes.window_before);
   const auto intervals = to_host_vector<std::int64_t>(seg.lengths, stream);
   result.length.assign(beats, 0);
   for (std::size_t b = 0; b < beats; ++b)
@@ -191,11 +195,14 @@ void collect_robust(const signal::segmentation& seg, const model::scores& scored
   result.mu0.resize(beats);
   result.mu1.resize(beats);
   for (std::size_t b = 0; b < beats; ++b) result.mu0[b] = mu[2 * b], result.mu1[b] = mu[2 * b + 1];
-  result.decoded_grid = grid.valid() ? to_host_vector<float>(grid.reshape({grid.size()}), stream) : std::vector<float>{};
+  result.decoded_grid =
+      grid.valid() ? to_host_vector<float>(grid.reshape({grid.size()}), stream) : std::vector<float>{};
   result.split.assign(beats, '-');
   if (result.trained) {
-    for (auto row : to_host_vector<std::int64_t>(trained.train_index, stream)) result.split[static_cast<std::size_t>(row)] = 't';
-    for (auto row : to_host_vector<std::int64_t>(trained.test_index, stream)) result.split[static_cast<std::size_t>(row)] = 'v';
+    for (auto row : to_host_vector<std::int64_t>(trained.train_index, stream))
+      result.split[static_cast<std::size_t>(row)] = 't';
+    for (auto row : to_host_vector<std::int64_t>(trained.test_index, stream))
+      result.split[static_cast<std::size_t>(row)] = 'v';
   }
   result.flags.resize(beats);
   for (std::size_t b = 0; b < beats; ++b) result.flags[b] = flags_of(result, b);
@@ -219,17 +226,20 @@ void check_model_fits(const detail::beat_model& scorer, const model::row_provena
   const model::row_provenance& m = *described;
   std::vector<std::string> differences, options;
   if (std::abs(m.sample_rate - run.sample_rate) > 1e-9 * run.sample_rate) {
-    differences.push_back("sample rate " + number(m.sample_rate) + " Hz (this run: " + number(run.sample_rate) + " Hz)");
+    differences.push_back("sample rate " + number(m.sample_rate) + " Hz (this run: " + number(run.sample_rate) +
+                          " Hz)");
   }
   if (m.normalized != run.normalized) {
     const char* model_way = m.normalized ? "robust" : "none";
-    differences.push_back(std::string("normalisation ") + model_way + " (this run: " + (run.normalized ? "robust" : "none") + ")");
+    differences.push_back(std::string("normalisation ") + model_way +
+                          " (this run: " + (run.normalized ? "robust" : "none") + ")");
     options.push_back(std::string("--normalize ") + model_way);
   }
   if (m.segmentation != run.segmentation) {
     differences.push_back("segmentation " + m.segmentation + " (this run: " + run.segmentation + ")");
     options.push_back("--segmentation " + m.segmentation);
-  } else if (m.sample_rate == run.sample_rate && (m.window_before != run.window_before || m.window_after != run.window_after)) {
+  } else if (m.sample_rate == run.sample_rate &&
+             (m.window_before != run.window_before || m.window_after != run.window_after)) {
     differences.push_back("beat window " + std::to_string(m.window_before) + " + " + std::to_string(m.window_after) +
                           " samples (this run: " + std::to_string(run.window_before) + " + " +
                           std::to_string(run.window_after) + ")");
@@ -241,7 +251,8 @@ void check_model_fits(const detail::beat_model& scorer, const model::row_provena
                       number(static_cast<double>(m.max_length) / m.sample_rate));
   }
   if (differences.empty() && scorer.width() != row_width)
-    differences.push_back("rows of " + std::to_string(scorer.width()) + " samples (this run: " + std::to_string(row_width) + ")");
+    differences.push_back("rows of " + std::to_string(scorer.width()) +
+                          " samples (this run: " + std::to_string(row_width) + ")");
   if (differences.empty()) return;
   std::string what;
   for (const auto& d : differences) what += (what.empty() ? "" : ", ") + d;
@@ -301,8 +312,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // rather than silently overriding it.
   signal::segment_params segmentation = options.segmentation;
   if (recording.sample_rate > 0) {
-    ZF_EXPECTS(!options.sample_rate_explicit || std::abs(options.segmentation.sample_rate - recording.sample_rate) <
-                                                    1e-9 * recording.sample_rate,
+    ZF_EXPECTS(!options.sample_rate_explicit ||
+                   std::abs(options.segmentation.sample_rate - recording.sample_rate) < 1e-9 * recording.sample_rate,
                options.input.string(), " is recorded at ", recording.sample_rate, " Hz, but --sample-rate ",
                options.segmentation.sample_rate, " was given; leave --sample-rate out for this file");
     segmentation.sample_rate = recording.sample_rate;
@@ -314,8 +325,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // The seed times its segmentation after running it once on the same recording (kernels
   // compiled, CuPy's pool grown to the working set); the segment stage is measured the same way,
   // and the cold first run is a stage of its own.
-  if (result.where.type == device_type::cuda)
-    stage("warm_up", [&] { signal::warm_up(signal, segmentation, stream); });
+  if (result.where.type == device_type::cuda) stage("warm_up", [&] { signal::warm_up(signal, segmentation, stream); });
   auto seg = stage("segment", [&] { return signal::segment_recording(signal, segmentation, stream); });
   const bool robust = segmentation.method == signal::segmentation_method::robust;
   result.method = robust ? "robust" : "seed";
@@ -327,8 +337,9 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     options.progress(robust ? "found " + std::to_string(n_rows) + " beats"
                             : "found " + std::to_string(seg.lengths.size()) + " beat candidates, kept " +
                                   std::to_string(n_rows));
-  ZF_EXPECTS(n_rows >= 8, options.input.string(), ": only ", n_rows, robust ? " beats were found" : " beats survived pruning",
-             "; is the sample rate (", segmentation.sample_rate, " Hz) right for this recording?");
+  ZF_EXPECTS(n_rows >= 8, options.input.string(), ": only ", n_rows,
+             robust ? " beats were found" : " beats survived pruning", "; is the sample rate (",
+             segmentation.sample_rate, " Hz) right for this recording?");
 
   std::optional<detail::beat_model> scorer;  // the LightVAE or the MLP autoencoder (beat_model.hpp)
   model::train_result trained;
@@ -342,10 +353,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     stage("train", [&] {
       std::function<void(int, double)> on_epoch;
       // Each epoch's loss costs a synchronisation; only taken when someone is watching.
-      if (options.progress) on_epoch = [&](int epoch, double loss) {
-          options.progress("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) +
-                           "  loss " + std::to_string(loss));
-      };
+      if (options.progress)
+        on_epoch = [&](int epoch, double loss) {
+          options.progress("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) + "  loss " +
+                           std::to_string(loss));
+        };
       trained = scorer->train(rows, options.epochs, options.batch, options.seed, on_epoch, stream);
     });
     result.trained = true;
@@ -362,7 +374,9 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   auto scored = stage("score", [&] { return scorer->score(rows, stream); });
   // The robust method ranks beats by shape and rhythm together (signal/beat_score.hpp).
   signal::beat_scores combined;
-  if (robust) combined = stage("rhythm_score", [&] { return signal::combine_beat_scores(scored.score, seg.rr.irregularity, stream); });
+  if (robust)
+    combined =
+        stage("rhythm_score", [&] { return signal::combine_beat_scores(scored.score, seg.rr.irregularity, stream); });
   auto grid = stage("decode_grid", [&] { return scorer->decode_grid(); });
 
   // The one hand-off to the host: per-beat results for the files and the report.
@@ -384,7 +398,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     const auto kept_index = to_host_vector<std::int64_t>(seg.beats.kept_index, stream);
     const auto score = to_host_vector<float>(scored.score, stream);
     const auto mu = latent_means(scored, kept_index.size(), stream);
-    result.decoded_grid = grid.valid() ? to_host_vector<float>(grid.reshape({grid.size()}), stream) : std::vector<float>{};
+    result.decoded_grid =
+        grid.valid() ? to_host_vector<float>(grid.reshape({grid.size()}), stream) : std::vector<float>{};
     constexpr float nan = std::numeric_limits<float>::quiet_NaN();
     result.score.assign(candidates, nan);
     result.mu0.assign(candidates, nan);

@@ -36,12 +36,13 @@ enum class model_kind {
 [[nodiscard]] const char* model_kind_name(model_kind kind);
 
 struct run_options {
-  std::filesystem::path input;             ///< CSV recording
-  std::string column;                      ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
+  std::filesystem::path input;  ///< CSV recording
+  std::string
+      column;  ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
   /// The user chose segmentation.sample_rate; a file that states another rate is then refused.
   /// Otherwise a WFDB or EDF file's own rate replaces it (CSV files state none).
   bool sample_rate_explicit = false;
-  signal::segment_params segmentation{};   ///< sample rate and the seed's windows, in seconds
+  signal::segment_params segmentation{};  ///< sample rate and the seed's windows, in seconds
   device_choice where = device_choice::automatic;
   /// The model a training run makes; a run that scores with `model` takes the file's kind.
   model_kind model_type = model_kind::light_vae;
@@ -51,7 +52,7 @@ struct run_options {
   std::uint64_t seed = 42;
   std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
   std::optional<std::filesystem::path> model;   ///< score with this model instead of training one
-  int threads = 0;                          ///< CSV parser threads (0 = all cores)
+  int threads = 0;                              ///< CSV parser threads (0 = all cores)
   /// On CUDA, make LibTorch allocate from zeroflow's pool too (must precede LibTorch's first
   /// CUDA allocation in the process; later runs in the same process keep the first routing).
   bool route_torch_memory = true;
@@ -96,12 +97,12 @@ struct figure_data {
 
 /// Which model scored the beats and how it was made (summary.json's "model").
 struct model_summary {
-  std::string name;                ///< model_kind_name: "lightvae" or "mlp"
-  std::string architecture;        ///< its layers, for a person
-  std::int64_t parameters = 0;     ///< learnable scalars
-  std::string input_scaling;       ///< what is done to a beat's row before the model sees it
-  double learning_rate = 0;        ///< Adam's step size in training (0 for a loaded model)
-  double weight_decay = 0;         ///< Adam's L2 weight decay in training
+  std::string name;             ///< model_kind_name: "lightvae" or "mlp"
+  std::string architecture;     ///< its layers, for a person
+  std::int64_t parameters = 0;  ///< learnable scalars
+  std::string input_scaling;    ///< what is done to a beat's row before the model sees it
+  double learning_rate = 0;     ///< Adam's step size in training (0 for a loaded model)
+  double weight_decay = 0;      ///< Adam's L2 weight decay in training
   /// The path its training took (model::training_path_name: "fused_kernels", "cuda_graph" or
   /// "eager"); empty for a loaded model.
   std::string training_path;
@@ -110,7 +111,7 @@ struct model_summary {
 /// Everything a report needs, on the host (the final hand-off).
 struct run_result {
   std::string input;
-  std::string lead;                    ///< the signal that was read (a CSV column, a WFDB/EDF lead)
+  std::string lead;  ///< the signal that was read (a CSV column, a WFDB/EDF lead)
   device where;
   std::int64_t samples = 0;
   double sample_rate = 0;
@@ -125,25 +126,26 @@ struct run_result {
   // z-scores (signal/beat_score.hpp), and why a beat stands out ("early;pause;shape;long").
   std::vector<float> rr_before, rr_after, local_rr, morphology, rhythm;
   std::vector<std::string> flags;
-  std::string method;                  ///< "robust" or "seed" (segment_params::method)
-  std::vector<std::int64_t> histogram; ///< beat-length histogram (samples)
+  std::string method;                        ///< "robust" or "seed" (segment_params::method)
+  std::vector<std::int64_t> histogram;       ///< beat-length histogram (samples)
   std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures
   std::vector<double> epoch_loss;
   double test_loss = 0;
   bool trained = false;
-  std::vector<float> decoded_grid;     ///< 5×5 latent grid, 25 × row_width
+  std::vector<float> decoded_grid;  ///< 5×5 latent grid, 25 × row_width
   figure_data figures;
   std::vector<stage_time> stages;
   std::int64_t peak_host_bytes = 0, peak_device_bytes = 0;
   std::optional<evaluation> quality;
-  std::filesystem::path model_file;    ///< where the trained model was saved (if any)
-  model_summary model;                 ///< the model that scored the beats
+  std::filesystem::path model_file;  ///< where the trained model was saved (if any)
+  model_summary model;               ///< the model that scored the beats
   std::int64_t beats_kept() const;
 };
 
 /// How rows made with `params` (whose windows in samples are `sizes`) are described in a model
 /// file: what a model must have been trained on for `zeroflow score` to use it on such rows.
-[[nodiscard]] model::row_provenance rows_made_by(const signal::segment_params& params, const signal::segment_sizes& sizes);
+[[nodiscard]] model::row_provenance rows_made_by(const signal::segment_params& params,
+                                                 const signal::segment_sizes& sizes);
 
 /// Runs the whole pipeline; saves the trained model to `model_out` when it is not empty.
 /// Throws zeroflow::error (parse_error, invalid_argument, cuda_error...) with a clear message.
