@@ -215,8 +215,8 @@ int bench(const settings& s) {
       const double setup = std::chrono::duration<double>(epochs_start - t0).count();
       const double epochs = std::chrono::duration<double>(t1 - epochs_start).count();
       std::printf("  %-13s warm-up + capture of %d graphs%s %.1f ms; %lld replays %.3f s = %.3f ms/step\n", "",
-                  report.graphs, report.fused ? " (fused step)" : "", 1e3 * setup, static_cast<long long>(report.replays), epochs,
-                  1e3 * epochs / static_cast<double>(report.replays));
+                  report.graphs, report.fused ? " (fused step)" : "", 1e3 * setup,
+                  static_cast<long long>(report.replays), epochs, 1e3 * epochs / static_cast<double>(report.replays));
     }
   }
   if (pool_stats) {
