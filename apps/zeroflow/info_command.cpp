@@ -1,9 +1,11 @@
 #include <cstdio>
+#include <string>
 #include <thread>
 
 #include "commands.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
+#include "zeroflow/io/file_loading.hpp"
 #if ZEROFLOW_HAS_TORCH
 #include <torch/version.h>
 #endif
@@ -28,6 +30,14 @@ void add_info(CLI::App& app) {
       std::printf("GPU %d         %s, compute %d.%d, %.1f GiB (%.1f GiB free)\n", g.id, g.name.c_str(), g.compute_major,
                   g.compute_minor, static_cast<double>(g.total_bytes) / (1 << 30),
                   static_cast<double>(g.free_bytes) / (1 << 30));
+    // How files reach the GPU (--io): KvikIO and its GDS mode, and what --io auto picks here.
+    const io::gds_status& gds = io::query_gds();
+    if (gds.kvikio_built_in)
+      std::printf("KvikIO        %s\n", gds.kvikio_version.c_str());
+    else
+      std::printf("KvikIO        not built in\n");
+    std::printf("GDS mode      %s: %s\n", gds.mode.c_str(), gds.reason.c_str());
+    std::printf("--io auto     %s\n", std::string(io::to_string(io::resolve_io_method(io::io_method::automatic))).c_str());
   });
 }
 

@@ -13,6 +13,7 @@
 #include "flag_checks.hpp"
 #include "input_checks.hpp"
 #include "interrupt.hpp"
+#include "io_flag.hpp"
 #include "model_choice.hpp"
 #include "output_folders.hpp"
 #include "python_front.hpp"
@@ -96,6 +97,7 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")
       ->capture_default_str()
       ->check(integer_in(0, 4096));
+  add_io_flag(cmd);
   cmd.add_flag("--force,-f", f.force,
                "replace the results of an earlier run in --out: all of them together (figures/, evaluation.json "
                "and a batch's folders included), and only once this run has succeeded");

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "io_flag.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -310,6 +311,7 @@ void add_timeseries(CLI::App& app) {
   cmd->add_option("INPUT", f->input, "CSV file with a header")->required()->check(CLI::ExistingFile);
   cmd->add_option("--column,-c", f->column, "the column: its name, or its 0-based index")->required();
   cmd->add_option("--out,-o", f->out, "output folder")->required();
+  add_io_flag(*cmd);
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
