@@ -13,7 +13,10 @@ namespace {
 nlohmann::json score_json(const pipeline::run_result& r) {
   using nlohmann::json;
   const char* morphology =
-      "reconstruction error mean_t (decode(mu) - x)^2 of the normalised beat (the VAE's view of its shape)";
+      r.model.name == "mlp"
+          ? "reconstruction error mean_t (x_hat - x)^2 of the normalised beat, min-max scaled (the MLP autoencoder's "
+            "view of its shape)"
+          : "reconstruction error mean_t (decode(mu) - x)^2 of the normalised beat (the VAE's view of its shape)";
   if (r.method != "robust") return json{{"definition", std::string(morphology) + "; higher = more anomalous"}};
   return json{
       {"definition", "max(0, z(morphology)) + max(0, z(irregularity)); higher = more anomalous"},
