@@ -286,6 +286,41 @@ def test_nothing_is_fetched_and_the_file_is_self_contained(report):
     assert size < 3_000_000, size  # 12 minutes of ECG: raw overview, thumbnails, latent points
 
 
+def test_charts_are_uplot_and_follow_the_window(report):
+    """The figures are uPlot charts (the library inlined, its licence in the page), and a narrower
+    window redraws them to fit, still interactive."""
+    page = report.page
+    assert report.js("typeof uPlot") == "function"
+    # overview, its strip, excerpt (2), lengths, beats, latent, the latent panel's beat, loss,
+    # 25 decoded-grid cells and one per top anomaly
+    top = min(25, len(kept_ranked(report.beats)))
+    assert report.js("document.querySelectorAll('.uplot').length") == 9 + 25 + top
+    licence = report.js("document.getElementById('licences').textContent")
+    assert "Leon Sorokin" in licence and "MIT License" in licence
+    wide = report.js("document.querySelector('#overview-chart .uplot').getBoundingClientRect().width")
+    try:
+        page.set_viewport_size({"width": 900, "height": 1000})
+        page.wait_for_function("document.querySelector('#overview-chart .uplot').getBoundingClientRect().width < 880")
+        narrow = report.js("document.querySelector('#overview-chart .uplot').getBoundingClientRect().width")
+        assert narrow < wide
+        drawn = report.js("[...document.querySelectorAll('[data-figure]')].map(s => s.dataset.drawn)")
+        assert set(drawn) == {"1"}, drawn
+        # The remade overview still answers the wheel.
+        report.js("window.zeroflowReport.zoomTo(0, 1e9)")
+        target = page.locator("#overview-chart .u-over")
+        target.scroll_into_view_if_needed()
+        box = target.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.wheel(0, -600)
+        page.wait_for_function("(t) => { const v = window.zeroflowReport.view(); return v.t1 - v.t0 < t; }",
+                               arg=report.summary["duration_seconds"] * 0.9)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        page.wait_for_timeout(400)
+    assert report.js("window.zeroflowReport.errors") == []
+    assert [m for m in report.console if m[0] in ("error", "pageerror")] == []
+
+
 def test_bucketed_overview_zooms_past_its_finest_level(browser, long_run, stats_page):
     r = Report(browser, long_run)
     try:

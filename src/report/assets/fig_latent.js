@@ -11,7 +11,7 @@ zf.figures.latent = (() => {
 
   /** Stamps every point into the plot (low scores first, so the anomalies lie on top). */
   function stamp(u) {
-    const { kept, cand } = zf.run, order = kept.order, dpr = zf.chart.dpr();
+    const t0 = performance.now(), { kept, cand } = zf.run, order = kept.order, dpr = zf.chart.dpr();
     const rank = new Float32Array(kept.n).fill(-1);
     for (let i = 0; i < order.length; i++) rank[order[i]] = colourOfPercentile(order.length > 1 ? 1 - i / (order.length - 1) : 1);
     const radius = kept.n <= 4000 ? 3 : kept.n <= 30000 ? 2.3 : 1.7;
@@ -77,6 +77,7 @@ zf.figures.latent = (() => {
     Object.assign(lat, { px, py, grid, cell, cols });
     colourBar(u);
     overlay();
+    api.paintMs = performance.now() - t0;
   }
 
   /** The colour bar in the right margin, with the scores at the percentiles that mark its stops. */
@@ -234,5 +235,6 @@ zf.figures.latent = (() => {
     return { x: r.left + lat.px[k], y: r.top + lat.py[k], beat: zf.run.kept.candidate[k] };
   }
 
-  return { draw, show, select, point };
+  const api = { draw, show, select, point, paintMs: 0 };
+  return api;
 })();

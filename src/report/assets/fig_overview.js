@@ -131,7 +131,7 @@ zf.figures.overview = (() => {
         const a = xs(beatStart(c)), e = xs(beatStart(c) + cand.length[c]);
         if (e - a >= 3) { ctx.fillStyle = fill; ctx.fillRect(a, box.top, e - a, box.height); }
       };
-      for (const t of top) mark(t.beat, colour.alarmSoft);
+      for (const t of top) if (t.beat !== ov.selected) mark(t.beat, colour.alarmSoft);
       if (ov.selected >= 0) mark(ov.selected, colour.selectSoft);
       const from = firstCandidateFrom(ov.s0), to = firstCandidateFrom(ov.s1);
       if (to - from > 0 && to - from < box.width / 6)
@@ -218,7 +218,7 @@ zf.figures.overview = (() => {
     const y = finiteRange([coarsest.lo, coarsest.hi], 0.05);
     let col = null;
     ov.context = zf.chart.make(el, {
-      padding: [4, 14, 4, 0],
+      padding: [4, 40, 4, 0],
       scales: { x: { time: false, range: () => [0, zf.run.n] }, y: { range: () => y } },
       axes: [{ show: false }, { size: 56, stroke: colour.muted, font: font(11), grid: { show: false }, ticks: { show: false }, values: (u, s) => s.map(() => ''), splits: () => [y[0]] }],
       series: [{}, { fill: 'rgba(31, 78, 121, 0.55)', width: 0, points: { show: false }, paths: (u) => {

@@ -32,7 +32,7 @@ zf.chart = (() => {
     const width = Math.max(120, Math.floor(el.clientWidth || el.parentNode.clientWidth || 600));
     const height = Number(el.dataset.h || 300);
     const u = new uPlot(Object.assign({
-      width, height, legend: { show: false }, padding: [10, 28, 0, 0],
+      width, height, legend: { show: false }, padding: [10, 40, 0, 0],
       cursor: { drag: { x: false, y: false, setScale: false }, points: { show: false } },
     }, opts), data, el);
     el._chart = u;

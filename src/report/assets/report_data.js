@@ -82,7 +82,7 @@ zf.data = (() => {
 
   /** Reads the blob; every figure then reads the returned object (also kept as zf.run). */
   function load(text) {
-    const D = JSON.parse(text), S = D.summary;
+    const t0 = performance.now(), D = JSON.parse(text), parseMs = performance.now() - t0, S = D.summary;
     const status = decode(D.candidates.status);
     const cand = {
       n: D.candidates.n,
@@ -109,7 +109,7 @@ zf.data = (() => {
     for (let i = 0; i < rowBeats.length; i++) rows.byBeat.set(rowBeats[i], rowValues.subarray(i * w, (i + 1) * w));
     const top = kept.order.slice(0, 25).map((k, i) => ({ rank: i + 1, k, beat: kept.candidate[k] }));
     const run = {
-      D, S, rate: S.sample_rate, n: S.samples, cand, kept, rows, top,
+      parseMs, D, S, rate: S.sample_rate, n: S.samples, cand, kept, rows, top,
       topSet: new Set(top.map((t) => t.beat)),
       levels: pyramid(D.overview),
       excerpt: { start: D.excerpt ? D.excerpt.start : 0, signal: decode(D.excerpt && D.excerpt.signal), filtered: decode(D.excerpt && D.excerpt.filtered) },

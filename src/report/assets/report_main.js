@@ -45,6 +45,7 @@
     try {
       zf.run = zf.data.load(document.getElementById('zf-data').textContent);
       hook.loadMs = performance.now() - t0;
+      hook.parseMs = zf.run.parseMs;
     } catch (err) {
       const box = document.getElementById('load-error');
       box.hidden = false;
@@ -85,6 +86,7 @@
     // uPlot paints in microtasks queued as each chart was made: this one runs after them.
     queueMicrotask(() => {
       hook.renderMs = performance.now();
+      if (hook.figures.latent) hook.figures.latent.paintMs = zf.figures.latent.paintMs;
       document.getElementById('footer-drawn').textContent =
         `zeroflow ${zf.run.S.zeroflow_version} · drawn in ${Math.round(hook.renderMs)} ms after the page started loading`;
       hook.ready = true;
