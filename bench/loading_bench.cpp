@@ -313,8 +313,9 @@ json row(const std::string& method, const std::string& cache, std::size_t bytes,
   return r;
 }
 
-// The binary fast path against CSV for one recording: the same samples as CSV text, float32 and
-// int16 (stored as 1/1000 of the CSV's units, read back with a gain of 1000).
+// The binary fast path against CSV for one recording: the same samples as CSV text (shortest
+// round-trip digits, ~450 MB for 40 M samples, the size of the seed's file) and float32, and as
+// int16 at a resolution of 1/1000 (read back with a gain of 1000).
 json binary_vs_csv(const settings& s) {
   json out;
   const std::int64_t n = s.csv_samples;
@@ -329,7 +330,7 @@ json binary_vs_csv(const settings& s) {
     text.reserve(static_cast<std::size_t>(n) * 10);
     char cell[32];
     for (std::int64_t i = 0; i < n; ++i) {
-      const float v = static_cast<float>(std::round((std::sin(i * 0.0251) + noise(rng)) * 1000.0) / 1000.0);
+      const float v = static_cast<float>(std::sin(i * 0.0251)) + noise(rng);  // ~11 characters a cell
       codes[static_cast<std::size_t>(i)] = static_cast<std::int16_t>(std::lround(v * 1000.0));
       values[static_cast<std::size_t>(i)] = v;
       const auto [end, ec] = std::to_chars(cell, cell + sizeof cell, v);
