@@ -11,6 +11,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "csv_grammar.hpp"
+
 namespace zeroflow::io::detail {
 
 enum class cell_status {
@@ -22,31 +24,13 @@ enum class cell_status {
   bad,           // not a number
 };
 
-inline bool iequals(std::string_view text, std::string_view lower) {
-  if (text.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
-/// The missing-value spellings of csv.hpp (empty excluded), any letter case.
+/// The missing-value spellings of csv.hpp (empty excluded), any letter case: the shared grammar's.
 inline bool is_missing_spelling(std::string_view t) {
-  return iequals(t, "nan") || iequals(t, "+nan") || iequals(t, "-nan") || iequals(t, "na") || iequals(t, "n/a") ||
-         iequals(t, "null") || iequals(t, "none");
+  return csv_grammar::is_missing_spelling(t.data(), t.data() + t.size());
 }
 
 /// +1 / -1 for an infinity spelling ("inf", "infinity", optionally signed), 0 otherwise.
-inline int infinity_sign(std::string_view t) {
-  int sign = 1;
-  if (!t.empty() && (t.front() == '+' || t.front() == '-')) {
-    sign = t.front() == '-' ? -1 : 1;
-    t.remove_prefix(1);
-  }
-  return iequals(t, "inf") || iequals(t, "infinity") ? sign : 0;
-}
+inline int infinity_sign(std::string_view t) { return csv_grammar::infinity_sign(t.data(), t.data() + t.size()); }
 
 /// Drops a '+' that starts a number (strtod takes it, from_chars does not); returns false when
 /// what follows cannot start a number, so that "+-1", "nan(1)", "-inf" never reach from_chars.

@@ -25,11 +25,7 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__CUDACC__)
-#define ZF_CSV_HD __host__ __device__
-#else
-#define ZF_CSV_HD
-#endif
+#include "csv_grammar.hpp"
 
 namespace zeroflow::io::detail::csv_number {
 
@@ -397,38 +393,10 @@ ZF_CSV_HD conversion convert(const decimal& d, const pow5_entry* table, typename
 /// What a cell holds; the first five are csv_cells.hpp's cell_status.
 enum class cell_result : std::uint8_t { ok, empty, missing, infinite, out_of_range, bad, undecided };
 
-/// Whether [p, end) equals `lower` (a lower-case NUL-terminated literal), ASCII letter case ignored.
-ZF_CSV_HD inline bool iequals(const char* p, const char* end, const char* lower) {
-  for (; *lower != '\0'; ++p, ++lower) {
-    if (p == end) return false;
-    char c = *p;
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != *lower) return false;
-  }
-  return p == end;
-}
-
-/// The missing-value spellings of csv.hpp (csv_cells.hpp's is_missing_spelling).
-ZF_CSV_HD inline bool is_missing_spelling(const char* p, const char* end) {
-  return iequals(p, end, "nan") || iequals(p, end, "+nan") || iequals(p, end, "-nan") || iequals(p, end, "na") ||
-         iequals(p, end, "n/a") || iequals(p, end, "null") || iequals(p, end, "none");
-}
-
-/// +1 / -1 for an infinity spelling ("inf", "infinity", optionally signed), 0 otherwise.
-ZF_CSV_HD inline int infinity_sign(const char* p, const char* end) {
-  int sign = 1;
-  if (p < end && (*p == '+' || *p == '-')) sign = *p++ == '-' ? -1 : 1;
-  return iequals(p, end, "inf") || iequals(p, end, "infinity") ? sign : 0;
-}
-
-ZF_CSV_HD inline bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-/// True when the cell may be a spelling (its first character after one sign is a letter); the
-/// spellings are only compared for those, which keeps numbers on the short path.
-ZF_CSV_HD inline bool may_be_spelling(const char* p, const char* end) {
-  if (p < end && (*p == '+' || *p == '-')) ++p;
-  return p < end && is_letter(*p);
-}
+// The spellings are the shared grammar's, as the host reader's are.
+using csv_grammar::infinity_sign;
+using csv_grammar::is_missing_spelling;
+using csv_grammar::may_be_spelling;
 
 /// csv_cells.hpp's parse_float_cell for [p, end), plus `undecided` (see convert). `bits` holds the
 /// value for ok, and what na_policy::nan stores for empty, missing, infinite and out_of_range.

@@ -1,8 +1,9 @@
 #pragma once
-// Private to src/io: one CSV line -> its cells, written once for the host and the GPU (see
-// csv_cuda_number.hpp). The rules are those of csv_lexer.hpp and csv_scan.cpp (blank and comment
-// lines, quotes, blanks around fields, "\r\n", ragged rows); a row either parses completely or
-// is reported bad, and the host reader then re-reads that line to word the error.
+// Private to src/io: one CSV line -> its cells, for the GPU reader's kernels (and the host unit
+// tests, which run the same code). Lines and fields are csv_grammar.hpp's, the host reader's
+// grammar (blank and comment lines, quotes, blanks around fields, "\r\n"), and ragged rows are
+// refused as csv_scan.cpp refuses them; a row either parses completely or is reported bad, and
+// the host reader then re-reads that line to word the error.
 #include <cstdint>
 
 #include "csv_cuda_number.hpp"
@@ -40,25 +41,18 @@ struct row_params {
   const pow5_entry* pow5{nullptr};
 };
 
-ZF_CSV_HD inline bool is_blank(char c, char delimiter) { return (c == ' ' || c == '\t') && c != delimiter; }
+using csv_grammar::at_line_end;
+using csv_grammar::lex_status;
+using csv_grammar::lexed_field;
 
-/// csv_lexer.hpp's maybe_skipped: whether a line starting with `first` may be blank or a comment.
+/// csv_grammar's maybe_skipped for this dialect.
 ZF_CSV_HD inline bool maybe_skipped(char first, const row_dialect& d) {
-  return first == '\n' || first == '\r' || first == ' ' || first == '\t' ||
-         (d.comment_size != 0 && first == d.comment[0]);
+  return csv_grammar::maybe_skipped(first, d.comment, d.comment_size);
 }
 
-/// csv_lexer.hpp's skipped_line for the line starting at p: only spaces and tabs (and a '\r'
-/// right before its end), or a comment. The comment holds no line break, so a match never
-/// reaches past the line.
+/// csv_grammar's skipped_line for the line starting at p.
 ZF_CSV_HD inline bool skipped_line(const char* p, const char* end, const row_dialect& d) {
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  if (p == end || *p == '\n') return true;
-  if (*p == '\r' && (p + 1 == end || p[1] == '\n')) return true;
-  if (d.comment_size == 0 || end - p < d.comment_size) return false;
-  for (int i = 0; i < d.comment_size; ++i)
-    if (p[i] != d.comment[i]) return false;
-  return true;
+  return csv_grammar::skipped_line(p, end, d.comment, d.comment_size);
 }
 
 /// Whether the line starting at p (p < end) is a data row.
@@ -66,52 +60,9 @@ ZF_CSV_HD inline bool is_data_line(const char* p, const char* end, const row_dia
   return !(maybe_skipped(*p, d) && skipped_line(p, end, d));
 }
 
-/// True when `q` ends the line: end of input, '\n', or the '\r' of "\r\n" (or of a final "\r").
-ZF_CSV_HD inline bool at_line_end(const char* q, const char* end) {
-  return q == end || *q == '\n' || (*q == '\r' && (q + 1 == end || q[1] == '\n'));
-}
-
-enum class lex_status : std::uint8_t { ok, unclosed_quote, text_after_quote };
-
-struct lexed_field {
-  const char* begin;  // content: trimmed, inside the quotes when quoted
-  const char* end;
-  const char* stop;  // the delimiter after the field, or its line end
-  lex_status status;
-};
-
-/// csv_lexer.hpp's lex_field: the field starting at p.
+/// csv_grammar's lex_field for this dialect.
 ZF_CSV_HD inline lexed_field lex_field(const char* p, const char* end, const row_dialect& d) {
-  const char delim = d.delimiter;
-  const char* s = p;
-  while (s < end && is_blank(*s, delim)) ++s;
-  if (d.quote != 0 && s < end && *s == d.quote) {
-    const char* c = s + 1;
-    for (;;) {
-      if (c == end || *c == '\n') return {s + 1, c, c, lex_status::unclosed_quote};
-      if (*c == d.quote) {
-        if (c + 1 < end && c[1] == d.quote) {
-          c += 2;  // a doubled quote: its content cannot be a number, the cell parser says so
-          continue;
-        }
-        break;
-      }
-      ++c;
-    }
-    const char* after = c + 1;
-    while (after < end && is_blank(*after, delim)) ++after;
-    const bool fine = (after < end && *after == delim) || at_line_end(after, end);
-    return {s + 1, c, after, fine ? lex_status::ok : lex_status::text_after_quote};
-  }
-  const char* q = s;
-  while (q < end && *q != delim && *q != '\n') ++q;
-  const char* content_end = q;
-  if ((q == end || *q == '\n') && q > s && q[-1] == '\r') {
-    --q;  // the '\r' of "\r\n" ends the line, it is not content
-    content_end = q;
-  }
-  while (content_end > s && is_blank(content_end[-1], delim)) --content_end;
-  return {s, content_end, q, lex_status::ok};
+  return csv_grammar::lex_field(p, end, d.delimiter, d.quote);
 }
 
 /// Parses the data row starting at p into row `row` of every parsed column. Cells whose value

@@ -1,10 +1,14 @@
 #pragma once
-// Private to src/io: the byte-level pieces of the CSV reader (lines, fields, cells). Everything
-// works on [begin, end) pointers into the mapped file; nothing allocates.
+// Private to src/io: the byte-level pieces of the host CSV reader (lines, fields, cells): the
+// shared grammar of csv_grammar.hpp for the host's dialect, plus what only the host needs (line
+// search with memchr, delimiter detection, header names, error text). Everything works on
+// [begin, end) pointers into the mapped file; nothing allocates but the strings for messages.
 #include <cstddef>
 #include <cstring>
 #include <string>
 #include <string_view>
+
+#include "csv_grammar.hpp"
 
 namespace zeroflow::io::detail {
 
@@ -15,7 +19,11 @@ struct dialect {
   std::string_view comment;  // empty: no comments
 };
 
-inline bool is_blank(char c, char delimiter) { return (c == ' ' || c == '\t') && c != delimiter; }
+using csv_grammar::after_line_end;
+using csv_grammar::at_line_end;
+using csv_grammar::is_blank;
+using csv_grammar::lex_status;
+using csv_grammar::lexed_field;
 
 /// The '\n' ending the line that starts at p, or `end` for an unterminated last line.
 inline const char* line_end(const char* p, const char* end) {
@@ -26,31 +34,14 @@ inline const char* line_end(const char* p, const char* end) {
 /// The start of the line after the one ending at `eol` (as returned by line_end).
 inline const char* next_line(const char* eol, const char* end) { return eol == end ? end : eol + 1; }
 
-/// Whether a line may be blank or a comment, judged by its first byte; lines that pass are
-/// checked with skipped_line. Keeps the common case (a digit) to one compare chain.
+/// csv_grammar's maybe_skipped for this dialect.
 inline bool maybe_skipped(char first, const dialect& d) {
-  return first == '\n' || first == '\r' || first == ' ' || first == '\t' ||
-         (!d.comment.empty() && first == d.comment.front());
+  return csv_grammar::maybe_skipped(first, d.comment.data(), d.comment.size());
 }
 
-/// True for a blank line (only spaces, tabs, a final '\r') or a comment line, [p, eol).
+/// csv_grammar's skipped_line for the line [p, eol) (eol as returned by line_end).
 inline bool skipped_line(const char* p, const char* eol, const dialect& d) {
-  while (p < eol && (*p == ' ' || *p == '\t')) ++p;
-  if (p == eol || (*p == '\r' && p + 1 == eol)) return true;
-  const auto left = static_cast<std::size_t>(eol - p);
-  return !d.comment.empty() && left >= d.comment.size() && std::memcmp(p, d.comment.data(), d.comment.size()) == 0;
-}
-
-/// True when `q` ends the line: end of input, '\n', or the '\r' of "\r\n" (or of a final "\r").
-inline bool at_line_end(const char* q, const char* end) {
-  return q == end || *q == '\n' || (*q == '\r' && (q + 1 == end || q[1] == '\n'));
-}
-
-/// Past the line end at `q` (at_line_end(q) holds).
-inline const char* after_line_end(const char* q, const char* end) {
-  if (q == end) return end;
-  if (*q == '\r') ++q;
-  return q == end ? end : q + 1;
+  return csv_grammar::skipped_line(p, eol, d.comment.data(), d.comment.size());
 }
 
 /// The delimiter of a file whose options leave it open (0): the most frequent of ',', '\t', ';'
@@ -70,60 +61,9 @@ inline char detect_delimiter(const char* p, const char* eol, char quote) {
   return ',';
 }
 
-enum class lex_status { ok, unclosed_quote, text_after_quote };
-
-/// One field as found in the text.
-struct lexed_field {
-  const char* begin;  // content: trimmed, inside the quotes when quoted
-  const char* end;
-  const char* stop;  // the delimiter after the field, or its line end (see at_line_end)
-  bool quoted{false};
-  bool escaped{false};  // the content holds doubled quotes, so it is not the value as written
-  lex_status status{lex_status::ok};
-};
-
-/// Splits off the field that starts at p (inside a line). Slow but complete: quotes, blanks,
-/// "\r\n". On a lexing error, `stop` points at the offending character.
+/// csv_grammar's lex_field for this dialect.
 inline lexed_field lex_field(const char* p, const char* end, const dialect& d) {
-  const char delim = d.delimiter;
-  const char* s = p;
-  while (s < end && is_blank(*s, delim)) ++s;
-  if (d.quote != 0 && s < end && *s == d.quote) {
-    lexed_field f{s + 1, s + 1, s, true};
-    const char* c = s + 1;
-    for (;;) {
-      if (c == end || *c == '\n') {
-        f.end = c;
-        f.stop = c;
-        f.status = lex_status::unclosed_quote;
-        return f;
-      }
-      if (*c == d.quote) {
-        if (c + 1 < end && c[1] == d.quote) {
-          f.escaped = true;
-          c += 2;
-          continue;
-        }
-        break;
-      }
-      ++c;
-    }
-    f.end = c;
-    const char* after = c + 1;
-    while (after < end && is_blank(*after, delim)) ++after;
-    f.stop = after;
-    if (!(after < end && *after == delim) && !at_line_end(after, end)) f.status = lex_status::text_after_quote;
-    return f;
-  }
-  const char* q = s;
-  while (q < end && *q != delim && *q != '\n') ++q;
-  const char* content_end = q;
-  if ((q == end || *q == '\n') && q > s && q[-1] == '\r') {
-    --q;  // the '\r' of "\r\n" ends the line, it is not content
-    content_end = q;
-  }
-  while (content_end > s && is_blank(content_end[-1], delim)) --content_end;
-  return {s, content_end, q};
+  return csv_grammar::lex_field(p, end, d.delimiter, d.quote);
 }
 
 /// The content of a quoted field with doubled quotes made single (for header names).
