@@ -98,16 +98,19 @@ void probe_kvikio(gds_status& status) noexcept {
                       "): bytes go from the drive to GPU memory by DMA";
     } else {
       status.mode = "compatibility";
+      const std::string kvikio_compat = ", so KvikIO reads in its compatibility mode: POSIX reads into pinned "
+                                        "bounce buffers, then copies to the GPU";
       if (kvikio::defaults::compat_mode() == kvikio::CompatMode::ON)
-        status.reason = "KVIKIO_COMPAT_MODE asks for KvikIO's compatibility mode";
+        status.reason = "KVIKIO_COMPAT_MODE asks for KvikIO's compatibility mode" + kvikio_compat.substr(kvikio_compat.find(':'));
       else if (!status.cufile_library)
-        status.reason = "libcufile cannot be loaded, so KvikIO reads in its compatibility mode";
+        status.reason = "libcufile cannot be loaded" + kvikio_compat;
+      else if (!status.nvidia_fs_driver && compat)
+        status.reason = "the nvidia-fs kernel driver is not loaded (no /proc/driver/nvidia-fs)" + kvikio_compat;
       else if (!status.nvidia_fs_driver)
-        status.reason = "the nvidia-fs kernel driver is not loaded (no /proc/driver/nvidia-fs), so KvikIO "
-                        "reads in its compatibility mode";
+        status.reason = "the nvidia-fs kernel driver is not loaded (no /proc/driver/nvidia-fs), so cuFile runs in "
+                        "its own compatibility mode: POSIX reads inside cuFile, then copies to the GPU";
       else
-        status.reason = "cuFile reports that GDS cannot run here, so KvikIO reads in its compatibility mode";
-      status.reason += ": POSIX reads into pinned bounce buffers, then copies to the GPU";
+        status.reason = "cuFile cannot run GDS here" + kvikio_compat;
     }
   } catch (const std::exception& e) {
     status.mode = "unavailable";
@@ -131,7 +134,10 @@ bool kvikio_read(const std::filesystem::path& path, std::uint64_t offset, std::s
   if (bytes == 0) return false;
   try {
     kvikio::FileHandle file(path.string(), "r");
-    const bool gds = !file.get_compat_mode_manager().is_compat_mode_preferred();
+    // cuFile without nvidia-fs falls back to POSIX reads of its own: that is no GDS either.
+    std::error_code no_driver;
+    const bool gds = !file.get_compat_mode_manager().is_compat_mode_preferred() &&
+                     std::filesystem::exists(nvidia_fs_proc, no_driver);
     const std::size_t got = file.pread(device_dst, bytes, static_cast<std::size_t>(offset)).get();
     if (got != bytes)
       ZF_THROW(error, "reading ", path.string(), " at byte ", offset + got,
