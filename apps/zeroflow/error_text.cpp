@@ -5,6 +5,7 @@
 #include <new>
 
 #include "zeroflow/config.hpp"
+#include "zeroflow/io/utf8.hpp"
 #if ZEROFLOW_HAS_TORCH
 #include <c10/util/Exception.h>
 #endif
@@ -14,30 +15,6 @@ namespace zeroflow::cli {
 namespace {
 
 constexpr std::size_t longest_message = 2000;
-
-/// Bytes of the valid UTF-8 character at text[i] (2 to 4), or 0 when there is none.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  std::size_t extra = 0;
-  if (lead >= 0xC2 && lead <= 0xDF)
-    extra = 1;
-  else if (lead >= 0xE0 && lead <= 0xEF)
-    extra = 2;
-  else if (lead >= 0xF0 && lead <= 0xF4)
-    extra = 3;
-  else
-    return 0;
-  if (i + extra >= text.size()) return 0;
-  for (std::size_t k = 1; k <= extra; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are no characters.
-  const unsigned char second = byte(i + 1);
-  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) || (lead == 0xF0 && second < 0x90) ||
-      (lead == 0xF4 && second >= 0x90))
-    return 0;
-  return extra + 1;
-}
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -54,7 +31,7 @@ std::string one_line(std::string_view text) {
     } else if (c >= 0x20 && c < 0x7F) {
       out += static_cast<char>(c);
       ++i;
-    } else if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
+    } else if (const std::size_t n = c >= 0x80 ? io::utf8_char_length(text, i) : 0; n > 0) {
       out.append(text.substr(i, n));
       i += n;
     } else {

@@ -27,6 +27,7 @@
 #include "zeroflow/eval/beat_evaluation.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/io/labels.hpp"
+#include "zeroflow/io/text_lines.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 
 namespace zeroflow::cli {
@@ -63,15 +64,9 @@ detections read_beats_csv(const std::filesystem::path& path) {
   const std::string text = read_text(path, "beats.csv holds one row per detected beat");
   const std::string name = path.string();
   detections d;
-  std::size_t peak_column = 0, score_column = 0, columns = 0, line_number = 0, pos = 0;
+  std::size_t peak_column = 0, score_column = 0, columns = 0;
   bool header = false;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string_view line(text.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (const auto& [line_number, line] : io::text_lines(text)) {
     if (line.empty()) continue;
     const auto cells = csv_cells(line);
     if (!header) {

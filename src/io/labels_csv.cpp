@@ -11,6 +11,7 @@
 
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/labels.hpp"
+#include "zeroflow/io/text_lines.hpp"
 
 namespace zeroflow::io {
 namespace {
@@ -129,15 +130,7 @@ beat_labels read_labels_csv(const std::filesystem::path& path) {
 
   beat_labels out;
   std::optional<layout> columns;
-  std::size_t line_number = 0, pos = 0;
-  if (text.starts_with("\xEF\xBB\xBF")) pos = 3;  // a UTF-8 byte order mark, as spreadsheet exports write
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string_view line(text.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (const auto& [line_number, line] : text_lines(text)) {
     if (trimmed(line).empty()) continue;
     const std::string where = name + ':' + std::to_string(line_number);
     const auto cells = cells_of(line);

@@ -2,37 +2,47 @@
 
 #include <cstddef>
 
-namespace zeroflow::io::detail {
+#include "zeroflow/io/utf8.hpp"
 
-namespace {
-bool is_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    if (lead < 0x80)
-      extra = 0;
-    else if (lead >= 0xC2 && lead <= 0xDF)
-      extra = 1;
-    else if (lead >= 0xE0 && lead <= 0xEF)
-      extra = 2;
-    else if (lead >= 0xF0 && lead <= 0xF4)
-      extra = 3;
-    else
-      return false;
-    if (i + extra >= text.size()) return false;
-    for (std::size_t k = 1; k <= extra; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
-    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8 either.
-    const auto second = extra > 0 ? static_cast<unsigned char>(text[i + 1]) : 0;
-    if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) || (lead == 0xF0 && second < 0x90) ||
-        (lead == 0xF4 && second >= 0x90))
-      return false;
-    i += extra + 1;
+namespace zeroflow::io {
+
+std::size_t utf8_char_length(std::string_view text, std::size_t at) noexcept {
+  if (at >= text.size()) return 0;
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return 1;
+  std::size_t extra = 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    extra = 1;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    extra = 2;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    extra = 3;
+  else
+    return 0;
+  if (extra >= text.size() - at) return 0;
+  for (std::size_t k = 1; k <= extra; ++k)
+    if ((byte(at + k) & 0xC0) != 0x80) return 0;
+  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8 either.
+  const unsigned char second = byte(at + 1);
+  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) || (lead == 0xF0 && second < 0x90) ||
+      (lead == 0xF4 && second >= 0x90))
+    return 0;
+  return extra + 1;
+}
+
+bool is_utf8(std::string_view text) noexcept {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_char_length(text, i);
+    if (n == 0) return false;
+    i += n;
   }
   return true;
 }
-}  // namespace
+
+}  // namespace zeroflow::io
+
+namespace zeroflow::io::detail {
 
 std::string to_utf8(std::string_view text) {
   if (is_utf8(text)) return std::string(text);
