@@ -15,7 +15,8 @@ import sys
 
 def limits(size):
     rows = {(r["method"], r["cache"]): r for r in size["rows"] if "gb_per_s" in r}
-    disk = rows.get(("disk read (O_DIRECT)", "cold"), {}).get("gb_per_s")
+    disk = (rows.get(("disk read (O_DIRECT)", "cold")) or rows.get(("disk read (buffered, cold)", "cold")) or {}).get(
+        "gb_per_s")
     cache = rows.get(("page cache read (pread)", "warm"), {}).get("gb_per_s")
     return disk, cache
 
