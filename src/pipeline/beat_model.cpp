@@ -205,7 +205,7 @@ trained_model beat_model::train(const array& rows, int epochs, int batch, std::u
     return vae->train(rows, o);
   }
   auto& m = std::get<scaled_mlp>(model_);
-  // seeds/004 scales its column to [0, 1] before the autoencoder; here each column of the beat
+  // The seed-004 notebook scales its column to [0, 1] before the autoencoder; here each column of the beat
   // matrix (each sample position of a beat), fitted on the rows the model learns from.
   auto scaling = signal::min_max_fit(rows, {0.0, 1.0}, stream);
   m.scale = scaling.scale;

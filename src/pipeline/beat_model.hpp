@@ -58,8 +58,8 @@ class beat_model {
   [[nodiscard]] static beat_model load(const std::filesystem::path& file, device where);
 
   /// Trains on `rows` (N × W). The LightVAE as model::vae::train (75/25 split); the MLP
-  /// autoencoder learns the rows' min-max scaling, then trains on every scaled row (seeds/004
-  /// holds none out: train_index is every row, test_index empty, test_loss NaN).
+  /// autoencoder learns the rows' min-max scaling, then trains on every scaled row (the seed-004
+  /// notebook holds none out: train_index is every row, test_index empty, test_loss NaN).
   /// @param batch rows per step; 0: all of them (MLP only).
   trained_model train(const array& rows, int epochs, int batch, std::uint64_t seed,
                       const std::function<void(int, double)>& on_epoch, stream_view stream);

@@ -176,7 +176,7 @@ TEST_F(MlpRun, SummarySaysWhichModelAndItsParameters) {
   EXPECT_DOUBLE_EQ(r.model.weight_decay, 1e-5);
   EXPECT_EQ(r.epoch_loss.size(), 20U);
   EXPECT_LT(r.epoch_loss.back(), r.epoch_loss.front());
-  EXPECT_TRUE(std::isnan(r.test_loss));  // seeds/004 holds no rows out
+  EXPECT_TRUE(std::isnan(r.test_loss));  // the seed-004 notebook holds no rows out
   EXPECT_TRUE(r.decoded_grid.empty());   // no 2-D latent to decode
   for (std::size_t c = 0; c < r.kept.size(); ++c) {
     EXPECT_TRUE(std::isnan(r.mu0[c]) && std::isnan(r.mu1[c]));

@@ -47,7 +47,7 @@ struct run_options {
   /// The model a training run makes; a run that scores with `model` takes the file's kind.
   model_kind model_type = model_kind::light_vae;
   int epochs = 30;
-  /// Rows per optimiser step; 0 (the MLP autoencoder only): every row in one step, as seeds/004.
+  /// Rows per optimiser step; 0 (the MLP autoencoder only): every row in one step, as the seed-004 notebook.
   int batch = 1024;
   std::uint64_t seed = 42;
   std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
