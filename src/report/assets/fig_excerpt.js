@@ -27,7 +27,7 @@ zf.figures.excerpt = (() => {
     });
     const common = (yLabel, range, hooks, xLabels) => ({
       scales: { x: { time: false, range: () => [t0, t1] }, y: { range: () => range } },
-      axes: [zf.chart.timeAxis(format, xLabels ? { label: tf.label.replace('time', 'time in the recording') } : { label: '', labelSize: 0, size: 8, values: (u, s) => s.map(() => '') }),
+      axes: [zf.chart.timeAxis(format, xLabels ? { label: tf.label.replace('time', 'time in the recording') } : { label: '', labelSize: 0, size: 2, ticks: { show: false }, values: (u, s) => s.map(() => '') }),
         zf.chart.axis(yLabel, { size: 56 })],
       cursor: { drag: { x: false, y: false, setScale: false }, y: false, points: { show: false }, sync: { key: 'excerpt' } },
       hooks,

@@ -39,7 +39,7 @@ zf.figures.grid = (() => {
     el.appendChild(cells);
     const axes = document.createElement('div');
     axes.className = 'grid-axes';
-    axes.textContent = 'μ₀ → (μ₁ ↑)';
+    axes.textContent = 'μ₀ →   ·   μ₁ ↑';
     el.appendChild(axes);
     for (const cell of cells.querySelectorAll('.cell'))
       zf.chart.spark(cell, {

@@ -1,4 +1,4 @@
-// Beat lengths: the histogram of the distance between consecutive gates as uPlot bars (kept
+// Beat lengths: the histogram of the distance between consecutive gates as uPlot step areas (kept
 // lengths dark, pruned ones grey), with the pruning bounds dashed.
 /* global zf, uPlot */
 zf.figures.lengths = (() => {
@@ -12,18 +12,20 @@ zf.figures.lengths = (() => {
     for (let i = 0; i < hist.length; i++) if (hist[i]) lastBin = i;
     const overflow = hist.length - 1;  // the last bin counts every longer beat
     const maxBin = Math.min(overflow, Math.max(lastBin, p.max_length) + Math.ceil(0.08 * p.max_length));
+    // Each bin as a step from its left edge to the next (one more edge closes the last bin); a
+    // series is 0 outside its own bins, so neither draws over the other.
     const x = [], keptBins = [], prunedBins = [];
     let peak = 0;
-    for (let i = 0; i <= maxBin; i++) {
-      const inside = i >= p.min_length && i <= p.max_length, v = hist[i] || null;
-      x.push((i + 0.5) / rate);
-      keptBins.push(inside ? v : null);
-      prunedBins.push(inside ? null : v);
-      peak = Math.max(peak, hist[i]);
+    for (let i = 0; i <= maxBin + 1; i++) {
+      const inside = i >= p.min_length && i <= p.max_length, v = i <= maxBin ? hist[i] : 0;
+      x.push(i / rate);
+      keptBins.push(inside ? v : 0);
+      prunedBins.push(inside ? 0 : v);
+      if (i <= maxBin) peak = Math.max(peak, hist[i]);
     }
     let longer = 0;
     for (let i = maxBin + 1; i < hist.length; i++) longer += hist[i];
-    const bars = uPlot.paths.bars({ size: [1, Infinity, 1], align: 0 });
+    const bars = uPlot.paths.stepped({ align: 1 });
     zf.chart.make(el, {
       scales: { x: { time: false, range: () => [0, (maxBin + 1) / rate] }, y: { range: () => [0, peak * 1.08 || 1] } },
       axes: [zf.chart.axis('beat length (s)', { space: 60 }), zf.chart.axis('beats', { size: 56, fmt: (v) => int(v) })],

@@ -48,7 +48,12 @@ zf.figures.overview = (() => {
     }
     const norm = S.normalization;
     for (const [c, row] of rows.byBeat) {
-      const a = beatStart(c), len = cand.length[c];
+      const a = beatStart(c);
+      // A row may hold fewer samples than the beat is long (its window ends earlier): the rest is
+      // zero padding, not signal (zero within the 16-bit coding's step).
+      let len = Math.min(cand.length[c], row.length), peak = 0;
+      for (let i = 0; i < len; i++) peak = Math.max(peak, Math.abs(row[i]));
+      while (len > 0 && Math.abs(row[len - 1]) <= 1e-4 * peak) len--;
       if (a + len <= s0 || a >= s1) continue;
       const values = new Float32Array(len);
       for (let i = 0; i < len; i++) values[i] = row[i] * norm.scale + norm.center;
