@@ -8,9 +8,9 @@
 //
 //   zeroflow_loading_bench [--dir DIR] [--sizes 0.5,2,8] [--repeats 3] [--threads N]
 //                          [--csv-samples 40000000] [--budget-seconds 330] [--json FILE] [--keep]
-#include "zeroflow/config.hpp"
-
 #include <cstdio>
+
+#include "zeroflow/config.hpp"
 
 #if !ZEROFLOW_HAS_CUDA
 int main() {
@@ -89,7 +89,8 @@ settings parse_args(int argc, char** argv) {
       if (i + 1 >= argc) fail(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--dir") s.dir = value();
+    if (a == "--dir")
+      s.dir = value();
     else if (a == "--sizes") {
       s.sizes_gb.clear();
       std::string list = value();
@@ -98,13 +99,20 @@ settings parse_args(int argc, char** argv) {
         s.sizes_gb.push_back(std::stod(list.substr(p, q - p)));
         p = q + 1;
       }
-    } else if (a == "--repeats") s.repeats = std::max(1, std::stoi(value()));
-    else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
-    else if (a == "--csv-samples") s.csv_samples = std::stoll(value());
-    else if (a == "--budget-seconds") s.budget_seconds = std::stod(value());
-    else if (a == "--json") s.json_path = value();
-    else if (a == "--keep") s.keep = true;
-    else fail("unknown argument " + a + " (see the comment at the top of bench/loading_bench.cpp)");
+    } else if (a == "--repeats")
+      s.repeats = std::max(1, std::stoi(value()));
+    else if (a == "--threads")
+      s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
+    else if (a == "--csv-samples")
+      s.csv_samples = std::stoll(value());
+    else if (a == "--budget-seconds")
+      s.budget_seconds = std::stod(value());
+    else if (a == "--json")
+      s.json_path = value();
+    else if (a == "--keep")
+      s.keep = true;
+    else
+      fail("unknown argument " + a + " (see the comment at the top of bench/loading_bench.cpp)");
   }
   return s;
 }
@@ -113,12 +121,18 @@ std::string fs_type(const fs::path& dir) {
   struct statfs st {};
   if (::statfs(dir.c_str(), &st) != 0) return "unknown";
   switch (static_cast<unsigned long>(st.f_type)) {
-    case 0xEF53: return "ext4";
-    case 0x58465342: return "xfs";
-    case 0x01021994: return "tmpfs";
-    case 0x794c7630: return "overlayfs";
-    case 0x9123683E: return "btrfs";
-    case 0x6E667364: return "nfs";
+    case 0xEF53:
+      return "ext4";
+    case 0x58465342:
+      return "xfs";
+    case 0x01021994:
+      return "tmpfs";
+    case 0x794c7630:
+      return "overlayfs";
+    case 0x9123683E:
+      return "btrfs";
+    case 0x6E667364:
+      return "nfs";
     default: {
       char hex[32];
       std::snprintf(hex, sizeof hex, "0x%lx", static_cast<unsigned long>(st.f_type));
@@ -307,8 +321,13 @@ stats measure(int repeats, const std::function<double()>& once) {
 
 json row(const std::string& method, const std::string& cache, std::size_t bytes, const stats& s, bool verified,
          const std::string& note = {}) {
-  json r = {{"method", method}, {"cache", cache}, {"bytes", bytes}, {"seconds_best", s.best},
-            {"seconds_median", s.median}, {"seconds_all", s.all}, {"gb_per_s", bytes / s.best / 1e9},
+  json r = {{"method", method},
+            {"cache", cache},
+            {"bytes", bytes},
+            {"seconds_best", s.best},
+            {"seconds_median", s.median},
+            {"seconds_all", s.all},
+            {"gb_per_s", bytes / s.best / 1e9},
             {"verified", verified}};
   if (!note.empty()) r["note"] = note;
   std::printf("  %-28s %-5s %8.3f s  %7.2f GB/s%s%s\n", method.c_str(), cache.c_str(), s.best, bytes / s.best / 1e9,
@@ -368,9 +387,12 @@ json binary_vs_csv(const settings& s) {
   b.gain = 1000;
   const stats i16_t = time_it([&] { (void)io::read_binary_signal(i16, b); });
   const auto bytes_of = [](const fs::path& p) { return static_cast<std::size_t>(fs::file_size(p)); };
-  for (const auto& [name, path, t] : {std::tuple{"csv", csv, csv_t}, std::tuple{"float32", f32, f32_t},
-                                std::tuple{"int16", i16, i16_t}}) {
-    out.push_back({{"format", name}, {"bytes", bytes_of(path)}, {"seconds_best", t.best}, {"seconds_median", t.median},
+  for (const auto& [name, path, t] :
+       {std::tuple{"csv", csv, csv_t}, std::tuple{"float32", f32, f32_t}, std::tuple{"int16", i16, i16_t}}) {
+    out.push_back({{"format", name},
+                   {"bytes", bytes_of(path)},
+                   {"seconds_best", t.best},
+                   {"seconds_median", t.median},
                    {"samples_per_s", static_cast<double>(n) / t.best}});
     std::printf("  %-8s %10zu bytes  best %8.2f ms  median %8.2f ms\n", name, bytes_of(path), t.best * 1e3,
                 t.median * 1e3);
@@ -392,9 +414,13 @@ int main(int argc, char** argv) {
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   const io::gds_status& gds = io::query_gds();
   const bool proc_drop = proc_drop_caches_allowed();
-  report["machine"] = {{"gpu", prop.name}, {"cpu_threads", std::thread::hardware_concurrency()},
-                       {"threads_used", s.threads}, {"dir", s.dir.string()}, {"file_system", fs_type(s.dir)},
-                       {"kvikio", gds.kvikio_built_in ? gds.kvikio_version : "not built in"}, {"gds_mode", gds.mode},
+  report["machine"] = {{"gpu", prop.name},
+                       {"cpu_threads", std::thread::hardware_concurrency()},
+                       {"threads_used", s.threads},
+                       {"dir", s.dir.string()},
+                       {"file_system", fs_type(s.dir)},
+                       {"kvikio", gds.kvikio_built_in ? gds.kvikio_version : "not built in"},
+                       {"gds_mode", gds.mode},
                        {"gds_reason", gds.reason},
                        {"page_cache_drop", proc_drop ? "/proc/sys/vm/drop_caches and posix_fadvise(DONTNEED)"
                                                      : "posix_fadvise(DONTNEED) only (/proc/sys/vm/drop_caches is "
@@ -471,14 +497,16 @@ int main(int argc, char** argv) {
         rows.push_back({{"method", name}, {"cache", "cold"}, {"skipped", "the file could not be read"}});
       }
     }
-    warm("page cache read (pread)", [&] { return parallel_read(file, s.threads, false); }, nullptr);
+    warm(
+        "page cache read (pread)", [&] { return parallel_read(file, s.threads, false); }, nullptr);
     if (gds.kvikio_built_in) {
       cold("KvikIO (cuFile " + gds.mode + ")", load(io::io_method::kvikio));
       warm("KvikIO (cuFile " + gds.mode + ")", load(io::io_method::kvikio), &device);
     }
     cold("mmap + cudaMemcpy", load(io::io_method::mmap));
     warm("mmap + cudaMemcpy", load(io::io_method::mmap), &device);
-    warm("mmap + cudaMallocManaged", [&] { return mmap_managed(file, managed, s.threads); }, &managed);
+    warm(
+        "mmap + cudaMallocManaged", [&] { return mmap_managed(file, managed, s.threads); }, &managed);
     cold("pinned pipelined (posix)", load(io::io_method::posix));
     warm("pinned pipelined (posix)", load(io::io_method::posix), &device);
     size_report["write_gb_per_s"] = write_s > 0 ? bytes / write_s / 1e9 : 0;

@@ -18,7 +18,7 @@ namespace zeroflow::io::detail {
 
 /// One channel of interleaved little-endian samples and its conversion.
 struct sample_layout {
-  int type = 0;                 ///< 0 float32, 1 int16, 2 int32 (binary_sample's order)
+  int type = 0;  ///< 0 float32, 1 int16, 2 int32 (binary_sample's order)
   std::int64_t frame_samples = 1;
   std::int64_t channel = 0;
   double gain = 1;

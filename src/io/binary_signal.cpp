@@ -55,9 +55,12 @@ void read_host(const detail::file_source& file, std::uint64_t offset, std::size_
 
 const char* type_name(binary_sample type) {
   switch (type) {
-    case binary_sample::int16: return "int16";
-    case binary_sample::int32: return "int32";
-    case binary_sample::float32: break;
+    case binary_sample::int16:
+      return "int16";
+    case binary_sample::int32:
+      return "int32";
+    case binary_sample::float32:
+      break;
   }
   return "float32";
 }
@@ -71,8 +74,8 @@ array read_binary_signal(const std::filesystem::path& path, const binary_options
              " does not exist: a frame holds ", options.frame_samples, " samples (channels are counted from 0)");
   ZF_EXPECTS(options.gain != 0 && std::isfinite(options.gain), name, ": the gain must be a finite number other than 0");
   ZF_EXPECTS(std::isfinite(options.baseline), name, ": the baseline must be a finite number");
-  ZF_EXPECTS(!options.frames || *options.frames >= 0, name, ": a negative number of frames (", options.frames.value_or(0),
-             ") was asked for");
+  ZF_EXPECTS(!options.frames || *options.frames >= 0, name, ": a negative number of frames (",
+             options.frames.value_or(0), ") was asked for");
   const bool to_device = options.where.type == device_type::cuda;
   if (to_device) {
     (void)resolve_io_method(options.io.value_or(default_io_method()));  // kvikio without KvikIO: say so first
@@ -86,8 +89,8 @@ array read_binary_signal(const std::filesystem::path& path, const binary_options
   const std::uint64_t file_frames = available / frame_bytes;
   if (!options.frames && available % frame_bytes != 0)
     ZF_THROW(parse_error, name, ": ", available, " bytes after byte ", options.byte_offset,
-             " are not a whole number of frames of ", options.frame_samples, " ", type_name(options.type),
-             " samples (", frame_bytes, " bytes each); check the sample type and the number of channels");
+             " are not a whole number of frames of ", options.frame_samples, " ", type_name(options.type), " samples (",
+             frame_bytes, " bytes each); check the sample type and the number of channels");
   const auto frames = static_cast<std::uint64_t>(options.frames.value_or(static_cast<std::int64_t>(file_frames)));
   if (frames > file_frames)
     ZF_THROW(parse_error, name, ": the file holds ", file_frames, " frames of ", frame_bytes, " bytes after byte ",
@@ -111,7 +114,8 @@ array read_binary_signal(const std::filesystem::path& path, const binary_options
                       [&](std::size_t task) {
                         const std::int64_t begin = static_cast<std::int64_t>(task) * per_task;
                         const std::int64_t end = std::min(count, begin + per_task);
-                        for (std::int64_t i = begin; i < end; ++i) values[i] = detail::convert_sample(raw.data(), layout, i);
+                        for (std::int64_t i = begin; i < end; ++i)
+                          values[i] = detail::convert_sample(raw.data(), layout, i);
                       });
     return out;
   }
@@ -126,8 +130,7 @@ array read_binary_signal(const std::filesystem::path& path, const binary_options
     return out;
   }
   array raw = empty({static_cast<std::int64_t>(bytes)}, uint8, options.where, stream);
-  read_file_to_device(path, options.byte_offset, bytes, raw.data(), options.where, stream, options.io,
-                      options.threads);
+  read_file_to_device(path, options.byte_offset, bytes, raw.data(), options.where, stream, options.io, options.threads);
   detail::convert_samples_cuda(static_cast<const unsigned char*>(raw.data()), layout, count, out.data_as<float>(),
                                options.where.id, stream.value());
   ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
@@ -174,7 +177,8 @@ array read_wfdb_signal_to(const std::filesystem::path& header_path, const wfdb_h
     std::error_code ec;
     const auto size = std::filesystem::file_size(file, ec);
     const std::uint64_t frame_bytes = layout->frame_samples * sample_bytes(layout->type);
-    const std::uint64_t file_frames = !ec && size > layout->byte_offset ? (size - layout->byte_offset) / frame_bytes : 0;
+    const std::uint64_t file_frames =
+        !ec && size > layout->byte_offset ? (size - layout->byte_offset) / frame_bytes : 0;
     if (!layout->frames) layout->frames = static_cast<std::int64_t>(file_frames);
     // A missing or short file goes to the host reader, whose message names the record.
     if (!ec && static_cast<std::uint64_t>(*layout->frames) <= file_frames) {

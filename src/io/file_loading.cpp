@@ -25,10 +25,14 @@ std::atomic<io_method> process_default{io_method::automatic};
 
 std::string_view to_string(io_method method) noexcept {
   switch (method) {
-    case io_method::kvikio: return "kvikio";
-    case io_method::posix: return "posix";
-    case io_method::mmap: return "mmap";
-    case io_method::automatic: break;
+    case io_method::kvikio:
+      return "kvikio";
+    case io_method::posix:
+      return "posix";
+    case io_method::mmap:
+      return "mmap";
+    case io_method::automatic:
+      break;
   }
   return "auto";
 }
@@ -50,14 +54,17 @@ const gds_status& query_gds() {
 
 io_method resolve_io_method(io_method requested) {
   switch (requested) {
-    case io_method::automatic: return query_gds().gds_active ? io_method::kvikio : io_method::posix;
+    case io_method::automatic:
+      return query_gds().gds_active ? io_method::kvikio : io_method::posix;
     case io_method::kvikio:
       if (!detail::kvikio_built_in())
-        ZF_THROW(invalid_argument, "--io kvikio: this zeroflow was built without KvikIO; use --io auto, posix or "
-                                   "mmap (or rebuild with KvikIO: scripts/setup, then a CUDA build)");
+        ZF_THROW(invalid_argument,
+                 "--io kvikio: this zeroflow was built without KvikIO; use --io auto, posix or "
+                 "mmap (or rebuild with KvikIO: scripts/setup, then a CUDA build)");
       return requested;
     case io_method::posix:
-    case io_method::mmap: return requested;
+    case io_method::mmap:
+      return requested;
   }
   return io_method::posix;
 }
@@ -69,9 +76,9 @@ void set_default_io_method(io_method method) {
 
 io_method default_io_method() noexcept { return process_default; }
 
-void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes,
-                         void* device_dst, device where, stream_view stream, std::optional<io_method> method,
-                         unsigned threads, file_load_report* report) {
+void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes, void* device_dst,
+                         device where, stream_view stream, std::optional<io_method> method, unsigned threads,
+                         file_load_report* report) {
   ZF_EXPECTS(where.type == device_type::cuda, "read_file_to_device reads into a CUDA device, not ", where.name());
   const io_method used = resolve_io_method(method.value_or(default_io_method()));
   require_cuda("reading a file into GPU memory");
@@ -86,7 +93,9 @@ void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset
       ZF_CUDA_TRY(cudaStreamSynchronize(s));
       gds = detail::kvikio_read(path, offset, bytes, device_dst, threads);
       break;
-    case io_method::mmap: detail::mmap_read_to_device(path, offset, bytes, device_dst, s); break;
+    case io_method::mmap:
+      detail::mmap_read_to_device(path, offset, bytes, device_dst, s);
+      break;
     case io_method::posix:
     case io_method::automatic: {
       const detail::file_source source(path);

@@ -2,8 +2,6 @@
 
 #if ZEROFLOW_HAS_CUDA
 
-#include "file_source_mmap.hpp"
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "file_source_mmap.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -36,8 +35,8 @@ struct unmapper {
 
 }  // namespace
 
-void mmap_read_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes,
-                         void* device_dst, cudaStream_t stream) {
+void mmap_read_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes, void* device_dst,
+                         cudaStream_t stream) {
   const fd_closer file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) ZF_THROW(error, "cannot open ", path.string(), ": ", std::strerror(errno));
   struct stat st {};
@@ -56,8 +55,8 @@ void mmap_read_to_device(const std::filesystem::path& path, std::uint64_t offset
                      lead + bytes};
   if (map.at == MAP_FAILED) ZF_THROW(error, "cannot map ", path.string(), " into memory: ", std::strerror(errno));
   (void)::madvise(map.at, map.bytes, MADV_SEQUENTIAL);
-  ZF_CUDA_TRY(cudaMemcpyAsync(device_dst, static_cast<const char*>(map.at) + lead, bytes, cudaMemcpyHostToDevice,
-                              stream));
+  ZF_CUDA_TRY(
+      cudaMemcpyAsync(device_dst, static_cast<const char*>(map.at) + lead, bytes, cudaMemcpyHostToDevice, stream));
   ZF_CUDA_TRY(cudaStreamSynchronize(stream));  // the mapping goes when this frame ends
 }
 

@@ -12,7 +12,7 @@ namespace zeroflow::io::detail {
 /// Copies bytes [offset, offset + bytes) of `path` to `device_dst` through a memory map and
 /// returns once they are there.
 /// @throws zeroflow::error naming the file when it cannot be opened, mapped, or is too short
-void mmap_read_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes,
-                         void* device_dst, cudaStream_t stream);
+void mmap_read_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes, void* device_dst,
+                         cudaStream_t stream);
 
 }  // namespace zeroflow::io::detail

@@ -16,14 +16,13 @@
 #include <algorithm>
 #include <exception>
 #include <fstream>
-#include <mutex>
-#include <thread>
-
 #include <kvikio/compat_mode.hpp>
 #include <kvikio/defaults.hpp>
 #include <kvikio/file_handle.hpp>
 #include <kvikio/shim/cufile.hpp>
 #include <kvikio/version_config.hpp>
+#include <mutex>
+#include <thread>
 #endif
 
 namespace zeroflow::io::detail {
@@ -98,17 +97,20 @@ void probe_kvikio(gds_status& status) noexcept {
                       "): bytes go from the drive to GPU memory by DMA";
     } else {
       status.mode = "compatibility";
-      const std::string kvikio_compat = ", so KvikIO reads in its compatibility mode: POSIX reads into pinned "
-                                        "bounce buffers, then copies to the GPU";
+      const std::string kvikio_compat =
+          ", so KvikIO reads in its compatibility mode: POSIX reads into pinned "
+          "bounce buffers, then copies to the GPU";
       if (kvikio::defaults::compat_mode() == kvikio::CompatMode::ON)
-        status.reason = "KVIKIO_COMPAT_MODE asks for KvikIO's compatibility mode" + kvikio_compat.substr(kvikio_compat.find(':'));
+        status.reason =
+            "KVIKIO_COMPAT_MODE asks for KvikIO's compatibility mode" + kvikio_compat.substr(kvikio_compat.find(':'));
       else if (!status.cufile_library)
         status.reason = "libcufile cannot be loaded" + kvikio_compat;
       else if (!status.nvidia_fs_driver && compat)
         status.reason = "the nvidia-fs kernel driver is not loaded (no /proc/driver/nvidia-fs)" + kvikio_compat;
       else if (!status.nvidia_fs_driver)
-        status.reason = "the nvidia-fs kernel driver is not loaded (no /proc/driver/nvidia-fs), so cuFile runs in "
-                        "its own compatibility mode: POSIX reads inside cuFile, then copies to the GPU";
+        status.reason =
+            "the nvidia-fs kernel driver is not loaded (no /proc/driver/nvidia-fs), so cuFile runs in "
+            "its own compatibility mode: POSIX reads inside cuFile, then copies to the GPU";
       else
         status.reason = "cuFile cannot run GDS here" + kvikio_compat;
     }
@@ -158,13 +160,15 @@ bool kvikio_built_in() noexcept { return false; }
 void probe_kvikio(gds_status& status) noexcept {
   status.kvikio_built_in = false;
   status.mode = "unavailable";
-  status.reason = "this zeroflow was built without KvikIO (a CUDA build finds it in .venv after scripts/setup, "
-                  "see cmake/ZeroflowKvikIO.cmake)";
+  status.reason =
+      "this zeroflow was built without KvikIO (a CUDA build finds it in .venv after scripts/setup, "
+      "see cmake/ZeroflowKvikIO.cmake)";
 }
 
 bool kvikio_read(const std::filesystem::path&, std::uint64_t, std::size_t, void*, unsigned) {
-  ZF_THROW(invalid_argument, "--io kvikio: this zeroflow was built without KvikIO; use --io auto, posix or mmap "
-                             "(or rebuild with KvikIO: scripts/setup, then a CUDA build)");
+  ZF_THROW(invalid_argument,
+           "--io kvikio: this zeroflow was built without KvikIO; use --io auto, posix or mmap "
+           "(or rebuild with KvikIO: scripts/setup, then a CUDA build)");
 }
 
 #endif

@@ -69,8 +69,8 @@ TEST(BinarySignal, Int16ChannelOfInterleavedFramesAfterAHeader) {
   std::vector<float> want(frames);
   for (int f = 0; f < frames; ++f) {
     const std::int16_t v = stored[static_cast<std::size_t>(f * channels + 2)];
-    want[static_cast<std::size_t>(f)] = v == -32768 ? std::numeric_limits<float>::quiet_NaN()
-                                                    : static_cast<float>((double(v) + 12.0) / 204.8);
+    want[static_cast<std::size_t>(f)] =
+        v == -32768 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>((double(v) + 12.0) / 204.8);
   }
   expect_same_bits(got, want);
   EXPECT_TRUE(std::isnan(got[17]));
@@ -183,7 +183,8 @@ TEST(BinarySignal, WfdbSharedFileWithOffsetAndMissingSamples) {
     expect_same_bits(got, values_of(io::read_wfdb_signal(hea, header, i)));
   }
   EXPECT_TRUE(std::isnan(values_of(io::read_wfdb_signal_to(hea, header, 1, zf::cpu_device))[7]));
-  EXPECT_FLOAT_EQ(values_of(io::read_wfdb_signal_to(hea, header, 1, zf::cpu_device))[1], (37.0f + 1000 - 2000 - 5) / 100);
+  EXPECT_FLOAT_EQ(values_of(io::read_wfdb_signal_to(hea, header, 1, zf::cpu_device))[1],
+                  (37.0f + 1000 - 2000 - 5) / 100);
 }
 
 TEST(BinarySignal, WfdbShortFileIsTheDecodersError) {

@@ -1,6 +1,8 @@
 // File -> device loading (zeroflow/io/file_loading.hpp) and the binary fast path on a GPU. The
 // GPU tests compare every method's device bytes with the file's bytes as read by the C++ standard
 // library, and skip without a CUDA device; the rest runs everywhere.
+#include "zeroflow/io/file_loading.hpp"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -16,7 +18,6 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/binary.hpp"
 #include "zeroflow/io/csv.hpp"
-#include "zeroflow/io/file_loading.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -76,7 +77,8 @@ TEST(FileLoading, GdsStatusIsConsistent) {
     EXPECT_EQ(s.mode, "unavailable");
   }
   // auto picks KvikIO only where cuFile does true GDS.
-  EXPECT_EQ(io::resolve_io_method(io::io_method::automatic), s.gds_active ? io::io_method::kvikio : io::io_method::posix);
+  EXPECT_EQ(io::resolve_io_method(io::io_method::automatic),
+            s.gds_active ? io::io_method::kvikio : io::io_method::posix);
 }
 
 TEST(FileLoading, KvikioIsRefusedClearlyWithoutIt) {
@@ -109,8 +111,10 @@ TEST(FileLoadingCuda, EveryMethodDeliversTheFilesBytes) {
   const std::string content = random_bytes((std::size_t{37} << 20) + 4097, 11);
   const auto path = dir.write("x.bin", content);
   for (auto m : methods_here()) {
-    for (auto [offset, bytes] : {std::pair<std::size_t, std::size_t>{0, content.size()}, {4097, 5},
-                                 {12345, (std::size_t{17} << 20) + 3}, {content.size(), 0}}) {
+    for (auto [offset, bytes] : {std::pair<std::size_t, std::size_t>{0, content.size()},
+                                 {4097, 5},
+                                 {12345, (std::size_t{17} << 20) + 3},
+                                 {content.size(), 0}}) {
       zf::array dst = zf::empty({static_cast<std::int64_t>(bytes)}, zf::uint8, zf::cuda_device(0));
       io::file_load_report report;
       io::read_file_to_device(path, offset, bytes, dst.data(), zf::cuda_device(0), {}, m, 0, &report);

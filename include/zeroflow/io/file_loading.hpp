@@ -42,14 +42,14 @@ enum class io_method : std::uint8_t { automatic, kvikio, posix, mmap };
 
 /// What `zeroflow info` says about GPUDirect Storage.
 struct gds_status {
-  bool kvikio_built_in = false;  ///< this build links KvikIO
-  std::string kvikio_version;    ///< e.g. "26.10.0"; empty when not built in
-  bool cufile_library = false;   ///< libcufile could be loaded
-  bool nvidia_fs_driver = false; ///< the nvidia-fs kernel module is loaded (/proc/driver/nvidia-fs)
-  bool gds_active = false;       ///< cuFile would move bytes by DMA (true GDS), not compatibility mode
+  bool kvikio_built_in = false;   ///< this build links KvikIO
+  std::string kvikio_version;     ///< e.g. "26.10.0"; empty when not built in
+  bool cufile_library = false;    ///< libcufile could be loaded
+  bool nvidia_fs_driver = false;  ///< the nvidia-fs kernel module is loaded (/proc/driver/nvidia-fs)
+  bool gds_active = false;        ///< cuFile would move bytes by DMA (true GDS), not compatibility mode
   /// "GDS" (true GPUDirect Storage), "compatibility" (KvikIO's POSIX mode) or "unavailable".
   std::string mode;
-  std::string reason;            ///< one line for a person: why this mode
+  std::string reason;  ///< one line for a person: why this mode
 };
 
 /// @brief What this build and machine can do (probed once, then cached; never throws).
@@ -90,9 +90,8 @@ struct file_load_report {
 /// @throws zeroflow::error naming the file and the byte offset when it cannot be opened or
 ///         read, or ends before offset + bytes; zeroflow::invalid_argument as resolve_io_method;
 ///         zeroflow::cuda_error in a build or on a machine without CUDA.
-void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes,
-                         void* device_dst, device where, stream_view stream,
-                         std::optional<io_method> method = std::nullopt, unsigned threads = 0,
-                         file_load_report* report = nullptr);
+void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes, void* device_dst,
+                         device where, stream_view stream, std::optional<io_method> method = std::nullopt,
+                         unsigned threads = 0, file_load_report* report = nullptr);
 
 }  // namespace zeroflow::io
