@@ -1,7 +1,8 @@
 #pragma once
 // Shared pieces of the signal layer's GPU tests: a fixture that skips without a GPU and poisons
 // every device allocation (so an output element a kernel forgets to write fails the comparison),
-// transfers between std::vector and device arrays, exact comparisons, and an owned CUDA stream.
+// transfers between std::vector and device arrays, exact comparisons, an owned CUDA stream, and
+// the comparison of the fields that both segmentation methods fill.
 // Compiled in every build; without CUDA the fixture skips and nothing touches a device.
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
+#include "zeroflow/signal/segment.hpp"
 
 #if ZEROFLOW_HAS_CUDA
 #include <cuda_runtime_api.h>
@@ -72,6 +74,16 @@ class owned_stream {
   cudaStream_t stream_{};
 };
 #endif
+
+/// Runs `body` with a created non-blocking stream (a stream_view) when CUDA is compiled in; the
+/// arrays `body` makes are released (on that stream) before the stream is destroyed.
+template <class Body>
+void on_created_stream([[maybe_unused]] Body&& body) {
+#if ZEROFLOW_HAS_CUDA
+  const owned_stream stream;
+  body(stream.view());
+#endif
+}
 
 /// Skips without a GPU; poisons device allocations with 0xFF (NaN, −1, 255) unless a test
 /// picks another byte with poison_with().
@@ -128,6 +140,13 @@ std::vector<T> from_device(const array& a, stream_view stream = {}) {
   return to_vector<T>(copy_to(a, cpu_device, stream));
 }
 
+/// A float32 array of any shape (on any device) as its elements in order, after the work queued
+/// on `stream`.
+inline std::vector<float> flat_floats(const array& a, stream_view stream = {}) {
+  const array host = copy_to(a, cpu_device, stream);
+  return to_vector<float>(host.reshape({host.size()}));
+}
+
 /// Bit-for-bit equality, except that any NaN equals any NaN (the GPU's NaNs carry other payloads
 /// than x86's) — the tests ask for exactly the host's floats.
 inline bool same_float(float a, float b) {
@@ -150,6 +169,28 @@ std::string int_mismatch(const std::vector<T>& got, const std::vector<T>& want) 
     if (got[i] != want[i])
       return "index " + std::to_string(i) + ": GPU " + std::to_string(+got[i]) + " vs host " + std::to_string(+want[i]);
   return {};
+}
+
+/// The fields that segment_beats and segment_recording both fill, GPU against host: the
+/// normalisation exactly, the filtered signal, peaks, positions, lengths and histogram, and the
+/// rows bit for bit. `what` names the case in failure messages.
+inline void expect_same_segmentation_fields(const segmentation& gpu, const segmentation& cpu, stream_view stream,
+                                            const std::string& what) {
+  EXPECT_EQ(gpu.norm.center, cpu.norm.center) << what;
+  EXPECT_EQ(gpu.norm.scale, cpu.norm.scale) << what;
+  EXPECT_EQ(float_mismatch(from_device<float>(gpu.filtered, stream), to_vector<float>(cpu.filtered)), "")
+      << what << ": filtered";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.peaks, stream), to_vector<std::int64_t>(cpu.peaks)), "")
+      << what << ": peaks";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.positions, stream), to_vector<std::int64_t>(cpu.positions)), "")
+      << what << ": positions";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.lengths, stream), to_vector<std::int64_t>(cpu.lengths)), "")
+      << what << ": lengths";
+  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.histogram, stream), to_vector<std::int64_t>(cpu.histogram)), "")
+      << what << ": histogram";
+  ASSERT_EQ(gpu.beats.rows.where(), gpu0) << what;
+  ASSERT_EQ(gpu.beats.rows.shape(), cpu.beats.rows.shape()) << what;
+  EXPECT_EQ(float_mismatch(flat_floats(gpu.beats.rows, stream), flat_floats(cpu.beats.rows)), "") << what << ": rows";
 }
 
 }  // namespace zeroflow::signal::testing

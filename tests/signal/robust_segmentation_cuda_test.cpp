@@ -53,11 +53,6 @@ std::string ulp_mismatch(const std::vector<float>& got, const std::vector<float>
   return {};
 }
 
-std::vector<float> flat_rows(const zf::array& rows, zf::stream_view stream = {}) {
-  const zf::array host = zf::copy_to(rows, zf::cpu_device, stream);
-  return to_vector<float>(host.reshape({host.size()}));
-}
-
 synth::ecg_recording make_ecg(double hours, double rate, double bpm, std::uint64_t seed) {
   synth::ecg_options o;
   o.hours = hours;
@@ -70,6 +65,20 @@ synth::ecg_recording make_ecg(double hours, double rate, double bpm, std::uint64
   o.seed = seed;
   return synth::generate_ecg(o);
 }
+
+/// A synthetic recording of a few minutes to run both sides on.
+struct ecg_case {
+  double minutes, rate, bpm;
+  std::uint64_t seed;
+
+  [[nodiscard]] std::vector<float> samples() const { return make_ecg(minutes / 60, rate, bpm, seed).samples; }
+  [[nodiscard]] sig::segment_params params() const {
+    sig::segment_params p;
+    p.sample_rate = rate;
+    return p;
+  }
+  [[nodiscard]] std::string name() const { return std::to_string(minutes) + " min at " + std::to_string(rate) + " Hz"; }
+};
 
 sig::detail::qrs_rules rules_of(const sig::segment_params& params) {
   const auto s = sig::sizes_for(params);
@@ -161,24 +170,10 @@ void expect_same_rhythm(const sig::rhythm& gpu, const sig::rhythm& cpu, zf::stre
       << what << ": irregularity";
 }
 
-/// segment_recording on the GPU against the host: every field.
+/// segment_recording on the GPU against the host: every field (the robust method computes no gate).
 void expect_same_recording(const sig::segmentation& gpu, const sig::segmentation& cpu, zf::stream_view stream,
                            const std::string& what) {
-  EXPECT_EQ(gpu.norm.center, cpu.norm.center) << what;
-  EXPECT_EQ(gpu.norm.scale, cpu.norm.scale) << what;
-  EXPECT_EQ(float_mismatch(from_device<float>(gpu.filtered, stream), to_vector<float>(cpu.filtered)), "")
-      << what << ": filtered";
-  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.peaks, stream), to_vector<std::int64_t>(cpu.peaks)), "")
-      << what << ": peaks";
-  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.positions, stream), to_vector<std::int64_t>(cpu.positions)), "")
-      << what << ": positions";
-  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.lengths, stream), to_vector<std::int64_t>(cpu.lengths)), "")
-      << what << ": lengths";
-  EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.histogram, stream), to_vector<std::int64_t>(cpu.histogram)), "")
-      << what << ": histogram";
-  ASSERT_EQ(gpu.beats.rows.where(), gpu0) << what;
-  ASSERT_EQ(gpu.beats.rows.shape(), cpu.beats.rows.shape()) << what;
-  EXPECT_EQ(float_mismatch(flat_rows(gpu.beats.rows, stream), flat_rows(cpu.beats.rows)), "") << what << ": rows";
+  expect_same_segmentation_fields(gpu, cpu, stream, what);
   EXPECT_FALSE(gpu.gate.valid()) << what;
   expect_same_rhythm(gpu.rr, cpu.rr, stream, what);
 }
@@ -323,7 +318,7 @@ TEST_F(SignalRobustCuda, EmbedWindowsMatchesTheHost) {
     const auto got = sig::embed_windows(to_device(x), to_device(peaks), before, after, width, norm, {});
     ASSERT_EQ(got.where(), gpu0);
     ASSERT_EQ(got.shape(), want.shape()) << "trial " << trial;
-    ASSERT_EQ(float_mismatch(flat_rows(got), flat_rows(want)), "") << "trial " << trial;
+    ASSERT_EQ(float_mismatch(flat_floats(got), flat_floats(want)), "") << "trial " << trial;
   }
 }
 
@@ -378,49 +373,34 @@ TEST_F(SignalRobustCuda, CombinedScoresMatchTheHost) {
 }
 
 TEST_F(SignalRobustCuda, DetectQrsEqualsTheHost) {
-  struct variant {
-    double minutes, rate, bpm;
-    std::uint64_t seed;
-  };
-  for (const variant v : {variant{12, 250, 70, 1}, variant{7, 360, 110, 2}, variant{6, 500, 45, 3}}) {
-    const auto ecg = make_ecg(v.minutes / 60, v.rate, v.bpm, v.seed);
-    sig::segment_params params;
-    params.sample_rate = v.rate;
-    const float center = sig::robust_zscore(to_array(ecg.samples), {}).center;
-    const auto cpu = sig::detect_qrs(to_array(ecg.samples), params, center, {});
-    const auto gpu = sig::detect_qrs(to_device(ecg.samples), params, center, {});
+  for (const ecg_case c : {ecg_case{12, 250, 70, 1}, ecg_case{7, 360, 110, 2}, ecg_case{6, 500, 45, 3}}) {
+    const auto samples = c.samples();
+    const float center = sig::robust_zscore(to_array(samples), {}).center;
+    const auto cpu = sig::detect_qrs(to_array(samples), c.params(), center, {});
+    const auto gpu = sig::detect_qrs(to_device(samples), c.params(), center, {});
     ASSERT_GT(cpu.peaks.size(), 200);
-    expect_same_detection(gpu, cpu, {}, std::to_string(v.minutes) + " min at " + std::to_string(v.rate) + " Hz");
+    expect_same_detection(gpu, cpu, {}, c.name());
   }
 }
 
 TEST_F(SignalRobustCuda, SegmentRecordingEqualsTheHost) {
-  struct variant {
-    double minutes, rate, bpm;
-    std::uint64_t seed;
-  };
-  for (const variant v : {variant{11, 250, 75, 11}, variant{6, 360, 95, 12}, variant{40, 250, 60, 13}}) {
-    const auto ecg = make_ecg(v.minutes / 60, v.rate, v.bpm, v.seed);
-    sig::segment_params params;
-    params.sample_rate = v.rate;
-    const auto cpu = sig::segment_recording(to_array(ecg.samples), params, {});
-    const auto gpu = sig::segment_recording(to_device(ecg.samples), params, {});
+  for (const ecg_case c : {ecg_case{11, 250, 75, 11}, ecg_case{6, 360, 95, 12}, ecg_case{40, 250, 60, 13}}) {
+    const auto samples = c.samples();
+    const auto cpu = sig::segment_recording(to_array(samples), c.params(), {});
+    const auto gpu = sig::segment_recording(to_device(samples), c.params(), {});
     ASSERT_GT(cpu.peaks.size(), 300);
-    expect_same_recording(gpu, cpu, {}, std::to_string(v.minutes) + " min at " + std::to_string(v.rate) + " Hz");
+    expect_same_recording(gpu, cpu, {}, c.name());
   }
 }
 
 TEST_F(SignalRobustCuda, SegmentRecordingOnACreatedStream) {
   const auto ecg = make_ecg(0.15, 250, 80, 21);
   const auto cpu = sig::segment_recording(to_array(ecg.samples), {}, {});
-#if ZEROFLOW_HAS_CUDA
-  const owned_stream stream;  // outlives every array below (they are released on it)
-  {
-    const zf::array x = to_device(ecg.samples, stream.view());
-    const auto gpu = sig::segment_recording(x, {}, stream.view());
-    expect_same_recording(gpu, cpu, stream.view(), "created stream");
-  }
-#endif
+  on_created_stream([&](zf::stream_view stream) {
+    const zf::array x = to_device(ecg.samples, stream);
+    const auto gpu = sig::segment_recording(x, {}, stream);
+    expect_same_recording(gpu, cpu, stream, "created stream");
+  });
 }
 
 TEST_F(SignalRobustCuda, LongDropoutEqualsTheHost) {
