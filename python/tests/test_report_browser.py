@@ -244,6 +244,9 @@ def test_clicking_a_latent_point_shows_its_beat(report, stats_page):
     page.locator("#latent-chart").scroll_into_view_if_needed()
     point = report.js("(k) => window.zeroflowReport.latentPoint(k)", kept_index)
     assert point["beat"] == int(top["beat"])
+    page.mouse.move(point["x"], point["y"])
+    tip = report.js("(() => { const t = document.getElementById('tooltip'); return {hidden: t.hidden, text: t.textContent}; })()")
+    assert not tip["hidden"] and f"beat #{int(top['beat']):,}" in tip["text"], tip
     page.mouse.click(point["x"], point["y"])
     panel = report.js("(() => { const p = document.getElementById('latent-detail'); return {beat: p.dataset.beat,"
                       " time: p.querySelector('[data-fact=time]').textContent, score: +p.dataset.score}; })()")

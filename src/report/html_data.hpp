@@ -1,6 +1,7 @@
 #pragma once
-// The data blob report.js draws from: the run's summary (the very object summary.json holds)
-// plus every figure's arrays in the compact encodings of html_encode.hpp.
+// The data blob the report's script draws from (report_data.js decodes it): the run's summary
+// (the very object summary.json holds) plus every figure's arrays in the compact encodings of
+// html_encode.hpp.
 #include <nlohmann/json.hpp>
 
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
@@ -11,7 +12,7 @@ namespace zeroflow::report::detail {
 inline constexpr double decoded_grid_extent = 2.0;
 inline constexpr int decoded_grid_n = 5;
 
-/// @brief Everything report.js needs, as one JSON object (format 1; see report.js's load()).
+/// @brief Everything the report's script needs, as one JSON object (format 1; see report_data.js's load()).
 [[nodiscard]] nlohmann::json report_data(const pipeline::run_result& r, const pipeline::run_options& options);
 
 }  // namespace zeroflow::report::detail

@@ -2,7 +2,7 @@
 // Compact encodings of the report's arrays for the browser: raw little-endian bytes as base64,
 // with floats quantised to 16 or 8 bits (scale and offset given beside them) and integers in
 // the narrowest type that holds them, optionally as differences. Each encoding is a small JSON
-// object that report.js's decode() turns back into a typed array:
+// object that report_data.js's decode() turns back into a typed array:
 //   {"dtype": "i8|u8|i16|i32|f32|f64", "n": count, "b64": bytes,
 //    "offset": o, "scale": s    -> value = o + s·q, the lowest code of the type meaning NaN
 //    "row_scale": {...}, "width": w -> value = q · row_scale[i / w] (per-row 8-bit rows)
