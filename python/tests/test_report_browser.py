@@ -7,6 +7,7 @@ the overview zooms with the wheel and pans by dragging, a latent point shows its
 clicked, a table row takes the overview to its beat, the console stays clean, and nothing is
 requested from any network.
 """
+
 import base64
 import csv
 import json
@@ -16,15 +17,20 @@ import pathlib
 
 import numpy as np
 import pytest
-
 from conftest import run_cli
 
 CHROMIUM = pathlib.Path(os.environ.get("ZEROFLOW_CHROMIUM", "/usr/bin/chromium"))
 FIGURES = ["overview", "excerpt", "lengths", "beats", "latent", "grid", "loss", "anomalies", "stages"]
 CHARTS = {
-    "overview": "#overview-chart", "excerpt": "#excerpt-chart", "lengths": "#lengths-chart",
-    "beats": "#beats-chart", "latent": "#latent-chart", "grid": "#grid-chart", "loss": "#loss-chart",
-    "stages": "#stages-chart", "anomalies": "#anomaly-list",
+    "overview": "#overview-chart",
+    "excerpt": "#excerpt-chart",
+    "lengths": "#lengths-chart",
+    "beats": "#beats-chart",
+    "latent": "#latent-chart",
+    "grid": "#grid-chart",
+    "loss": "#loss-chart",
+    "stages": "#stages-chart",
+    "anomalies": "#anomaly-list",
 }
 
 
@@ -119,8 +125,20 @@ def long_run(zeroflow_bin, tmp_path_factory):
     """1.2 h at 250 Hz (1.08 M samples): past the overview's budget, so buckets of 2 samples."""
     folder = tmp_path_factory.mktemp("long")
     csv_path = folder / "long.csv"
-    run_cli(zeroflow_bin, "generate", "--hours", 1.2, "--heart-rate", 90, "--anomaly-rate", 0.03, "--seed", 11,
-            "--out", csv_path)
+    run_cli(
+        zeroflow_bin,
+        "generate",
+        "--hours",
+        1.2,
+        "--heart-rate",
+        90,
+        "--anomaly-rate",
+        0.03,
+        "--seed",
+        11,
+        "--out",
+        csv_path,
+    )
     out = folder / "run"
     run_cli(zeroflow_bin, "run", csv_path, "--out", out, "--device", "cpu", "--epochs", 2)
     return out
@@ -139,8 +157,10 @@ def clock(seconds):
 
 
 def test_every_figure_is_drawn_and_not_blank(report, stats_page, tmp_path):
-    drawn = report.js("Object.fromEntries([...document.querySelectorAll('[data-figure]')]"
-                      ".map(s => [s.dataset.figure, s.dataset.drawn]))")
+    drawn = report.js(
+        "Object.fromEntries([...document.querySelectorAll('[data-figure]')]"
+        ".map(s => [s.dataset.figure, s.dataset.drawn]))"
+    )
     for name in FIGURES:
         assert drawn.get(name) == "1", (name, drawn)
     for name, selector in CHARTS.items():
@@ -159,11 +179,23 @@ def test_every_figure_is_drawn_and_not_blank(report, stats_page, tmp_path):
 
 def test_numbers_shown_match_summary_json(report):
     s = report.summary
-    shown = report.js("[...document.querySelectorAll('[data-key]')].map(e => "
-                      "({key: e.dataset.key, value: JSON.parse(e.dataset.value), text: e.textContent}))")
+    shown = report.js(
+        "[...document.querySelectorAll('[data-key]')].map(e => "
+        "({key: e.dataset.key, value: JSON.parse(e.dataset.value), text: e.textContent}))"
+    )
     keys = {x["key"] for x in shown}
-    for key in ["samples", "beats_found", "beats_kept", "test_loss", "duration_seconds", "stages_ms.total",
-                "peak_host_bytes", "parameters.epochs", "parameters.nms_window", "sample_rate"]:
+    for key in [
+        "samples",
+        "beats_found",
+        "beats_kept",
+        "test_loss",
+        "duration_seconds",
+        "stages_ms.total",
+        "peak_host_bytes",
+        "parameters.epochs",
+        "parameters.nms_window",
+        "sample_rate",
+    ]:
         assert key in keys, key
     for x in shown:
         want = s
@@ -182,9 +214,11 @@ def test_numbers_shown_match_summary_json(report):
 
 
 def test_top_anomalies_are_the_top_of_beats_csv(report):
-    rows = report.js("[...document.querySelectorAll('#anomaly-list li')].map(li => "
-                     "({beat: +li.dataset.beat, score: +li.dataset.score, time: li.querySelector('.time').textContent,"
-                     "  rank: +li.dataset.rank}))")
+    rows = report.js(
+        "[...document.querySelectorAll('#anomaly-list li')].map(li => "
+        "({beat: +li.dataset.beat, score: +li.dataset.score, time: li.querySelector('.time').textContent,"
+        "  rank: +li.dataset.rank}))"
+    )
     ranked = kept_ranked(report.beats)
     assert len(rows) == min(25, len(ranked))
     rate = report.summary["sample_rate"]
@@ -206,14 +240,18 @@ def test_wheel_zooms_and_drag_pans_the_overview(report):
     x, y = box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2
     page.mouse.move(x, y)
     # The time under the cursor, from the plot area's box (uPlot's overlay) and the view.
-    t_cursor = page.evaluate("""([x]) => { const r = document.querySelector('#overview-chart .u-over')
+    t_cursor = page.evaluate(
+        """([x]) => { const r = document.querySelector('#overview-chart .u-over')
         .getBoundingClientRect(), v = window.zeroflowReport.view();
-        return v.t0 + (x - r.left) / r.width * (v.t1 - v.t0); }""", [x])
+        return v.t0 + (x - r.left) / r.width * (v.t1 - v.t0); }""",
+        [x],
+    )
     for _ in range(6):
         page.mouse.wheel(0, -400)
         page.wait_for_timeout(40)
-    page.wait_for_function("(t) => window.zeroflowReport.view().t1 - window.zeroflowReport.view().t0 < t",
-                           arg=whole["t1"] / 4)
+    page.wait_for_function(
+        "(t) => window.zeroflowReport.view().t1 - window.zeroflowReport.view().t0 < t", arg=whole["t1"] / 4
+    )
     zoomed = report.view()
     assert zoomed["t1"] - zoomed["t0"] < (whole["t1"] - whole["t0"]) / 4
     assert zoomed["t0"] <= t_cursor <= zoomed["t1"]  # zoomed around the cursor
@@ -245,11 +283,15 @@ def test_clicking_a_latent_point_shows_its_beat(report, stats_page):
     point = report.js("(k) => window.zeroflowReport.latentPoint(k)", kept_index)
     assert point["beat"] == int(top["beat"])
     page.mouse.move(point["x"], point["y"])
-    tip = report.js("(() => { const t = document.getElementById('tooltip'); return {hidden: t.hidden, text: t.textContent}; })()")
+    tip = report.js(
+        "(() => { const t = document.getElementById('tooltip'); return {hidden: t.hidden, text: t.textContent}; })()"
+    )
     assert not tip["hidden"] and f"beat #{int(top['beat']):,}" in tip["text"], tip
     page.mouse.click(point["x"], point["y"])
-    panel = report.js("(() => { const p = document.getElementById('latent-detail'); return {beat: p.dataset.beat,"
-                      " time: p.querySelector('[data-fact=time]').textContent, score: +p.dataset.score}; })()")
+    panel = report.js(
+        "(() => { const p = document.getElementById('latent-detail'); return {beat: p.dataset.beat,"
+        " time: p.querySelector('[data-fact=time]').textContent, score: +p.dataset.score}; })()"
+    )
     # The most anomalous beat wins ties with points under it.
     assert panel["beat"] == top["beat"]
     assert panel["time"] == clock(int(top["peak"]) / report.summary["sample_rate"])
@@ -279,7 +321,7 @@ def test_a_top_anomaly_takes_the_overview_to_its_beat(report):
 def test_nothing_is_fetched_and_the_file_is_self_contained(report):
     assert report.requests == [report.url]
     html = (report.folder / "report.html").read_text()
-    for marker in ("<link rel=\"stylesheet\"", "src=\"", "import(", "fetch("):
+    for marker in ('<link rel="stylesheet"', 'src="', "import(", "fetch("):
         assert marker not in html, marker
     # Addresses occur only in comments of the inlined uPlot (its licence header and notes).
     for line in html.splitlines():
@@ -315,8 +357,10 @@ def test_charts_are_uplot_and_follow_the_window(report):
         box = target.bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.wheel(0, -600)
-        page.wait_for_function("(t) => { const v = window.zeroflowReport.view(); return v.t1 - v.t0 < t; }",
-                               arg=report.summary["duration_seconds"] * 0.9)
+        page.wait_for_function(
+            "(t) => { const v = window.zeroflowReport.view(); return v.t1 - v.t0 < t; }",
+            arg=report.summary["duration_seconds"] * 0.9,
+        )
     finally:
         page.set_viewport_size({"width": 1400, "height": 1000})
         page.wait_for_timeout(400)

@@ -8,10 +8,9 @@
 //    "row_scale": {...}, "width": w -> value = q · row_scale[i / w] (per-row 8-bit rows)
 //    "delta": true}             -> value = running sum of the decoded numbers
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace zeroflow::report::detail {
 

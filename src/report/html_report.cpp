@@ -1,10 +1,9 @@
 // report.html: the page template with the style sheet, the data blob and the script inlined, so
 // that the one file opens offline and requests nothing.
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "html_assets.hpp"
 #include "html_data.hpp"
@@ -20,12 +19,23 @@ std::string escape_html(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -49,11 +59,11 @@ std::string script_safe_json(const nlohmann::json& j) {
 /// The script modules in one function scope, sharing the `zf` namespace object and nothing global
 /// but window.zeroflowReport.
 std::string report_script() {
-  const std::string_view modules[] = {
-      assets::report_format_js, assets::report_data_js,  assets::report_chart_js,    assets::fig_overview_js,
-      assets::fig_excerpt_js,   assets::fig_lengths_js,  assets::fig_beats_js,       assets::fig_latent_js,
-      assets::fig_grid_js,      assets::fig_loss_js,     assets::fig_anomalies_js,   assets::fig_stages_js,
-      assets::fig_numbers_js,   assets::report_main_js};
+  const std::string_view modules[] = {assets::report_format_js, assets::report_data_js,   assets::report_chart_js,
+                                      assets::fig_overview_js,  assets::fig_excerpt_js,   assets::fig_lengths_js,
+                                      assets::fig_beats_js,     assets::fig_latent_js,    assets::fig_grid_js,
+                                      assets::fig_loss_js,      assets::fig_anomalies_js, assets::fig_stages_js,
+                                      assets::fig_numbers_js,   assets::report_main_js};
   std::string out = "(function () {\n'use strict';\nconst zf = { figures: {} };\n";
   for (const auto module : modules) (out += module) += '\n';
   return out + "})();\n";
@@ -67,8 +77,8 @@ void write_report_html(const pipeline::run_result& r, const pipeline::run_option
   const std::string title = escape_html(std::filesystem::path(r.input).filename().string());
   const std::string script = report_script();
   const std::pair<std::string_view, std::string_view> parts[] = {
-      {"@TITLE@", title},          {"@UPLOT_CSS@", assets::uPlot_min_css}, {"@CSS@", assets::report_css},
-      {"@DATA@", data},            {"@UPLOT_JS@", assets::uPlot_iife_js},  {"@JS@", script}};
+      {"@TITLE@", title}, {"@UPLOT_CSS@", assets::uPlot_min_css}, {"@CSS@", assets::report_css},
+      {"@DATA@", data},   {"@UPLOT_JS@", assets::uPlot_iife_js},  {"@JS@", script}};
   io::write_atomically(path, [&](std::ostream& out) {
     // Copies the template, replacing each placeholder wherever it occurs (never inside the
     // inserted text: the data may hold any string).
@@ -88,7 +98,8 @@ void write_report_html(const pipeline::run_result& r, const pipeline::run_option
       rest.remove_prefix(at + length);
       ++used;
     }
-    ZF_EXPECTS(used >= std::size(parts), "report template: expected its ", std::size(parts), " placeholders, found ", used);
+    ZF_EXPECTS(used >= std::size(parts), "report template: expected its ", std::size(parts), " placeholders, found ",
+               used);
   });
 }
 

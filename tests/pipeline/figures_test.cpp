@@ -1,6 +1,8 @@
 // The report's figure inputs (src/pipeline/figures.hpp): collect_figures hands over what
 // signal::reduce_for_display computes (tests/signal/display_test.cpp checks the reductions),
 // with each held row named by its beat candidate.
+#include "../../src/pipeline/figures.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include <set>
 #include <vector>
 
-#include "../../src/pipeline/figures.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/segment.hpp"
@@ -97,6 +98,7 @@ TEST(PipelineFigures, HeldRowsAreNamedByTheirCandidates) {
   }
   // The first 25 are the candidates of the highest scores.
   for (std::size_t i = 1; i < 25; ++i)
-    EXPECT_GE(f.r.score[static_cast<std::size_t>(fd.row_beats[i - 1])], f.r.score[static_cast<std::size_t>(fd.row_beats[i])]);
+    EXPECT_GE(f.r.score[static_cast<std::size_t>(fd.row_beats[i - 1])],
+              f.r.score[static_cast<std::size_t>(fd.row_beats[i])]);
   EXPECT_EQ(fd.thumbs.size(), static_cast<std::size_t>(kept * fd.thumb_width));
 }

@@ -2,20 +2,19 @@
 // and the written page: placeholders filled, the data blob parses back to the run, nothing
 // in a file name can end the inlined script.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <unistd.h>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "../../src/report/html_encode.hpp"
 #include "zeroflow/report/outputs.hpp"
@@ -32,12 +31,18 @@ std::vector<std::uint8_t> unbase64(const std::string& text) {
   int bits = 0;
   for (char ch : text) {
     int v;
-    if (ch >= 'A' && ch <= 'Z') v = ch - 'A';
-    else if (ch >= 'a' && ch <= 'z') v = ch - 'a' + 26;
-    else if (ch >= '0' && ch <= '9') v = ch - '0' + 52;
-    else if (ch == '+') v = 62;
-    else if (ch == '/') v = 63;
-    else break;  // padding
+    if (ch >= 'A' && ch <= 'Z')
+      v = ch - 'A';
+    else if (ch >= 'a' && ch <= 'z')
+      v = ch - 'a' + 26;
+    else if (ch >= '0' && ch <= '9')
+      v = ch - '0' + 52;
+    else if (ch == '+')
+      v = 62;
+    else if (ch == '/')
+      v = 63;
+    else
+      break;  // padding
     acc = (acc << 6) | static_cast<std::uint32_t>(v);
     bits += 6;
     if (bits >= 8) {
@@ -53,7 +58,8 @@ std::int64_t element(const std::vector<std::uint8_t>& bytes, std::size_t i, std:
   std::uint64_t u = 0;
   for (std::size_t b = 0; b < size; ++b) u |= std::uint64_t{bytes[i * size + b]} << (8 * b);
   const std::uint64_t sign = std::uint64_t{1} << (8 * size - 1);
-  return size == 8 ? static_cast<std::int64_t>(u) : static_cast<std::int64_t>((u ^ sign)) - static_cast<std::int64_t>(sign);
+  return size == 8 ? static_cast<std::int64_t>(u)
+                   : static_cast<std::int64_t>((u ^ sign)) - static_cast<std::int64_t>(sign);
 }
 
 std::size_t size_of(const std::string& dtype) {
@@ -75,9 +81,12 @@ std::vector<double> decode_floats(const json& j) {
   const std::int64_t nan_code = dtype == "i8" ? -128 : -32768;
   for (std::size_t i = 0; i < n; ++i) {
     const auto q = element(bytes, i, size_of(dtype));
-    if (q == nan_code) out[i] = NAN;
-    else if (j.contains("row_scale")) out[i] = static_cast<double>(q) * row_scale[i / j["width"].get<std::size_t>()];
-    else out[i] = j["offset"].get<double>() + j["scale"].get<double>() * static_cast<double>(q);
+    if (q == nan_code)
+      out[i] = NAN;
+    else if (j.contains("row_scale"))
+      out[i] = static_cast<double>(q) * row_scale[i / j["width"].get<std::size_t>()];
+    else
+      out[i] = j["offset"].get<double>() + j["scale"].get<double>() * static_cast<double>(q);
   }
   return out;
 }
@@ -88,8 +97,9 @@ std::vector<std::int64_t> decode_ints(const json& j) {
   const auto n = j["n"].get<std::size_t>();
   std::vector<std::int64_t> out(n);
   for (std::size_t i = 0; i < n; ++i) {
-    out[i] = dtype == "f64" ? static_cast<std::int64_t>(std::bit_cast<double>(static_cast<std::uint64_t>(element(bytes, i, 8))))
-                            : element(bytes, i, size_of(dtype));
+    out[i] = dtype == "f64"
+                 ? static_cast<std::int64_t>(std::bit_cast<double>(static_cast<std::uint64_t>(element(bytes, i, 8))))
+                 : element(bytes, i, size_of(dtype));
     if (j.value("delta", false) && i > 0) out[i] += out[i - 1];
   }
   return out;
@@ -154,7 +164,8 @@ TEST(ReportHtmlEncoding, Float32AndRowsOfInt8) {
   std::normal_distribution<float> normal(0, 1);
   const std::int64_t width = 16;
   std::vector<float> rows(40 * width);
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = normal(rng) * static_cast<float>(1 + i / width);  // growing scales
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    rows[i] = normal(rng) * static_cast<float>(1 + i / width);  // growing scales
   rows[5] = NAN;
   const auto j = enc::encode_rows_i8(rows, width);
   EXPECT_EQ(j["dtype"], "i8");
@@ -165,8 +176,10 @@ TEST(ReportHtmlEncoding, Float32AndRowsOfInt8) {
       if (std::isfinite(rows[r * 16 + t])) peak = std::max(peak, std::fabs(rows[r * 16 + t]));
     for (std::size_t t = 0; t < 16; ++t) {
       const auto i = r * 16 + t;
-      if (std::isnan(rows[i])) EXPECT_TRUE(std::isnan(back[i]));
-      else ASSERT_LE(std::fabs(back[i] - rows[i]), peak / 127 / 2 * 1.0001 + 1e-7) << r << ' ' << t;
+      if (std::isnan(rows[i]))
+        EXPECT_TRUE(std::isnan(back[i]));
+      else
+        ASSERT_LE(std::fabs(back[i] - rows[i]), peak / 127 / 2 * 1.0001 + 1e-7) << r << ' ' << t;
     }
   }
   EXPECT_THROW((void)enc::encode_rows_i8(rows, 17), zf::invalid_argument);

@@ -1,6 +1,8 @@
 // A recording reduced for display (zeroflow/signal/display.hpp): the size choices, which rows are
 // held, and reduce_for_display against straightforward host re-computations on a segmented
 // synthetic ECG; on a GPU, the device path gives exactly the host's reductions.
+#include "zeroflow/signal/display.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/signal/display.hpp"
 #include "zeroflow/signal/segment.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -110,7 +111,7 @@ TEST(SignalDisplay, OverviewBucketIsTheSmallestPowerOfTwoWithinTheBudget) {
 
 TEST(SignalDisplay, ThumbFactorKeepsTheBudgetAndDividesTheRow) {
   EXPECT_EQ(factor(100'000, 256), 16);  // clamped to 16 points
-  EXPECT_EQ(factor(5'400, 256), 2);      // 185 wanted: 128 points
+  EXPECT_EQ(factor(5'400, 256), 2);     // 185 wanted: 128 points
   EXPECT_EQ(factor(10, 256), 1);
   EXPECT_EQ(factor(0, 256), 1);
   EXPECT_EQ(factor(10'000'000, 256), 16);
@@ -138,7 +139,8 @@ TEST(SignalDisplay, DisplayRowsAreTheTopScoresThenEvenlySpacedOthers) {
   std::iota(by_score.begin(), by_score.end(), 0);
   std::stable_sort(by_score.begin(), by_score.end(), [&](auto a, auto b) {
     return !std::isnan(score[static_cast<std::size_t>(a)]) &&
-           (std::isnan(score[static_cast<std::size_t>(b)]) || score[static_cast<std::size_t>(a)] > score[static_cast<std::size_t>(b)]);
+           (std::isnan(score[static_cast<std::size_t>(b)]) ||
+            score[static_cast<std::size_t>(a)] > score[static_cast<std::size_t>(b)]);
   });
   for (std::size_t i = 0; i < 25; ++i) EXPECT_EQ(rows[i], by_score[i]) << i;
   const std::set<std::int64_t> top(rows.begin(), rows.begin() + 25);
@@ -163,7 +165,7 @@ TEST(SignalDisplay, ExcerptStartsBeforeAGateNearTheMiddle) {
   EXPECT_EQ(zf::signal::excerpt_start(gates, 10'000, 10'000, 60), 0);          // the whole recording
   EXPECT_EQ(zf::signal::excerpt_start(gates, 20'000, 2'500, 60), 8'940);
   EXPECT_EQ(zf::signal::excerpt_start({}, 10'000, 2'500, 60), 3'750);
-  EXPECT_EQ(zf::signal::excerpt_start({10}, 100, 50, 60), 25);  // no gate past the centre: centred
+  EXPECT_EQ(zf::signal::excerpt_start({10}, 100, 50, 60), 25);       // no gate past the centre: centred
   EXPECT_EQ(zf::signal::excerpt_start(gates, 1'000, 5'000, 60), 0);  // recording shorter than the excerpt
 }
 
@@ -251,5 +253,6 @@ TEST(SignalDisplay, DeviceReductionsEqualTheHostReductions) {
   // contracts); the reductions on top of them must not add differences of their own.
   ASSERT_EQ(a.rows.size(), b.rows.size());
   ASSERT_EQ(a.thumbs.size(), b.thumbs.size());
-  for (std::size_t i = 0; i < a.thumbs.size(); ++i) ASSERT_NEAR(a.thumbs[i], b.thumbs[i], 1e-4f * (1 + std::fabs(a.thumbs[i]))) << i;
+  for (std::size_t i = 0; i < a.thumbs.size(); ++i)
+    ASSERT_NEAR(a.thumbs[i], b.thumbs[i], 1e-4f * (1 + std::fabs(a.thumbs[i]))) << i;
 }
