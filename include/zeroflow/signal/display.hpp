@@ -12,7 +12,7 @@
 
 namespace zeroflow::signal {
 
-/// How much of a recording a display may hold. The defaults keep a report of a 22-hour
+/// @brief How much of a recording a display may hold. The defaults keep a report of a 22-hour
 /// recording under 10 MB and every figure readable.
 struct display_sizes {
   std::int64_t overview_budget = std::int64_t{1} << 20;  ///< min/max pairs of the finest overview level, at most
@@ -24,7 +24,7 @@ struct display_sizes {
   double excerpt_lead_seconds = 0.25;                    ///< excerpt starts this long before a gate
 };
 
-/// A recording reduced for display: host vectors, a few MB at most.
+/// @brief A recording reduced for display: host vectors, a few MB at most.
 struct display_data {
   /// Finest overview level: min and max of every `overview_bucket` consecutive samples (the last
   /// bucket may be shorter). A bucket of 1 means these are the raw samples.
@@ -43,36 +43,39 @@ struct display_data {
   std::vector<float> thumbs;
 };
 
-/// Smallest power of two b with ceil(samples / b) <= budget (1 for short recordings: raw samples).
-/// @throws invalid_argument when budget < 1
+/// @brief Smallest power of two b with ceil(samples / b) <= budget (1 for short recordings: raw samples).
+/// @throws zeroflow::invalid_argument when budget < 1
 [[nodiscard]] std::int64_t overview_bucket(std::int64_t samples, std::int64_t budget);
 
-/// Samples of a row per thumbnail point: the smallest divisor k of row_width with
+/// @brief Samples of a row per thumbnail point: the smallest divisor k of row_width with
 /// row_width / k <= clamp(budget / rows, min_width, row_width). A divisor, so that no bucket
 /// straddles two rows; for the power-of-two widths of the model, a power of two.
-/// @throws invalid_argument when row_width < 1
+/// @throws zeroflow::invalid_argument when row_width < 1
 [[nodiscard]] std::int64_t thumb_factor(std::int64_t rows, std::int64_t row_width, std::int64_t budget,
                                         std::int64_t min_width);
 
-/// Which rows a display holds in full: the `top` highest scores, highest first (NaN counts as
+/// @brief Which rows a display holds in full: the `top` highest scores, highest first (NaN counts as
 /// lowest, ties go to the earlier row), then `others` more, evenly spaced over the remaining
 /// rows in row order. All rows when there are no more than top + others.
 [[nodiscard]] std::vector<std::int64_t> display_rows(const std::vector<float>& row_score, std::int64_t top,
                                                      std::int64_t others);
 
-/// First sample of the excerpt: `lead` samples before the first gate at or after the point that
+/// @brief First sample of the excerpt: `lead` samples before the first gate at or after the point that
 /// centres the excerpt in the recording, clamped so that `length` samples fit.
 [[nodiscard]] std::int64_t excerpt_start(const std::vector<std::int64_t>& gates, std::int64_t samples,
                                          std::int64_t length, std::int64_t lead);
 
-/// Reduces a segmented recording for display, on its device.
+/// @brief Reduces a segmented recording for display, on its device; only the result crosses
+/// to the host.
 /// @param signal the recording, 1-D float32
 /// @param filtered its band-pass response, same length (or an empty array: no excerpt of it)
 /// @param rows the embedded beats, rows × width float32 (or an empty array: no rows, no thumbnails)
 /// @param row_score one score per row (higher: more anomalous; NaN: not scored)
 /// @param gates the sorted beat starts, in samples
 /// @param sample_rate samples per second (the excerpt's length and lead are in seconds)
-/// @throws invalid_argument when row_score does not have one score per row
+/// @return the reductions, as host vectors
+/// @throws zeroflow::invalid_argument when row_score does not have one score per row, or (from the
+///         decimations) on a signal that is not 1-D float32
 [[nodiscard]] display_data reduce_for_display(const array& signal, const array& filtered, const array& rows,
                                               const std::vector<float>& row_score,
                                               const std::vector<std::int64_t>& gates, double sample_rate,
