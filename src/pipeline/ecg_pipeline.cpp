@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "beat_model.hpp"
+#include "chunked_run.hpp"
 #include "figures.hpp"
 #include "sample_check.hpp"
 #include "zeroflow/core/cuda.hpp"
@@ -272,6 +273,9 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   result.where = resolve(options.where);
   const stream_view stream{};
   memory_watch memory(result.where);
+  // --max-device-memory: installed before LibTorch's allocator is routed, so training counts too.
+  std::optional<detail::chunked_run> chunked;
+  if (options.max_device_memory > 0) chunked.emplace(result.where, options.max_device_memory, options.progress);
   stage_clock stage(result, stream, options);
 
   if (result.where.type == device_type::cuda) {
@@ -300,7 +304,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
         options.progress("loading " + std::to_string(10 * tenth) + " % of " + std::to_string(total >> 20) + " MiB");
       };
     }
-    read.where = result.where;
+    read.where = chunked ? cpu_device : result.where;  // under a budget the recording stays on the host
     io::recording loaded = io::read_recording(options.input, read, stream);
     // Refused here, before they reach the filters and the model (sample_check.hpp says why).
     detail::check_samples(detail::count_samples(loaded.signal, stream), options.input.string(),
@@ -308,6 +312,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     return loaded;
   });
   const array signal = recording.signal;
+  if (chunked) chunked->recording_loaded(signal);
   // A file that states its sample rate (WFDB, EDF) is believed; a different --sample-rate is refused
   // rather than silently overriding it.
   signal::segment_params segmentation = options.segmentation;
@@ -325,8 +330,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // The seed times its segmentation after running it once on the same recording (kernels
   // compiled, CuPy's pool grown to the working set); the segment stage is measured the same way,
   // and the cold first run is a stage of its own.
-  if (result.where.type == device_type::cuda) stage("warm_up", [&] { signal::warm_up(signal, segmentation, stream); });
-  auto seg = stage("segment", [&] { return signal::segment_recording(signal, segmentation, stream); });
+  if (result.where.type == device_type::cuda && !chunked)
+    stage("warm_up", [&] { signal::warm_up(signal, segmentation, stream); });
+  auto seg = stage("segment", [&] {
+    return chunked ? chunked->segment(segmentation, stream) : signal::segment_recording(signal, segmentation, stream);
+  });
   const bool robust = segmentation.method == signal::segmentation_method::robust;
   result.method = robust ? "robust" : "seed";
   result.sizes = seg.sizes;
@@ -358,7 +366,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
           options.progress("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) + "  loss " +
                            std::to_string(loss));
         };
-      trained = scorer->train(rows, options.epochs, options.batch, options.seed, on_epoch, stream);
+      trained = scorer->train(chunked ? chunked->training_rows(rows, options.batch, stream) : rows, options.epochs,
+                              options.batch, options.seed, on_epoch, stream);
     });
     result.trained = true;
     result.epoch_loss = trained.epoch_loss;
@@ -371,7 +380,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   result.model = scorer->summary();
   if (result.trained) result.model.training_path = model::training_path_name(trained.path);
   if (!result.trained) result.model.learning_rate = result.model.weight_decay = 0;
-  auto scored = stage("score", [&] { return scorer->score(rows, stream); });
+  auto scored =
+      stage("score", [&] { return chunked ? chunked->score(*scorer, rows, stream) : scorer->score(rows, stream); });
   // The robust method ranks beats by shape and rhythm together (signal/beat_score.hpp).
   signal::beat_scores combined;
   if (robust)
@@ -421,7 +431,10 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
 
   // The report's figure inputs, reduced where the data is (overview buckets, thumbnails) so that
   // only a few MB reach the host.
-  stage("figures", [&] { result.figures = detail::collect_figures(signal, seg.filtered, rows, result, stream); });
+  stage("figures", [&] {
+    result.figures = chunked ? chunked->figures(result, stream)
+                             : detail::collect_figures(signal, seg.filtered, rows, result, stream);
+  });
 
   if (options.labels) {
     stage("evaluate", [&] {

@@ -53,6 +53,11 @@ struct run_options {
   std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
   std::optional<std::filesystem::path> model;   ///< score with this model instead of training one
   int threads = 0;                              ///< CSV parser threads (0 = all cores)
+  /// --max-device-memory: the most bytes the run may hold on its device at once (0: no bound). With
+  /// a bound the recording is read to the host and segmented and scored in chunks (chunked.hpp),
+  /// with the results of the in-memory run; on the CPU the bound applies to the host memory the run
+  /// allocates after loading. At least min_device_budget; robust segmentation only.
+  std::int64_t max_device_memory = 0;
   /// On CUDA, make LibTorch allocate from zeroflow's pool too (must precede LibTorch's first
   /// CUDA allocation in the process; later runs in the same process keep the first routing).
   bool route_torch_memory = true;
