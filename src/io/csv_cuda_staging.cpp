@@ -222,6 +222,9 @@ void staged_copy::release() noexcept {
 }
 
 void reserve_staging_chunks() {
+  // The first read asks which loading method --io auto means here; probing KvikIO and cuFile
+  // (loading libcufile) costs more than a warm read, so it is done now, with the other set-up.
+  (void)query_gds();
   auto& cache = staging_cache::instance();
   cache.give_back(cache.take(staging_cache::kept, default_staging_chunk), default_staging_chunk);
 }
