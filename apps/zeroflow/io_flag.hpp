@@ -1,7 +1,7 @@
 #pragma once
 // `--io auto|kvikio|posix|mmap` on the commands that read recordings: how a file's bytes reach
 // the GPU (zeroflow/io/file_loading.hpp). It sets the process-wide loading method, so that every
-// reader of the command takes it (CSV staging, binary and WFDB signal files).
+// reader of the command that loads a file into GPU memory takes it (see file_loading.hpp).
 #include <CLI/CLI.hpp>
 
 namespace zeroflow::cli {

@@ -16,7 +16,8 @@
 ///   measured as fast as or faster than KvikIO's compatibility mode (docs/loading.md).
 ///
 /// The method a read uses by default is process-wide (set_default_io_method), so that the CLI's
-/// `--io` reaches every reader: CSV (its staging step), raw binary and WFDB signal files.
+/// `--io` reaches every reader that loads a file into GPU memory: the CSV reader's staging step,
+/// read_binary_signal and read_wfdb_signal_to (zeroflow/io/binary.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
