@@ -13,7 +13,9 @@
 #include <system_error>
 #include <utility>
 
+#include "commands.hpp"
 #include "csv_line.hpp"
+#include "output_folders.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::cli {
@@ -67,7 +69,7 @@ std::string pid_suffix() { return std::to_string(::getpid()) + ".tmp"; }
 
 const std::vector<std::string>& result_names() {
   static const std::vector<std::string> names = {"beats.csv", "summary.json",    "report.html", "model.pt",
-                                                 "figures",   "evaluation.json", "runs.csv"};
+                                                 "figures",   "evaluation.json", "runs.csv",    "points.csv"};
   return names;
 }
 
@@ -199,6 +201,38 @@ void staged_results::commit(const std::vector<fs::path>& replaced) {
   for (const auto& p : replaced) {
     const fs::path folder = p.parent_path();
     if (folder != out_ && real_folder(folder) && fs::is_empty(folder, ec) && !ec) fs::remove(folder, ec);
+  }
+}
+
+void write_results(const results_request& request, const std::function<void(const fs::path&)>& work) {
+  const fs::path& out = request.out;
+  const auto made = make_output_folder(out);
+  const undo_on_interrupt remove_made([&made] { remove_created(made); });
+  try {
+    const folder_lock lock(out);
+    std::vector<fs::path> earlier;
+    if (request.names.empty()) {
+      earlier = earlier_results(out, request.recording_folders);
+    } else {
+      for (const auto& name : request.names)
+        if (present(out / name)) earlier.push_back(out / name);
+    }
+    std::erase_if(earlier, [&](const fs::path& p) {
+      return std::any_of(request.inputs.begin(), request.inputs.end(), [&](const fs::path& input) {
+        std::error_code ec;
+        return fs::equivalent(p, input, ec);
+      });
+    });
+    if (!earlier.empty() && !request.force) throw error(refusal_to_replace(out, earlier));
+    staged_results staged(out);  // removed again if the work fails or is interrupted
+    work(staged.path());
+    if (!earlier.empty())
+      progress("replacing the " + std::to_string(earlier.size()) + " earlier results in " + out.string());
+    staged.commit(earlier);
+  } catch (...) {
+    if (interrupted()) wait_for_interrupt_exit();
+    remove_created(made);  // a failed command leaves no folder behind that it made
+    throw;
   }
 }
 

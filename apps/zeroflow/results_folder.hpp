@@ -5,6 +5,7 @@
 // was. Earlier results are replaced only when asked (--force), and then all of them, stale ones
 // (figures/, evaluation.json, another layout's files) included.
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -15,7 +16,8 @@
 namespace zeroflow::cli {
 
 /// @brief The names a run's results have in its folder: beats.csv, summary.json, report.html,
-/// model.pt, figures, evaluation.json (`zeroflow evaluate`), runs.csv (several recordings).
+/// model.pt, figures, evaluation.json (`zeroflow evaluate`), runs.csv (several recordings),
+/// points.csv (`zeroflow timeseries`).
 [[nodiscard]] const std::vector<std::string>& result_names();
 
 /// @brief Results of earlier runs in `out`: its entries named in result_names(), the result
@@ -73,5 +75,25 @@ class staged_results {
   bool done_ = false;
   std::optional<undo_on_interrupt> undo_;  // last: unregistered before what it uses goes
 };
+
+/// What a command writes into an output folder, for write_results.
+struct results_request {
+  std::filesystem::path out;  ///< the output folder (made when missing)
+  bool force = false;         ///< --force: earlier results may be replaced
+  /// The names of the results this command writes in `out`; empty: result_names(), and then every
+  /// earlier result (earlier_results) counts, a batch's recording folders included.
+  std::vector<std::string> names;
+  std::vector<std::string> recording_folders;  ///< this run's recording folders inside `out` (a batch)
+  std::vector<std::filesystem::path> inputs;   ///< files the command reads: never earlier results to replace
+};
+
+/// @brief Writes a command's results as one set: makes `out` where missing, locks it, refuses its
+/// earlier results unless `force`, runs `work` with a staging folder inside `out` to write the
+/// results in (under their final names), and moves them in together when `work` returns. When
+/// `work` throws or the command is interrupted, `out` is left as it was (and taken back when this
+/// made it).
+/// @throws zeroflow::error when `out` cannot be a folder or locked, when it holds earlier results
+///         and `force` is not set (before `work` runs), or what `work` throws
+void write_results(const results_request& request, const std::function<void(const std::filesystem::path&)>& work);
 
 }  // namespace zeroflow::cli

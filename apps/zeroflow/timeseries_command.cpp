@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "input_checks.hpp"
 #include "io_flag.hpp"
+#include "results_folder.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -44,25 +46,40 @@ namespace {
 struct electricity_flags {
   synth::electricity_options options;
   std::string out;
+  bool force = false;
 };
 
 void generate_electricity_files(const electricity_flags& f) {
   const std::filesystem::path csv = f.out;
+  if (csv.filename().empty() || csv.filename() == "." || csv.filename() == "..")
+    throw CLI::ValidationError("--out \"" + f.out +
+                               "\" names no file; give the CSV file to write, e.g. electricity.csv");
   std::error_code ec;
   if (std::filesystem::is_directory(csv, ec))
     ZF_THROW(error, csv.string(), " is a folder; give the CSV file to write, e.g. ",
              (csv / "electricity.csv").string());
-  if (csv.has_parent_path()) std::filesystem::create_directories(csv.parent_path());
-  char what[160];
-  std::snprintf(what, sizeof what, "generating %g days of electricity consumption, a row every %g min (seed %llu)",
-                f.options.days, f.options.step_minutes, static_cast<unsigned long long>(f.options.seed));
-  progress(what);
-  const auto table = synth::generate_electricity(f.options);
-  synth::write_electricity_csv(table, csv);
-  const auto labels = synth::labels_path_for(csv);
-  synth::write_electricity_labels(table, labels);
-  progress("wrote " + csv.string() + " (" + std::to_string(table.rows()) + " rows) and " + labels.string() + " (" +
-           std::to_string(table.anomalies.size()) + " anomalous points)");
+  const std::filesystem::path labels = synth::labels_path_for(csv);
+  for (const auto& file : {csv, labels}) require_replaceable_file(file, "the table");
+  // Both files are written beside each other in a staging folder and moved in together: a failure
+  // or an interrupt leaves neither, and an earlier table is replaced (--force) only by a whole one.
+  results_request request;
+  request.out = csv.has_parent_path() ? csv.parent_path() : std::filesystem::path(".");
+  request.force = f.force;
+  request.names = {csv.filename().string(), labels.filename().string()};
+  std::size_t rows = 0, anomalies = 0;
+  write_results(request, [&](const std::filesystem::path& staging) {
+    char what[160];
+    std::snprintf(what, sizeof what, "generating %g days of electricity consumption, a row every %g min (seed %llu)",
+                  f.options.days, f.options.step_minutes, static_cast<unsigned long long>(f.options.seed));
+    progress(what);
+    const auto table = synth::generate_electricity(f.options);
+    synth::write_electricity_csv(table, staging / csv.filename());
+    synth::write_electricity_labels(table, staging / labels.filename());
+    rows = static_cast<std::size_t>(table.rows());
+    anomalies = table.anomalies.size();
+  });
+  progress("wrote " + csv.string() + " (" + std::to_string(rows) + " rows) and " + labels.string() + " (" +
+           std::to_string(anomalies) + " anomalous points)");
 }
 
 // ---- timeseries --------------------------------------------------------------------------
@@ -78,6 +95,7 @@ struct timeseries_flags {
   double learning_rate = 0.01;
   double weight_decay = 1e-5;
   std::uint64_t seed = 42;
+  bool force = false;
 };
 
 #if ZEROFLOW_HAS_TORCH
@@ -150,9 +168,35 @@ void put(std::string& line, double v) {
   line.append(number, ec == std::errc{} ? end : number);
 }
 
-void run_timeseries(const timeseries_flags& f) {
-  const std::filesystem::path input = f.input;
-  const device where = device_of(f.device);
+/// A labels file read before the work.
+struct timeseries_labels {
+  std::filesystem::path path;
+  std::vector<synth::labelled_point> points;
+};
+
+/// The labels to evaluate against: --labels, else INPUT's .labels.csv when it is there. As for
+/// `zeroflow run`, one that cannot be read or parsed is a warning and the run goes on without
+/// evaluation; it is said before the work, not after it.
+std::optional<timeseries_labels> labels_of(const timeseries_flags& f, const std::filesystem::path& input) {
+  std::filesystem::path path = f.labels;
+  std::error_code ec;
+  if (path.empty() && std::filesystem::exists(std::filesystem::symlink_status(synth::labels_path_for(input), ec)))
+    path = synth::labels_path_for(input);
+  if (path.empty()) return std::nullopt;
+  try {
+    require_readable_file(path, "labels");  // a FIFO would wait for a writer forever
+    return timeseries_labels{path, synth::read_electricity_labels(path)};
+  } catch (const std::exception& e) {
+    progress("warning: labels " + path.string() + ": " + e.what() + "; the run goes on without evaluation");
+    return std::nullopt;
+  }
+}
+
+/// The pipeline itself: writes points.csv and summary.json into `folder`; returns the line that
+/// says what it found.
+std::string write_timeseries(const timeseries_flags& f, const std::filesystem::path& input, device where,
+                             const std::optional<timeseries_labels>& labels, const std::filesystem::path& folder,
+                             const std::filesystem::path& out) {
   stage_clock clock(where);
   if (where.type == device_type::cuda) {
     io::prepare_csv_reads(where);  // the CUDA context and the parser's staging, not the read's
@@ -194,26 +238,16 @@ void run_timeseries(const timeseries_flags& f) {
   std::int64_t flagged = 0;
   for (float x : e) flagged += x > threshold;
 
-  // Labels: the file given, else NAME.labels.csv beside the input when it is there.
-  std::filesystem::path labels_path = f.labels;
-  std::error_code ec;
-  if (labels_path.empty() && std::filesystem::exists(synth::labels_path_for(input), ec))
-    labels_path = synth::labels_path_for(input);
   std::vector<std::uint8_t> label;
   std::int64_t labelled = 0;
-  if (!labels_path.empty()) {
+  if (labels) {
     label.assign(static_cast<std::size_t>(n), 0);
-    for (const auto& p : synth::read_electricity_labels(labels_path))
-      if (p.column == column && p.row < n)
+    for (const auto& p : labels->points)
+      if (p.column == column && p.row >= 0 && p.row < n)
         labelled += !label[static_cast<std::size_t>(p.row)], label[static_cast<std::size_t>(p.row)] = 1;
   }
   clock.end("threshold");
 
-  const std::filesystem::path folder = f.out;
-  if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
-    ZF_THROW(error, folder.string(),
-             " exists and is not a folder; give --out a folder for points.csv and summary.json");
-  std::filesystem::create_directories(folder);
   io::write_atomically(folder / "points.csv", [&](std::ostream& file) {
     file << (label.empty() ? "row,value,scaled,reconstruction,score,outlier\n"
                            : "row,value,scaled,reconstruction,score,outlier,label\n");
@@ -257,7 +291,7 @@ void run_timeseries(const timeseries_flags& f) {
       {"total_ms", clock.total_ms()},
   };
   if (!label.empty()) {
-    nlohmann::json evaluation = {{"labels", std::filesystem::absolute(labels_path).string()}, {"anomalies", labelled}};
+    nlohmann::json evaluation = {{"labels", std::filesystem::absolute(labels->path).string()}, {"anomalies", labelled}};
     if (labelled > 0 && labelled < n) {
       evaluation["auroc"] = eval::auroc(std::span<const float>(e), std::span<const std::uint8_t>(label));
       evaluation["average_precision"] =
@@ -270,8 +304,27 @@ void run_timeseries(const timeseries_flags& f) {
     summary["evaluation"] = evaluation;
   }
   io::write_atomically(folder / "summary.json", [&](std::ostream& file) { file << summary.dump(2) << '\n'; });
-  progress("wrote " + (folder / "points.csv").string() + " and " + (folder / "summary.json").string() + ": " +
-           std::to_string(flagged) + " of " + std::to_string(n) + " points above the threshold");
+  return "wrote " + (out / "points.csv").string() + " and " + (out / "summary.json").string() + ": " +
+         std::to_string(flagged) + " of " + std::to_string(n) + " points above the threshold";
+}
+
+void run_timeseries(const timeseries_flags& f) {
+  // Everything that can be refused is refused before the work: an input that is no regular file,
+  // a GPU that is not there, labels that cannot be read (a warning), earlier results without --force.
+  const std::filesystem::path input = f.input;
+  require_readable_file(input, "table");
+  const device where = device_of(f.device);
+  const auto labels = labels_of(f, input);
+  results_request request;
+  request.out = f.out;
+  request.force = f.force;
+  request.inputs = {input};
+  if (labels) request.inputs.push_back(labels->path);
+  std::string done;
+  write_results(request, [&](const std::filesystem::path& staging) {
+    done = write_timeseries(f, input, where, labels, staging, request.out);
+  });
+  progress(done);
 }
 
 #endif
@@ -286,7 +339,8 @@ void add_generate_electricity(CLI::App& app) {
       "anomalies (.labels.csv). It stands in for the Kaggle file of the seed-004 notebook, which cannot be downloaded "
       "here.");
   auto f = std::make_shared<electricity_flags>();
-  cmd->add_option("--out,-o", f->out, "CSV file to write")->required();
+  cmd->add_option("--out,-o", f->out, "CSV file to write (and its .labels.csv beside it)")->required();
+  cmd->add_flag("--force,-f", f->force, "replace an earlier table of that name and its labels");
   cmd->add_option("--days", f->options.days, "days from 2013-07-01")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 100000.0));
@@ -311,6 +365,9 @@ void add_timeseries(CLI::App& app) {
   cmd->add_option("INPUT", f->input, "CSV file with a header")->required()->check(CLI::ExistingFile);
   cmd->add_option("--column,-c", f->column, "the column: its name, or its 0-based index")->required();
   cmd->add_option("--out,-o", f->out, "output folder")->required();
+  cmd->add_flag("--force,-f", f->force,
+                "replace the results of an earlier run in --out: all of them together, and only once this run has "
+                "succeeded");
   add_io_flag(*cmd);
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
