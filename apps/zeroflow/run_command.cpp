@@ -21,6 +21,7 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 #include "zeroflow/report/outputs.hpp"
@@ -97,6 +98,20 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")
       ->capture_default_str()
       ->check(integer_in(0, 4096));
+  cmd.add_option_function<std::string>(
+         "--max-device-memory",
+         [&f](const std::string& text) {
+           try {
+             f.options.max_device_memory = pipeline::parse_byte_size(text);
+           } catch (const invalid_argument& e) {
+             throw CLI::ValidationError("--max-device-memory", e.what());
+           }
+           if (f.options.max_device_memory < pipeline::min_device_budget)
+             throw CLI::ValidationError("--max-device-memory", text + " is under the 64M a run needs at least");
+         },
+         "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and is "
+         "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)")
+      ->type_name("BYTES");
   add_io_flag(cmd);
   cmd.add_flag("--force,-f", f.force,
                "replace the results of an earlier run in --out: all of them together (figures/, evaluation.json "
@@ -201,6 +216,10 @@ void check_flags(const run_flags& f) {
     throw CLI::ValidationError(zeroflow::detail::concat(
         "--min-beat ", s.min_beat_seconds, " s must be shorter than --max-beat ", s.max_beat_seconds, " s"));
   if (f.out.empty()) throw CLI::ValidationError("--out is empty; name the output folder");
+  if (f.options.max_device_memory > 0 && s.method == signal::segmentation_method::seed)
+    throw CLI::ValidationError(
+        "--max-device-memory segments in chunks with the robust method only; leave out "
+        "--segmentation seed");
   if (f.inputs.size() > 1 && !f.labels.empty())
     throw CLI::ValidationError(
         zeroflow::detail::concat("--labels names one file, but ", f.inputs.size(),
