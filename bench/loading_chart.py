@@ -8,6 +8,7 @@ One group of bars per file size: GB/s of each way into GPU memory, cold (page ca
 first) and warm, with the run's own limits drawn as lines: the disk's read bandwidth (O_DIRECT),
 the page cache's read bandwidth (every core) and pinned host -> device copies.
 """
+
 import argparse
 import json
 import sys
@@ -16,7 +17,8 @@ import sys
 def limits(size):
     rows = {(r["method"], r["cache"]): r for r in size["rows"] if "gb_per_s" in r}
     disk = (rows.get(("disk read (O_DIRECT)", "cold")) or rows.get(("disk read (buffered, cold)", "cold")) or {}).get(
-        "gb_per_s")
+        "gb_per_s"
+    )
     cache = rows.get(("page cache read (pread)", "warm"), {}).get("gb_per_s")
     return disk, cache
 
@@ -25,9 +27,11 @@ def table(report):
     out = []
     h2d = report["pinned_h2d_gb_per_s"]
     m = report["machine"]
-    out.append(f"GPU {m['gpu']}, {m['threads_used']} threads, files on {m['file_system']} ({m['dir']}); "
-               f"KvikIO {m['kvikio']}, GDS mode: {m['gds_mode']} ({m['gds_reason']}). "
-               f"Page cache dropped with {m['page_cache_drop']}. Pinned host -> device: {h2d:.1f} GB/s.")
+    out.append(
+        f"GPU {m['gpu']}, {m['threads_used']} threads, files on {m['file_system']} ({m['dir']}); "
+        f"KvikIO {m['kvikio']}, GDS mode: {m['gds_mode']} ({m['gds_reason']}). "
+        f"Page cache dropped with {m['page_cache_drop']}. Pinned host -> device: {h2d:.1f} GB/s."
+    )
     out.append("")
     out.append("| size | way into GPU memory | cache | GB/s (best) | median s | % of its limit |")
     out.append("|---|---|---|---|---|---|")
@@ -44,15 +48,19 @@ def table(report):
                 limit = disk if r["cache"] == "cold" else (min(cache, h2d) if cache else h2d)
                 pct = f"{100 * r['gb_per_s'] / limit:.0f} %" if limit else ""
             flag = "" if r.get("verified", True) else " (bytes differ!)"
-            out.append(f"| {size['gb']:g} GB | {r['method']}{flag} | {r['cache']} | {r['gb_per_s']:.2f} | "
-                       f"{r['seconds_median']:.3f} | {pct} |")
+            out.append(
+                f"| {size['gb']:g} GB | {r['method']}{flag} | {r['cache']} | {r['gb_per_s']:.2f} | "
+                f"{r['seconds_median']:.3f} | {pct} |"
+            )
     if report.get("binary_vs_csv"):
         out.append("")
         out.append("| recording as | bytes | best ms | median ms | samples/s |")
         out.append("|---|---|---|---|---|")
         for r in report["binary_vs_csv"]:
-            out.append(f"| {r['format']} | {r['bytes']:,} | {1e3 * r['seconds_best']:.2f} | "
-                       f"{1e3 * r['seconds_median']:.2f} | {r['samples_per_s'] / 1e9:.2f} G |")
+            out.append(
+                f"| {r['format']} | {r['bytes']:,} | {1e3 * r['seconds_best']:.2f} | "
+                f"{1e3 * r['seconds_median']:.2f} | {r['samples_per_s'] / 1e9:.2f} G |"
+            )
     return "\n".join(out)
 
 
@@ -72,8 +80,11 @@ def chart(report, png):
         ax.barh(range(len(rows)), [r["gb_per_s"] for r in rows], color=colors)
         ax.set_yticks(range(len(rows)), labels, fontsize=8)
         disk, cache = limits(size)
-        for value, name, style in ((disk, "disk read", ":"), (cache, "page cache read", "--"),
-                                   (h2d, "pinned H2D", "-.")):
+        for value, name, style in (
+            (disk, "disk read", ":"),
+            (cache, "page cache read", "--"),
+            (h2d, "pinned H2D", "-."),
+        ):
             if value:
                 ax.axvline(value, color="black", linestyle=style, linewidth=1)
                 ax.text(value, len(rows) - 0.5, f" {name}\n {value:.1f}", fontsize=7, va="top")
@@ -81,7 +92,9 @@ def chart(report, png):
         ax.set_xlabel("GB/s into GPU memory")
         ax.invert_yaxis()
     m = report["machine"]
-    fig.suptitle(f"File -> GPU memory on {m['gpu']}, GDS mode: {m['gds_mode']}\norange: cold (page cache dropped), blue: warm")
+    fig.suptitle(
+        f"File -> GPU memory on {m['gpu']}, GDS mode: {m['gds_mode']}\norange: cold (page cache dropped), blue: warm"
+    )
     fig.tight_layout()
     fig.savefig(png, dpi=120)
 
@@ -98,8 +111,7 @@ def main():
         try:
             chart(report, args.png)
         except ImportError:
-            print("no matplotlib here: draw the chart on a machine with it (the JSON is all it needs)",
-                  file=sys.stderr)
+            print("no matplotlib here: draw the chart on a machine with it (the JSON is all it needs)", file=sys.stderr)
             return 1
         print(f"wrote {args.png}", file=sys.stderr)
     return 0

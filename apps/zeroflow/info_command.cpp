@@ -37,7 +37,8 @@ void add_info(CLI::App& app) {
     else
       std::printf("KvikIO        not built in\n");
     std::printf("GDS mode      %s: %s\n", gds.mode.c_str(), gds.reason.c_str());
-    std::printf("--io auto     %s\n", std::string(io::to_string(io::resolve_io_method(io::io_method::automatic))).c_str());
+    std::printf("--io auto     %s\n",
+                std::string(io::to_string(io::resolve_io_method(io::io_method::automatic))).c_str());
   });
 }
 

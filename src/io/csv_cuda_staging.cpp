@@ -12,9 +12,9 @@
 #include <utility>
 
 #include "csv_cuda_staging.hpp"
+#include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/io/detail/csv_cuda.hpp"
 #include "zeroflow/io/file_loading.hpp"
-#include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zeroflow::io::detail {

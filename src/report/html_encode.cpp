@@ -64,9 +64,10 @@ nlohmann::json encode_i16(std::span<const float> values, double lo, double hi) {
   std::vector<std::uint8_t> bytes;
   bytes.reserve(values.size() * 2);
   for (float v : values) {
-    const auto q = std::isfinite(v)
-                       ? static_cast<std::int16_t>(std::clamp<double>(std::round((v - offset) / scale), -code_max, code_max))
-                       : std::int16_t{nan_code};
+    const auto q =
+        std::isfinite(v)
+            ? static_cast<std::int16_t>(std::clamp<double>(std::round((v - offset) / scale), -code_max, code_max))
+            : std::int16_t{nan_code};
     put_le(bytes, q);
   }
   auto j = encoded("i16", values.size(), bytes);
@@ -97,8 +98,10 @@ nlohmann::json encode_rows_i8(std::span<const float> values, std::int64_t width)
       if (std::isfinite(v)) peak = std::max(peak, std::fabs(v));
     row_scale[r] = peak > 0 ? peak / code_max : 1.0f;
     for (float v : row) {
-      const auto q = std::isfinite(v) ? static_cast<std::int8_t>(std::clamp<float>(std::round(v / row_scale[r]), -code_max, code_max))
-                                      : std::int8_t{nan_code};
+      const auto q =
+          std::isfinite(v)
+              ? static_cast<std::int8_t>(std::clamp<float>(std::round(v / row_scale[r]), -code_max, code_max))
+              : std::int8_t{nan_code};
       put_le(bytes, q);
     }
   }

@@ -24,8 +24,9 @@ nlohmann::json score_json(const pipeline::run_result& r) {
       {"irregularity",
        "max(0, ln(local_rr / rr_before)) + max(0, ln(rr_after / rr_before)): early beats and the pause after them"},
       {"local_rr", "median of the 16 R-R intervals around the beat"},
-      {"z", "robust z-score over the recording's beats: (v - median) / max(1.4826 MAD, floor); floors 5 % of the "
-            "median error (morphology) and 0.03 (irregularity)"},
+      {"z",
+       "robust z-score over the recording's beats: (v - median) / max(1.4826 MAD, floor); floors 5 % of the "
+       "median error (morphology) and 0.03 (irregularity)"},
       {"flags",
        "early: rr_before < 0.85 local_rr; pause: rr_after > 1.15 rr_before and > 1.1 local_rr; rhythm / shape: "
        "that z-score > 3; long / short: rr_after outside [min_length, max_length]"},
@@ -59,10 +60,11 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
       {"peak_device_bytes", r.peak_device_bytes},
       {"loss_per_epoch", r.epoch_loss},
       {"test_loss", r.trained ? json(r.test_loss) : json(nullptr)},
-      {"normalization", {{"method", options.segmentation.normalize_rows ? "robust z-score (median, 1.4826 MAD)"
-                                                                       : "none (raw samples, as the seed)"},
-                         {"center", r.norm.center},
-                         {"scale", r.norm.scale}}},
+      {"normalization",
+       {{"method", options.segmentation.normalize_rows ? "robust z-score (median, 1.4826 MAD)"
+                                                       : "none (raw samples, as the seed)"},
+        {"center", r.norm.center},
+        {"scale", r.norm.scale}}},
       {"parameters",
        {{"column", options.column},
         {"epochs", options.epochs},

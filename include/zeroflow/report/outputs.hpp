@@ -3,9 +3,8 @@
 /// The files `zeroflow run` leaves in its output folder (DESIGN.md section 6, a contract that
 /// other tools read): beats.csv, summary.json, report.html. Each is written atomically.
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 
