@@ -17,6 +17,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/mlp_autoencoder.hpp"
 #include "zeroflow/model/vae.hpp"
+#include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/report/outputs.hpp"
 #include "zeroflow/signal/params.hpp"
@@ -277,8 +278,13 @@ void bind_model(nb::module_& m) {
       [](const std::string& input, const std::string& column, double rate, double ricker, double nms, double min_beat,
          double max_beat, double ratio, const std::string& device, int epochs, int batch, std::uint64_t seed,
          nb::handle labels, nb::handle model_path, int threads, bool route_torch_memory, nb::handle progress,
-         const std::string& model_out, nb::handle out, const std::string& model_type) {
+         const std::string& model_out, nb::handle out, const std::string& model_type, nb::handle max_device_memory) {
         pipeline::run_options o;
+        // A byte count, or a size as the CLI's --max-device-memory takes it ("2G", "512M").
+        if (nb::isinstance<nb::str>(max_device_memory))
+          o.max_device_memory = pipeline::parse_byte_size(nb::cast<std::string>(max_device_memory));
+        else if (!max_device_memory.is_none())
+          o.max_device_memory = nb::cast<std::int64_t>(max_device_memory);
         o.model_type = pipeline::parse_model_kind(model_type);
         o.input = input;
         o.column = column;
@@ -309,7 +315,7 @@ void bind_model(nb::module_& m) {
       "input"_a, "column"_a, "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a,
       "max_beat_seconds"_a, "min_peak_ratio"_a, "device"_a.none(), "epochs"_a, "batch"_a, "seed"_a, "labels"_a.none(),
       "model"_a.none(), "threads"_a, "route_torch_memory"_a, "progress"_a.none(), "model_out"_a, "out"_a.none(),
-      "model_type"_a = "lightvae");
+      "model_type"_a = "lightvae", "max_device_memory"_a.none() = nb::none());
 }
 
 #else

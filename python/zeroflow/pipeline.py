@@ -71,6 +71,7 @@ def run(
     min_peak_ratio: float = _DEFAULTS["min_peak_ratio"],
     route_torch_memory: bool = True,
     progress: Optional[Callable[[str], None]] = None,
+    max_device_memory: Union[int, str, None] = None,
 ) -> RunResult:
     """Runs the pipeline of ``zeroflow run`` on a CSV recording.
 
@@ -88,6 +89,10 @@ def run(
             before PyTorch's first CUDA allocation in this process (zeroflow.Error otherwise: pass
             False, or call zeroflow.allocators.share_pool() first thing).
         progress: called with one line per stage and epoch.
+        max_device_memory: the most device memory the run may hold at once, in bytes or as "2G",
+            "512M" (``zeroflow run --max-device-memory``): the recording stays on the host and is
+            segmented and scored in chunks, with the same results as without; robust segmentation
+            only, at least 64M. None: no bound.
     """
     if not _core.has_torch:
         raise RuntimeError("this zeroflow was built without LibTorch (ZEROFLOW_TORCH=OFF): no pipeline")
@@ -117,5 +122,6 @@ def run(
         progress,
         "" if model_out is None else os.fspath(model_out),
         None if out is None else os.fspath(out),
+        max_device_memory=max_device_memory,
     )
     return RunResult(**d)

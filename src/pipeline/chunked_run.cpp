@@ -80,9 +80,10 @@ signal::segmentation chunked_run::segment(const signal::segment_params& params, 
 array chunked_run::training_rows(const array& rows, int batch, stream_view stream) const {
   if (where_.host_accessible()) return rows;  // the host's rows are the model's (LibTorch's host memory is its own)
   const auto needed = static_cast<std::int64_t>(rows.nbytes());
-  // The model's own working memory: a batch's activations and gradients, a few dozen floats per
-  // sample of a row.
-  const std::int64_t working = std::int64_t{64} * std::max(batch, 1) * rows.shape(1) * 4;
+  // The model's own working memory, at least: a batch's activations and gradients, some floats per
+  // sample of a row (the fused kernels need less, LibTorch's modules more; past the budget the
+  // limiting adaptor still stops them cleanly).
+  const std::int64_t working = std::int64_t{16} * std::max(batch, 1) * rows.shape(1) * 4;
   if (needed + working > free_bytes()) {
     ZF_THROW(out_of_memory, "training needs the ", rows.shape(0), " beats' rows on the device (", mib(needed),
              ") and about ", mib(working), " for its batches, more than the ", mib(free_bytes()),
