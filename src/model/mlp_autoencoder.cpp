@@ -3,6 +3,7 @@
 /// and its bytes.
 #include "zeroflow/model/mlp_autoencoder.hpp"
 
+#include <ATen/Parallel.h>
 #include <ATen/ops/_fused_adam.h>
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/module.h>
@@ -12,6 +13,7 @@
 #include <torch/serialize/output-archive.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -19,10 +21,17 @@
 #include <sstream>
 #include <utility>
 
+#include "mlp_forward.hpp"
 #include "tensor_bridge.hpp"
 #include "vae_impl.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
 
 namespace zeroflow::model {
 
@@ -50,8 +59,8 @@ TORCH_MODULE_IMPL(mlp_net, mlp_net_impl);
 constexpr std::int64_t bytes_format = 1;
 constexpr const char* format_key = "zeroflow_mlp_autoencoder_format";
 constexpr const char* shape_key = "zeroflow_mlp_autoencoder_shape";
-// Rows scored per forward pass: bounds the activations' memory (4 × rows × 32 floats).
-constexpr std::int64_t score_chunk = std::int64_t{1} << 20;
+// Multiply-adds a host task gets at least: enough that splitting the rows over threads pays.
+constexpr std::int64_t host_task_work = std::int64_t{1} << 18;
 
 void check_shape(const mlp_shape& s) {
   ZF_EXPECTS(s.features >= 1 && s.hidden >= 1 && s.code >= 1,
@@ -99,18 +108,48 @@ void check_finite_rows(const torch::Tensor& data) {
            "); the autoencoder needs finite values: fill or drop the gaps first");
 }
 
-// The forward pass of scoring, in double and rounded to float once, at the end. LibTorch's float
-// matrix products block their sums differently for different row counts, which moves the last
-// bit of a row's result with the number of rows scored beside it; in double those differences
-// are far below float's resolution, so a row's score depends on that row alone.
-torch::Tensor forward_double(const mlp_net_impl& net, const torch::Tensor& x) {
-  const auto layer = [](const torch::nn::Linear& l, const torch::Tensor& h) {
-    return torch::addmm(l->bias.to(torch::kDouble), h, l->weight.to(torch::kDouble).t());
-  };
-  torch::Tensor h = torch::relu(layer(net.first_layer_encoder, x.to(torch::kDouble)));
-  h = torch::relu(layer(net.second_layer_encoder, h));
-  h = torch::relu(layer(net.first_layer_decoder, h));
-  return torch::sigmoid(layer(net.second_layer_decoder, h));
+// The forward pass of scoring (mlp_forward.hpp): our own loop and kernel in double, rounded to
+// float once at the end, with every sum in a fixed order. LibTorch's float matrix products block
+// their sums differently for different row counts (a row's last bit would move with the rows
+// scored beside it), and its double products run cuBLAS's double kernels, slow for so small a net.
+// `data` is contiguous N×F on the model's device; score (N) and recon (N×F) may be undefined.
+void run_forward(const mlp_net_impl& net, const mlp_shape& s, const torch::Tensor& data, const torch::Tensor& score,
+                 const torch::Tensor& recon) {
+  // Linear keeps its parameters contiguous; .contiguous() is then the tensor itself, no copy.
+  const torch::Tensor p[] = {
+      net.first_layer_encoder->weight.contiguous(),  net.first_layer_encoder->bias.contiguous(),
+      net.second_layer_encoder->weight.contiguous(), net.second_layer_encoder->bias.contiguous(),
+      net.first_layer_decoder->weight.contiguous(),  net.first_layer_decoder->bias.contiguous(),
+      net.second_layer_decoder->weight.contiguous(), net.second_layer_decoder->bias.contiguous()};
+  const auto ptr = [&](int i) { return p[i].data_ptr<float>(); };
+  const detail::mlp_forward::weights w{.w1 = ptr(0),
+                                       .b1 = ptr(1),
+                                       .w2 = ptr(2),
+                                       .b2 = ptr(3),
+                                       .w3 = ptr(4),
+                                       .b3 = ptr(5),
+                                       .w4 = ptr(6),
+                                       .b4 = ptr(7),
+                                       .features = s.features,
+                                       .hidden = s.hidden,
+                                       .code = s.code};
+  const float* x = data.data_ptr<float>();
+  float* score_out = score.defined() ? score.data_ptr<float>() : nullptr;
+  float* recon_out = recon.defined() ? recon.data_ptr<float>() : nullptr;
+  const std::int64_t n = data.size(0);
+#if ZEROFLOW_HAS_CUDA
+  if (data.is_cuda()) {
+    const c10::cuda::CUDAGuard on_device(data.device());
+    detail::mlp_forward::forward_rows_cuda(
+        w, x, n, score_out, recon_out, stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()});
+    return;
+  }
+#endif
+  const std::int64_t row_work = 2 * s.features * s.hidden + 2 * s.hidden * s.code;
+  at::parallel_for(0, n, std::max<std::int64_t>(1, host_task_work / row_work),
+                   [&](std::int64_t begin, std::int64_t end) {
+                     detail::mlp_forward::forward_rows_host(w, x, begin, end, score_out, recon_out);
+                   });
 }
 
 array export_to(const torch::Tensor& t, device rows_device) {
@@ -244,32 +283,24 @@ mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_optio
 
 array mlp_autoencoder::reconstruct(const array& rows) const {
   detail::configure_torch_threads();
-  const torch::Tensor data = impl_->rows_on(rows);
+  const torch::Tensor data = impl_->rows_on(rows).contiguous();
   check_finite_rows(data);
   torch::NoGradGuard no_grad;
   impl_->net->eval();
-  torch::Tensor out = torch::empty_like(data);
-  for (std::int64_t begin = 0; begin < data.size(0); begin += score_chunk) {
-    const std::int64_t end = std::min(data.size(0), begin + score_chunk);
-    out.slice(0, begin, end).copy_(forward_double(*impl_->net, data.slice(0, begin, end)));
-  }
+  torch::Tensor out = torch::empty(data.sizes(), data.options());
+  run_forward(*impl_->net, impl_->shape, data, torch::Tensor(), out);
   if (rows.ndim() == 1) out = out.squeeze(1);
   return export_to(out, rows.where());
 }
 
 array mlp_autoencoder::score(const array& rows) const {
   detail::configure_torch_threads();
-  const torch::Tensor data = impl_->rows_on(rows);
+  const torch::Tensor data = impl_->rows_on(rows).contiguous();
   check_finite_rows(data);
   torch::NoGradGuard no_grad;
   impl_->net->eval();
   torch::Tensor out = torch::empty({data.size(0)}, data.options().dtype(torch::kFloat));
-  for (std::int64_t begin = 0; begin < data.size(0); begin += score_chunk) {
-    const std::int64_t end = std::min(data.size(0), begin + score_chunk);
-    const torch::Tensor x = data.slice(0, begin, end);
-    out.slice(0, begin, end)
-        .copy_(torch::mean(torch::square(forward_double(*impl_->net, x) - x.to(torch::kDouble)), 1));
-  }
+  run_forward(*impl_->net, impl_->shape, data, out, torch::Tensor());
   return export_to(out, rows.where());
 }
 
