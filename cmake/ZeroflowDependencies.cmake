@@ -77,16 +77,8 @@ list(REMOVE_ITEM ZEROFLOW_PNG_SOURCES ${ZEROFLOW_PNG_FALLBACK})
 if(CAIRO_FOUND)
   set(ZEROFLOW_HAS_CAIRO ON)
   set_source_files_properties(${ZEROFLOW_PNG_FALLBACK} PROPERTIES HEADER_FILE_ONLY ON)
-  # The library and the test program (which reads the PNGs back) link cairo; the targets are
-  # made after this file is read, so the link is deferred to the end of the top-level CMakeLists.
-  function(zeroflow_link_cairo)
-    foreach(target zeroflow zeroflow_tests)
-      if(TARGET ${target})
-        target_link_libraries(${target} PRIVATE PkgConfig::CAIRO)
-      endif()
-    endforeach()
-  endfunction()
-  cmake_language(DEFER CALL zeroflow_link_cairo)
+  # The report layer links cairo (CMakeLists.txt), and so does the test program, which reads the
+  # PNGs back (tests/CMakeLists.txt).
 elseif(ZEROFLOW_PNG_SOURCES)
   set_source_files_properties(${ZEROFLOW_PNG_SOURCES} PROPERTIES HEADER_FILE_ONLY ON)
 endif()

@@ -8,7 +8,7 @@
 #                         rapids_logger/, optionally nvidia/cu13/); also searched: .carry/kvikio,
 #                         .venv's site-packages and those of the python3 on PATH
 #
-# Found: src/io/kvikio_*.cpp are compiled with ZEROFLOW_HAS_KVIKIO=1 and the library links
+# Found: src/io/kvikio_*.cpp are compiled with ZEROFLOW_HAS_KVIKIO=1 and the io layer links
 # libkvikio.so (the build tree's RPATH finds it). Not found: they compile to stubs, and
 # `--io kvikio` is refused with a line that says so.
 set(ZEROFLOW_KVIKIO AUTO CACHE STRING "Build the KvikIO (GPUDirect Storage) file loading path: ON, OFF or AUTO")
@@ -51,11 +51,11 @@ if(ZEROFLOW_HAS_CUDA AND NOT ZEROFLOW_KVIKIO STREQUAL "OFF")
     # -isystem: KvikIO's headers are not held to zeroflow's warning flags.
     set_source_files_properties(${zf_kvikio_sources} PROPERTIES COMPILE_DEFINITIONS "${zf_kvikio_defs}"
       COMPILE_OPTIONS "-isystem;${ZEROFLOW_KVIKIO_INCLUDE_DIR};-isystem;${ZEROFLOW_RAPIDS_LOGGER_INCLUDE_DIR};-isystem;${ZEROFLOW_CUFILE_INCLUDE_DIR}")
-    # The library target is made after this file is read: link when the top-level file is done.
+    # The io layer's target is made after this file is read: link when the top-level file is done.
     # librapids_logger is needed by libkvikio, not by zeroflow: a program's RUNPATH serves only its
     # own direct dependencies, so it is linked as one (--no-as-needed) for the loader to find it.
     function(zeroflow_link_kvikio)
-      target_link_libraries(zeroflow PRIVATE ${ZEROFLOW_KVIKIO_LIBRARY} ${ZEROFLOW_RAPIDS_LOGGER_LIBRARY}
+      target_link_libraries(zeroflow_io PRIVATE ${ZEROFLOW_KVIKIO_LIBRARY} ${ZEROFLOW_RAPIDS_LOGGER_LIBRARY}
         "-Wl,--no-as-needed,${ZEROFLOW_RAPIDS_LOGGER_LIBRARY},--as-needed" ${CMAKE_DL_LIBS})
     endfunction()
     cmake_language(DEFER CALL zeroflow_link_kvikio)

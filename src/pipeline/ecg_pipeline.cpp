@@ -74,12 +74,6 @@ model::row_provenance rows_made_by(const signal::segment_params& params, const s
   return p;
 }
 
-std::int64_t run_result::beats_kept() const {
-  std::int64_t n = 0;
-  for (auto k : kept) n += k;
-  return n;
-}
-
 namespace {
 
 /// Times one stage; the stream is synchronised first so that GPU work is counted where it runs.

@@ -4,7 +4,7 @@
 // html_encode.hpp.
 #include <nlohmann/json.hpp>
 
-#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/pipeline/run_types.hpp"
 
 namespace zeroflow::report::detail {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "png_canvas.hpp"
-#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/pipeline/run_types.hpp"
 
 namespace zeroflow::report::png {
 

@@ -1,8 +1,7 @@
 // PNG figures: written, readable back with cairo, the right size, not blank, titled, data on
 // the right side of the axes; figures without data skipped; unwritable folders reported.
-#include "zeroflow/config.hpp"
+#include "zeroflow/report/png_figures.hpp"
 
-#if ZEROFLOW_HAS_TORCH  // the report layer (src/report) is only built with LibTorch
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,8 +16,8 @@
 #include <vector>
 
 #include "io/io_test_util.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/report/png_figures.hpp"
 #include "zeroflow/signal/params.hpp"
 
 #if ZEROFLOW_HAS_CAIRO
@@ -403,4 +402,3 @@ TEST(PngFigures, WithoutCairoSaysSo) {
 
 }  // namespace
 }  // namespace zeroflow::report
-#endif  // ZEROFLOW_HAS_TORCH

@@ -6,7 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/pipeline/run_types.hpp"
 
 namespace zeroflow::report {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/pipeline/run_types.hpp"
 
 namespace zeroflow::report {
 

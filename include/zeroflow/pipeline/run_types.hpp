@@ -1,0 +1,141 @@
+#pragma once
+/// @file run_types.hpp
+/// What a run of the ECG pipeline (ecg_pipeline.hpp) takes and hands on, on the host: its options,
+/// and its per-beat results, figures' data, timings and evaluation against labels. Plain data
+/// without LibTorch, so that the report (which reads them) builds and is tested without the model.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zeroflow/core/device.hpp"
+#include "zeroflow/eval/label_evaluation.hpp"
+#include "zeroflow/signal/normalize.hpp"
+#include "zeroflow/signal/params.hpp"
+
+namespace zeroflow::pipeline {
+
+/// Where the pipeline runs; `automatic` takes the GPU when one is present.
+enum class device_choice { automatic, cpu, cuda };
+
+/// Which model `run` trains to score the beats' shapes (`zeroflow run --model`).
+enum class model_kind {
+  light_vae,        ///< the seed's LightVAE (model/vae.hpp): "lightvae"
+  mlp_autoencoder,  ///< the seed-004 MLP autoencoder (model/mlp_autoencoder.hpp) on min-max scaled rows: "mlp"
+};
+
+struct run_options {
+  std::filesystem::path input;  ///< CSV recording
+  std::string
+      column;  ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
+  /// The user chose segmentation.sample_rate; a file that states another rate is then refused.
+  /// Otherwise a WFDB or EDF file's own rate replaces it (CSV files state none).
+  bool sample_rate_explicit = false;
+  signal::segment_params segmentation{};  ///< sample rate and the seed's windows, in seconds
+  device_choice where = device_choice::automatic;
+  /// The model a training run makes; a run that scores with `model` takes the file's kind.
+  model_kind model_type = model_kind::light_vae;
+  int epochs = 30;
+  /// Rows per optimiser step; 0 (the MLP autoencoder only): every row in one step, as the seed-004 notebook.
+  int batch = 1024;
+  std::uint64_t seed = 42;
+  std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
+  std::optional<std::filesystem::path> model;   ///< score with this model instead of training one
+  int threads = 0;                              ///< CSV parser threads (0 = all cores)
+  /// --max-device-memory: the most bytes the run may hold on its device at once (0: no bound). With
+  /// a bound the recording is read to the host and segmented and scored in chunks (chunked.hpp),
+  /// with the results of the in-memory run; on the CPU the bound applies to the host memory the run
+  /// allocates after loading. At least min_device_budget; robust segmentation only.
+  std::int64_t max_device_memory = 0;
+  /// On CUDA, make LibTorch allocate from zeroflow's pool too (must precede LibTorch's first
+  /// CUDA allocation in the process; later runs in the same process keep the first routing).
+  bool route_torch_memory = true;
+  /// Progress lines for a person (stderr in the CLI): loading, each epoch, each stage.
+  std::function<void(const std::string&)> progress;
+};
+
+struct stage_time {
+  std::string name;
+  double milliseconds;
+  /// Bytes zeroflow copied from device to host during the stage (core/transfers.hpp): only
+  /// scalars between loading and collecting on a GPU.
+  std::int64_t device_to_host_bytes = 0;
+};
+
+/// Beat detection and anomaly ranking quality against the labels file, when one was given
+/// (eval::evaluate_labels_file): a labels file that cannot be read is a warning, never a failed
+/// run, and `not_evaluated` says why.
+using evaluation = eval::label_evaluation;
+
+/// The figures' data, computed on the run's device and handed to the host once, with the
+/// per-beat results. Sized for the report (a few MB at most), never the raw recording.
+struct figure_data {
+  /// Finest overview level: min and max of every `overview_bucket` consecutive samples
+  /// (the last bucket may be shorter); the report derives the coarser levels. A bucket of 1
+  /// means the whole recording fits the budget and these are the raw samples.
+  std::int64_t overview_bucket = 1;
+  std::vector<float> overview_min, overview_max;
+  /// A few seconds of the recording as the seed plots them: raw signal and band-pass response
+  /// from sample `excerpt_start` on (the gates are the candidates' starts inside it).
+  std::int64_t excerpt_start = 0;
+  std::vector<float> excerpt_signal, excerpt_filtered;
+  /// Full-width embedded rows (normalised, zero-padded, sizes.row_width each) of selected
+  /// candidates: the most anomalous ones and a few dozen others for the overlay figure.
+  std::vector<std::int64_t> row_beats;  ///< candidate index of each row
+  std::vector<float> rows;              ///< row_beats.size() × sizes.row_width
+  /// Every kept beat's row reduced to `thumb_width` points (hover previews in the latent
+  /// figure), in kept order (the order of candidates with kept = 1).
+  std::int64_t thumb_width = 0;
+  std::vector<float> thumbs;
+};
+
+/// Which model scored the beats and how it was made (summary.json's "model").
+struct model_summary {
+  std::string name;             ///< model_kind_name: "lightvae" or "mlp"
+  std::string architecture;     ///< its layers, for a person
+  std::int64_t parameters = 0;  ///< learnable scalars
+  std::string input_scaling;    ///< what is done to a beat's row before the model sees it
+  double learning_rate = 0;     ///< Adam's step size in training (0 for a loaded model)
+  double weight_decay = 0;      ///< Adam's L2 weight decay in training
+  /// The path its training took (model::training_path_name: "fused_kernels", "cuda_graph" or
+  /// "eager"); empty for a loaded model.
+  std::string training_path;
+};
+
+/// Everything a report needs, on the host (the final hand-off).
+struct run_result {
+  std::string input;
+  std::string lead;  ///< the signal that was read (a CSV column, a WFDB/EDF lead)
+  device where;
+  std::int64_t samples = 0;
+  double sample_rate = 0;
+  signal::segment_sizes sizes{};
+  signal::normalization norm{};
+  // One entry per beat candidate (a span between two consecutive gate positions).
+  std::vector<std::int64_t> start, peak, length;
+  std::vector<std::uint8_t> kept;
+  std::vector<char> split;             ///< 't' train, 'v' test (validation), '-' not kept / not split
+  std::vector<float> score, mu0, mu1;  ///< NaN where not kept (the seed's method; the robust method keeps every beat)
+  // Robust method only (empty for the seed's): rhythm in seconds, the score's two parts as robust
+  // z-scores (signal/beat_score.hpp), and why a beat stands out ("early;pause;shape;long").
+  std::vector<float> rr_before, rr_after, local_rr, morphology, rhythm;
+  std::vector<std::string> flags;
+  std::string method;                        ///< "robust" or "seed" (segment_params::method)
+  std::vector<std::int64_t> histogram;       ///< beat-length histogram (samples)
+  std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures
+  std::vector<double> epoch_loss;
+  double test_loss = 0;
+  bool trained = false;
+  std::vector<float> decoded_grid;  ///< 5×5 latent grid, 25 × row_width
+  figure_data figures;
+  std::vector<stage_time> stages;
+  std::int64_t peak_host_bytes = 0, peak_device_bytes = 0;
+  std::optional<evaluation> quality;
+  std::filesystem::path model_file;  ///< where the trained model was saved (if any)
+  model_summary model;               ///< the model that scored the beats
+  std::int64_t beats_kept() const;
+};
+
+}  // namespace zeroflow::pipeline
