@@ -12,13 +12,14 @@
 
 #include "cuda_kernels.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/core/detail/cuda_launch.hpp"
 
 namespace zeroflow::model::detail::cuda_kernels {
 
 namespace {
 
 constexpr int threads = 256;
-// Blocks of a reduction: enough to fill an H100 several times over, few enough that one block
+// Blocks of a reduction: enough to fill a large GPU several times over, few enough that one block
 // adds the partials quickly.
 constexpr std::int64_t max_reduction_blocks = 528;
 constexpr std::int64_t max_elementwise_blocks = 8192;
@@ -31,7 +32,7 @@ int elementwise_blocks(std::int64_t n) {
   return static_cast<int>(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, max_elementwise_blocks));
 }
 
-cudaStream_t raw(stream_view s) { return s.value(); }
+using zeroflow::detail::launch::raw;
 
 __device__ __forceinline__ std::int64_t first_index() {
   return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -5,9 +5,10 @@
 /// (so the kernels, src/model/fused_vae_step.cu and fused_vae_inference.cu, need no LibTorch headers).
 ///
 /// Why: the network is tiny (1→4→8→16 channels, ~1.6 k parameters at width 256) and a batch of
-/// 1024 beats is ~0.35 GFLOP per step, about 10 µs of an H100's arithmetic. Through LibTorch the
-/// step is ~70 kernels (cuDNN convolutions with 1–16 channels, element-wise ops, reductions),
-/// each moving whole activations through global memory: 2.3 ms per step even as a CUDA graph.
+/// 1024 beats is ~0.35 GFLOP per step, a few microseconds of a data-centre GPU's arithmetic.
+/// Through LibTorch the step is ~70 kernels (cuDNN convolutions with 1–16 channels, element-wise
+/// ops, reductions), each moving whole activations through global memory, and so takes far longer
+/// than its arithmetic even as a CUDA graph (the README's performance table has the figures).
 /// Here one thread block takes a few beats and keeps every activation of a beat in shared memory
 /// from the input to the last weight gradient; only the input rows are read from and the
 /// per-block gradient sums written to global memory.

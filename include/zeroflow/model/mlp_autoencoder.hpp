@@ -1,11 +1,10 @@
 #pragma once
 /// @file mlp_autoencoder.hpp
-/// The seed-004 notebook's MLP autoencoder (seeds/004): F → hidden → code → hidden → F, ReLU
-/// after the first three layers and a sigmoid on the output (so it reconstructs values in
-/// [0, 1], i.e. min-max scaled data), trained with Adam (learning rate 0.01, L2 weight decay
-/// 1e-5) on the mean squared error. With the defaults (F = 1, hidden = code = 32, the whole
-/// series as one batch, 100 epochs) it is the notebook's model and training loop. The
-/// reconstruction error of a row is its anomaly score.
+/// The seed-004 notebook's MLP autoencoder (docs/architecture.md, the seed pipelines): F → hidden → code → hidden → F,
+/// ReLU after the first three layers and a sigmoid on the output (so it reconstructs values in [0, 1], i.e. min-max
+/// scaled data), trained with Adam (learning rate 0.01, L2 weight decay 1e-5) on the mean squared error. With the
+/// defaults (F = 1, hidden = code = 32, the whole series as one batch, 100 epochs) it is the notebook's model and
+/// training loop. The reconstruction error of a row is its anomaly score.
 ///
 /// LibTorch stays behind a pimpl, as in vae.hpp: rows reach it through DLPack without a copy
 /// when they already live on the model's device, and results come back as arrays viewing

@@ -1,7 +1,7 @@
 #pragma once
 /// @file torch_cuda_allocator.hpp
 /// LibTorch's CUDA memory from zeroflow's memory resources, so that one pool serves zeroflow and
-/// LibTorch alike (DESIGN.md §4). This header names no torch type.
+/// LibTorch alike (docs/architecture.md, memory). This header names no torch type.
 ///
 /// How: LibTorch's CUDA caching allocator is replaced, process-wide, by a pluggable allocator
 /// (torch::cuda::CUDAPluggableAllocator) whose allocate and free go to a zeroflow resource,

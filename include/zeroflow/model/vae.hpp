@@ -1,6 +1,6 @@
 #pragma once
 /// @file vae.hpp
-/// The seed's LightVAE (DESIGN.md §1, rows "model" and "train"): a small 1-D convolutional
+/// The seed's LightVAE (docs/architecture.md, the seed pipelines): a small 1-D convolutional
 /// variational autoencoder of fixed-width beat rows, trained with Adam on the seed's loss, and
 /// an anomaly score per row. LibTorch stays behind a pimpl: this header names no torch type,
 /// so only src/model/*.cpp pay for torch's headers.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file outputs.hpp
-/// The files `zeroflow run` leaves in its output folder (DESIGN.md section 6, a contract that
+/// The files `zeroflow run` leaves in its output folder (docs/architecture.md, "Outputs", a contract that
 /// other tools read): beats.csv, summary.json, report.html. Each is written atomically.
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
