@@ -5,7 +5,6 @@
 
 // The detector's rules (qrs_rules), so that the beats are chosen by the same selection as
 // detect_qrs's, over the candidates of every chunk together.
-#include "../signal/qrs_decide.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -13,6 +12,7 @@
 #include "zeroflow/signal/beat_windows.hpp"
 #include "zeroflow/signal/beats.hpp"
 #include "zeroflow/signal/decimate.hpp"
+#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/display.hpp"
 #include "zeroflow/signal/normalize.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
@@ -28,17 +28,6 @@ namespace {
 constexpr std::int64_t bytes_per_chunk_sample = 48;
 /// Chunks are never cut finer than this (the margins would dominate).
 constexpr std::int64_t smallest_chunk = 4096;
-
-signal::detail::qrs_rules rules_for(const signal::segment_sizes& sizes) {
-  signal::detail::qrs_rules r;
-  r.refractory = sizes.refractory;
-  r.t_wave = sizes.t_wave;
-  r.replace = sizes.replace;
-  r.learn = sizes.learn;
-  r.stretch = sizes.stretch;
-  r.overlap = sizes.overlap;
-  return r;
-}
 
 /// The elements of a small 1-D array as a host vector.
 template <class T>
@@ -150,7 +139,7 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
   std::copy(position.begin(), position.end(), all.candidates.data_as<std::int64_t>());
   std::copy(amplitude.begin(), amplitude.end(), all.amplitude.data_as<float>());
   std::copy(slope.begin(), slope.end(), all.slope.data_as<float>());
-  const array peaks_host = signal::detail::qrs_select_host(all, n, rules_for(s.sizes), stream);
+  const array peaks_host = signal::detail::qrs_select_host(all, n, signal::detail::qrs_rules_for(s.sizes), stream);
   const auto peaks = host_values<std::int64_t>(peaks_host, stream);
 
   // The recording's median and MAD from the strided subsample segment_recording takes.

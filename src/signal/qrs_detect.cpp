@@ -5,30 +5,15 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "qrs_decide.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/beats.hpp"
+#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/nms.hpp"
 #include "zeroflow/signal/ricker.hpp"
 
 namespace zeroflow::signal {
-
-namespace {
-
-detail::qrs_rules rules_for(const segment_sizes& sizes) {
-  detail::qrs_rules r;
-  r.refractory = sizes.refractory;
-  r.t_wave = sizes.t_wave;
-  r.replace = sizes.replace;
-  r.learn = sizes.learn;
-  r.stretch = sizes.stretch;
-  r.overlap = sizes.overlap;
-  return r;
-}
-
-}  // namespace
 
 qrs_detection detect_qrs(const array& signal, const segment_params& params, float /*center*/, stream_view stream) {
   detail::expect_1d(signal, "detect_qrs: signal", {float32});
@@ -58,13 +43,24 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
     detail::qrs_candidates_cuda(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
   else
     detail::qrs_candidates_host(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
-  const auto rules = rules_for(sizes);
+  const auto rules = detail::qrs_rules_for(sizes);
   d.peaks =
       cuda ? detail::qrs_select_cuda(d, x.size(), rules, stream) : detail::qrs_select_host(d, x.size(), rules, stream);
   return d;
 }
 
 namespace detail {
+
+qrs_rules qrs_rules_for(const segment_sizes& sizes) {
+  qrs_rules r;
+  r.refractory = sizes.refractory;
+  r.t_wave = sizes.t_wave;
+  r.replace = sizes.replace;
+  r.learn = sizes.learn;
+  r.stretch = sizes.stretch;
+  r.overlap = sizes.overlap;
+  return r;
+}
 
 array qrs_energy_host(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
                       float mean_tap, stream_view stream) {

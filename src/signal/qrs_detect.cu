@@ -8,9 +8,9 @@
 #include <cub/device/device_select.cuh>
 
 #include "detail_cuda/common.cuh"
-#include "qrs_decide.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 
 namespace zeroflow::signal::detail {

@@ -17,10 +17,10 @@
 #include <tuple>
 #include <vector>
 
-#include "../../src/signal/qrs_decide.hpp"
 #include "cuda_test_helpers.hpp"
 #include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/beat_windows.hpp"
+#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/signal/rhythm.hpp"
 #include "zeroflow/signal/segment.hpp"

@@ -32,12 +32,13 @@ struct segment_params {
   /// samples, as the seed does (its losses are then comparable with ours).
   bool normalize_rows = true;
   // The robust method's detector (qrs_detect.hpp) and beat window (beat_windows.hpp).
-  double refractory_seconds = 0.2;      ///< no two beats closer than this (physiological refractory period)
-  double t_wave_seconds = 0.36;         ///< a slower, weaker peak this soon after a beat is its T wave
-  double replace_seconds = 0.25;        ///< a stronger peak this soon after a beat replaces it (it was a P wave)
-  double slope_seconds = 0.075;         ///< half-width of the window in which a candidate's steepest slope is taken
-  double learn_seconds = 8;             ///< the detector's levels start from this much of the recording
-  double stretch_seconds = 300;         ///< the detector decides stretches this long independently (qrs_decide.hpp)
+  double refractory_seconds = 0.2;  ///< no two beats closer than this (physiological refractory period)
+  double t_wave_seconds = 0.36;     ///< a slower, weaker peak this soon after a beat is its T wave
+  double replace_seconds = 0.25;    ///< a stronger peak this soon after a beat replaces it (it was a P wave)
+  double slope_seconds = 0.075;     ///< half-width of the window in which a candidate's steepest slope is taken
+  double learn_seconds = 8;         ///< the detector's levels start from this much of the recording
+  double stretch_seconds =
+      300;  ///< the detector decides stretches this long independently (zeroflow/signal/detail/qrs_decide.hpp)
   double overlap_seconds = 30;          ///< from this much before a stretch (>= learn_seconds)
   double window_before_seconds = 0.25;  ///< a beat's row starts this long before its peak (P wave)
   double window_after_seconds = 0.45;   ///< and ends this long after it (T wave)

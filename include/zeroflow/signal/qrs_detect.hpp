@@ -51,6 +51,9 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
 void qrs_candidates_cuda(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
                          std::int64_t slope_half_window, qrs_detection& out, stream_view stream);
 struct qrs_rules;
+/// The decision rules (zeroflow/signal/detail/qrs_decide.hpp) for a recording's sizes: the one
+/// mapping that the in-memory and the chunked detection share.
+qrs_rules qrs_rules_for(const segment_sizes& sizes);
 array qrs_select_host(const qrs_detection& d, std::int64_t samples, const qrs_rules& rules, stream_view stream);
 array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_rules& rules, stream_view stream);
 }  // namespace detail
