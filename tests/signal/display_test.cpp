@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "signal_test_helpers.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/segment.hpp"
@@ -31,18 +32,9 @@ std::int64_t factor(std::int64_t rows, std::int64_t width) {
   return zf::signal::thumb_factor(rows, width, defaults.thumb_budget, defaults.min_thumb_width);
 }
 
-template <class T>
-std::vector<T> host_vector(const zf::array& a) {
-  const zf::array h = copy_to(a, zf::cpu_device);
-  const auto s = h.span<const T>();
-  return {s.begin(), s.end()};
-}
+using zf::signal::testing::host_vector;
 
-zf::array host_array(const std::vector<float>& v) {
-  zf::array a = zf::empty({static_cast<std::int64_t>(v.size())}, zf::float32);
-  std::memcpy(a.data(), v.data(), v.size() * sizeof(float));
-  return a;
-}
+zf::array host_array(const std::vector<float>& v) { return zf::signal::testing::to_array(v); }
 
 /// A segmented synthetic recording with a random score per kept row.
 struct fixture {

@@ -50,6 +50,14 @@ array to_array(const std::vector<T>& values) {
   return out;
 }
 
+/// Elements of a contiguous array on any device, copied to the host.
+template <class T>
+std::vector<T> host_vector(const array& a) {
+  const array h = copy_to(a, cpu_device);
+  const auto s = h.span<const T>();
+  return {s.begin(), s.end()};
+}
+
 /// Elements of a 1-D host array of any stride.
 template <class T>
 std::vector<T> to_vector(const array& a) {
