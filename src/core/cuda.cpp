@@ -1,5 +1,9 @@
 #include "zeroflow/core/cuda.hpp"
 
+#include <map>
+#include <mutex>
+#include <vector>
+
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -69,6 +73,35 @@ void wait_for_stream(stream_view waiting, stream_view producer) {
   if (rc == cudaSuccess) rc = cudaStreamWaitEvent(waiting.value(), ready, 0);
   cudaEventDestroy(ready);
   if (rc != cudaSuccess) ZF_THROW(cuda_error, "wait_for_stream: ", cudaGetErrorString(rc));
+#endif
+}
+
+stream_view pooled_stream(int device_id) {
+#if ZEROFLOW_HAS_CUDA
+  require_cuda("pooled_stream");
+  ZF_EXPECTS(device_id >= 0 && device_id < cuda_device_count(), "pooled_stream: no GPU ", device_id);
+  // More streams than concurrent runs are ever useful; past that, runs share a stream (in order).
+  constexpr std::size_t per_device = 32;
+  static std::mutex creating;
+  static std::map<int, std::vector<cudaStream_t>> streams;
+  static std::map<int, std::size_t> next;
+  const std::lock_guard lock(creating);
+  auto& made = streams[device_id];
+  const std::size_t turn = next[device_id]++ % per_device;
+  if (turn < made.size()) return stream_view{made[turn]};
+  int previous = 0;
+  if (auto rc = cudaGetDevice(&previous); rc != cudaSuccess)
+    ZF_THROW(cuda_error, "cudaGetDevice: ", cudaGetErrorString(rc));
+  cudaStream_t s = nullptr;
+  cudaError_t rc = cudaSetDevice(device_id);
+  if (rc == cudaSuccess) rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  (void)cudaSetDevice(previous);
+  if (rc != cudaSuccess) ZF_THROW(cuda_error, "creating a stream on GPU ", device_id, ": ", cudaGetErrorString(rc));
+  made.push_back(s);
+  return stream_view{s};
+#else
+  (void)device_id;
+  return stream_view{};
 #endif
 }
 

@@ -46,7 +46,8 @@ class graph_step {
         adam_{params_, adam_settings{.learning_rate = options.learning_rate}},
         n_train_{train_index.size(0)},
         full_steps_{n_train_ / options.batch},
-        tail_rows_{n_train_ % options.batch} {
+        tail_rows_{n_train_ % options.batch},
+        generator_{net->noise() ? *net->noise() : at::cuda::detail::getDefaultCUDAGenerator(data.device().index())} {
     const auto long_on_dev = torch::TensorOptions().dtype(torch::kLong).device(data.device());
     const auto double_on_dev = torch::TensorOptions().dtype(torch::kDouble).device(data.device());
     order_ = torch::empty({n_train_}, long_on_dev);
@@ -75,7 +76,7 @@ class graph_step {
     if (fused_) {
       // Forward, loss and backward in two kernels; the noise is drawn as the eager forward
       // draws it (randn_like of the batch × 2 standard deviations), so the generator advances alike.
-      const torch::Tensor eps = torch::randn({rows.size(0), 2}, data_.options());
+      const torch::Tensor eps = torch::randn({rows.size(0), 2}, generator_, data_.options());
       fused_->run(data_, rows, eps, total_);
       if (full) {
         const torch::NoGradGuard no_grad;
@@ -108,7 +109,7 @@ class graph_step {
   void shuffle() {
     torch::index_select_out(
         order_, train_index_, 0,
-        torch::randperm(n_train_, torch::TensorOptions().dtype(torch::kLong).device(data_.device())));
+        torch::randperm(n_train_, generator_, torch::TensorOptions().dtype(torch::kLong).device(data_.device())));
     batch_index_.zero_();
   }
 
@@ -121,13 +122,14 @@ class graph_step {
   [[nodiscard]] torch::Tensor epoch_loss(int epoch) const { return epoch_losses_.select(0, epoch); }
   [[nodiscard]] const torch::Tensor& epoch_losses() const { return epoch_losses_; }
   [[nodiscard]] std::int64_t train_rows() const { return n_train_; }
+  [[nodiscard]] const at::Generator& generator() const { return generator_; }
 
   // Runs the warm-up steps, then puts weights, optimiser, counters and the CUDA generator back as
   // they were, so that the captured training starts from the caller's state.
   void warm_up() {
     std::vector<torch::Tensor> saved;
     for (const torch::Tensor& p : params_) saved.push_back(p.detach().clone());
-    at::Generator generator = at::cuda::detail::getDefaultCUDAGenerator(data_.device().index());
+    at::Generator& generator = generator_;
     torch::Tensor rng_state;
     {
       const std::lock_guard<std::mutex> lock(generator.mutex());
@@ -166,6 +168,7 @@ class graph_step {
   std::int64_t n_train_;
   std::int64_t full_steps_;
   std::int64_t tail_rows_;
+  at::Generator generator_;          // the run's own (run_generators.hpp), else LibTorch's default
   torch::Tensor order_;              // this epoch's permutation of the training rows
   torch::Tensor full_batches_;       // order_ viewed as full_steps_ × batch
   torch::Tensor tail_batch_;         // the rows of the last, smaller batch (a view of order_)
@@ -179,7 +182,13 @@ class graph_step {
 // the message says how to train without graphs.
 void capture(at::cuda::CUDAGraph& graph, graph_step& step, bool full) {
   step.drop_gradients();
-  graph.capture_begin();
+  // A generator other than the default one must be registered, or replays would draw the same
+  // noise every time.
+  if (step.generator() != at::cuda::detail::getDefaultCUDAGenerator(step.generator().device().index()))
+    graph.register_generator_state(step.generator());
+  // Thread-local capture: other threads training other recordings on this GPU at the same time may
+  // allocate and synchronise while this thread captures (their streams are not being captured).
+  graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
   try {
     step.run(full);
   } catch (const std::exception& e) {

@@ -81,7 +81,7 @@ op_kernels light_vae_impl::swish_kernels() const { return sigma->kernels; }
 reconstruction light_vae_impl::forward(const torch::Tensor& x) {
   encoding e = encode(x);
   const torch::Tensor std_dev = torch::exp(0.5 * e.logvar);
-  const torch::Tensor z = e.mu + torch::randn_like(std_dev) * std_dev;
+  const torch::Tensor z = e.mu + torch::randn(std_dev.sizes(), noise_, std_dev.options()) * std_dev;
   return {decode(z), std::move(e.mu), std::move(e.logvar)};
 }
 

@@ -13,6 +13,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "cuda_ops.hpp"
 
@@ -61,8 +62,13 @@ class light_vae_impl : public torch::nn::Module {
   encoding encode(const torch::Tensor& x);
   /// z: (N, 2) → (N, W).
   torch::Tensor decode(const torch::Tensor& z);
-  /// encode, z = μ + ε·exp(½ log σ²) with ε ~ N(0, 1) from LibTorch's generator, decode.
+  /// encode, z = μ + ε·exp(½ log σ²) with ε ~ N(0, 1) from the noise generator, decode.
   reconstruction forward(const torch::Tensor& x);
+
+  /// The generator of forward's noise and of the training loop's draws: a training run's own
+  /// (run_generators.hpp) while it trains, LibTorch's default one when unset.
+  void use_noise(std::optional<at::Generator> generator) { noise_ = std::move(generator); }
+  [[nodiscard]] const std::optional<at::Generator>& noise() const { return noise_; }
 
   [[nodiscard]] std::int64_t width() const { return width_; }
 
@@ -73,6 +79,7 @@ class light_vae_impl : public torch::nn::Module {
 
  private:
   std::int64_t width_;
+  std::optional<at::Generator> noise_;
   downsample1d down{nullptr};
   swish sigma{nullptr};
   torch::nn::Conv1d conv0{nullptr}, conv1{nullptr}, conv2{nullptr}, convA{nullptr}, convB{nullptr};

@@ -4,6 +4,7 @@
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "cuda_graph_trainer.hpp"
 #include "fused_step.hpp"
 #include "light_vae.hpp"
+#include "run_generators.hpp"
 #include "vae_impl.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/vae.hpp"
@@ -24,7 +26,8 @@ namespace {
 // blew up. The rows are known to be finite here (check_finite_rows).
 // epoch < 0: the test split's loss after training.
 [[noreturn]] void throw_diverged(int epoch, double loss, const torch::Tensor& data, const train_options& options) {
-  const double largest = data.numel() > 0 ? data.abs().max().item<double>() : 0.0;
+  // max and min, not abs(): no temporary the size of the rows (they may fill the budget).
+  const double largest = data.numel() > 0 ? std::max(data.max().item<double>(), -data.min().item<double>()) : 0.0;
   char magnitude[32];
   std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
   const std::string why =
@@ -49,7 +52,7 @@ void train_eagerly(detail::light_vae& net, const torch::Tensor& data, const torc
   result.epoch_loss.reserve(static_cast<std::size_t>(options.epochs));
   const auto long_on_dev = torch::TensorOptions().dtype(torch::kLong).device(dev);
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
-    const torch::Tensor order = train_index.index_select(0, torch::randperm(n_train, long_on_dev));
+    const torch::Tensor order = train_index.index_select(0, torch::randperm(n_train, net->noise(), long_on_dev));
     // Summed on the device: one host synchronisation per epoch instead of one per step.
     torch::Tensor total = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
     for (std::int64_t begin = 0; begin < n_train; begin += options.batch) {
@@ -96,7 +99,8 @@ double test_loss(detail::light_vae& net, const torch::Tensor& data, const torch:
   if (options.path == training_path::fused_kernels) {
     // One kernel for all test rows, and no cuDNN at all in the run: LibTorch's eager forward would
     // be the process's first cuDNN use, with its library loading and per-shape set-up.
-    const torch::Tensor eps = torch::randn({n_test, 2}, torch::TensorOptions().dtype(torch::kFloat).device(dev));
+    const torch::Tensor eps =
+        torch::randn({n_test, 2}, net->noise(), torch::TensorOptions().dtype(torch::kFloat).device(dev));
     const torch::Tensor losses = detail::fused_row_losses(net, data, test_index, eps);
     return losses.sum(torch::kDouble).item<double>() / static_cast<double>(n_test);
   }
@@ -111,6 +115,18 @@ double test_loss(detail::light_vae& net, const torch::Tensor& data, const torch:
   }
   return total.item<double>() / static_cast<double>(n_test);
 }
+
+// The run's device generator drives the network's noise and the loop's draws while it trains.
+class noise_scope {
+ public:
+  noise_scope(detail::light_vae& net, const at::Generator& generator) : net_{net} { net_->use_noise(generator); }
+  ~noise_scope() { net_->use_noise(std::nullopt); }
+  noise_scope(const noise_scope&) = delete;
+  noise_scope& operator=(const noise_scope&) = delete;
+
+ private:
+  detail::light_vae& net_;
+};
 
 }  // namespace
 
@@ -135,14 +151,16 @@ train_result vae::train(const array& rows, const train_options& options) {
   const std::int64_t n_test = n - n_train;
   detail::check_finite_rows(data);
 
-  // The split is drawn on the CPU, so it is the same on every device for a given seed.
-  torch::manual_seed(options.seed);
-  const torch::Tensor shuffle = torch::randperm(n, torch::TensorOptions().dtype(torch::kLong));
+  // The split is drawn on the CPU, so it is the same on every device for a given seed; the run's
+  // own generators, so that runs in other threads do not change what this one draws.
+  const detail::run_generators generators = detail::generators_for(options.seed, dev);
+  const torch::Tensor shuffle = torch::randperm(n, generators.split, torch::TensorOptions().dtype(torch::kLong));
   const torch::Tensor train_index = std::get<0>(shuffle.slice(0, 0, n_train).sort()).to(dev);
   const torch::Tensor test_index = std::get<0>(shuffle.slice(0, n_train, n).sort()).to(dev);
 
   train_result result;
   result.path = run.path;
+  const noise_scope noise(net, generators.device);
   net->train();
   if (run.path == training_path::eager)
     train_eagerly(net, data, train_index, run, result);

@@ -51,7 +51,12 @@ std::vector<float> host_floats(const array& a, stream_view stream) {
 array device_floats(const std::vector<float>& values, device where, stream_view stream) {
   array host = empty({static_cast<std::int64_t>(values.size())}, float32);
   std::copy(values.begin(), values.end(), host.span<float>().begin());
-  return where.host_accessible() ? host : copy_to(host, where, stream);
+  if (where.host_accessible()) return host;
+  array on_device = copy_to(host, where, stream);
+  // Waited for: the model is used on other streams (a run's own), and a model's few constants
+  // are worth one wait at its creation.
+  synchronize(stream);
+  return on_device;
 }
 
 nlohmann::json rows_json(const model::row_provenance& r) {

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +26,7 @@
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/model/torch_cuda_allocator.hpp"
+#include "zeroflow/model/torch_stream_scope.hpp"
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/warm_up.hpp"
@@ -83,8 +87,12 @@ class stage_clock {
       : result_{result}, stream_{stream}, options_{options} {}
   template <class Fn>
   decltype(auto) operator()(const char* name, Fn&& fn) {
+    return (*this)(name, std::chrono::steady_clock::now(), std::forward<Fn>(fn));
+  }
+  /// A stage whose first part already ran, from `start` (work that had to come first).
+  template <class Fn>
+  decltype(auto) operator()(const char* name, std::chrono::steady_clock::time_point start, Fn&& fn) {
     if (options_.progress) options_.progress(std::string(name) + "...");
-    const auto start = std::chrono::steady_clock::now();
     const std::int64_t copied_before = device_to_host_transfers().bytes;
     auto finish = [&] {
       synchronize(stream_);
@@ -116,8 +124,10 @@ std::vector<T> to_host_vector(const array& a, stream_view stream) {
   return {s.begin(), s.end()};
 }
 
-/// Wraps the current resources of `where` (and the host) in statistics adaptors for the run,
-/// so the summary can report peak memory; restores the previous resources afterwards.
+/// Wraps the current resources of `where` (and the host) in statistics adaptors, so the summary
+/// can report peak memory. Runs at the same time in other threads (many recordings on one GPU)
+/// share the adaptors: the first run in progress on a device installs them, the last one to end
+/// puts back what was there. A run's peak is therefore the process's peak while it ran.
 class memory_watch {
  public:
   explicit memory_watch(device where) {
@@ -125,22 +135,51 @@ class memory_watch {
     if (where.type == device_type::cuda) watch(where);
   }
   ~memory_watch() {
-    for (auto& [previous, stats] : installed_) memory::set_current_resource(previous);
+    watches& w = all();
+    const std::lock_guard lock(w.mutex);
+    for (const device d : watched_) {
+      auto found = w.by_device.find({d.type, d.id});
+      if (found == w.by_device.end() || --found->second.users > 0) continue;
+      memory::set_current_resource(found->second.previous);
+      w.by_device.erase(found);
+    }
   }
   memory_watch(const memory_watch&) = delete;
   memory_watch& operator=(const memory_watch&) = delete;
   std::int64_t peak(device_type type) const {
-    for (const auto& [previous, stats] : installed_)
+    for (const auto& stats : stats_)
       if (stats->where().type == type) return static_cast<std::int64_t>(stats->statistics().peak_bytes);
     return 0;
   }
 
  private:
-  void watch(device d) {
-    auto stats = std::make_shared<memory::statistics_adaptor>(memory::current_resource(d));
-    installed_.emplace_back(memory::set_current_resource(stats), stats);
+  struct installed {
+    int users = 0;
+    memory::resource_ptr previous;
+    std::shared_ptr<memory::statistics_adaptor> stats;
+  };
+  struct watches {
+    std::mutex mutex;
+    std::map<std::pair<device_type, int>, installed> by_device;
+  };
+  static watches& all() {
+    static watches w;
+    return w;
   }
-  std::vector<std::pair<memory::resource_ptr, std::shared_ptr<memory::statistics_adaptor>>> installed_;
+  void watch(device d) {
+    watches& w = all();
+    const std::lock_guard lock(w.mutex);
+    installed& entry = w.by_device[{d.type, d.id}];
+    if (entry.users == 0) {
+      entry.stats = std::make_shared<memory::statistics_adaptor>(memory::current_resource(d));
+      entry.previous = memory::set_current_resource(entry.stats);
+    }
+    ++entry.users;
+    watched_.push_back(d);
+    stats_.push_back(entry.stats);
+  }
+  std::vector<device> watched_;
+  std::vector<std::shared_ptr<memory::statistics_adaptor>> stats_;
 };
 
 /// Why a beat stands out, for a person reading beats.csv: each part of its score that is high,
@@ -265,16 +304,21 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   run_result result;
   result.input = options.input.string();
   result.where = resolve(options.where);
-  const stream_view stream{};
+  const bool on_gpu = result.where.type == device_type::cuda;
+  const auto cuda_started = std::chrono::steady_clock::now();
+  if (on_gpu) cuda_initialize(result.where.id);  // before the stream below; charged to cuda_init
+  // The run's GPU work queues on a stream of its own, LibTorch's included, so that runs in other
+  // threads (many recordings on one GPU) overlap with it; everything of this run follows in order.
+  const stream_view stream = on_gpu ? pooled_stream(result.where.id) : stream_view{};
+  const model::torch_stream_scope torch_on_run_stream(result.where, stream);
   memory_watch memory(result.where);
   // --max-device-memory: installed before LibTorch's allocator is routed, so training counts too.
   std::optional<detail::chunked_run> chunked;
   if (options.max_device_memory > 0) chunked.emplace(result.where, options.max_device_memory, options.progress);
   stage_clock stage(result, stream, options);
 
-  if (result.where.type == device_type::cuda) {
-    stage("cuda_init", [&] {
-      cuda_initialize(result.where.id);
+  if (on_gpu) {
+    stage("cuda_init", cuda_started, [&] {
       // One pool for everything: LibTorch's tensors come from the same (statistics-wrapped) pool
       // as zeroflow's arrays. LibTorch accepts this only before its first CUDA allocation.
       if (options.route_torch_memory && !model::torch_allocator_routed())

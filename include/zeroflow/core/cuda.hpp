@@ -27,6 +27,13 @@ void synchronize(stream_view stream);
 /// @throws zeroflow::cuda_error on a CUDA failure
 void wait_for_stream(stream_view waiting, stream_view producer);
 
+/// A non-blocking stream of GPU `device_id` for one unit of work, such as one recording's run, so
+/// that work on different ones overlaps. Taken in turn from a fixed set per GPU that lives as long
+/// as the process: memory freed on it after the work has ended still finds it alive, and no stream
+/// is created per unit of work. The legacy default stream without CUDA.
+/// @throws zeroflow::cuda_error when the stream cannot be created
+[[nodiscard]] stream_view pooled_stream(int device_id);
+
 /// What `zeroflow info` shows of one GPU.
 struct gpu_info {
   int id = 0;
