@@ -60,6 +60,12 @@ void run_on_scheduler(const CLI::App& run, const std::string& address) {
                                  " is not available with --scheduler, which runs the default pipeline on every "
                                  "recording; leave it out, or run without --scheduler");
   }
+  // The workers read raw recordings as one channel taken as stored; other layouts are not forwarded.
+  for (const char* flag : {"--channels", "--gain"})
+    if (!given(run, flag).empty())
+      throw CLI::ValidationError(std::string(flag) +
+                                 " is not available with --scheduler, whose workers read a raw recording as one "
+                                 "channel of samples taken as stored; leave it out, or run without --scheduler");
   if (!given(run, "--labels").empty())
     throw CLI::ValidationError(
         "--labels is not available with --scheduler: each recording's labels are read from beside it "

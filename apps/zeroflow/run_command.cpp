@@ -17,6 +17,7 @@
 #include "model_choice.hpp"
 #include "output_folders.hpp"
 #include "python_front.hpp"
+#include "raw_input.hpp"
 #include "results_folder.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
@@ -42,12 +43,15 @@ struct run_flags {
   std::string model_name = "lightvae";  ///< run: the model to train
   std::string figures = "none";
   bool force = false;
+  /// --channels, --gain: what raw recordings do not say about themselves
+  io::raw_layout raw;
 };
 
 void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("INPUT", f.inputs,
-                 "recording(s): CSV (one value per line, or several columns), WFDB (NAME.hea) or EDF/EDF+ "
-                 "(NAME.edf); with several, each gets OUT/<file name>/ and OUT/runs.csv lists them all")
+                 "recording(s): CSV (one value per line, or several columns), WFDB (NAME.hea), EDF/EDF+ "
+                 "(NAME.edf) or raw little-endian samples (NAME.f32 float32, NAME.i16 int16, NAME.i32 int32; with "
+                 "--sample-rate); with several, each gets OUT/<file name>/ and OUT/runs.csv lists them all")
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--out,-o", f.out,
@@ -55,9 +59,9 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
       ->capture_default_str();
   cmd.add_option("--lead,--column,-c", f.options.column,
                  "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF "
-                 "lead (default: MLII where present, else the first ECG lead)");
+                 "lead (default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)");
   cmd.add_option("--sample-rate,-r", f.options.segmentation.sample_rate,
-                 "samples per second of a CSV recording (WFDB and EDF files state their own)")
+                 "samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own)")
       ->capture_default_str()
       ->check(number_in(lowest_sample_rate, highest_sample_rate, "Hz"));
   cmd.add_option("--device,-d", f.device, "auto (GPU when present), cpu or cuda")
@@ -112,6 +116,7 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
          "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and is "
          "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)")
       ->type_name("BYTES");
+  add_raw_input_flags(cmd, f.raw);
   add_io_flag(cmd);
   cmd.add_flag("--force,-f", f.force,
                "replace the results of an earlier run in --out: all of them together (figures/, evaluation.json "
@@ -349,6 +354,7 @@ void add_run(CLI::App& app) {
   add_pipeline_flags(*cmd, *flags, true);
   auto scheduler = add_scheduler_option(*cmd);  // many recordings on a Dask cluster (python_front.hpp)
   cmd->callback([flags, cmd, scheduler] {
+    apply_raw_input_flags(*cmd, flags->inputs, flags->raw);
     if (cmd->count("--scheduler") > 0) return run_on_scheduler(*cmd, *scheduler);
     choose_model(*flags, *cmd);
     run_pipeline(*flags, true, cmd->count("--sample-rate") > 0);
@@ -364,7 +370,10 @@ void add_score(CLI::App& app) {
                   "described (zeroflow.model.VAE.describe_rows)")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->callback([flags, cmd] { run_pipeline(*flags, false, cmd->count("--sample-rate") > 0); });
+  cmd->callback([flags, cmd] {
+    apply_raw_input_flags(*cmd, flags->inputs, flags->raw);
+    run_pipeline(*flags, false, cmd->count("--sample-rate") > 0);
+  });
 }
 
 }  // namespace zeroflow::cli

@@ -609,6 +609,9 @@ def test_help_ranges_are_the_ranges_checked(zeroflow_bin, tmp_path):
     # stops at the FIFO given as its input (exit 1).
     fifo = tmp_path / "x.csv"
     os.mkfifo(fifo)
+    raw_fifo = tmp_path / "x.f32"  # --channels and --gain take a raw recording, which needs --sample-rate
+    os.mkfifo(raw_fifo)
+    raw_only = {"--channels", "--gain"}
     arguments = {
         "run": [str(fifo)],
         "score": [str(fifo), "--model", str(fifo)],
@@ -625,8 +628,9 @@ def test_help_ranges_are_the_ranges_checked(zeroflow_bin, tmp_path):
             number = (lambda v: str(int(v))) if kind == "INT" else repr
 
             def parse(value, *more):
+                inputs = [str(raw_fifo), *extra[1:], "--sample-rate", "250"] if flag in raw_only else extra
                 return subprocess.run(
-                    [str(zeroflow_bin), command, *extra, *more, flag, number(value)],
+                    [str(zeroflow_bin), command, *inputs, *more, flag, number(value)],
                     capture_output=True,
                     text=True,
                     timeout=60,

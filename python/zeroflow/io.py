@@ -104,7 +104,7 @@ class Recording:
     """One signal of a recording, as :func:`read_recording` gives it."""
 
     signal: Array  #: float32 1-D samples in physical units, on the device asked for
-    sample_rate: float  #: samples per second; 0.0 when the file does not say (CSV)
+    sample_rate: float  #: samples per second; 0.0 when the file does not say (CSV, raw)
     lead: str  #: the chosen signal's name
     units: str = ""  #: its physical units ("mV", "uV", ...); empty for CSV
     leads: List[str] = field(default_factory=list)  #: every signal of the file (CSV: the column read)
@@ -130,7 +130,9 @@ def read_recording(
     """Reads one signal of an ECG recording, in physical units, onto ``device``.
 
     ``NAME.hea`` (or ``NAME`` when ``NAME.hea`` exists) is a WFDB record, ``.edf`` an EDF/EDF+ file,
-    anything else a CSV file (read as :func:`read_csv` reads it).
+    ``.f32``, ``.i16`` or ``.i32`` raw little-endian float32, int16 or int32 samples of one channel,
+    taken as stored (no header, no sample rate: ``sample_rate`` is 0.0), anything else a CSV file
+    (read as :func:`read_csv` reads it).
 
     Args:
         path: the recording.

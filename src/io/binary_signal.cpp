@@ -87,10 +87,16 @@ array read_binary_signal(const std::filesystem::path& path, const binary_options
   const std::uint64_t frame_bytes = std::uint64_t{options.frame_samples} * sample;
   const std::uint64_t available = file.size() > options.byte_offset ? file.size() - options.byte_offset : 0;
   const std::uint64_t file_frames = available / frame_bytes;
-  if (!options.frames && available % frame_bytes != 0)
-    ZF_THROW(parse_error, name, ": ", available, " bytes after byte ", options.byte_offset,
-             " are not a whole number of frames of ", options.frame_samples, " ", type_name(options.type), " samples (",
-             frame_bytes, " bytes each); check the sample type and the number of channels");
+  if (!options.frames && available % frame_bytes != 0) {
+    const std::string after = options.byte_offset > 0 ? " after byte " + std::to_string(options.byte_offset) : "";
+    const std::string unit = options.frame_samples == 1 ? std::string(type_name(options.type)) + " samples"
+                                                        : "frames of " + std::to_string(options.frame_samples) + " " +
+                                                              type_name(options.type) + " samples";
+    ZF_THROW(parse_error, name, ": ", available, " bytes", after, " are not a whole number of ", unit, " (",
+             frame_bytes,
+             " bytes each); was it cut short, or written with another sample type or number of "
+             "channels?");
+  }
   const auto frames = static_cast<std::uint64_t>(options.frames.value_or(static_cast<std::int64_t>(file_frames)));
   if (frames > file_frames)
     ZF_THROW(parse_error, name, ": the file holds ", file_frames, " frames of ", frame_bytes, " bytes after byte ",

@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/binary.hpp"
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/io/edf.hpp"
 #include "zeroflow/io/wfdb.hpp"
@@ -21,6 +23,19 @@
 namespace zeroflow::io {
 
 namespace {
+
+// Set once by a command line before it reads (as the default --io method is), read by every read.
+raw_layout process_raw_layout;
+
+// Far more than any recording has; a bound keeps a mistyped count from naming millions of leads.
+constexpr std::size_t most_raw_channels = std::size_t{1} << 16;
+
+void check_raw_layout(const std::string& where, const raw_layout& layout) {
+  ZF_EXPECTS(layout.channels >= 1 && layout.channels <= most_raw_channels, where, "a raw recording has 1 to ",
+             most_raw_channels, " channels, not ", layout.channels);
+  ZF_EXPECTS(layout.gain != 0 && std::isfinite(layout.gain), where,
+             "the gain of a raw recording must be a finite number other than 0");
+}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -93,7 +108,9 @@ recording read_wfdb_recording(const std::filesystem::path& header_path, const re
   }
   if (header.signals.empty()) ZF_THROW(parse_error, header_path.string(), ": the record has no signals");
   const std::size_t index = choose_lead(header_path, options.lead, out.leads, units);
-  out.signal = to_device(read_wfdb_signal(header_path, header, index, options.threads), options.where, stream);
+  // Formats 16 and 32 travel to the device as raw bytes and are converted there; the others are
+  // decoded on the host. Both give the same float32 values.
+  out.signal = read_wfdb_signal_to(header_path, header, index, options.where, stream, std::nullopt, options.threads);
   out.sample_rate = header.sample_rate(index);
   out.lead = out.leads[index];
   out.units = units[index];
@@ -124,6 +141,25 @@ recording read_edf_recording(const std::filesystem::path& path, const recording_
   return out;
 }
 
+recording read_raw_recording(const std::filesystem::path& path, binary_sample type, const recording_options& options,
+                             stream_view stream) {
+  const raw_layout layout = options.raw.value_or(default_raw_layout());
+  check_raw_layout(path.string() + ": ", layout);
+  recording out;
+  for (std::size_t c = 0; c < layout.channels; ++c) out.leads.push_back("channel " + std::to_string(c));
+  const std::size_t index = choose_lead(path, options.lead, out.leads, {});
+  binary_options binary;
+  binary.type = type;
+  binary.frame_samples = layout.channels;
+  binary.channel = index;
+  binary.gain = layout.gain;
+  binary.where = options.where;
+  binary.threads = options.threads;
+  out.signal = read_binary_signal(path, binary, stream);
+  out.lead = out.leads[index];
+  return out;
+}
+
 recording read_csv_recording(const std::filesystem::path& path, const recording_options& options, stream_view stream) {
   csv_options csv;
   // Only the wanted column is parsed; the others may hold text.
@@ -150,6 +186,21 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
 
 }  // namespace
 
+void set_default_raw_layout(const raw_layout& layout) {
+  check_raw_layout("", layout);
+  process_raw_layout = layout;
+}
+
+raw_layout default_raw_layout() noexcept { return process_raw_layout; }
+
+std::optional<binary_sample> raw_sample_type(const std::filesystem::path& path) {
+  const std::string extension = lower(path.extension().string());
+  if (extension == ".f32") return binary_sample::float32;
+  if (extension == ".i16") return binary_sample::int16;
+  if (extension == ".i32") return binary_sample::int32;
+  return std::nullopt;
+}
+
 std::size_t default_lead(const std::vector<std::string>& names, const std::vector<std::string>& units) {
   const auto find = [&](std::string_view wanted) {
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -170,6 +221,7 @@ recording read_recording(const std::filesystem::path& path, const recording_opti
   const std::string extension = lower(path.extension().string());
   if (extension == ".hea") return read_wfdb_recording(path, options, stream);
   if (extension == ".edf") return read_edf_recording(path, options, stream);
+  if (const auto type = raw_sample_type(path)) return read_raw_recording(path, *type, options, stream);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     const std::filesystem::path header = path.string() + ".hea";

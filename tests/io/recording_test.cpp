@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +14,8 @@
 #include "io/signal_file_writers.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/binary.hpp"
+#include "zeroflow/io/wfdb.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -29,6 +32,37 @@ std::vector<float> host_values(const zf::array& a) {
   const zf::array host = a.where().host_accessible() ? a : zf::copy_to(a, zf::cpu_device);
   const auto s = host.span<const float>();
   return {s.begin(), s.end()};
+}
+
+// Every signal of a WFDB record through read_recording, bit for bit against the host decoder
+// (whose values the WFDB tests check against wfdb-python), on the host and on a GPU when there is
+// one. Returns how many of its signals the binary fast path reads.
+int expect_recording_equals_decoder(const fs::path& hea) {
+  const zf::io::wfdb_header header = zf::io::read_wfdb_header(hea);
+  int fast = 0;
+  for (std::size_t i = 0; i < header.signals.size(); ++i) {
+    fast += zf::io::wfdb_binary_layout(header, i).has_value() ? 1 : 0;
+    const auto want = host_values(zf::io::read_wfdb_signal(hea, header, i));
+    zf::io::recording_options options;
+    options.lead = std::to_string(i);
+    std::vector<zf::device> places{zf::cpu_device};
+    if (zf::cuda_available()) places.push_back(zf::device{zf::device_type::cuda, 0});
+    for (const zf::device where : places) {
+      options.where = where;
+      const auto r = zf::io::read_recording(hea, options);
+      EXPECT_EQ(r.signal.where(), where);
+      EXPECT_DOUBLE_EQ(r.sample_rate, header.sample_rate(i));
+      const auto got = host_values(r.signal);
+      EXPECT_EQ(got.size(), want.size()) << hea << " signal " << i;
+      if (got.size() != want.size()) continue;
+      std::size_t differ = 0;  // the first sample that differs, reported alone
+      while (differ < got.size() &&
+             std::bit_cast<std::uint32_t>(got[differ]) == std::bit_cast<std::uint32_t>(want[differ]))
+        ++differ;
+      EXPECT_EQ(differ, got.size()) << hea << " signal " << i << ": sample " << differ << " differs";
+    }
+  }
+  return fast;
 }
 
 // A two-signal WFDB record, "V1" then "MLII", interleaved in format 16.
@@ -178,4 +212,23 @@ TEST(Recording, Mitdb106AsWfdbAndAsCsv) {
   const auto a = host_values(wfdb.signal), b = host_values(csv.signal);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 0.0005 + 1e-6) << i;
+}
+
+TEST(Recording, WfdbFormats16And32TakeTheFastPathWithTheDecodersValues) {
+  // One signal in each storage format: 16 and 32 by the fast path, the eight others decoded.
+  EXPECT_EQ(expect_recording_equals_decoder(zf::test::wfdb_samples_dir / "binformats.hea"), 2);
+  // Two interleaved format-16 signals with gain and baseline.
+  zf::test::scratch_dir dir;
+  EXPECT_EQ(expect_recording_equals_decoder(write_record(dir)), 2);
+}
+
+TEST(Recording, WfdbFastPathOnARealTwelveLeadRecord) {
+  // PTB s0010_re: the 12 standard leads interleaved in one format-16 file (gain 2000, 1000 Hz),
+  // the 3 Frank leads in another.
+  const auto hea = shared_data / "wfdb-samples" / "s0010_re.hea";
+  for (const char* file : {"s0010_re.hea", "s0010_re.dat", "s0010_re.xyz"}) {
+    const auto path = shared_data / "wfdb-samples" / file;
+    if (!fs::exists(path) || fs::file_size(path) == 0) GTEST_SKIP() << "no " << path;
+  }
+  EXPECT_EQ(expect_recording_equals_decoder(hea), 15);
 }

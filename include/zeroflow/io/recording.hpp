@@ -1,20 +1,45 @@
 #pragma once
 /// @file recording.hpp
 /// One entry point for an ECG recording in any format zeroflow reads: a WFDB record (`.hea`, or
-/// the record's path without extension), an EDF/EDF+ file (`.edf`), or a CSV file (anything
-/// else). It gives one signal (lead) in physical units, on the device that will process it.
+/// the record's path without extension), an EDF/EDF+ file (`.edf`), raw little-endian samples
+/// (`.f32`, `.i16`, `.i32`), or a CSV file (anything else). It gives one signal (lead) in physical
+/// units, on the device that will process it.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/device.hpp"
 #include "zeroflow/core/stream.hpp"
+#include "zeroflow/io/binary.hpp"
 
 namespace zeroflow::io {
+
+/// What a raw recording's bytes do not say about themselves: its extension gives the sample type
+/// (raw_sample_type), this the rest. Its sample rate is the caller's to know.
+struct raw_layout {
+  /// Channels interleaved frame by frame (>= 1); recording_options::lead picks one by 0-based
+  /// index or by its name, "channel N".
+  std::size_t channels = 1;
+  /// Stored units per physical unit (e.g. ADC units per mV): samples are divided by it. 1 takes
+  /// them as they are.
+  double gain = 1;
+};
+
+/// @brief Sets the raw layout that reads use when their options name none: a command line's
+///        flags then reach every recording it reads, as `--io` does (file_loading.hpp).
+/// @throws zeroflow::invalid_argument for 0 channels or a gain that is 0 or not finite.
+void set_default_raw_layout(const raw_layout& layout);
+/// The process-wide default (one channel, gain 1, unless set).
+[[nodiscard]] raw_layout default_raw_layout() noexcept;
+
+/// @brief The sample type a raw recording's extension names (case-insensitive): `.f32` float32,
+///        `.i16` int16, `.i32` int32; nullopt for every other file.
+[[nodiscard]] std::optional<binary_sample> raw_sample_type(const std::filesystem::path& path);
 
 struct recording_options {
   /// The signal to read: its name (case-insensitive; a CSV column's header) or its 0-based index.
@@ -28,27 +53,31 @@ struct recording_options {
   unsigned threads{0};
   /// Optional progress report (done, total bytes), passed to the CSV reader; empty = none.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  /// The layout of a raw recording (.f32, .i16, .i32); nullopt: default_raw_layout().
+  std::optional<raw_layout> raw;
 };
 
 /// One signal of a recording.
 struct recording {
   array signal;                    ///< float32, 1-D, on recording_options::where, physical units
-  double sample_rate = 0;          ///< samples per second; 0 when the file does not say (CSV)
+  double sample_rate = 0;          ///< samples per second; 0 when the file does not say (CSV, raw)
   std::string lead;                ///< the chosen signal's name
-  std::string units;               ///< its physical units ("mV", "uV", ...); empty for CSV
-  std::vector<std::string> leads;  ///< every signal of the file (CSV: the column read)
+  std::string units;               ///< its physical units ("mV", "uV", ...); empty for CSV and raw
+  std::vector<std::string> leads;  ///< every signal of the file (CSV: the column read; raw: "channel N")
 };
 
 /// @brief Reads one signal of a recording (see recording_options for which).
-/// @param path    `NAME.hea` or `NAME` (when `NAME.hea` exists) for WFDB, `.edf` for EDF/EDF+,
+/// @param path    `NAME.hea` or `NAME` (when `NAME.hea` exists) for WFDB (formats 16 and 32 by
+///                the binary fast path, read_wfdb_signal_to), `.edf` for EDF/EDF+, `.f32`, `.i16`
+///                or `.i32` for raw samples (read_binary_signal with recording_options::raw);
 ///                anything else is CSV (read as io::read_csv does)
 /// @param options see recording_options
 /// @param stream  orders the copy to a CUDA device
 /// @throws zeroflow::invalid_argument when the lead is not in the file (the message lists the
 ///         leads there).
 /// @throws zeroflow::parse_error / zeroflow::error as the format's reader does (missing or
-///         malformed files, named in the message); zeroflow::cuda_error for a CUDA device
-///         without CUDA.
+///         malformed files, named in the message; a raw file whose size is no whole number of
+///         frames); zeroflow::cuda_error for a CUDA device without CUDA.
 [[nodiscard]] recording read_recording(const std::filesystem::path& path, const recording_options& options = {},
                                        stream_view stream = {});
 

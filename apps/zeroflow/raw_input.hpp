@@ -1,0 +1,21 @@
+#pragma once
+// Raw recordings on the command line (NAME.f32, NAME.i16, NAME.i32: little-endian samples with no
+// header). Their bytes say neither their sample rate nor how many channels are interleaved, so
+// --sample-rate is required for them and --channels / --gain say the rest.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "zeroflow/io/recording.hpp"
+
+namespace zeroflow::cli {
+
+/// @brief Adds --channels and --gain to `cmd`; their values go into `layout`.
+void add_raw_input_flags(CLI::App& cmd, io::raw_layout& layout);
+
+/// @brief Checks the flags of raw recordings against `inputs` and makes `layout` the process-wide
+/// one (io::set_default_raw_layout) that the pipeline's reads take. Usage errors (exit 2): a raw
+/// input without --sample-rate; --channels or --gain without a raw input.
+void apply_raw_input_flags(const CLI::App& cmd, const std::vector<std::string>& inputs, const io::raw_layout& layout);
+
+}  // namespace zeroflow::cli
