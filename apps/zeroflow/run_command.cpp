@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "concurrent_jobs.hpp"
 #include "error_text.hpp"
 #include "flag_checks.hpp"
 #include "input_checks.hpp"
@@ -43,6 +44,7 @@ struct run_flags {
   std::string model_name = "lightvae";  ///< run: the model to train
   std::string figures = "none";
   bool force = false;
+  unsigned jobs = 1;  ///< recordings of a batch at the same time
   /// --channels, --gain: what raw recordings do not say about themselves
   io::raw_layout raw;
 };
@@ -118,6 +120,11 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
       ->type_name("BYTES");
   add_raw_input_flags(cmd, f.raw);
   add_io_flag(cmd);
+  cmd.add_option("--jobs,-j", f.jobs,
+                 "recordings of a batch run at the same time in this process, sharing the GPU (each on a stream "
+                 "of its own) or the CPUs; results are the same as one at a time")
+      ->capture_default_str()
+      ->check(integer_in(1, 64));
   cmd.add_flag("--force,-f", f.force,
                "replace the results of an earlier run in --out: all of them together (figures/, evaluation.json "
                "and a batch's folders included), and only once this run has succeeded");
@@ -174,17 +181,17 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& staging, const st
   if (labels) o.labels = readable_labels(*labels, &progress);
   if (!training) o.model = f.model;
   const auto result = pipeline::run(o, training ? staging / "model.pt" : std::filesystem::path{});
-  progress("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
+  const auto& say = o.progress;  // this recording's progress lines
+  say("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
   report::write_all(result, o, staging);
   if (f.figures == "png") {
     const auto written = report::write_png_figures(result, o, staging / "figures");
-    progress("wrote " + std::to_string(written.size()) + " PNG figures to " + (out / "figures").string());
+    say("wrote " + std::to_string(written.size()) + " PNG figures to " + (out / "figures").string());
   }
-  progress("done: " + std::to_string(result.length.size()) + " beats, " + std::to_string(result.beats_kept()) +
-           " kept" +
-           (!result.quality                         ? std::string{}
-            : result.quality->not_evaluated.empty() ? "; " + report::evaluation_line(result.quality->result)
-                                                    : std::string("; not evaluated against the labels")));
+  say("done: " + std::to_string(result.length.size()) + " beats, " + std::to_string(result.beats_kept()) + " kept" +
+      (!result.quality                         ? std::string{}
+       : result.quality->not_evaluated.empty() ? "; " + report::evaluation_line(result.quality->result)
+                                               : std::string("; not evaluated against the labels")));
   run_outcome done;
   done.samples = result.samples;
   done.beats_found = static_cast<std::int64_t>(result.length.size());
@@ -253,10 +260,13 @@ std::vector<std::filesystem::path> replaceable(std::vector<std::filesystem::path
 std::vector<run_outcome> run_batch(run_flags& f, const std::vector<std::string>& names,
                                    const std::filesystem::path& out, const std::filesystem::path& staging,
                                    bool training) {
-  auto& o = f.options;
-  std::vector<run_outcome> runs;
-  for (std::size_t i = 0; i < f.inputs.size(); ++i) {
+  std::vector<run_outcome> runs(f.inputs.size());
+  run_concurrently(f.inputs.size(), f.jobs, [&](std::size_t i) {
     progress("recording " + std::to_string(i + 1) + " of " + std::to_string(f.inputs.size()) + ": " + f.inputs[i]);
+    run_flags mine = f;  // this recording's own options (run_one fills in its input, labels, model)
+    auto& o = mine.options;
+    // Lines of recordings that run at the same time say whose they are.
+    if (f.jobs > 1) o.progress = [name = names[i]](const std::string& line) { progress(name + ": " + line); };
     o.input = f.inputs[i];
     const auto target = out / names[i];
     const auto folder = staging / names[i];
@@ -271,19 +281,19 @@ std::vector<run_outcome> run_batch(run_flags& f, const std::vector<std::string>&
                     "another --out");
       require_readable_recording(o.input);
       std::filesystem::create_directory(folder);
-      r = run_one(f, folder, target, training);
+      r = run_one(mine, folder, target, training);
     } catch (const std::exception& e) {
       if (interrupted()) wait_for_interrupt_exit();
       r.error = message_of(e);
-      progress("failed: " + r.error);
+      o.progress("failed: " + r.error);
       std::error_code ec;
       std::filesystem::remove_all(folder, ec);  // nothing half-written
     }
     r.input = f.inputs[i];
     r.out = target.string();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    runs.push_back(r);
-  }
+    runs[i] = r;
+  });
   write_runs_csv(staging / "runs.csv", runs);
   return runs;
 }
