@@ -16,6 +16,7 @@
 #include "zeroflow/memory/leak_tracking_adaptor.hpp"
 #include "zeroflow/memory/limiting_adaptor.hpp"
 #include "zeroflow/memory/logging_adaptor.hpp"
+#include "zeroflow/memory/mapped_resource.hpp"
 #include "zeroflow/memory/pinned_resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
 
@@ -35,6 +36,7 @@ struct resource_case {
 
 zm::resource_ptr host() { return std::make_shared<zm::host_resource>(); }
 zm::resource_ptr pinned() { return std::make_shared<zm::pinned_resource>(); }
+zm::resource_ptr mapped() { return std::make_shared<zm::mapped_resource>(); }
 zm::resource_ptr pool() { return std::make_shared<zm::cuda_pool_resource>(0); }
 zm::resource_ptr statistics(zm::resource_ptr up) { return std::make_shared<zm::statistics_adaptor>(std::move(up)); }
 zm::resource_ptr limiting(zm::resource_ptr up) {
@@ -59,6 +61,7 @@ std::vector<resource_case> all_cases() {
       {"host", "host", cpu, false, [](auto&) { return host(); }},
       {"default_cpu", "host", cpu, false, [](auto&) { return zm::make_default_resource(zf::cpu_device); }},
       {"pinned", "pinned", pinned_host, true, [](auto&) { return pinned(); }},
+      {"mapped", "mapped", pinned_host, true, [](auto&) { return mapped(); }},
       {"cuda_pool", "cuda_pool", gpu, true, [](auto&) { return pool(); }},
       {"statistics_host", "statistics(host)", cpu, false, [](auto&) { return statistics(host()); }},
       {"limiting_host", "limiting(host)", cpu, false, [](auto&) { return limiting(host()); }},
@@ -70,6 +73,8 @@ std::vector<resource_case> all_cases() {
        [](auto&) { return statistics(limiting(pool())); }},
       {"leak_tracking_pinned", "leak_tracking(pinned)", pinned_host, true,
        [](auto&) { return leak_tracking(pinned()); }},
+      {"statistics_limiting_mapped", "statistics(limiting(mapped))", pinned_host, true,
+       [](auto&) { return statistics(limiting(mapped())); }},
       {"arena_host", "arena(host)", cpu, false, [](auto&) { return arena(host()); }},
       {"arena_statistics_cuda_pool", "arena(statistics(cuda_pool))", gpu, true,
        [](auto&) { return arena(statistics(pool())); }},
