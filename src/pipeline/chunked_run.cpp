@@ -8,6 +8,7 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/mapped_resource.hpp"
 #include "zeroflow/signal/decimate.hpp"
 #include "zeroflow/signal/display.hpp"
 #include "zeroflow/signal/ricker.hpp"
@@ -82,17 +83,39 @@ array chunked_run::training_rows(const array& rows, int batch, stream_view strea
   const auto needed = static_cast<std::int64_t>(rows.nbytes());
   // The model's own working memory, at least: a batch's activations and gradients, some floats per
   // sample of a row (the fused kernels need less, LibTorch's modules more; past the budget the
-  // limiting adaptor still stops them cleanly).
-  const std::int64_t working = std::int64_t{16} * std::max(batch, 1) * rows.shape(1) * 4;
-  if (needed + working > free_bytes()) {
-    ZF_THROW(out_of_memory, "training needs the ", rows.shape(0), " beats' rows on the device (", mib(needed),
-             ") and about ", mib(working), " for its batches, more than the ", mib(free_bytes()),
-             " left of --max-device-memory ", mib(budget_), "; give --max-device-memory ",
-             mib(budget_ - free_bytes() + needed + working),
-             " or more, or leave it out (rows grow with the "
-             "recording: about 1 KB per beat at 250 Hz)");
+  // limiting adaptor still stops them cleanly). Batch 0 is every row in one batch.
+  const std::int64_t batch_rows = batch > 0 ? std::min<std::int64_t>(batch, rows.shape(0)) : rows.shape(0);
+  const std::int64_t working = std::int64_t{16} * std::max<std::int64_t>(batch_rows, 1) * rows.shape(1) * 4;
+  const std::int64_t free = free_bytes();
+  // Rows can stay on the host (below); a batch's working memory cannot.
+  if (working > free) {
+    ZF_THROW(out_of_memory, "training needs about ", mib(working), " of device memory for its batches of ", batch_rows,
+             " beats, more than the ", mib(free), " left of --max-device-memory ", mib(budget_),
+             "; give --max-device-memory ", mib(budget_ - free + working), " or more, or a smaller --batch");
   }
-  return copy_to(rows, where_, stream);
+  if (needed + working <= free) return copy_to(rows, where_, stream);
+  if (progress_)
+    progress_("training reads the " + std::to_string(rows.shape(0)) + " beats' rows (" + mib(needed) +
+              ") from host memory: they do not fit the " + mib(free) + " left of --max-device-memory");
+  return mapped_rows(rows, needed + working - free, stream);
+}
+
+array chunked_run::mapped_rows(const array& rows, std::int64_t short_by, stream_view stream) const {
+  ZF_EXPECTS(rows.where().host_accessible(), "a run with a device memory budget keeps the rows on the host");
+  const array host = rows.is_contiguous() ? rows : copy_to(rows, cpu_device, stream);
+  array mapped;
+  try {
+    mapped = empty(host.shape(), host.type(), stream, std::make_shared<memory::mapped_resource>(where_.id));
+  } catch (const out_of_memory&) {
+    ZF_THROW(out_of_memory, "the beats' rows (", mib(static_cast<std::int64_t>(host.nbytes())),
+             ") do not fit --max-device-memory ", mib(budget_),
+             ", and the system could not lock that much host memory for the GPU to read them from; free host "
+             "memory, or give --max-device-memory ",
+             mib(budget_ + short_by), " or more");
+  }
+  if (host.nbytes() > 0) std::memcpy(mapped.data(), host.data(), host.nbytes());
+  // The same bytes, seen from the GPU: the model's kernels read each batch's rows across the bus.
+  return memory::mapped_device_view(mapped, where_);
 }
 
 model::scores chunked_run::score(const beat_model& model, const array& rows, stream_view stream) {

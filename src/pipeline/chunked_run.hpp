@@ -2,10 +2,11 @@
 // Private to the pipeline: what `run` does differently under a device memory budget
 // (run_options::max_device_memory, `zeroflow run --max-device-memory`). The recording is read to
 // the host and segmented in chunks (pipeline/chunked.hpp); training takes the rows on the device
-// (they must fit the budget: rows are ~1 KB per beat at 250 Hz); scoring and the thumbnails run
-// in chunks of rows; the figures' overview comes from the segmentation's chunks and the excerpt's
-// band-pass from a few seconds of samples. Each step calls the same functions as the in-memory run
-// on the same values, so the results are the same.
+// when they fit the budget (rows are ~1 KB per beat at 250 Hz), else reads them in place from
+// mapped host memory; scoring and the thumbnails run in chunks of rows; the figures' overview
+// comes from the segmentation's chunks and the excerpt's band-pass from a few seconds of samples.
+// Each step calls the same functions as the in-memory run on the same values, so the results are
+// the same.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,8 +37,13 @@ class chunked_run {
   void recording_loaded(const array& host_signal);
   /// segment_in_chunks with chunks sized to the budget left.
   [[nodiscard]] signal::segmentation segment(const signal::segment_params& params, stream_view stream);
-  /// The rows as training takes them: on the run's device (a copy of the host rows on a GPU).
-  /// @throws out_of_memory, saying how much is needed, when they do not fit the budget left.
+  /// The rows as training takes them, on the run's device: on a GPU a copy of the host rows when
+  /// they fit the budget left besides the batches' working memory, else a view of a copy of them
+  /// in page-locked host memory mapped into the GPU's address space (memory/mapped_resource.hpp),
+  /// which the model's kernels read in place: the same bytes and kernels, each batch read across
+  /// the bus. The mapping goes with the returned array.
+  /// @throws out_of_memory, saying how much is needed, when the batches' working memory alone does
+  ///         not fit the budget left, or the host cannot lock the rows' memory.
   [[nodiscard]] array training_rows(const array& rows, int batch, stream_view stream) const;
   /// Every row's score in chunks of whole scoring batches (the same batches as one call), with each
   /// row's thumbnail made on the way. score is on the run's device, mu on the host.
@@ -47,6 +53,8 @@ class chunked_run {
 
  private:
   [[nodiscard]] std::int64_t free_bytes() const;
+  /// training_rows for rows that do not fit: `short_by` is the device bytes they lack.
+  [[nodiscard]] array mapped_rows(const array& rows, std::int64_t short_by, stream_view stream) const;
 
   device where_;
   std::int64_t budget_;

@@ -1,21 +1,33 @@
 // `run` under a device memory budget (run_options::max_device_memory) against the same run in
 // memory: every column of beats.csv, the training losses and the report's figure inputs are the
 // same, and the budget holds (on the host, a limiting adaptor over the host resource fails any
-// allocation past it; on a GPU, the peak device bytes are checked). GPU tests skip without one.
+// allocation past it; on a GPU, the peak device bytes are checked), also for a recording whose
+// rows are several times the budget (training reads them from mapped host memory). GPU tests skip
+// without one.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
+#include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/synth/ecg.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 namespace zf = zeroflow;
 namespace fs = std::filesystem;
@@ -39,16 +51,63 @@ fs::path recording() {
   return csv;
 }
 
-zf::pipeline::run_result run(zf::pipeline::device_choice where, std::int64_t budget) {
+/// 33 hours at 250 Hz and 150 beats per minute (30 M samples) as a WFDB record (format 16, read
+/// without parsing): about 290,000 beats, whose rows (1 KiB each) take 4.4 times the smallest budget.
+fs::path long_fast_recording() {
+  static const fs::path hea = [] {
+    const fs::path dir = fs::temp_directory_path() / ("zf_chunked_run_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    zf::synth::ecg_options o;
+    o.hours = 33;
+    o.heart_rate_bpm = 150;
+    o.seed = 29;
+    const std::vector<float> mv = zf::synth::generate_ecg(o).samples;
+    std::vector<std::int16_t> stored(mv.size());
+    for (std::size_t i = 0; i < mv.size(); ++i) stored[i] = static_cast<std::int16_t>(std::lround(mv[i] * 200.0F));
+    std::ofstream(dir / "fast.dat", std::ios::binary)
+        .write(reinterpret_cast<const char*>(stored.data()), static_cast<std::streamsize>(stored.size() * 2));
+    std::ofstream(dir / "fast.hea") << "fast 1 250 " << stored.size() << "\nfast.dat 16 200(0)/mV 16 0 0 0 0 ECG\n";
+    return dir / "fast.hea";
+  }();
+  return hea;
+}
+
+zf::pipeline::run_result run(zf::pipeline::device_choice where, std::int64_t budget, const fs::path& input,
+                             int epochs = 2, std::function<void(const std::string&)> progress = {}) {
   zf::pipeline::run_options o;
-  o.input = recording();
+  o.input = input;
   o.where = where;
-  o.epochs = 2;
+  o.epochs = epochs;
   o.max_device_memory = budget;
+  o.progress = std::move(progress);
   // Only possible first thing in a process (the CLI does it); other tests have used LibTorch.
   o.route_torch_memory = false;
   return zf::pipeline::run(o);
 }
+
+zf::pipeline::run_result run(zf::pipeline::device_choice where, std::int64_t budget) {
+  return run(where, budget, recording());
+}
+
+/// LibTorch's own CUDA allocator (when zeroflow's pool is not routed to it): its peak from here on.
+struct torch_peak {
+  torch_peak() {
+#if ZEROFLOW_HAS_CUDA
+    if (measured) c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+#endif
+  }
+  [[nodiscard]] std::int64_t bytes() const {
+#if ZEROFLOW_HAS_CUDA
+    if (measured) {
+      const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+      return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+    }
+#endif
+    return 0;
+  }
+  /// Routed, LibTorch's memory comes from a zeroflow resource bound earlier in the process.
+  const bool measured = !zf::model::torch_allocator_routed();
+};
 
 template <class T>
 void expect_bits(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
@@ -131,4 +190,26 @@ TEST(ChunkedRun, SameResultsAsInMemoryOnGpuUnderTheBudget) {
   expect_same_results(whole, chunked);
   EXPECT_GT(chunked.peak_device_bytes, 0);
   EXPECT_LE(chunked.peak_device_bytes, budget);
+}
+
+TEST(ChunkedRun, RowsFourTimesTheBudgetTrainFromHostMemoryOnGpu) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
+  // The smallest budget, so that a recording of a few seconds' work has rows 4 times its size.
+  const std::int64_t budget = zf::pipeline::min_device_budget;
+  const fs::path input = long_fast_recording();
+  const auto whole = run(zf::pipeline::device_choice::cuda, 0, input, 1);
+  const auto row_bytes = static_cast<std::int64_t>(whole.peak.size()) * whole.sizes.row_width * 4;
+  ASSERT_GE(row_bytes, 4 * budget) << whole.peak.size() << " beats";
+  bool from_host = false;
+  const torch_peak libtorch;  // after the first run: LibTorch's allocator is initialised
+  const auto chunked = run(zf::pipeline::device_choice::cuda, budget, input, 1, [&](const std::string& line) {
+    from_host |= line.find("rows") != std::string::npos && line.find("from host memory") != std::string::npos;
+  });
+  EXPECT_TRUE(from_host) << "training did not read the rows from host memory";
+  expect_same_results(whole, chunked);
+  EXPECT_GT(chunked.peak_device_bytes, 0);
+  // zeroflow's peak and LibTorch's own together: a bound on the peak of both at once.
+  EXPECT_LE(chunked.peak_device_bytes + libtorch.bytes(), budget)
+      << "zeroflow " << chunked.peak_device_bytes << " bytes, LibTorch " << libtorch.bytes()
+      << (libtorch.measured ? "" : " (not measured: routed to a resource of an earlier test)");
 }
