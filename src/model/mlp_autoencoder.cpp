@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "mlp_forward.hpp"
+#include "run_generators.hpp"
 #include "tensor_bridge.hpp"
 #include "vae_impl.hpp"
 #include "zeroflow/config.hpp"
@@ -239,8 +240,12 @@ mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, st
   check_shape(shape);
   detail::check_model_device(where);
   detail::configure_torch_threads();
-  torch::manual_seed(seed);  // weights drawn on the CPU: the same on every device
-  auto state = std::make_unique<impl>(shape, where);
+  std::unique_ptr<impl> state;
+  {
+    const auto drawing = detail::lock_global_generator();
+    torch::manual_seed(seed);  // weights drawn on the CPU: the same on every device
+    state = std::make_unique<impl>(shape, where);
+  }
   state->net->to(state->tdevice);
   return mlp_autoencoder{std::move(state)};
 }
@@ -260,9 +265,10 @@ mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_optio
 
   mlp_net& net = impl_->net;
   net->train();
-  torch::manual_seed(options.seed);
-  adam_step optimiser(net->parameters(), options);
   const c10::Device dev = impl_->tdevice;
+  // The run's own generator: runs in other threads do not change what this one draws.
+  const at::Generator shuffles = detail::generators_for(options.seed, dev).device;
+  adam_step optimiser(net->parameters(), options);
   const std::int64_t batch = options.batch == 0 ? n : std::min(options.batch, n);
   // Losses stay on the device until the end (one synchronisation per run, not per epoch),
   // unless someone watches every epoch.
@@ -271,7 +277,7 @@ mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_optio
   mlp_train_result result;
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
     torch::Tensor order;
-    if (batch < n) order = torch::randperm(n, torch::TensorOptions().dtype(torch::kLong).device(dev));
+    if (batch < n) order = torch::randperm(n, shuffles, torch::TensorOptions().dtype(torch::kLong).device(dev));
     torch::Tensor total = losses.select(0, epoch);
     for (std::int64_t begin = 0; begin < n; begin += batch) {
       const std::int64_t end = std::min(n, begin + batch);

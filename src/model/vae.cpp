@@ -12,6 +12,7 @@
 
 #include "light_vae.hpp"
 #include "tensor_bridge.hpp"
+#include "run_generators.hpp"
 #include "vae_impl.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -125,8 +126,12 @@ vae vae::create(std::int64_t width, device where, std::uint64_t seed) {
   check_device(where);
   configure_threads();
   // Weights are drawn on the CPU from the seed, so they are the same whatever the device.
-  torch::manual_seed(seed);
-  auto state = std::make_unique<impl>(width, where);
+  std::unique_ptr<impl> state;
+  {
+    const auto drawing = detail::lock_global_generator();
+    torch::manual_seed(seed);
+    state = std::make_unique<impl>(width, where);
+  }
   state->history.init_seed = seed;
   state->module->to(state->tdevice);
   return vae{std::move(state)};
