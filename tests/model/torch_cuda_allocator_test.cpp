@@ -20,12 +20,17 @@
 #include <vector>
 
 #include "model/model_test_util.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/model/vae.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 namespace zf = zeroflow;
 using zf::model::vae;
@@ -36,6 +41,15 @@ namespace {
 bool have_gpu() {
   return zf::model::training_path_possible(zf::model::training_path::fused_kernels, zf::cuda_device(0), 64) &&
          zf::cuda_available() && torch::cuda::is_available();
+}
+
+// LibTorch's own CUDA allocator has served a tensor in this process (routing is refused then).
+bool torch_cuda_allocations_made() {
+#if ZEROFLOW_HAS_CUDA
+  return c10::cuda::CUDACachingAllocator::get()->initialized();
+#else
+  return false;
+#endif
 }
 
 std::filesystem::path loss_file() {
@@ -62,8 +76,8 @@ std::vector<double> graph_training_losses() {
   return m.train(rows, opt).epoch_loss;
 }
 
-// The routed process: every failed check is printed; the exit code says whether any failed.
-[[noreturn]] void routed_process() {
+// The routed checks, in a process whose LibTorch has not allocated on the GPU yet: what failed.
+std::vector<std::string> routed_checks() {
   std::vector<std::string> problems;
   const auto check = [&](bool ok, const std::string& what) {
     if (!ok) problems.push_back(what);
@@ -130,6 +144,13 @@ std::vector<double> graph_training_losses() {
   } catch (const std::exception& e) {
     problems.push_back(std::string("exception: ") + e.what());
   }
+  return problems;
+}
+
+// The routed process of the death test: every failed check is printed; the exit code says
+// whether any failed.
+[[noreturn]] void routed_process() {
+  const std::vector<std::string> problems = routed_checks();
   for (const auto& p : problems) std::fprintf(stderr, "routed process: %s\n", p.c_str());
   std::fflush(stderr);
   // _Exit: the check is done; LibTorch's static teardown is not what this test is about.
@@ -156,6 +177,18 @@ TEST(TorchCudaAllocator, RoutesLibTorchAndItsGraphsToAZeroflowResource) {
   // LibTorch has allocated through its own allocator here: routing now must be refused.
   EXPECT_FALSE(zf::model::torch_allocator_routed());
   EXPECT_THROW(zf::model::route_torch_allocator_to(zf::memory::current_resource(zf::cuda_device(0))), zf::error);
+}
+
+// The same checks without the death test's second process, when this test is the first of its
+// process to use LibTorch on the GPU (a process of its own: --gtest_filter=TorchCudaAllocatorFresh.*,
+// as scripts/gpu-sanitize runs it, where the tools would otherwise instrument two LibTorch start-ups).
+// Elsewhere LibTorch has allocated already and routing is refused: skipped, the death test above
+// checks the same in any process.
+TEST(TorchCudaAllocatorFresh, RoutesInAProcessOfItsOwn) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  if (zf::model::torch_allocator_routed() || torch_cuda_allocations_made())
+    GTEST_SKIP() << "LibTorch has used the GPU in this process already; run this test alone";
+  for (const auto& problem : routed_checks()) ADD_FAILURE() << problem;
 }
 
 TEST(TorchCudaAllocator, RejectsBadResources) {

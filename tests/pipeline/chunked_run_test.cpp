@@ -93,18 +93,26 @@ zf::pipeline::run_result run(zf::pipeline::device_choice where, std::int64_t bud
 struct torch_peak {
   torch_peak() {
 #if ZEROFLOW_HAS_CUDA
-    if (measured) c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+    if (measured) {
+      c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+      // Tensors that earlier tests of this process still hold are not this run's.
+      baseline = allocated().current;
+    }
 #endif
   }
   [[nodiscard]] std::int64_t bytes() const {
 #if ZEROFLOW_HAS_CUDA
-    if (measured) {
-      const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-      return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
-    }
+    if (measured) return allocated().peak - baseline;
 #endif
     return 0;
   }
+#if ZEROFLOW_HAS_CUDA
+  static c10::CachingAllocator::Stat allocated() {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+    return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+  }
+#endif
+  std::int64_t baseline = 0;
   /// Routed, LibTorch's memory comes from a zeroflow resource bound earlier in the process.
   const bool measured = !zf::model::torch_allocator_routed();
 };
