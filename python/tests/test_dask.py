@@ -179,3 +179,36 @@ def test_cli_scheduler_errors(zeroflow_bin, recordings, tmp_path):
     usage = run_cli(zeroflow_bin, *args[1:], "--figures", "png", check=False)
     assert usage.returncode == 2 and "--figures png is not available with --scheduler" in usage.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_a_worker_that_dies_is_replaced_and_its_recording_runs_again(recordings, sequential, tmp_path):
+    """The worker running recording 2 of 4 dies (os._exit, once): Dask's nanny starts a new one, the
+    scheduler runs the recording again, and every result is still there and equals the CLI's."""
+    paths, _ = recordings
+    marker = tmp_path / "died"
+
+    class DieOnce(distributed.WorkerPlugin):  # defined here: pickled by value to the workers
+        def __init__(self, marker):
+            self.marker = str(marker)
+
+        def transition(self, key, start, finish, **kwargs):
+            if finish == "executing" and str(key).startswith("zeroflow-run-1-") and not os.path.exists(self.marker):
+                open(self.marker, "w").close()
+                os._exit(1)
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    try:
+        with distributed.Client(cluster) as c:
+            c.register_plugin(DieOnce(marker))
+            frame = zdask.run_many(paths, tmp_path / "out", client=c, epochs=EPOCHS, device="cpu", progress=False)
+    finally:
+        cluster.close()
+    assert marker.exists(), "no worker died: the test did not test anything"
+    assert list(frame["status"]) == ["ok"] * len(paths), frame["error"].tolist()
+    names = zdask.folder_names(paths)
+    for name in names:
+        got, want = read_beats(tmp_path / "out" / name), read_beats(sequential / name)
+        assert got["peak"].tolist() == want["peak"].tolist(), name
+        np.testing.assert_allclose(got["score"], want["score"], rtol=1e-5, atol=1e-6, err_msg=name)
+    leftovers = [p.name for p in (tmp_path / "out").iterdir() if p.name not in set(names) | {"runs.csv"}]
+    assert leftovers == [], leftovers
