@@ -78,7 +78,7 @@ signal::segmentation chunked_run::segment(const signal::segment_params& params, 
   return seg;
 }
 
-array chunked_run::training_rows(const array& rows, int batch, stream_view stream) const {
+array chunked_run::training_rows(const array& rows, int batch, bool rows_copied_on_device, stream_view stream) const {
   if (where_.host_accessible()) return rows;  // the host's rows are the model's (LibTorch's host memory is its own)
   const auto needed = static_cast<std::int64_t>(rows.nbytes());
   // The model's own working memory, at least: a batch's activations and gradients, some floats per
@@ -94,6 +94,14 @@ array chunked_run::training_rows(const array& rows, int batch, stream_view strea
              "; give --max-device-memory ", mib(budget_ - free + working), " or more, or a smaller --batch");
   }
   if (needed + working <= free) return copy_to(rows, where_, stream);
+  // The rows themselves and the model's scaled copy of them, both on the device.
+  if (rows_copied_on_device) {
+    ZF_THROW(out_of_memory, "--model mlp trains on a scaled copy of the ", rows.shape(0),
+             " beats' rows on the device (", mib(2 * needed), " with the rows themselves), more than the ", mib(free),
+             " left of --max-device-memory ", mib(budget_), "; give --max-device-memory ",
+             mib(budget_ - free + 2 * needed + working),
+             " or more, or train the LightVAE (--model lightvae), which reads rows that do not fit from host memory");
+  }
   if (progress_)
     progress_("training reads the " + std::to_string(rows.shape(0)) + " beats' rows (" + mib(needed) +
               ") from host memory: they do not fit the " + mib(free) + " left of --max-device-memory");

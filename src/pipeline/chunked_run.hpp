@@ -42,9 +42,12 @@ class chunked_run {
   /// in page-locked host memory mapped into the GPU's address space (memory/mapped_resource.hpp),
   /// which the model's kernels read in place: the same bytes and kernels, each batch read across
   /// the bus. The mapping goes with the returned array.
+  /// `rows_copied_on_device`: the model makes a device copy of all rows before training (the MLP
+  /// autoencoder scales them there), so rows that do not fit are refused in the user's terms.
   /// @throws out_of_memory, saying how much is needed, when the batches' working memory alone does
-  ///         not fit the budget left, or the host cannot lock the rows' memory.
-  [[nodiscard]] array training_rows(const array& rows, int batch, stream_view stream) const;
+  ///         not fit the budget left, when the model copies the rows and they do not fit, or when
+  ///         the host cannot lock the rows' memory.
+  [[nodiscard]] array training_rows(const array& rows, int batch, bool rows_copied_on_device, stream_view stream) const;
   /// Every row's score in chunks of whole scoring batches (the same batches as one call), with each
   /// row's thumbnail made on the way. score is on the run's device, mu on the host.
   [[nodiscard]] model::scores score(const beat_model& model, const array& rows, stream_view stream);

@@ -404,8 +404,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
           options.progress("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) + "  loss " +
                            std::to_string(loss));
         };
-      trained = scorer->train(chunked ? chunked->training_rows(rows, options.batch, stream) : rows, options.epochs,
-                              options.batch, options.seed, on_epoch, stream);
+      trained = scorer->train(
+          chunked
+              ? chunked->training_rows(rows, options.batch, options.model_type == model_kind::mlp_autoencoder, stream)
+              : rows,
+          options.epochs, options.batch, options.seed, on_epoch, stream);
     });
     result.trained = true;
     result.epoch_loss = trained.epoch_loss;

@@ -106,7 +106,7 @@ TEST(ChunkedTraining, FiniteCheckFindsOneBadValueInTheLastSlice) {
 TEST(ChunkedTraining, HostRunsTrainOnTheHostRowsThemselves) {
   zf::pipeline::detail::chunked_run run(zf::cpu_device, budget, {});
   const zf::array rows = rows_of(1000);
-  const zf::array taken = run.training_rows(rows, 1024, {});
+  const zf::array taken = run.training_rows(rows, 1024, false, {});
   EXPECT_EQ(taken.owner(), rows.owner());
   EXPECT_EQ(taken.data(), rows.data());
 }
@@ -117,7 +117,7 @@ TEST(ChunkedTraining, RowsThatFitAreCopiedToTheGpu) {
   const zf::array rows = rows_of(1000);
   const auto limit = current_limit();
   ASSERT_NE(limit, nullptr);
-  const zf::array taken = run.training_rows(rows, 1024, {});
+  const zf::array taken = run.training_rows(rows, 1024, false, {});
   EXPECT_EQ(taken.where(), zf::cuda_device(0));
   EXPECT_GE(limit->used(), rows.nbytes());  // a device copy, inside the budget
   EXPECT_EQ(host_values(taken), host_values(rows));
@@ -142,7 +142,7 @@ TEST(ChunkedTraining, RowsLargerThanTheBudgetAreReadFromMappedHostMemory) {
     const auto limit = current_limit();
     ASSERT_NE(limit, nullptr);
     const std::size_t used = limit->used();
-    const zf::array taken = run.training_rows(rows, 1024, {});
+    const zf::array taken = run.training_rows(rows, 1024, false, {});
     EXPECT_EQ(taken.where(), zf::cuda_device(0));  // device memory to LibTorch and the kernels
     EXPECT_EQ(taken.shape(), rows.shape());
     EXPECT_EQ(limit->used(), used);  // nothing of the budget
@@ -152,7 +152,7 @@ TEST(ChunkedTraining, RowsLargerThanTheBudgetAreReadFromMappedHostMemory) {
     trained = in_place.train(taken, o);
 
     // The finiteness check reads them in place too.
-    const zf::array bad = run.training_rows(rows_with_bad_values(80000), 1024, {});
+    const zf::array bad = run.training_rows(rows_with_bad_values(80000), 1024, false, {});
     bad_rows = message_of<zf::invalid_argument>(
         [&] { (void)zf::model::vae::create(width, zf::cuda_device(0), 5).train(bad, o); });
   }
@@ -170,12 +170,28 @@ TEST(ChunkedTraining, BatchesLargerThanTheBudgetAreRefusedInTheUsersTerms) {
   zf::pipeline::detail::chunked_run run(zf::cuda_device(0), budget, {});
   const zf::array rows = rows_of(20000);
   const std::string message =
-      message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 10000, {}); });  // ~156 MiB of batch
+      message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 10000, false, {}); });  // ~156 MiB of batch
   EXPECT_NE(message.find("training needs about"), std::string::npos) << message;
   EXPECT_NE(message.find("--max-device-memory"), std::string::npos) << message;
   EXPECT_NE(message.find("a smaller --batch"), std::string::npos) << message;
   EXPECT_EQ(message.find("::"), std::string::npos) << message;
   // Batch 0 is every row in one batch (the MLP autoencoder's default): refused alike.
-  EXPECT_NE(message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 0, {}); }).find("a smaller --batch"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 0, false, {}); }).find("a smaller --batch"),
+      std::string::npos);
+}
+
+TEST(ChunkedTraining, TheMlpsDeviceCopyOfRowsThatDoNotFitIsRefusedInTheUsersTerms) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
+  zf::pipeline::detail::chunked_run run(zf::cuda_device(0), budget, {});
+  const zf::array rows = rows_of(80000);  // 78 MiB, past the 64 MiB budget; batches of 1024 fit
+  const std::string message =
+      message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 1024, /*rows_copied_on_device=*/true, {}); });
+  EXPECT_NE(message.find("--model mlp trains on a scaled copy"), std::string::npos) << message;
+  EXPECT_NE(message.find("give --max-device-memory"), std::string::npos) << message;
+  EXPECT_NE(message.find("--model lightvae"), std::string::npos) << message;
+  EXPECT_EQ(message.find("::"), std::string::npos) << message;
+  // Rows that fit are copied as for any model.
+  const zf::array few = rows_of(2000);
+  EXPECT_EQ(run.training_rows(few, 1024, true, {}).where(), zf::cuda_device(0));
 }
