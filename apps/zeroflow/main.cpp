@@ -3,6 +3,7 @@
 // signal when interrupted (130 for SIGINT, 143 for SIGTERM). A failure prints one line on stderr,
 // "zeroflow: error: ...".
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -26,6 +27,22 @@ int fail(const std::string& message, int code) {
   if (zeroflow::cli::interrupted()) zeroflow::cli::wait_for_interrupt_exit();  // its own line and code
   std::fprintf(stderr, "zeroflow: error: %s\n", message.c_str());
   return code;
+}
+
+/// The command is done and every file it wrote is closed and in place: what normal exit would
+/// still do is tear down LibTorch's and CUDA's libraries object by object, which the operating
+/// system does at once by ending the process. Sanitizer builds exit normally, so that their leak
+/// checks at exit still run.
+[[noreturn]] void end_process(int code) {
+  std::fflush(nullptr);
+#if defined(__SANITIZE_ADDRESS__)
+  std::exit(code);
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  std::exit(code);
+#endif
+#endif
+  std::_Exit(code);
 }
 
 }  // namespace
@@ -61,5 +78,5 @@ int main(int argc, char** argv) {
     code = fail("an unexpected error that zeroflow could not describe", exit_failure);
   }
   zeroflow::cli::finish_command();
-  return code;
+  end_process(code);
 }
