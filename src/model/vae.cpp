@@ -11,8 +11,8 @@
 #include <mutex>
 
 #include "light_vae.hpp"
-#include "tensor_bridge.hpp"
 #include "run_generators.hpp"
+#include "tensor_bridge.hpp"
 #include "vae_impl.hpp"
 #include "zeroflow/core/error.hpp"
 
