@@ -99,32 +99,12 @@ class mlp_autoencoder::impl {
 
 namespace {
 
-// As the VAE's check (vae.cpp says why): in slices, so that rows larger than the device memory left
-// need no temporary of their size; a slice's extremes are finite exactly when all its values are,
-// and one read-back answers for all slices. Counted and located only when something is wrong.
+// The VAE's search (vae.cpp), with the autoencoder's own words.
 void check_finite_rows(const torch::Tensor& data) {
-  constexpr std::int64_t finite_check_bytes = std::int64_t{16} << 20;
-  const std::int64_t n = data.size(0), width = data.size(1);
-  if (n == 0 || width == 0) return;
-  const std::int64_t step = std::max<std::int64_t>(1, finite_check_bytes / (width * data.element_size()));
-  std::vector<torch::Tensor> extremes;
-  for (std::int64_t begin = 0; begin < n; begin += step) {
-    auto [lowest, highest] = torch::aminmax(data.slice(0, begin, std::min(n, begin + step)));
-    extremes.push_back(std::move(lowest));
-    extremes.push_back(std::move(highest));
-  }
-  if (torch::isfinite(torch::stack(extremes)).all().item<bool>()) return;
-  std::int64_t bad = 0, first = -1;
-  for (std::int64_t begin = 0; begin < n; begin += step) {
-    const torch::Tensor slice = data.slice(0, begin, std::min(n, begin + step));
-    const std::int64_t in_slice = non_finite_count(slice);
-    if (in_slice > 0 && first < 0)
-      first = begin * width +
-              torch::logical_not(torch::isfinite(slice)).reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
-    bad += in_slice;
-  }
-  ZF_THROW(invalid_argument, "rows hold ", bad, bad == 1 ? " value that is" : " values that are",
-           " NaN or infinite (the first in row ", first / width,
+  const detail::non_finite_values bad = detail::find_non_finite(data);
+  if (bad.count == 0) return;
+  ZF_THROW(invalid_argument, "rows hold ", bad.count, bad.count == 1 ? " value that is" : " values that are",
+           " NaN or infinite (the first in row ", bad.first / data.size(1),
            "); the autoencoder needs finite values: fill or drop the gaps first");
 }
 

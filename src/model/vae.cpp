@@ -70,18 +70,16 @@ array export_to(const torch::Tensor& t, device rows_device) {
   return to_array(t.device() == target ? t : t.to(target));
 }
 
-// A NaN or an infinity in one row makes every batch loss that contains it NaN, and the first
-// step spreads NaN into every weight: refused before it can happen. The rows may be far larger
-// than the device memory left (a run under --max-device-memory reads them in place from mapped
-// host memory), so they are read in slices of finite_check_bytes, and the common case makes no
-// temporary of a slice's size: a slice's smallest and largest values are finite exactly when all
-// of its values are (NaN propagates into both, an infinity is one of them). One read-back for all
-// slices; the count and the position are looked up, slice by slice, only when there is something
-// to report.
-void check_finite_rows(const torch::Tensor& data) {
+// The rows may be far larger than the device memory left (a run under --max-device-memory reads
+// them in place from mapped host memory), so they are read in slices of finite_check_bytes, and the
+// common case makes no temporary of a slice's size: a slice's smallest and largest values are
+// finite exactly when all of its values are (NaN propagates into both, an infinity is one of them).
+// One read-back for all slices; the count and the position are looked up, slice by slice, only when
+// there is something to report.
+non_finite_values find_non_finite(const torch::Tensor& data) {
   constexpr std::int64_t finite_check_bytes = std::int64_t{16} << 20;
   const std::int64_t n = data.size(0), width = data.size(1);
-  if (n == 0 || width == 0) return;
+  if (n == 0 || width == 0) return {};
   const std::int64_t step = std::max<std::int64_t>(1, finite_check_bytes / (width * data.element_size()));
   std::vector<torch::Tensor> extremes;
   for (std::int64_t begin = 0; begin < n; begin += step) {
@@ -89,17 +87,26 @@ void check_finite_rows(const torch::Tensor& data) {
     extremes.push_back(std::move(lowest));
     extremes.push_back(std::move(highest));
   }
-  if (torch::isfinite(torch::stack(extremes)).all().item<bool>()) return;
-  std::int64_t count = 0, first = -1;
+  if (torch::isfinite(torch::stack(extremes)).all().item<bool>()) return {};
+  non_finite_values found;
   for (std::int64_t begin = 0; begin < n; begin += step) {
     const torch::Tensor bad = torch::logical_not(torch::isfinite(data.slice(0, begin, std::min(n, begin + step))));
     const auto in_slice = bad.sum().item<std::int64_t>();
-    if (in_slice > 0 && first < 0)
-      first = begin * width + bad.reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
-    count += in_slice;
+    if (in_slice > 0 && found.first < 0)
+      found.first = begin * width + bad.reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
+    found.count += in_slice;
   }
-  ZF_THROW(invalid_argument, "rows hold ", count, count == 1 ? " value that is" : " values that are",
-           " NaN or infinite (the first in row ", first / width, ", column ", first % width,
+  return found;
+}
+
+// A NaN or an infinity in one row makes every batch loss that contains it NaN, and the first
+// step spreads NaN into every weight: refused before it can happen.
+void check_finite_rows(const torch::Tensor& data) {
+  const non_finite_values bad = find_non_finite(data);
+  if (bad.count == 0) return;
+  const std::int64_t width = data.size(1);
+  ZF_THROW(invalid_argument, "rows hold ", bad.count, bad.count == 1 ? " value that is" : " values that are",
+           " NaN or infinite (the first in row ", bad.first / width, ", column ", bad.first % width,
            "); the model needs finite rows: fill gaps (e.g. with the row's median) or leave those rows out");
 }
 

@@ -40,6 +40,14 @@ torch::Tensor rows_on(const array& rows, std::int64_t width, const c10::Device& 
 /// A result for the caller: back on the rows' device, as an array viewing the tensor's memory.
 array export_to(const torch::Tensor& t, device rows_device);
 
+/// The NaN and ±inf values of N × W rows: how many, and the flat index of the first (-1: none).
+/// Read in bounded slices, so rows larger than the device memory left need no temporary of their size.
+struct non_finite_values {
+  std::int64_t count = 0;
+  std::int64_t first = -1;
+};
+[[nodiscard]] non_finite_values find_non_finite(const torch::Tensor& data);
+
 /// Refuses rows that hold NaN or ±inf (naming the first), before they can reach a weight.
 /// @throws invalid_argument saying how many and where the first is.
 void check_finite_rows(const torch::Tensor& data);
