@@ -5,6 +5,7 @@
 #include "zeroflow/core/error.hpp"
 
 #if ZEROFLOW_HAS_CUDA
+#include "page_locked.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #endif
 
@@ -20,15 +21,7 @@ void* pinned_resource::do_allocate(std::size_t bytes, stream_view) {
   return p;
 }
 
-void pinned_resource::do_deallocate(void* p, std::size_t, stream_view stream) {
-  // A stream destroyed before the block is given back cannot be waited on; waiting for the
-  // whole device instead still frees the block rather than leaking it.
-  if (cudaStreamSynchronize(stream.value()) != cudaSuccess) {
-    (void)cudaGetLastError();
-    ZF_CUDA_TRY(cudaDeviceSynchronize());
-  }
-  ZF_CUDA_TRY(cudaFreeHost(p));
-}
+void pinned_resource::do_deallocate(void* p, std::size_t, stream_view stream) { free_page_locked(p, stream); }
 
 #else
 
