@@ -31,16 +31,21 @@ def cli_run(zeroflow_bin, recording, out, device, *extra):
     return run_cli(zeroflow_bin, "run", recording, "--out", out, "--device", device, "--epochs", 2, *extra)
 
 
-def test_cli_chunked_run_writes_the_same_beats(zeroflow_bin, long_recording, tmp_path):
+def whole_and_chunked(zeroflow_bin, recording, tmp_path, device, budget):
+    """The run without a budget and the run under `budget`: the chunked run's process, each run's
+    beats and each run's summary."""
     whole, chunked = tmp_path / "whole", tmp_path / "chunked"
-    cli_run(zeroflow_bin, long_recording, whole, "cpu")
-    proc = cli_run(zeroflow_bin, long_recording, chunked, "cpu", "--max-device-memory", "64M")
+    cli_run(zeroflow_bin, recording, whole, device)
+    proc = cli_run(zeroflow_bin, recording, chunked, device, "--max-device-memory", budget)
+    summaries = [json.loads((folder / "summary.json").read_text()) for folder in (whole, chunked)]
+    return proc, beats(whole), beats(chunked), *summaries
+
+
+def test_cli_chunked_run_writes_the_same_beats(zeroflow_bin, long_recording, tmp_path):
+    proc, a, b, sa, sb = whole_and_chunked(zeroflow_bin, long_recording, tmp_path, "cpu", "64M")
     assert "chunks of" in proc.stderr
-    a, b = beats(whole), beats(chunked)
     assert len(a) > 5000
     assert a == b  # every column, as text: the same beats, scores, latents and flags
-    sa = json.loads((whole / "summary.json").read_text())
-    sb = json.loads((chunked / "summary.json").read_text())
     assert sa["beats_found"] == sb["beats_found"]
     assert sa["test_loss"] == sb["test_loss"]
     # The beats themselves against the generator's labels (an independent reference): every
@@ -105,14 +110,10 @@ def test_python_run_refuses_a_small_budget(long_recording):
 
 @pytest.mark.skipif(not zf.cuda_available(), reason="no GPU")
 def test_gpu_chunked_run_stays_under_the_budget(zeroflow_bin, long_recording, tmp_path):
-    whole, chunked = tmp_path / "whole", tmp_path / "chunked"
-    cli_run(zeroflow_bin, long_recording, whole, "cuda")
-    cli_run(zeroflow_bin, long_recording, chunked, "cuda", "--max-device-memory", "96M")
-    a, b = beats(whole), beats(chunked)
+    _, a, b, _, sb = whole_and_chunked(zeroflow_bin, long_recording, tmp_path, "cuda", "96M")
     assert [r["peak"] for r in a] == [r["peak"] for r in b]
     np.testing.assert_allclose([float(r["score"]) for r in b], [float(r["score"]) for r in a], rtol=1e-5, atol=1e-6)
-    summary = json.loads((chunked / "summary.json").read_text())
-    assert 0 < summary["peak_device_bytes"] <= 96 << 20
+    assert 0 < sb["peak_device_bytes"] <= 96 << 20
     shutil.rmtree(tmp_path)
 
 
@@ -130,16 +131,11 @@ def many_beats_record(tmp_path_factory):
 
 @pytest.mark.skipif(not zf.cuda_available(), reason="no GPU")
 def test_gpu_trains_rows_four_times_the_budget_from_host_memory(zeroflow_bin, many_beats_record, tmp_path):
-    whole, chunked = tmp_path / "whole", tmp_path / "chunked"
-    cli_run(zeroflow_bin, many_beats_record, whole, "cuda")
-    proc = cli_run(zeroflow_bin, many_beats_record, chunked, "cuda", "--max-device-memory", "64M")
+    proc, a, b, sa, sb = whole_and_chunked(zeroflow_bin, many_beats_record, tmp_path, "cuda", "64M")
     assert "from host memory" in proc.stderr
-    a, b = beats(whole), beats(chunked)
     assert len(a) * 1024 >= 4 * (64 << 20)  # rows of 256 float32 samples each
     assert [r["peak"] for r in a] == [r["peak"] for r in b]
     np.testing.assert_allclose([float(r["score"]) for r in b], [float(r["score"]) for r in a], rtol=1e-5, atol=1e-6)
-    sa = json.loads((whole / "summary.json").read_text())
-    sb = json.loads((chunked / "summary.json").read_text())
     assert sb["test_loss"] == pytest.approx(sa["test_loss"], rel=1e-6)
     # The CLI routes LibTorch's memory through the budget: its tensors are counted here too.
     assert 0 < sb["peak_device_bytes"] <= 64 << 20

@@ -1,10 +1,13 @@
 #pragma once
 // Synthetic rows for the model tests: smooth beats of two shapes, and noise rows as outliers.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "zeroflow/core/array.hpp"
@@ -54,6 +57,19 @@ inline array make_rows(int n, int width, std::uint64_t seed, const std::set<int>
 inline std::vector<float> to_vector(const array& a) {
   const auto s = a.span<const float>();
   return {s.begin(), s.end()};
+}
+
+/// The message of the `Error` that `fn` throws, checking its type; a test failure, and "", when
+/// nothing is thrown.
+template <class Error, class Fn>
+std::string message_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "nothing was thrown";
+  return {};
 }
 
 inline std::vector<std::int64_t> to_vector_i64(const array& a) {

@@ -27,17 +27,6 @@ namespace {
 
 constexpr bool cuda_build = ZEROFLOW_HAS_CUDA != 0;
 
-template <class Error, class Fn>
-std::string message_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "nothing was thrown";
-  return {};
-}
-
 zf::model::train_options short_training(training_path path = training_path::automatic) {
   zf::model::train_options opt;
   opt.epochs = 2;

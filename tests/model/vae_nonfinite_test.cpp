@@ -40,17 +40,6 @@ zf::model::train_options few_epochs(int epochs = 3) {
   return opt;
 }
 
-/// The message of the zeroflow error `fn` throws, checking its type ("" when nothing is thrown).
-template <class Error, class Fn>
-std::string message_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 zf::array scaled(const zf::array& rows, float factor) {
   zf::array out = zf::copy_to(rows, zf::cpu_device);
   for (auto& v : out.span<float>()) v *= factor;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/model_test_util.hpp"
 #include "pipeline/chunked_run.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -24,6 +25,7 @@
 #include "zeroflow/pipeline/chunked.hpp"
 
 namespace zf = zeroflow;
+using zeroflow::model_test::message_of;
 
 namespace {
 
@@ -42,16 +44,6 @@ std::vector<float> host_values(const zf::array& a) {
   const zf::array host = zf::copy_to(a, zf::cpu_device);
   const auto s = host.span<const float>();
   return {s.begin(), s.end()};
-}
-
-template <class Error, class Fn>
-std::string message_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 /// `n` rows (n > 35000: three slices or more of the finiteness check, 16 MiB each) with
