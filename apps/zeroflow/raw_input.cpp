@@ -29,7 +29,7 @@ void add_raw_input_flags(CLI::App& cmd, io::raw_layout& layout) {
       ->check(positive_up_to(1e9, ""));
 }
 
-void apply_raw_input_flags(const CLI::App& cmd, const std::vector<std::string>& inputs, const io::raw_layout& layout) {
+void check_raw_input_flags(const CLI::App& cmd, const std::vector<std::string>& inputs) {
   const auto raw = std::find_if(inputs.begin(), inputs.end(), is_raw);
   if (raw != inputs.end() && cmd.count("--sample-rate") == 0)
     throw CLI::ValidationError(*raw +
@@ -41,7 +41,6 @@ void apply_raw_input_flags(const CLI::App& cmd, const std::vector<std::string>& 
                                    " applies to raw recordings (.f32, .i16, .i32) only; the others state their own "
                                    "layout, so leave it out");
   }
-  io::set_default_raw_layout(layout);
 }
 
 }  // namespace zeroflow::cli

@@ -10,12 +10,12 @@
 
 namespace zeroflow::cli {
 
-/// @brief Adds --channels and --gain to `cmd`; their values go into `layout`.
+/// @brief Adds --channels and --gain to `cmd`; their values go into `layout` (the run's options,
+/// pipeline::run_options::raw, which the run's read takes).
 void add_raw_input_flags(CLI::App& cmd, io::raw_layout& layout);
 
-/// @brief Checks the flags of raw recordings against `inputs` and makes `layout` the process-wide
-/// one (io::set_default_raw_layout) that the pipeline's reads take. Usage errors (exit 2): a raw
-/// input without --sample-rate; --channels or --gain without a raw input.
-void apply_raw_input_flags(const CLI::App& cmd, const std::vector<std::string>& inputs, const io::raw_layout& layout);
+/// @brief Checks the flags of raw recordings against `inputs`. Usage errors (exit 2): a raw input
+/// without --sample-rate; --channels or --gain without a raw input.
+void check_raw_input_flags(const CLI::App& cmd, const std::vector<std::string>& inputs);
 
 }  // namespace zeroflow::cli

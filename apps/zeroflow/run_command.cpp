@@ -45,8 +45,6 @@ struct run_flags {
   std::string figures = "none";
   bool force = false;
   unsigned jobs = 1;  ///< recordings of a batch at the same time
-  /// --channels, --gain: what raw recordings do not say about themselves
-  io::raw_layout raw;
 };
 
 void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
@@ -118,7 +116,7 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
          "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and is "
          "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)")
       ->type_name("BYTES");
-  add_raw_input_flags(cmd, f.raw);
+  add_raw_input_flags(cmd, f.options.raw);
   add_io_flag(cmd);
   cmd.add_option("--jobs,-j", f.jobs,
                  "recordings of a batch run at the same time in this process, sharing the GPU (each on a stream "
@@ -364,7 +362,7 @@ void add_run(CLI::App& app) {
   add_pipeline_flags(*cmd, *flags, true);
   auto scheduler = add_scheduler_option(*cmd);  // many recordings on a Dask cluster (python_front.hpp)
   cmd->callback([flags, cmd, scheduler] {
-    apply_raw_input_flags(*cmd, flags->inputs, flags->raw);
+    check_raw_input_flags(*cmd, flags->inputs);
     if (cmd->count("--scheduler") > 0) return run_on_scheduler(*cmd, *scheduler);
     choose_model(*flags, *cmd);
     run_pipeline(*flags, true, cmd->count("--sample-rate") > 0);
@@ -381,7 +379,7 @@ void add_score(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->callback([flags, cmd] {
-    apply_raw_input_flags(*cmd, flags->inputs, flags->raw);
+    check_raw_input_flags(*cmd, flags->inputs);
     run_pipeline(*flags, false, cmd->count("--sample-rate") > 0);
   });
 }

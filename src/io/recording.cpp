@@ -24,9 +24,6 @@ namespace zeroflow::io {
 
 namespace {
 
-// Set once by a command line before it reads (as the default --io method is), read by every read.
-raw_layout process_raw_layout;
-
 // Far more than any recording has; a bound keeps a mistyped count from naming millions of leads.
 constexpr std::size_t most_raw_channels = std::size_t{1} << 16;
 
@@ -143,7 +140,7 @@ recording read_edf_recording(const std::filesystem::path& path, const recording_
 
 recording read_raw_recording(const std::filesystem::path& path, binary_sample type, const recording_options& options,
                              stream_view stream) {
-  const raw_layout layout = options.raw.value_or(default_raw_layout());
+  const raw_layout& layout = options.raw;
   check_raw_layout(path.string() + ": ", layout);
   recording out;
   for (std::size_t c = 0; c < layout.channels; ++c) out.leads.push_back("channel " + std::to_string(c));
@@ -185,13 +182,6 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
 }
 
 }  // namespace
-
-void set_default_raw_layout(const raw_layout& layout) {
-  check_raw_layout("", layout);
-  process_raw_layout = layout;
-}
-
-raw_layout default_raw_layout() noexcept { return process_raw_layout; }
 
 std::optional<binary_sample> raw_sample_type(const std::filesystem::path& path) {
   const std::string extension = lower(path.extension().string());

@@ -44,12 +44,6 @@ std::string i16_bytes(const std::vector<std::int16_t>& v) {
   return out;
 }
 
-// Restores the process-wide layout a test changed.
-struct default_layout_guard {
-  io::raw_layout saved = io::default_raw_layout();
-  ~default_layout_guard() { io::set_default_raw_layout(saved); }
-};
-
 }  // namespace
 
 TEST(RawRecording, SampleTypeByExtension) {
@@ -103,21 +97,21 @@ TEST(RawRecording, Int16ChannelOfInterleavedFramesWithAGain) {
   EXPECT_THROW((void)io::read_recording(path, options), zf::invalid_argument);
 }
 
-TEST(RawRecording, Int32AndTheProcessWideLayout) {
+TEST(RawRecording, Int32AndTheLayoutsChecks) {
   scratch_dir dir;
   std::string bytes;
   for (std::int32_t v : {-4000000, 5, 4000000, 6}) zeroflow::test::put_le(bytes, static_cast<std::uint32_t>(v), 4);
   const auto path = dir.write("sig.i32", bytes);
-  const default_layout_guard restore;
-  io::set_default_raw_layout(io::raw_layout{2, 1000});
-  EXPECT_EQ(host_values(io::read_recording(path).signal), (std::vector<float>{-4000, 4000}));
   io::recording_options options;
-  options.raw = io::raw_layout{};  // the options' own layout wins
-  EXPECT_EQ(host_values(io::read_recording(path, options).signal), (std::vector<float>{-4000000, 5, 4000000, 6}));
-  EXPECT_THROW(io::set_default_raw_layout(io::raw_layout{0, 1}), zf::invalid_argument);
-  EXPECT_THROW(io::set_default_raw_layout(io::raw_layout{1, 0}), zf::invalid_argument);
-  EXPECT_THROW(io::set_default_raw_layout(io::raw_layout{1, std::numeric_limits<double>::infinity()}),
-               zf::invalid_argument);
+  options.raw = io::raw_layout{2, 1000};
+  EXPECT_EQ(host_values(io::read_recording(path, options).signal), (std::vector<float>{-4000, 4000}));
+  // The default layout: one channel, taken as stored.
+  EXPECT_EQ(host_values(io::read_recording(path).signal), (std::vector<float>{-4000000, 5, 4000000, 6}));
+  for (const io::raw_layout bad :
+       {io::raw_layout{0, 1}, io::raw_layout{1, 0}, io::raw_layout{1, std::numeric_limits<double>::infinity()}}) {
+    options.raw = bad;
+    EXPECT_THROW((void)io::read_recording(path, options), zf::invalid_argument);
+  }
   options.raw = io::raw_layout{0, 1};
   EXPECT_THAT(message_of([&] { (void)io::read_recording(path, options); }),
               HasSubstr("sig.i32: a raw recording has 1"));

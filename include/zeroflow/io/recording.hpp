@@ -30,13 +30,6 @@ struct raw_layout {
   double gain = 1;
 };
 
-/// @brief Sets the raw layout that reads use when their options name none: a command line's
-///        flags then reach every recording it reads, as `--io` does (file_loading.hpp).
-/// @throws zeroflow::invalid_argument for 0 channels or a gain that is 0 or not finite.
-void set_default_raw_layout(const raw_layout& layout);
-/// The process-wide default (one channel, gain 1, unless set).
-[[nodiscard]] raw_layout default_raw_layout() noexcept;
-
 /// @brief The sample type a raw recording's extension names (case-insensitive): `.f32` float32,
 ///        `.i16` int16, `.i32` int32; nullopt for every other file.
 [[nodiscard]] std::optional<binary_sample> raw_sample_type(const std::filesystem::path& path);
@@ -53,8 +46,8 @@ struct recording_options {
   unsigned threads{0};
   /// Optional progress report (done, total bytes), passed to the CSV reader; empty = none.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
-  /// The layout of a raw recording (.f32, .i16, .i32); nullopt: default_raw_layout().
-  std::optional<raw_layout> raw;
+  /// The layout of a raw recording (.f32, .i16, .i32); ignored for the other formats.
+  raw_layout raw;
 };
 
 /// One signal of a recording.

@@ -12,6 +12,7 @@
 
 #include "zeroflow/core/device.hpp"
 #include "zeroflow/eval/label_evaluation.hpp"
+#include "zeroflow/io/recording.hpp"
 #include "zeroflow/signal/normalize.hpp"
 #include "zeroflow/signal/params.hpp"
 
@@ -30,6 +31,7 @@ struct run_options {
   std::filesystem::path input;  ///< CSV recording
   std::string
       column;  ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
+  io::raw_layout raw;  ///< channels and gain of a raw recording (.f32, .i16, .i32)
   /// The user chose segmentation.sample_rate; a file that states another rate is then refused.
   /// Otherwise a WFDB or EDF file's own rate replaces it (CSV files state none).
   bool sample_rate_explicit = false;
