@@ -9,6 +9,8 @@
 
 #if ZEROFLOW_HAS_CUDA
 #include <cuda_runtime_api.h>
+
+#include "zeroflow/core/detail/cuda_check.hpp"
 #endif
 
 namespace zeroflow {
@@ -82,22 +84,20 @@ stream_view pooled_stream(int device_id) {
   ZF_EXPECTS(device_id >= 0 && device_id < cuda_device_count(), "pooled_stream: no GPU ", device_id);
   // More streams than concurrent runs are ever useful; past that, runs share a stream (in order).
   constexpr std::size_t per_device = 32;
+  struct device_streams {
+    std::vector<cudaStream_t> made;
+    std::size_t turns = 0;
+  };
   static std::mutex creating;
-  static std::map<int, std::vector<cudaStream_t>> streams;
-  static std::map<int, std::size_t> next;
+  static std::map<int, device_streams> by_device;
   const std::lock_guard lock(creating);
-  auto& made = streams[device_id];
-  const std::size_t turn = next[device_id]++ % per_device;
-  if (turn < made.size()) return stream_view{made[turn]};
-  int previous = 0;
-  if (auto rc = cudaGetDevice(&previous); rc != cudaSuccess)
-    ZF_THROW(cuda_error, "cudaGetDevice: ", cudaGetErrorString(rc));
+  device_streams& streams = by_device[device_id];
+  const std::size_t turn = streams.turns++ % per_device;
+  if (turn < streams.made.size()) return stream_view{streams.made[turn]};
+  const detail::cuda_device_guard on_device(device_id);
   cudaStream_t s = nullptr;
-  cudaError_t rc = cudaSetDevice(device_id);
-  if (rc == cudaSuccess) rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  (void)cudaSetDevice(previous);
-  if (rc != cudaSuccess) ZF_THROW(cuda_error, "creating a stream on GPU ", device_id, ": ", cudaGetErrorString(rc));
-  made.push_back(s);
+  ZF_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  streams.made.push_back(s);
   return stream_view{s};
 #else
   (void)device_id;

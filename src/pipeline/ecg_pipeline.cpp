@@ -137,7 +137,7 @@ class memory_watch {
   ~memory_watch() {
     watches& w = all();
     const std::lock_guard lock(w.mutex);
-    for (const device d : watched_) {
+    for (const auto& [d, stats] : watched_) {
       auto found = w.by_device.find({d.type, d.id});
       if (found == w.by_device.end() || --found->second.users > 0) continue;
       memory::set_current_resource(found->second.previous);
@@ -147,8 +147,8 @@ class memory_watch {
   memory_watch(const memory_watch&) = delete;
   memory_watch& operator=(const memory_watch&) = delete;
   std::int64_t peak(device_type type) const {
-    for (const auto& stats : stats_)
-      if (stats->where().type == type) return static_cast<std::int64_t>(stats->statistics().peak_bytes);
+    for (const auto& [d, stats] : watched_)
+      if (d.type == type) return static_cast<std::int64_t>(stats->statistics().peak_bytes);
     return 0;
   }
 
@@ -175,11 +175,9 @@ class memory_watch {
       entry.previous = memory::set_current_resource(entry.stats);
     }
     ++entry.users;
-    watched_.push_back(d);
-    stats_.push_back(entry.stats);
+    watched_.emplace_back(d, entry.stats);
   }
-  std::vector<device> watched_;
-  std::vector<std::shared_ptr<memory::statistics_adaptor>> stats_;
+  std::vector<std::pair<device, std::shared_ptr<memory::statistics_adaptor>>> watched_;
 };
 
 /// Why a beat stands out, for a person reading beats.csv: each part of its score that is high,
