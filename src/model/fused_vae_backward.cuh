@@ -8,26 +8,58 @@ namespace zeroflow::model::detail::fused_vae {
 // ---- layers ------------------------------------------------------------------------------------
 
 /// Weight and bias gradients of a convolution, added to gw/gb (owned by this block):
-/// gw[o,i,k] += Σ_t g[o,t]·in(i, t+k−1), gb[o] += Σ_t g[o,t]. One warp per weight, lanes over t.
+/// gw[o,i,k] += Σ_t g[o,t]·in(i, t+k−1), gb[o] += Σ_t g[o,t].
+/// The threads form cout groups, one per output channel o; thread c of a group sums every
+/// t ≡ c (mod group size) for all 3·cin weights of o and its bias in registers, so each value of
+/// g and of the input is read once per thread, not once per weight. The group's partial sums
+/// are then added in a fixed order: shuffles within a warp, then, for groups wider than a warp,
+/// the warps' sums in warp order through `scratch` (weight_grad_scratch_floats).
 template <int cin, int cout, class In>
-__device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw, float* gb) {
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  constexpr int weights = cout * cin * 3;
-  for (int task = warp; task < weights + cout; task += warps) {
-    float acc = 0;
-    if (task < weights) {
-      const int o = task / (cin * 3), i = (task / 3) % cin, k = task % 3;
-      for (int t = lane; t < n; t += 32) acc += g[o * n + t] * in(i, t + k - 1);
-    } else {
-      const int o = task - weights;
-      for (int t = lane; t < n; t += 32) acc += g[o * n + t];
+__device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw, float* gb, float* scratch) {
+  static_assert(threads % cout == 0 && 3 * cin + 1 <= 32, "a group's sums must fit a warp's scratch row");
+  constexpr int group = threads / cout;
+  constexpr int sums = 3 * cin + 1;  // the weights of o in [i, k] order, then its bias
+  const int tid = static_cast<int>(threadIdx.x);
+  const int o = tid / group, c = tid % group;
+  float acc[sums];
+#pragma unroll
+  for (int s = 0; s < sums; ++s) acc[s] = 0.0F;
+  for (int t = c; t < n; t += group) {
+    const float go = g[o * n + t];
+#pragma unroll
+    for (int i = 0; i < cin; ++i) {
+      acc[3 * i] += go * in(i, t - 1);
+      acc[3 * i + 1] += go * in(i, t);
+      acc[3 * i + 2] += go * in(i, t + 1);
     }
-    acc = warp_sum(acc);
+    acc[sums - 1] += go;
+  }
+  constexpr int lanes = group < 32 ? group : 32;
+#pragma unroll
+  for (int s = 0; s < sums; ++s)
+    for (int d = lanes / 2; d > 0; d /= 2) acc[s] += __shfl_xor_sync(0xffffffffu, acc[s], d);
+  if constexpr (group <= 32) {
+    if (c == 0) {
+#pragma unroll
+      for (int s = 0; s < sums - 1; ++s) gw[o * (sums - 1) + s] += acc[s];
+      gb[o] += acc[sums - 1];
+    }
+  } else {
+    constexpr int warps_per_group = group / 32;
+    const int warp = tid / 32, lane = tid % 32;
     if (lane == 0) {
-      if (task < weights) {
-        gw[task] += acc;
+#pragma unroll
+      for (int s = 0; s < sums; ++s) scratch[warp * 32 + s] = acc[s];
+    }
+    __syncthreads();
+    for (int idx = tid; idx < cout * sums; idx += threads) {
+      const int oo = idx / sums, s = idx - oo * sums;
+      float total = 0;
+      for (int w = 0; w < warps_per_group; ++w) total += scratch[(oo * warps_per_group + w) * 32 + s];
+      if (s < sums - 1) {
+        gw[oo * (sums - 1) + s] += total;
       } else {
-        gb[task - weights] += acc;
+        gb[oo] += total;
       }
     }
   }
@@ -91,9 +123,10 @@ __device__ void down_swish_backward(const float* gd, const float* a, int n, floa
 /// gradient for the reconstruction (reconstruction_mse's grad); gbig and gsmall (2·L floats, the
 /// forward pass's heads) are overwritten, and lat[8..11] receive the gradients of mu and logvar.
 __device__ inline void backward_beat(const beat_buffers& b, int L, const float* prm, float* grd, const packing& pk,
-                                     float al, float* gbig, float* gsmall, float* slots, float& galpha) {
+                                     float al, float* gbig, float* gsmall, float* slots, float* scratch,
+                                     float& galpha) {
   const float *x = b.x, *d0 = b.d0, *a0 = b.a0, *a1 = b.a1, *d1 = b.d1, *a2 = b.a2, *d2 = b.d2, *r = b.r, *a3 = b.a3,
-              *a4 = b.a4;
+              *a4 = b.a4, *s3 = b.s3, *s4 = b.s4;
   float* lat = b.lat;
   const int tid = static_cast<int>(threadIdx.x);
   const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
@@ -101,17 +134,17 @@ __device__ inline void backward_beat(const beat_buffers& b, int L, const float* 
   auto G = [&](int s) { return grd + pk.offset[s]; };
 
   // ---- decoder backward
-  conv_weight_grads<2, 1>(upsampled_input<true>{a4, L2, al}, gbig, L, G(conv5_w), G(conv5_b));
+  conv_weight_grads<2, 1>(upsampled_input{s4, L2}, gbig, L, G(conv5_w), G(conv5_b), scratch);
   conv_input_grads<2, 1>(gbig, L, W(conv5_w), gsmall);  // 2 × L
   __syncthreads();
   up_swish_backward<2>(gsmall, a4, L2, al, gbig, galpha);  // 2 × L/2
   __syncthreads();
-  conv_weight_grads<4, 2>(upsampled_input<true>{a3, L4, al}, gbig, L2, G(conv4_w), G(conv4_b));
+  conv_weight_grads<4, 2>(upsampled_input{s3, L4}, gbig, L2, G(conv4_w), G(conv4_b), scratch);
   conv_input_grads<4, 2>(gbig, L2, W(conv4_w), gsmall);  // 4 × L/2
   __syncthreads();
   up_swish_backward<4>(gsmall, a3, L4, al, gbig, galpha);  // 4 × L/4
   __syncthreads();
-  conv_weight_grads<8, 4>(upsampled_input<false>{r, L8, al}, gbig, L4, G(conv3_w), G(conv3_b));
+  conv_weight_grads<8, 4>(upsampled_input{r, L8}, gbig, L4, G(conv3_w), G(conv3_b), scratch);
   conv_input_grads<8, 4>(gbig, L4, W(conv3_w), gsmall);  // 8 × L/4
   __syncthreads();
   for (int j = tid; j < L; j += threads) gbig[j] = gsmall[2 * j] + gsmall[2 * j + 1];  // g_r, 8 × L/8 flat
@@ -148,20 +181,25 @@ __device__ inline void backward_beat(const beat_buffers& b, int L, const float* 
     const float gA[2] = {lat[8] * inv, lat[9] * inv};
     const float gB[2] = {lat[10] * inv, lat[11] * inv};
     const int warp = tid / 32, lane = tid % 32;
-    // Window sums S[i][k] = Σ_t d2(i, t+k−1), one warp per (i, k).
-    for (int task = warp; task < 16 * 3; task += warps) {
-      const int i = task / 3, k = task % 3;
-      float acc = 0;
+    // Window sums S[i][k] = Σ_t d2(i, t+k−1): one warp per input channel i reads its row once
+    // for all three k (k = 0 leaves out the row's last sample, k = 2 its first).
+    for (int i = warp; i < 16; i += warps) {
+      float acc[3] = {0.0F, 0.0F, 0.0F};
       for (int t = lane; t < L8; t += 32) {
-        const int j = t + k - 1;
-        acc += (j >= 0 && j < L8) ? d2[i * L8 + j] : 0.0F;
+        const float v = d2[i * L8 + t];
+        acc[0] += t < L8 - 1 ? v : 0.0F;
+        acc[1] += v;
+        acc[2] += t > 0 ? v : 0.0F;
       }
-      acc = warp_sum(acc);
+#pragma unroll
+      for (int k = 0; k < 3; ++k) acc[k] = warp_sum(acc[k]);
       if (lane == 0) {
-        for (int c = 0; c < 2; ++c) {
-          G(convA_w)[(c * 16 + i) * 3 + k] += gA[c] * acc;
-          G(convB_w)[(c * 16 + i) * 3 + k] += gB[c] * acc;
-        }
+#pragma unroll
+        for (int k = 0; k < 3; ++k)
+          for (int c = 0; c < 2; ++c) {
+            G(convA_w)[(c * 16 + i) * 3 + k] += gA[c] * acc[k];
+            G(convB_w)[(c * 16 + i) * 3 + k] += gB[c] * acc[k];
+          }
       }
     }
     if (tid < 2) {
@@ -184,17 +222,17 @@ __device__ inline void backward_beat(const beat_buffers& b, int L, const float* 
   __syncthreads();
   down_swish_backward<16>(gsmall, a2, L4, al, gbig, galpha);  // 16 × L/4
   __syncthreads();
-  conv_weight_grads<8, 16>(plain_input{d1, L4}, gbig, L4, G(conv2_w), G(conv2_b));
+  conv_weight_grads<8, 16>(plain_input{d1, L4}, gbig, L4, G(conv2_w), G(conv2_b), scratch);
   conv_input_grads<8, 16>(gbig, L4, W(conv2_w), gsmall);  // 8 × L/4
   __syncthreads();
   down_swish_backward<8>(gsmall, a1, L2, al, gbig, galpha);  // 8 × L/2
   __syncthreads();
-  conv_weight_grads<4, 8>(plain_input{d0, L2}, gbig, L2, G(conv1_w), G(conv1_b));
+  conv_weight_grads<4, 8>(plain_input{d0, L2}, gbig, L2, G(conv1_w), G(conv1_b), scratch);
   conv_input_grads<4, 8>(gbig, L2, W(conv1_w), gsmall);  // 4 × L/2
   __syncthreads();
   down_swish_backward<4>(gsmall, a0, L, al, gbig, galpha);  // 4 × L
   __syncthreads();
-  conv_weight_grads<1, 4>(plain_input{x, L}, gbig, L, G(conv0_w), G(conv0_b));
+  conv_weight_grads<1, 4>(plain_input{x, L}, gbig, L, G(conv0_w), G(conv0_b), scratch);
   __syncthreads();
 }
 

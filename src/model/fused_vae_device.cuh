@@ -15,8 +15,8 @@
 // Loss per beat: mean_t (a5 − x)² − 0.1·mean_c (1 + logvar − mu² − exp(logvar)).
 //
 // Shared memory per training block: the packed parameters, their gradient sums, the beat's forward
-// activations (23·L floats) and two backward buffers (4·L and 2·L), i.e. 29·L + 2·P floats
-// (P = 850 + 3·L parameters): 45 KB at L = 256.
+// activations (beat_floats·L = 25·L floats), two backward buffers (4·L and 2·L) and a reduction
+// scratch, i.e. 31·L + 2·P floats and change (P = 850 + 3·L parameters): 46 KB at L = 256.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -84,6 +84,13 @@ struct packing {
 
 constexpr int small_floats = 64;  // latents, noise, reduction slots
 
+/// Floats of a beat's forward activations per sample of width (carve_beat's layout).
+constexpr int beat_floats = 25;
+
+/// Floats of the scratch that conv_weight_grads adds its partial sums through: a warp's sums
+/// for one output channel, 3·cin + 1 ≤ 25 of them, for each warp.
+constexpr int weight_grad_scratch_floats = warps * 32;
+
 // σ(v) as LibTorch computes it.
 __device__ __forceinline__ float sigmoid(float v) { return 1.0F / (1.0F + expf(-v)); }
 __device__ __forceinline__ float swish(float a, float alpha_value) { return a * sigmoid(alpha_value * a); }
@@ -114,17 +121,11 @@ struct plain_input {
   __device__ float operator()(int c, int j) const { return (j < 0 || j >= n) ? 0.0F : p[c * n + j]; }
 };
 
-/// up(v) of a channels × n/2 buffer, n = twice its length; `activate` applies swish first.
-template <bool activate>
+/// up(v) of a channels × n/2 buffer, n = twice its length.
 struct upsampled_input {
   const float* p;
   int half;  // length of p's rows
-  float alpha_value;
-  __device__ float operator()(int c, int j) const {
-    if (j < 0 || j >= 2 * half) return 0.0F;
-    const float v = p[c * half + j / 2];
-    return activate ? swish(v, alpha_value) : v;
-  }
+  __device__ float operator()(int c, int j) const { return (j < 0 || j >= 2 * half) ? 0.0F : p[c * half + j / 2]; }
 };
 
 // ---- one beat's activations ----------------------------------------------------------------
@@ -132,12 +133,14 @@ struct upsampled_input {
 /// One beat's activations in shared memory (laid out by carve_beat).
 struct beat_buffers {
   float *x, *a0, *d0, *a1, *d1, *a2, *d2, *r, *a3, *a4, *a5;
-  float* heads;  ///< 4 × L/8: convA's and convB's outputs before their means
-  float* lat;    ///< mu0 mu1 lv0 lv1 z0 z1 e0 e1 (e: the noise, read when `sample`)
+  float *s3, *s4;  ///< swish(a3) and swish(a4): the decoder reads each several times, forward and backward
+  float* heads;    ///< 4 × L/8: convA's and convB's outputs before their means
+  float* lat;      ///< mu0 mu1 lv0 lv1 z0 z1 e0 e1 (e: the noise, read when `sample`)
 };
 
-/// Lays one beat's forward activations out from `base` (23·L floats: x 1·L, a0 4·L, d0 2·L, a1 4·L,
-/// d1 2·L, a2 4·L, d2 2·L, r L, a3 L, a4 L, a5 L); heads and lat are the caller's.
+/// Lays one beat's forward activations out from `base` (beat_floats·L floats: x 1·L, a0 4·L,
+/// d0 2·L, a1 4·L, d1 2·L, a2 4·L, d2 2·L, r L, a3 L, a4 L, a5 L, s3 L, s4 L); heads and lat
+/// are the caller's.
 __device__ inline beat_buffers carve_beat(float* base, int L, float* heads, float* lat) {
   beat_buffers b{};
   b.x = base;
@@ -151,6 +154,8 @@ __device__ inline beat_buffers carve_beat(float* base, int L, float* heads, floa
   b.a3 = b.r + L;
   b.a4 = b.a3 + L;
   b.a5 = b.a4 + L;
+  b.s3 = b.a5 + L;
+  b.s4 = b.s3 + L;
   b.heads = heads;
   b.lat = lat;
   return b;

@@ -8,9 +8,11 @@ namespace zeroflow::model::detail::fused_vae {
 
 // ---- layers ------------------------------------------------------------------------------------
 
-/// out (cout × n) = conv(in) with weights w [cout, cin, 3] and bias b.
+/// out (cout × n) = conv(in) with weights w [cout, cin, 3] and bias b; also swish(out) into
+/// `swished` when it is given.
 template <int cin, int cout, class In>
-__device__ void conv_forward(const In& in, int n, const float* w, const float* b, float* out) {
+__device__ void conv_forward(const In& in, int n, const float* w, const float* b, float* out,
+                             float* swished = nullptr, float alpha_value = 0.0F) {
   for (int idx = static_cast<int>(threadIdx.x); idx < cout * n; idx += threads) {
     const int o = idx / n, t = idx - o * n;
     float acc = b[o];
@@ -20,6 +22,7 @@ __device__ void conv_forward(const In& in, int n, const float* w, const float* b
       acc += k[0] * in(i, t - 1) + k[1] * in(i, t) + k[2] * in(i, t + 1);
     }
     out[idx] = acc;
+    if (swished != nullptr) swished[idx] = swish(acc, alpha_value);
   }
 }
 
@@ -89,11 +92,11 @@ __device__ inline void decode_beat(const beat_buffers& b, int L, const float* pr
     for (int j = tid; j < L; j += threads) b.r[j] = rb[j] + rw[2 * j] * z0 + rw[2 * j + 1] * z1;
   }
   __syncthreads();
-  conv_forward<8, 4>(upsampled_input<false>{b.r, L8, al}, L4, W(conv3_w), W(conv3_b), b.a3);
+  conv_forward<8, 4>(upsampled_input{b.r, L8}, L4, W(conv3_w), W(conv3_b), b.a3, b.s3, al);
   __syncthreads();
-  conv_forward<4, 2>(upsampled_input<true>{b.a3, L4, al}, L2, W(conv4_w), W(conv4_b), b.a4);
+  conv_forward<4, 2>(upsampled_input{b.s3, L4}, L2, W(conv4_w), W(conv4_b), b.a4, b.s4, al);
   __syncthreads();
-  conv_forward<2, 1>(upsampled_input<true>{b.a4, L2, al}, L, W(conv5_w), W(conv5_b), b.a5);
+  conv_forward<2, 1>(upsampled_input{b.s4, L2}, L, W(conv5_w), W(conv5_b), b.a5);
   __syncthreads();
 }
 

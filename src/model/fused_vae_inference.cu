@@ -37,7 +37,7 @@ struct inference_io {
 };
 
 std::int64_t inference_shared_floats(std::int64_t width) {
-  return 25 * width + packing(static_cast<int>(width)).total() + small_floats;
+  return (beat_floats + 2) * width + packing(static_cast<int>(width)).total() + small_floats;
 }
 
 template <pass mode>
@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(threads)
   const packing pk(L);
   const int P = pk.total();
   float* prm = shared;              // P
-  float* heads = prm + P + 23 * L;  // 2·L (4·L/8 used) after the activations
+  float* heads = prm + P + beat_floats * L;  // 2·L (4·L/8 used) after the activations
   float* lat = heads + 2 * L;
   float* slots = lat + 32;
   const beat_buffers beat = carve_beat(prm + P, L, heads, lat);

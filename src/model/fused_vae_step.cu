@@ -17,11 +17,12 @@ namespace zeroflow::model::detail::fused_vae {
 
 namespace {
 
-std::int64_t forward_floats(std::int64_t width) { return 23 * width; }
+std::int64_t forward_floats(std::int64_t width) { return beat_floats * width; }
 std::int64_t backward_floats(std::int64_t width) { return 6 * width; }
 
 std::int64_t shared_floats(std::int64_t width) {
-  return forward_floats(width) + backward_floats(width) + 2 * packing(static_cast<int>(width)).total() + small_floats;
+  return forward_floats(width) + backward_floats(width) + 2 * packing(static_cast<int>(width)).total() +
+         small_floats + weight_grad_scratch_floats;
 }
 
 struct pointers {
@@ -29,7 +30,12 @@ struct pointers {
   float* grads[slot_count];
 };
 
-__global__ void __launch_bounds__(threads)
+// At most 64 registers a thread, so that four blocks share an SM at the default width: a block's
+// beat is a chain of short, barrier-separated phases, and more resident blocks hide more of
+// their latency than the registers the compiler would otherwise use save.
+constexpr int step_blocks_per_sm = 4;
+
+__global__ void __launch_bounds__(threads, step_blocks_per_sm)
     step_kernel(pointers ptr, const float* __restrict__ data, int L, const std::int64_t* __restrict__ rows,
                 std::int64_t batch, int rows_per_block, const float* __restrict__ eps,
                 float* __restrict__ partial_grads, double* __restrict__ partial_loss) {
@@ -38,11 +44,12 @@ __global__ void __launch_bounds__(threads)
   const int P = pk.total();
   float* prm = shared;             // P
   float* grd = prm + P;            // P
-  float* gbig = grd + P + 23 * L;  // 4·L after the activations: gradients of pre-activations
-  float* gsmall = gbig + 4 * L;    // 2·L: gradients of layer inputs (and the heads, forward)
-  float* small = gsmall + 2 * L;   // small_floats
-  float* lat = small;              // mu0 mu1 lv0 lv1 z0 z1 e0 e1, then g_mu0 g_mu1 g_lv0 g_lv1
-  float* slots = small + 32;       // block_sum
+  float* gbig = grd + P + beat_floats * L;  // 4·L after the activations: gradients of pre-activations
+  float* gsmall = gbig + 4 * L;             // 2·L: gradients of layer inputs (and the heads, forward)
+  float* small = gsmall + 2 * L;            // small_floats
+  float* lat = small;                       // mu0 mu1 lv0 lv1 z0 z1 e0 e1, then g_mu0 g_mu1 g_lv0 g_lv1
+  float* slots = small + 32;                // block_sum
+  float* scratch = small + small_floats;    // weight_grad_scratch_floats
   const beat_buffers beat = carve_beat(grd + P, L, gsmall, lat);
   float* x = beat.x;
 
@@ -75,7 +82,7 @@ __global__ void __launch_bounds__(threads)
     __syncthreads();
 
     // ---- backward, adding the beat's gradients to the block's sums
-    backward_beat(beat, L, prm, grd, pk, al, gbig, gsmall, slots, galpha);
+    backward_beat(beat, L, prm, grd, pk, al, gbig, gsmall, slots, scratch, galpha);
   }
   const float ga = block_sum(galpha, slots);
   if (tid == 0) grd[pk.offset[alpha]] += ga;
@@ -85,28 +92,40 @@ __global__ void __launch_bounds__(threads)
   if (tid == 0) partial_loss[blockIdx.x] = block_loss;
 }
 
-// One warp per packed parameter adds the blocks' partial gradients in block order (lanes over
-// blocks, then a fixed shuffle tree); the last warp adds the batch's loss to the running total.
+// Adds the step blocks' partial gradients, 32 consecutive parameters per reduction block so that
+// every read is coalesced: warp w adds step blocks w, w + reduce_warps, ... in order, then one
+// thread per parameter adds the warps' sums in warp order. One more block adds the blocks' losses
+// (lanes over blocks, then a fixed shuffle tree) to the running total.
+constexpr int reduce_warps = reduce_threads / 32;
+
 __global__ void __launch_bounds__(reduce_threads)
     reduce_kernel(pointers ptr, int L, int blocks, const float* __restrict__ partial_grads,
                   const double* __restrict__ partial_loss, double* loss_total) {
+  __shared__ double warp_sums[reduce_warps][32];
   const packing pk(L);
   const int P = pk.total();
-  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  if (warp < P) {
-    double acc = 0;
-    for (int b = lane; b < blocks; b += 32) acc += partial_grads[static_cast<std::int64_t>(b) * P + warp];
-    for (int d = 16; d > 0; d /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, d);
-    if (lane == 0) {
-      int s = 0;
-      while (pk.offset[s + 1] <= warp) ++s;
-      ptr.grads[s][warp - pk.offset[s]] = static_cast<float>(acc);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  if (static_cast<int>(blockIdx.x) == gridDim.x - 1) {
+    if (warp == 0) {
+      double acc = 0;
+      for (int b = lane; b < blocks; b += 32) acc += partial_loss[b];
+      for (int d = 16; d > 0; d /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, d);
+      if (lane == 0) *loss_total += acc;
     }
-  } else if (warp == P && lane == 0) {
-    double acc = 0;
-    for (int b = 0; b < blocks; ++b) acc += partial_loss[b];
-    *loss_total += acc;
+    return;
+  }
+  const int p = static_cast<int>(blockIdx.x) * 32 + lane;
+  double acc = 0;
+  if (p < P)
+    for (int b = warp; b < blocks; b += reduce_warps) acc += partial_grads[static_cast<std::int64_t>(b) * P + p];
+  warp_sums[warp][lane] = acc;
+  __syncthreads();
+  if (warp == 0 && p < P) {
+    double total = 0;
+    for (int w = 0; w < reduce_warps; ++w) total += warp_sums[w][lane];
+    int s = 0;
+    while (pk.offset[s + 1] <= p) ++s;
+    ptr.grads[s][p - pk.offset[s]] = static_cast<float>(total);
   }
 }
 
@@ -153,8 +172,7 @@ void train_step(const step_args& a, const launch_plan& p, stream_view stream) {
   step_kernel<<<p.blocks, threads, static_cast<std::size_t>(p.shared_bytes), stream.value()>>>(
       ptr, a.data, L, a.rows, a.batch, p.rows_per_block, a.eps, a.partial_grads, a.partial_loss);
   ZF_CUDA_TRY(cudaGetLastError());
-  const int warps_needed = packing(L).total() + 1;
-  const int reduce_blocks = (warps_needed * 32 + reduce_threads - 1) / reduce_threads;
+  const int reduce_blocks = (packing(L).total() + 31) / 32 + 1;  // the parameters, then the loss
   reduce_kernel<<<reduce_blocks, reduce_threads, 0, stream.value()>>>(ptr, L, p.blocks, a.partial_grads, a.partial_loss,
                                                                       a.loss_total);
   ZF_CUDA_TRY(cudaGetLastError());
