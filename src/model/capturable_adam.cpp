@@ -19,6 +19,7 @@ capturable_adam::capturable_adam(std::vector<torch::Tensor> params, const adam_s
   ZF_EXPECTS(settings.beta2 >= 0.0 && settings.beta2 < 1.0, "capturable_adam: beta2 must be in [0, 1), got ",
              settings.beta2);
   ZF_EXPECTS(settings.eps >= 0.0, "capturable_adam: eps must be >= 0, got ", settings.eps);
+  ZF_EXPECTS(settings.weight_decay >= 0.0, "capturable_adam: weight decay must be >= 0, got ", settings.weight_decay);
   const c10::Device where = params_.front().device();
   for (const torch::Tensor& p : params_) {
     ZF_EXPECTS(p.defined(), "capturable_adam: undefined parameter");
@@ -44,7 +45,7 @@ void capturable_adam::step() {
   // As torch.optim.Adam(fused=True): the count goes up first, the kernel reads the new value.
   steps_.add_(1.0);
   at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, /*max_exp_avg_sqs=*/{}, step_views_, settings_.learning_rate,
-                   settings_.beta1, settings_.beta2, /*weight_decay=*/0.0, settings_.eps, /*amsgrad=*/false,
+                   settings_.beta1, settings_.beta2, settings_.weight_decay, settings_.eps, /*amsgrad=*/false,
                    /*maximize=*/false);
 }
 

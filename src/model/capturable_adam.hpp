@@ -13,12 +13,13 @@
 
 namespace zeroflow::model::detail {
 
-/// Adam's hyper-parameters (torch::optim::Adam's defaults; no weight decay, no AMSGrad).
+/// Adam's hyper-parameters (torch::optim::Adam's defaults; no AMSGrad).
 struct adam_settings {
   double learning_rate = 1e-3;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  double weight_decay = 0.0;  ///< L2 penalty added to the gradients, as torch.optim.Adam's
 };
 
 /// Adam over a fixed list of float32 parameters that share one device. Every tensor it touches
@@ -29,7 +30,7 @@ class capturable_adam {
   /// @param params the tensors to update (leaf tensors that will have gradients), all float32 on
   ///        one device; the optimiser keeps references to them.
   /// @throws invalid_argument for an empty list, mixed devices or a non-float32 parameter, or
-  ///         bad settings (learning rate ≤ 0, betas outside [0, 1), eps < 0).
+  ///         bad settings (learning rate ≤ 0, betas outside [0, 1), eps < 0, weight decay < 0).
   capturable_adam(std::vector<torch::Tensor> params, const adam_settings& settings);
 
   /// One Adam step with each parameter's current .grad(): the step count goes up by one (on the

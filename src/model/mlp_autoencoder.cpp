@@ -4,7 +4,6 @@
 #include "zeroflow/model/mlp_autoencoder.hpp"
 
 #include <ATen/Parallel.h>
-#include <ATen/ops/_fused_adam.h>
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -21,6 +20,8 @@
 #include <sstream>
 #include <utility>
 
+#include "capturable_adam.hpp"
+#include "fused_mlp_step.hpp"
 #include "mlp_forward.hpp"
 #include "run_generators.hpp"
 #include "tensor_bridge.hpp"
@@ -30,6 +31,8 @@
 #include "zeroflow/io/atomic_file.hpp"
 
 #if ZEROFLOW_HAS_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -108,6 +111,31 @@ void check_finite_rows(const torch::Tensor& data) {
            "); the autoencoder needs finite values: fill or drop the gaps first");
 }
 
+// The parameters in the order the forward pass and the fused step take them. Linear keeps its
+// parameters contiguous, so the pointers are the tensors' own.
+std::vector<torch::Tensor> ordered_parameters(const mlp_net_impl& net) {
+  return {net.first_layer_encoder->weight,  net.first_layer_encoder->bias,  net.second_layer_encoder->weight,
+          net.second_layer_encoder->bias,   net.first_layer_decoder->weight, net.first_layer_decoder->bias,
+          net.second_layer_decoder->weight, net.second_layer_decoder->bias};
+}
+
+detail::mlp_forward::weights weights_of(const mlp_net_impl& net, const mlp_shape& s) {
+  const std::vector<torch::Tensor> p = ordered_parameters(net);
+  for (const torch::Tensor& t : p) ZF_EXPECTS(t.is_contiguous(), "the MLP's parameters must be contiguous");
+  const auto ptr = [&](int i) { return p[static_cast<std::size_t>(i)].data_ptr<float>(); };
+  return {.w1 = ptr(0),
+          .b1 = ptr(1),
+          .w2 = ptr(2),
+          .b2 = ptr(3),
+          .w3 = ptr(4),
+          .b3 = ptr(5),
+          .w4 = ptr(6),
+          .b4 = ptr(7),
+          .features = s.features,
+          .hidden = s.hidden,
+          .code = s.code};
+}
+
 // The forward pass of scoring (mlp_forward.hpp): our own loop and kernel in double, rounded to
 // float once at the end, with every sum in a fixed order. LibTorch's float matrix products block
 // their sums differently for different row counts (a row's last bit would move with the rows
@@ -115,24 +143,7 @@ void check_finite_rows(const torch::Tensor& data) {
 // `data` is contiguous N×F on the model's device; score (N) and recon (N×F) may be undefined.
 void run_forward(const mlp_net_impl& net, const mlp_shape& s, const torch::Tensor& data, const torch::Tensor& score,
                  const torch::Tensor& recon) {
-  // Linear keeps its parameters contiguous; .contiguous() is then the tensor itself, no copy.
-  const torch::Tensor p[] = {
-      net.first_layer_encoder->weight.contiguous(),  net.first_layer_encoder->bias.contiguous(),
-      net.second_layer_encoder->weight.contiguous(), net.second_layer_encoder->bias.contiguous(),
-      net.first_layer_decoder->weight.contiguous(),  net.first_layer_decoder->bias.contiguous(),
-      net.second_layer_decoder->weight.contiguous(), net.second_layer_decoder->bias.contiguous()};
-  const auto ptr = [&](int i) { return p[i].data_ptr<float>(); };
-  const detail::mlp_forward::weights w{.w1 = ptr(0),
-                                       .b1 = ptr(1),
-                                       .w2 = ptr(2),
-                                       .b2 = ptr(3),
-                                       .w3 = ptr(4),
-                                       .b3 = ptr(5),
-                                       .w4 = ptr(6),
-                                       .b4 = ptr(7),
-                                       .features = s.features,
-                                       .hidden = s.hidden,
-                                       .code = s.code};
+  const detail::mlp_forward::weights w = weights_of(net, s);
   const float* x = data.data_ptr<float>();
   float* score_out = score.defined() ? score.data_ptr<float>() : nullptr;
   float* recon_out = recon.defined() ? recon.data_ptr<float>() : nullptr;
@@ -157,25 +168,19 @@ array export_to(const torch::Tensor& t, device rows_device) {
   return detail::to_array(t.device() == target ? t : t.to(target));
 }
 
-/// torch.optim.Adam's step with L2 weight decay, as one fused kernel on a GPU (the per-parameter
-/// ops of torch::optim::Adam are ~80 small launches per step there). On the CPU the notebook's
+/// torch.optim.Adam's step with L2 weight decay. On a GPU it is capturable_adam: one fused kernel
+/// (the per-parameter ops of torch::optim::Adam are ~80 small launches per step there) with the
+/// step count on the device, so that a CUDA graph can replay it. On the CPU the notebook's
 /// optimiser itself runs.
 class adam_step {
  public:
-  adam_step(std::vector<torch::Tensor> params, const mlp_train_options& o)
-      : params_{std::move(params)}, options_{o}, fused_{params_.front().is_cuda()} {
-    if (!fused_) {
+  adam_step(const std::vector<torch::Tensor>& params, const mlp_train_options& o) : params_{params} {
+    if (params_.front().is_cuda()) {
+      fused_.emplace(params_,
+                     detail::adam_settings{.learning_rate = o.learning_rate, .weight_decay = o.weight_decay});
+    } else {
       eager_.emplace(params_, torch::optim::AdamOptions(o.learning_rate).weight_decay(o.weight_decay));
-      return;
     }
-    for (const torch::Tensor& p : params_) {
-      exp_avg_.push_back(torch::zeros_like(p));
-      exp_avg_sq_.push_back(torch::zeros_like(p));
-    }
-    // One float step count per parameter in one buffer: counting a step is one launch for all.
-    step_buffer_ = torch::zeros({static_cast<std::int64_t>(params_.size())},
-                                torch::TensorOptions().dtype(torch::kFloat).device(params_.front().device()));
-    for (std::int64_t i = 0; i < step_buffer_.size(0); ++i) steps_.push_back(step_buffer_.select(0, i));
   }
 
   void zero_grad() {
@@ -183,31 +188,146 @@ class adam_step {
   }
 
   void step() {
-    if (!fused_) {
+    if (fused_) {
+      fused_->step();
+    } else {
       eager_->step();
-      return;
     }
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> grads;
-    for (const torch::Tensor& p : params_) grads.push_back(p.grad());
-    step_buffer_.add_(1.0);  // as torch.optim.Adam(fused=True): the count goes up first
-    at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, {}, steps_, options_.learning_rate, 0.9, 0.999,
-                     options_.weight_decay, 1e-8, /*amsgrad=*/false, /*maximize=*/false);
   }
+
+  /// The optimiser as new (GPU only: the graph's warm-up is undone with it).
+  void reset() { fused_->reset(); }
+
+  [[nodiscard]] const std::vector<torch::Tensor>& params() const { return params_; }
 
  private:
   std::vector<torch::Tensor> params_;
-  mlp_train_options options_;
-  bool fused_;
+  std::optional<detail::capturable_adam> fused_;
   std::optional<torch::optim::Adam> eager_;
-  std::vector<torch::Tensor> exp_avg_, exp_avg_sq_, steps_;
-  torch::Tensor step_buffer_;
 };
 
 [[noreturn]] void throw_diverged(int epoch, double loss, const mlp_train_options& options) {
   ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", loss,
            "; scale the data to [0, 1] first (min-max) or lower the learning rate (now ", options.learning_rate, ")");
 }
+
+#if ZEROFLOW_HAS_CUDA
+
+/// Full-batch epochs on a GPU with the fused step (see mlp_train_options::fused_kernels): per
+/// epoch the two step kernels write the gradients and the epoch's loss into `losses`, then the
+/// fused Adam steps. on_epoch, when set, reads each loss (one synchronisation an epoch).
+void train_full_batch_fused(const mlp_net_impl& net, const mlp_shape& shape, adam_step& optimiser,
+                            const torch::Tensor& x, const torch::Tensor& losses, const mlp_train_options& options) {
+  const c10::cuda::CUDAGuard device_guard(x.device());
+  const stream_view stream{c10::cuda::getCurrentCUDAStream(x.device().index()).stream()};
+  const std::int64_t n = x.size(0);
+  detail::fused_mlp::gradients g;
+  float** slots[] = {&g.w1, &g.b1, &g.w2, &g.b2, &g.w3, &g.b3, &g.w4, &g.b4};
+  std::size_t slot = 0;
+  for (const torch::Tensor& p : ordered_parameters(net)) {  // the optimiser's tensors, in the kernels' order
+    torch::Tensor grad = torch::empty_like(p);
+    *slots[slot++] = grad.data_ptr<float>();
+    p.mutable_grad() = grad;
+  }
+  const torch::Tensor scratch = torch::empty(
+      {detail::fused_mlp::scratch_floats(n, shape.features, shape.hidden, shape.code)}, x.options());
+  detail::fused_mlp::step_args args{.w = weights_of(net, shape),
+                                    .grads = g,
+                                    .x = x.data_ptr<float>(),
+                                    .rows = n,
+                                    .loss = nullptr,
+                                    .scratch = scratch.data_ptr<float>()};
+  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+    args.loss = losses.data_ptr<double>() + epoch;
+    detail::fused_mlp::train_step(args, stream);
+    optimiser.step();
+    if (options.on_epoch) {
+      const double loss = losses.select(0, epoch).item<double>();
+      if (!std::isfinite(loss)) throw_diverged(epoch, loss, options);
+      options.on_epoch(epoch, loss);
+    }
+  }
+  optimiser.zero_grad();
+}
+
+// Eager steps before capture, as in PyTorch's whole-network capture example: they create cuBLAS's
+// handle and workspace for the capturing stream and autograd's lazy state, which must not be
+// created during capture. Their effect on the weights and the optimiser is undone.
+constexpr int graph_warmup_steps = 3;
+
+/// Full-batch epochs on a GPU as replays of one captured step (see mlp_train_options::cuda_graph):
+/// every epoch is the same work on the same tensors. Each epoch's loss goes into `losses` on the
+/// device; on_epoch, when set, reads it (one synchronisation an epoch, as the eager loop).
+void train_full_batch_from_graph(mlp_net& net, adam_step& optimiser, const torch::Tensor& x,
+                                 const torch::Tensor& losses, const mlp_train_options& options) {
+  const c10::cuda::CUDAGuard device_guard(x.device());
+  const c10::DeviceIndex gpu = x.device().index();
+  // Capture needs a stream other than the legacy default one; the replays run on it too, after
+  // everything the caller queued, and the caller's stream resumes after the training.
+  const c10::cuda::CUDAStream caller = c10::cuda::getCurrentCUDAStream(gpu);
+  const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, gpu);
+  at::cuda::CUDAEvent inputs_ready;
+  inputs_ready.record(caller);
+  inputs_ready.block(side);
+  {
+    const c10::cuda::CUDAStreamGuard on_side(side);
+    const torch::Tensor step_loss = torch::zeros({}, losses.options());
+    // Gradients are dropped before each step: backward then writes fresh ones (in the graph's
+    // memory when capturing) instead of adding to old ones, so no zeroing is captured.
+    const auto step = [&] {
+      const torch::Tensor loss = torch::mse_loss(net->forward(x), x);
+      loss.backward();
+      {
+        torch::NoGradGuard no_grad;
+        step_loss.copy_(loss.detach());
+      }
+      optimiser.step();
+    };
+    std::vector<torch::Tensor> saved;
+    for (const torch::Tensor& p : optimiser.params()) saved.push_back(p.detach().clone());
+    for (int i = 0; i < graph_warmup_steps; ++i) {
+      optimiser.zero_grad();
+      step();
+    }
+    {
+      torch::NoGradGuard no_grad;
+      for (std::size_t i = 0; i < saved.size(); ++i) optimiser.params()[i].copy_(saved[i]);
+    }
+    optimiser.reset();
+    optimiser.zero_grad();
+
+    at::cuda::CUDAGraph graph;
+    // Thread-local capture: runs training on this GPU in other threads may allocate and
+    // synchronise meanwhile (their streams are not being captured).
+    graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+    try {
+      step();
+    } catch (const std::exception& e) {
+      try {
+        graph.capture_end();  // leaves stream capture so that the process can go on
+      } catch (...) {
+      }
+      ZF_THROW(error, "capturing the MLP's training step in a CUDA graph failed (cuda_graph = false trains ",
+               "without one): ", e.what());
+    }
+    graph.capture_end();
+    for (int epoch = 0; epoch < options.epochs; ++epoch) {
+      graph.replay();
+      losses.select(0, epoch).copy_(step_loss);
+      if (options.on_epoch) {
+        const double loss = step_loss.item<double>();
+        if (!std::isfinite(loss)) throw_diverged(epoch, loss, options);
+        options.on_epoch(epoch, loss);
+      }
+    }
+    optimiser.zero_grad();  // the gradients live in the graph's memory: drop them before it goes
+  }
+  at::cuda::CUDAEvent trained;
+  trained.record(side);
+  trained.block(caller);
+}
+
+#endif
 
 }  // namespace
 
@@ -255,7 +375,16 @@ mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_optio
   const torch::Tensor losses =
       torch::zeros({std::max(options.epochs, 1)}, torch::TensorOptions().dtype(torch::kDouble).device(dev));
   mlp_train_result result;
-  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+  const mlp_shape& shape = impl_->shape;
+  const bool one_step_an_epoch = ZEROFLOW_HAS_CUDA && dev.is_cuda() && batch == n && options.epochs > 0;
+  const bool fused = one_step_an_epoch && options.fused_kernels &&
+                     detail::fused_mlp::supported(shape.features, shape.hidden, shape.code);
+  const bool from_graph = one_step_an_epoch && !fused && options.cuda_graph;
+#if ZEROFLOW_HAS_CUDA
+  if (fused) train_full_batch_fused(*net, shape, optimiser, data.contiguous(), losses, options);
+  if (from_graph) train_full_batch_from_graph(net, optimiser, data, losses, options);
+#endif
+  for (int epoch = 0; epoch < (fused || from_graph ? 0 : options.epochs); ++epoch) {
     torch::Tensor order;
     if (batch < n) order = torch::randperm(n, shuffles, torch::TensorOptions().dtype(torch::kLong).device(dev));
     torch::Tensor total = losses.select(0, epoch);

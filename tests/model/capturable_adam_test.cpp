@@ -67,13 +67,16 @@ double max_change(const std::vector<torch::Tensor>& a, const std::vector<torch::
 }  // namespace
 
 TEST(CapturableAdam, MatchesTorchAdamOnTheCpu) {
-  for (const double lr : {1e-3, 3e-2}) {
-    SCOPED_TRACE(lr);
+  struct setting {
+    double lr, weight_decay;
+  };
+  for (const setting c : {setting{1e-3, 0.0}, setting{3e-2, 0.0}, setting{1e-2, 0.5}}) {
+    SCOPED_TRACE(testing::Message() << "lr " << c.lr << ", weight decay " << c.weight_decay);
     const std::vector<torch::Tensor> start = make_params(7);
     std::vector<torch::Tensor> ours = clones(start);
     std::vector<torch::Tensor> theirs = clones(start);
-    capturable_adam adam(ours, adam_settings{.learning_rate = lr});
-    torch::optim::Adam reference(theirs, torch::optim::AdamOptions(lr));
+    capturable_adam adam(ours, adam_settings{.learning_rate = c.lr, .weight_decay = c.weight_decay});
+    torch::optim::Adam reference(theirs, torch::optim::AdamOptions(c.lr).weight_decay(c.weight_decay));
     for (int step = 0; step < 8; ++step) {
       const std::vector<torch::Tensor> gs = make_grads(start, step);
       set_grads(ours, gs);
@@ -140,6 +143,7 @@ TEST(CapturableAdam, RejectsBadInput) {
   EXPECT_THROW(capturable_adam({torch::zeros({2}, torch::kDouble)}, adam_settings{}), zf::invalid_argument);
   EXPECT_THROW(capturable_adam({torch::zeros({2})}, adam_settings{.learning_rate = 0.0}), zf::invalid_argument);
   EXPECT_THROW(capturable_adam({torch::zeros({2})}, adam_settings{.beta2 = 1.0}), zf::invalid_argument);
+  EXPECT_THROW(capturable_adam({torch::zeros({2})}, adam_settings{.weight_decay = -1e-5}), zf::invalid_argument);
   std::vector<torch::Tensor> ps = make_params(1);
   capturable_adam adam(ps, adam_settings{});
   EXPECT_THROW(adam.step(), zf::invalid_argument);  // no gradients yet

@@ -272,3 +272,74 @@ TEST(MlpAutoencoderCuda, MatchesTheCpu) {
   const auto sc = values_of(moved.score(host));
   for (std::size_t i = 0; i < sa.size(); ++i) ASSERT_NEAR(sc[i], sb[i], 1e-5 * sb[i] + 1e-7) << i;
 }
+
+TEST(MlpAutoencoderCuda, GraphReplaysTheEagerSteps) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device for LibTorch";
+  const std::int64_t n = 3000;
+  const zf::array dev = zf::copy_to(host_array(scaled_series(n, 5), {n, 1}), zf::cuda_device(0));
+  zm::mlp_train_options o;
+  o.epochs = 25;
+  o.weight_decay = 1e-3;  // large enough to show in the weights if the graph's Adam ignored it
+  o.fused_kernels = false;
+  std::vector<double> watched;
+  auto replayed = zm::mlp_autoencoder::create({}, zf::cuda_device(0), 3);
+  o.on_epoch = [&](int epoch, double loss) {
+    EXPECT_EQ(epoch, static_cast<int>(watched.size()));
+    watched.push_back(loss);
+  };
+  const auto a = replayed.train(dev, o);
+  o.on_epoch = nullptr;
+  o.cuda_graph = false;
+  auto eager = zm::mlp_autoencoder::create({}, zf::cuda_device(0), 3);
+  const auto b = eager.train(dev, o);
+  ASSERT_EQ(a.epoch_loss.size(), 25U);
+  ASSERT_EQ(b.epoch_loss.size(), 25U);
+  EXPECT_EQ(watched, a.epoch_loss);
+  // The same kernels in the same order: the warm-up before capture must leave no trace.
+  for (std::size_t e = 0; e < a.epoch_loss.size(); ++e)
+    EXPECT_NEAR(a.epoch_loss[e], b.epoch_loss[e], 1e-6 * b.epoch_loss[e]) << "epoch " << e;
+  EXPECT_LT(a.epoch_loss.back(), a.epoch_loss.front());
+  const auto sa = values_of(replayed.score(dev)), sb = values_of(eager.score(dev));
+  for (std::size_t i = 0; i < sa.size(); ++i) ASSERT_NEAR(sa[i], sb[i], 1e-5 * sb[i] + 1e-9) << i;
+  // Training again continues from the trained weights, with a new graph.
+  o.cuda_graph = true;
+  const auto c = replayed.train(dev, o);
+  EXPECT_LT(c.epoch_loss.front(), a.epoch_loss.front());
+}
+
+TEST(MlpAutoencoderCuda, FusedStepTrainsAsLibTorchsSteps) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device for LibTorch";
+  // The seed's widths on rows that fill no whole number of blocks, and wider rows of another shape.
+  struct trial {
+    zm::mlp_shape shape;
+    std::int64_t n;
+  };
+  for (const trial t : {trial{{}, 3001}, trial{{3, 16, 8}, 700}}) {
+    SCOPED_TRACE(testing::Message() << "features " << t.shape.features << ", rows " << t.n);
+    const std::int64_t values = t.n * t.shape.features;
+    std::vector<float> series = scaled_series(values, 9);
+    const zf::array dev = zf::copy_to(host_array(series, {t.n, t.shape.features}), zf::cuda_device(0));
+    zm::mlp_train_options o;
+    o.epochs = 20;
+    o.weight_decay = 1e-3;
+    std::vector<double> watched;
+    o.on_epoch = [&](int, double loss) { watched.push_back(loss); };
+    auto fused = zm::mlp_autoencoder::create(t.shape, zf::cuda_device(0), 5);
+    const auto a = fused.train(dev, o);
+    o.on_epoch = nullptr;
+    o.fused_kernels = false;
+    o.cuda_graph = false;
+    auto eager = zm::mlp_autoencoder::create(t.shape, zf::cuda_device(0), 5);
+    const auto b = eager.train(dev, o);
+    ASSERT_EQ(a.epoch_loss.size(), 20U);
+    EXPECT_EQ(watched, a.epoch_loss);
+    // Epoch 0's loss is the untrained model's: only the summation order differs from cuBLAS's.
+    EXPECT_NEAR(a.epoch_loss[0], b.epoch_loss[0], 1e-6 * b.epoch_loss[0]);
+    // Later epochs carry the gradients' rounding through Adam.
+    for (std::size_t e = 1; e < a.epoch_loss.size(); ++e)
+      EXPECT_NEAR(a.epoch_loss[e], b.epoch_loss[e], 1e-4 * b.epoch_loss[e]) << "epoch " << e;
+    EXPECT_LT(a.epoch_loss.back(), a.epoch_loss.front());
+    const auto sa = values_of(fused.score(dev)), sb = values_of(eager.score(dev));
+    for (std::size_t i = 0; i < sa.size(); ++i) ASSERT_NEAR(sa[i], sb[i], 1e-2 * sb[i] + 1e-6) << i;
+  }
+}

@@ -1,0 +1,234 @@
+// The MLP autoencoder's full-batch training step in two kernels (see fused_mlp_step.hpp): one
+// thread a row runs the forward pass and the deltas of its row; the block then sums each weight's
+// gradient over its rows, and a second kernel adds the blocks' partial gradients and losses.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "fused_mlp_step.hpp"
+#include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/core/error.hpp"
+
+namespace zeroflow::model::detail::fused_mlp {
+
+namespace {
+
+constexpr int rows_per_block = 128;  // one thread a row
+constexpr int reduce_threads = 256;
+constexpr int reduce_warps = reduce_threads / 32;
+
+/// Offsets of the eight parameters in the packed vector (mlp_forward::weights' order).
+struct packing {
+  int w1, b1, w2, b2, w3, b3, w4, b4, total;
+  __host__ __device__ packing(int f, int h, int c)
+      : w1{0},
+        b1{h * f},
+        w2{b1 + h},
+        b2{w2 + c * h},
+        w3{b2 + c},
+        b3{w3 + h * c},
+        w4{b3 + h},
+        b4{w4 + f * h},
+        total{b4 + f} {}
+};
+
+/// Row stride of an activation buffer of `width` values a row: odd, so that threads reading
+/// their own rows at the same column, and threads reading one row's consecutive columns, hit
+/// different banks.
+__host__ __device__ constexpr int padded(int width) { return width | 1; }
+
+constexpr int loss_slot_floats = 2 * (rows_per_block / 32);  // a double per warp, first (aligned)
+
+std::int64_t shared_floats(int f, int h, int c) {
+  return loss_slot_floats + packing(f, h, c).total +
+         static_cast<std::int64_t>(rows_per_block) * (2 * padded(f) + 2 * padded(h) + padded(c));
+}
+
+__device__ __forceinline__ float sigmoid(float v) { return 1.0F / (1.0F + expf(-v)); }
+
+/// gw[o·an + i] = Σ_r d[r][o]·a[r][i] and gb[o] = Σ_r d[r][o] over the block's rows, each sum
+/// by one thread in row order.
+__device__ void block_outer(const float* d, int ds, int dn, const float* a, int as, int an, float* gw, float* gb) {
+  for (int w = static_cast<int>(threadIdx.x); w < dn * an; w += rows_per_block) {
+    const int o = w / an, i = w - o * an;
+    float acc = 0.0F;
+    for (int r = 0; r < rows_per_block; ++r) acc += d[r * ds + o] * a[r * as + i];
+    gw[w] = acc;
+  }
+  for (int o = static_cast<int>(threadIdx.x); o < dn; o += rows_per_block) {
+    float acc = 0.0F;
+    for (int r = 0; r < rows_per_block; ++r) acc += d[r * ds + o];
+    gb[o] = acc;
+  }
+}
+
+/// One layer of one row: out[j] = relu(b[j] + Σ_k w[j·in + k]·v[k]) for j < n_out.
+__device__ __forceinline__ void dense_relu(const float* w, const float* b, const float* v, int in, int n_out,
+                                           float* out) {
+  for (int j = 0; j < n_out; ++j) {
+    float acc = b[j];
+    for (int k = 0; k < in; ++k) acc += w[j * in + k] * v[k];
+    out[j] = acc > 0.0F ? acc : 0.0F;
+  }
+}
+
+/// delta[j] = (act[j] > 0) · Σ_i w[i·n + j]·upstream[i] for j < n, written over act (its ReLU
+/// mask read first): the gradient of a ReLU layer's pre-activation from the next layer's.
+__device__ __forceinline__ void relu_delta(const float* w, const float* upstream, int n_up, int n, float* act) {
+  for (int j = 0; j < n; ++j) {
+    float g = 0.0F;
+    for (int i = 0; i < n_up; ++i) g += w[i * n + j] * upstream[i];
+    act[j] = act[j] > 0.0F ? g : 0.0F;
+  }
+}
+
+__global__ void __launch_bounds__(rows_per_block)
+    step_kernel(mlp_forward::weights weights, const float* __restrict__ x, std::int64_t n,
+                float* __restrict__ partial_grads, double* __restrict__ partial_loss) {
+  extern __shared__ float shared[];
+  const int F = static_cast<int>(weights.features), H = static_cast<int>(weights.hidden),
+            C = static_cast<int>(weights.code);
+  const packing pk(F, H, C);
+  const int pf = padded(F), ph = padded(H), pc = padded(C);
+  double* loss_slots = reinterpret_cast<double*>(shared);  // a warp's squared errors
+  float* prm = shared + loss_slot_floats;
+  float* sx = prm + pk.total;                // rows × pf: the input
+  float* s1 = sx + rows_per_block * pf;      // rows × ph: h1, then its delta
+  float* s2 = s1 + rows_per_block * ph;      // rows × pc: h2 (the code), then its delta
+  float* s3 = s2 + rows_per_block * pc;      // rows × ph: h3, then its delta
+  float* s4 = s3 + rows_per_block * ph;      // rows × pf: the output layer's delta
+  const int tid = static_cast<int>(threadIdx.x);
+  {
+    const float* from[8] = {weights.w1, weights.b1, weights.w2, weights.b2, weights.w3, weights.b3, weights.w4, weights.b4};
+    const int at[9] = {pk.w1, pk.b1, pk.w2, pk.b2, pk.w3, pk.b3, pk.w4, pk.b4, pk.total};
+    for (int s = 0; s < 8; ++s)
+      for (int i = tid; i < at[s + 1] - at[s]; i += rows_per_block) prm[at[s] + i] = from[s][i];
+  }
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * rows_per_block + tid;
+  const bool valid = row < n;
+  float* xr = sx + tid * pf;
+  for (int k = 0; k < F; ++k) xr[k] = valid ? x[row * F + k] : 0.0F;
+  __syncthreads();  // the parameters
+
+  // ---- forward and the loss's gradient, this thread's row (rows past n: all deltas zero)
+  float* h1 = s1 + tid * ph;
+  float* h2 = s2 + tid * pc;
+  float* h3 = s3 + tid * ph;
+  float* d4 = s4 + tid * pf;
+  dense_relu(prm + pk.w1, prm + pk.b1, xr, F, H, h1);
+  dense_relu(prm + pk.w2, prm + pk.b2, h1, H, C, h2);
+  dense_relu(prm + pk.w3, prm + pk.b3, h2, C, H, h3);
+  const float scale = 2.0F / static_cast<float>(static_cast<double>(n) * F);
+  double sq = 0.0;
+  for (int k = 0; k < F; ++k) {
+    float acc = prm[pk.b4 + k];
+    for (int j = 0; j < H; ++j) acc += prm[pk.w4 + k * H + j] * h3[j];
+    const float out = sigmoid(acc);
+    const float e = out - xr[k];
+    if (valid) sq += static_cast<double>(e) * e;
+    d4[k] = valid ? scale * e * out * (1.0F - out) : 0.0F;
+  }
+  for (int d = 16; d > 0; d /= 2) sq += __shfl_xor_sync(0xffffffffu, sq, d);
+  if (tid % 32 == 0) loss_slots[tid / 32] = sq;
+  __syncthreads();
+  if (tid == 0) {
+    double block_loss = 0.0;
+    for (int w = 0; w < rows_per_block / 32; ++w) block_loss += loss_slots[w];
+    partial_loss[blockIdx.x] = block_loss;
+  }
+
+  // ---- backward, layer by layer: a layer's weight gradients (block sums) before its input's
+  // delta overwrites the activation they read.
+  float* out = partial_grads + static_cast<std::int64_t>(blockIdx.x) * pk.total;
+  block_outer(s4, pf, F, s3, ph, H, out + pk.w4, out + pk.b4);
+  __syncthreads();
+  relu_delta(prm + pk.w4, d4, F, H, h3);
+  __syncthreads();
+  block_outer(s3, ph, H, s2, pc, C, out + pk.w3, out + pk.b3);
+  __syncthreads();
+  relu_delta(prm + pk.w3, h3, H, C, h2);
+  __syncthreads();
+  block_outer(s2, pc, C, s1, ph, H, out + pk.w2, out + pk.b2);
+  __syncthreads();
+  relu_delta(prm + pk.w2, h2, C, H, h1);
+  __syncthreads();
+  block_outer(s1, ph, H, sx, pf, F, out + pk.w1, out + pk.b1);
+}
+
+// Adds the step blocks' partial gradients, 32 consecutive parameters per reduction block so that
+// every read is coalesced: warp w adds step blocks w, w + reduce_warps, ... in order, then one
+// thread per parameter adds the warps' sums in warp order. One more block adds the blocks'
+// squared errors (lanes over blocks, then a fixed shuffle tree) into the mean.
+__global__ void __launch_bounds__(reduce_threads)
+    reduce_kernel(gradients grads, int f, int h, int c, int blocks, double values,
+                  const float* __restrict__ partial_grads, const double* __restrict__ partial_loss, double* loss) {
+  __shared__ double warp_sums[reduce_warps][32];
+  const packing pk(f, h, c);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  if (static_cast<int>(blockIdx.x) == gridDim.x - 1) {
+    if (warp == 0) {
+      double acc = 0;
+      for (int b = lane; b < blocks; b += 32) acc += partial_loss[b];
+      for (int d = 16; d > 0; d /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, d);
+      if (lane == 0) *loss = acc / values;
+    }
+    return;
+  }
+  const int p = static_cast<int>(blockIdx.x) * 32 + lane;
+  double acc = 0;
+  if (p < pk.total)
+    for (int b = warp; b < blocks; b += reduce_warps) acc += partial_grads[static_cast<std::int64_t>(b) * pk.total + p];
+  warp_sums[warp][lane] = acc;
+  __syncthreads();
+  if (warp == 0 && p < pk.total) {
+    double total = 0;
+    for (int w = 0; w < reduce_warps; ++w) total += warp_sums[w][lane];
+    float* to[8] = {grads.w1, grads.b1, grads.w2, grads.b2, grads.w3, grads.b3, grads.w4, grads.b4};
+    const int at[9] = {pk.w1, pk.b1, pk.w2, pk.b2, pk.w3, pk.b3, pk.w4, pk.b4, pk.total};
+    int s = 0;
+    while (at[s + 1] <= p) ++s;
+    to[s][p - at[s]] = static_cast<float>(total);
+  }
+}
+
+int step_blocks(std::int64_t rows) { return static_cast<int>((rows + rows_per_block - 1) / rows_per_block); }
+
+}  // namespace
+
+bool supported(std::int64_t features, std::int64_t hidden, std::int64_t code) {
+  return features >= 1 && features <= 16 && hidden >= 1 && hidden <= 64 && code >= 1 && code <= 64;
+}
+
+std::int64_t parameter_count(std::int64_t features, std::int64_t hidden, std::int64_t code) {
+  ZF_EXPECTS(supported(features, hidden, code), "fused MLP step: widths ", features, ", ", hidden, ", ", code,
+             " are beyond the kernels' (features <= 16, hidden and code <= 64)");
+  return packing(static_cast<int>(features), static_cast<int>(hidden), static_cast<int>(code)).total;
+}
+
+std::int64_t scratch_floats(std::int64_t rows, std::int64_t features, std::int64_t hidden, std::int64_t code) {
+  ZF_EXPECTS(rows >= 1, "fused MLP step: rows must be >= 1, got ", rows);
+  // The partial gradients, then the partial losses (doubles, two floats each, kept aligned).
+  const std::int64_t blocks = step_blocks(rows);
+  const std::int64_t grads = blocks * parameter_count(features, hidden, code);
+  return grads + (grads % 2) + 2 * blocks;
+}
+
+void train_step(const step_args& a, stream_view stream) {
+  const std::int64_t P = parameter_count(a.w.features, a.w.hidden, a.w.code);
+  ZF_EXPECTS(a.rows >= 1 && a.rows <= std::int64_t{rows_per_block} * 0x7fffffff,
+             "fused MLP step: rows must be >= 1 and fit a grid, got ", a.rows);
+  const int f = static_cast<int>(a.w.features), h = static_cast<int>(a.w.hidden), c = static_cast<int>(a.w.code);
+  const int blocks = step_blocks(a.rows);
+  const std::int64_t grads = static_cast<std::int64_t>(blocks) * P;
+  double* partial_loss = reinterpret_cast<double*>(a.scratch + grads + (grads % 2));
+  const auto bytes = static_cast<std::size_t>(shared_floats(f, h, c)) * sizeof(float);
+  ZF_CUDA_TRY(cudaFuncSetAttribute(step_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  step_kernel<<<blocks, rows_per_block, bytes, stream.value()>>>(a.w, a.x, a.rows, a.scratch, partial_loss);
+  ZF_CUDA_TRY(cudaGetLastError());
+  const int reduce_blocks = static_cast<int>((P + 31) / 32) + 1;  // the parameters, then the loss
+  reduce_kernel<<<reduce_blocks, reduce_threads, 0, stream.value()>>>(
+      a.grads, f, h, c, blocks, static_cast<double>(a.rows) * static_cast<double>(f), a.scratch, partial_loss, a.loss);
+  ZF_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace zeroflow::model::detail::fused_mlp
