@@ -92,14 +92,15 @@ __global__ void __launch_bounds__(rows_per_block)
   const int pf = padded(F), ph = padded(H), pc = padded(C);
   double* loss_slots = reinterpret_cast<double*>(shared);  // a warp's squared errors
   float* prm = shared + loss_slot_floats;
-  float* sx = prm + pk.total;                // rows × pf: the input
-  float* s1 = sx + rows_per_block * pf;      // rows × ph: h1, then its delta
-  float* s2 = s1 + rows_per_block * ph;      // rows × pc: h2 (the code), then its delta
-  float* s3 = s2 + rows_per_block * pc;      // rows × ph: h3, then its delta
-  float* s4 = s3 + rows_per_block * ph;      // rows × pf: the output layer's delta
+  float* sx = prm + pk.total;            // rows × pf: the input
+  float* s1 = sx + rows_per_block * pf;  // rows × ph: h1, then its delta
+  float* s2 = s1 + rows_per_block * ph;  // rows × pc: h2 (the code), then its delta
+  float* s3 = s2 + rows_per_block * pc;  // rows × ph: h3, then its delta
+  float* s4 = s3 + rows_per_block * ph;  // rows × pf: the output layer's delta
   const int tid = static_cast<int>(threadIdx.x);
   {
-    const float* from[8] = {weights.w1, weights.b1, weights.w2, weights.b2, weights.w3, weights.b3, weights.w4, weights.b4};
+    const float* from[8] = {weights.w1, weights.b1, weights.w2, weights.b2,
+                            weights.w3, weights.b3, weights.w4, weights.b4};
     const int at[9] = {pk.w1, pk.b1, pk.w2, pk.b2, pk.w3, pk.b3, pk.w4, pk.b4, pk.total};
     for (int s = 0; s < 8; ++s)
       for (int i = tid; i < at[s + 1] - at[s]; i += rows_per_block) prm[at[s] + i] = from[s][i];

@@ -48,8 +48,8 @@ struct step_args {
   gradients grads;         ///< overwritten with the step's gradients of the mean squared error
   const float* x;          ///< rows × features, contiguous, on the device
   std::int64_t rows;
-  double* loss;   ///< overwritten with the mean squared error over every value (before the step)
-  float* scratch; ///< scratch_floats(rows, ...) floats on the device
+  double* loss;    ///< overwritten with the mean squared error over every value (before the step)
+  float* scratch;  ///< scratch_floats(rows, ...) floats on the device
 };
 
 /// Queues the step's two kernels on `stream`.

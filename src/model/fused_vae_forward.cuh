@@ -11,8 +11,8 @@ namespace zeroflow::model::detail::fused_vae {
 /// out (cout × n) = conv(in) with weights w [cout, cin, 3] and bias b; also swish(out) into
 /// `swished` when it is given.
 template <int cin, int cout, class In>
-__device__ void conv_forward(const In& in, int n, const float* w, const float* b, float* out,
-                             float* swished = nullptr, float alpha_value = 0.0F) {
+__device__ void conv_forward(const In& in, int n, const float* w, const float* b, float* out, float* swished = nullptr,
+                             float alpha_value = 0.0F) {
   for (int idx = static_cast<int>(threadIdx.x); idx < cout * n; idx += threads) {
     const int o = idx / n, t = idx - o * n;
     float acc = b[o];

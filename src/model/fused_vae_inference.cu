@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(threads)
   extern __shared__ float shared[];
   const packing pk(L);
   const int P = pk.total();
-  float* prm = shared;              // P
+  float* prm = shared;                       // P
   float* heads = prm + P + beat_floats * L;  // 2·L (4·L/8 used) after the activations
   float* lat = heads + 2 * L;
   float* slots = lat + 32;

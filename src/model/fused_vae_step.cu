@@ -21,8 +21,8 @@ std::int64_t forward_floats(std::int64_t width) { return beat_floats * width; }
 std::int64_t backward_floats(std::int64_t width) { return 6 * width; }
 
 std::int64_t shared_floats(std::int64_t width) {
-  return forward_floats(width) + backward_floats(width) + 2 * packing(static_cast<int>(width)).total() +
-         small_floats + weight_grad_scratch_floats;
+  return forward_floats(width) + backward_floats(width) + 2 * packing(static_cast<int>(width)).total() + small_floats +
+         weight_grad_scratch_floats;
 }
 
 struct pointers {
@@ -42,8 +42,8 @@ __global__ void __launch_bounds__(threads, step_blocks_per_sm)
   extern __shared__ float shared[];
   const packing pk(L);
   const int P = pk.total();
-  float* prm = shared;             // P
-  float* grd = prm + P;            // P
+  float* prm = shared;                      // P
+  float* grd = prm + P;                     // P
   float* gbig = grd + P + beat_floats * L;  // 4·L after the activations: gradients of pre-activations
   float* gsmall = gbig + 4 * L;             // 2·L: gradients of layer inputs (and the heads, forward)
   float* small = gsmall + 2 * L;            // small_floats

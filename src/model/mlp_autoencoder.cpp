@@ -114,7 +114,7 @@ void check_finite_rows(const torch::Tensor& data) {
 // The parameters in the order the forward pass and the fused step take them. Linear keeps its
 // parameters contiguous, so the pointers are the tensors' own.
 std::vector<torch::Tensor> ordered_parameters(const mlp_net_impl& net) {
-  return {net.first_layer_encoder->weight,  net.first_layer_encoder->bias,  net.second_layer_encoder->weight,
+  return {net.first_layer_encoder->weight,  net.first_layer_encoder->bias,   net.second_layer_encoder->weight,
           net.second_layer_encoder->bias,   net.first_layer_decoder->weight, net.first_layer_decoder->bias,
           net.second_layer_decoder->weight, net.second_layer_decoder->bias};
 }
@@ -176,8 +176,7 @@ class adam_step {
  public:
   adam_step(const std::vector<torch::Tensor>& params, const mlp_train_options& o) : params_{params} {
     if (params_.front().is_cuda()) {
-      fused_.emplace(params_,
-                     detail::adam_settings{.learning_rate = o.learning_rate, .weight_decay = o.weight_decay});
+      fused_.emplace(params_, detail::adam_settings{.learning_rate = o.learning_rate, .weight_decay = o.weight_decay});
     } else {
       eager_.emplace(params_, torch::optim::AdamOptions(o.learning_rate).weight_decay(o.weight_decay));
     }
@@ -229,8 +228,8 @@ void train_full_batch_fused(const mlp_net_impl& net, const mlp_shape& shape, ada
     *slots[slot++] = grad.data_ptr<float>();
     p.mutable_grad() = grad;
   }
-  const torch::Tensor scratch = torch::empty(
-      {detail::fused_mlp::scratch_floats(n, shape.features, shape.hidden, shape.code)}, x.options());
+  const torch::Tensor scratch =
+      torch::empty({detail::fused_mlp::scratch_floats(n, shape.features, shape.hidden, shape.code)}, x.options());
   detail::fused_mlp::step_args args{.w = weights_of(net, shape),
                                     .grads = g,
                                     .x = x.data_ptr<float>(),
