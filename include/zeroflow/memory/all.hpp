@@ -9,6 +9,7 @@
 #include "zeroflow/memory/limiting_adaptor.hpp"
 #include "zeroflow/memory/logging_adaptor.hpp"
 #include "zeroflow/memory/mapped_resource.hpp"
+#include "zeroflow/memory/peer.hpp"
 #include "zeroflow/memory/pinned_resource.hpp"
 #include "zeroflow/memory/resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
