@@ -126,8 +126,16 @@ int bench() {
     row("peer copy, peer access off", it.bytes, median_ms(0, s0, peer_copy));
     // Staged: chunk k goes down on GPU 0's stream while chunk k-1 goes up on GPU 1's; with one
     // chunk of the whole buffer, the two copies one after the other.
-    cudaEvent_t down_done;
-    ZF_CUDA_TRY(cudaEventCreateWithFlags(&down_done, cudaEventDisableTiming));
+    // An event belongs to its device: one on each side.
+    cudaEvent_t down_done, up_done;
+    {
+      cuda_device_guard g(0);
+      ZF_CUDA_TRY(cudaEventCreateWithFlags(&down_done, cudaEventDisableTiming));
+    }
+    {
+      cuda_device_guard g(1);
+      ZF_CUDA_TRY(cudaEventCreateWithFlags(&up_done, cudaEventDisableTiming));
+    }
     const auto staged = [&](std::size_t piece) {
       return [&, piece] {
         for (std::size_t at = 0; at < it.bytes; at += piece) {
@@ -135,16 +143,21 @@ int bench() {
           auto* h = static_cast<char*>(host) + at;
           ZF_CUDA_TRY(cudaMemcpyAsync(h, static_cast<char*>(src) + at, n, cudaMemcpyDeviceToHost, s0));
           ZF_CUDA_TRY(cudaEventRecord(down_done, s0));
+          cuda_device_guard on1(1);
           ZF_CUDA_TRY(cudaStreamWaitEvent(s1, down_done, 0));
           ZF_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(dst) + at, h, n, cudaMemcpyHostToDevice, s1));
         }
-        ZF_CUDA_TRY(cudaEventRecord(down_done, s1));  // the clock's stop waits for GPU 1's last copy
-        ZF_CUDA_TRY(cudaStreamWaitEvent(s0, down_done, 0));
+        {
+          cuda_device_guard on1(1);
+          ZF_CUDA_TRY(cudaEventRecord(up_done, s1));  // the clock's stop waits for GPU 1's last copy
+        }
+        ZF_CUDA_TRY(cudaStreamWaitEvent(s0, up_done, 0));
       };
     };
     row("staged through pinned host, whole", it.bytes, median_ms(0, s0, staged(it.bytes)));
     row("staged through pinned host, 8 MiB pipelined", it.bytes, median_ms(0, s0, staged(chunk)));
     ZF_CUDA_TRY(cudaEventDestroy(down_done));
+    ZF_CUDA_TRY(cudaEventDestroy(up_done));
     ZF_CUDA_TRY(cudaFreeHost(host));
     {
       cuda_device_guard g(0);

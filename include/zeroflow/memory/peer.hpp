@@ -20,12 +20,13 @@ struct device_handoff {
 };
 
 /// `src` as an array on `target`. The same device: `src` itself. GPU to GPU with
-/// view_where_possible, where CUDA reports that `target` can access `src`'s device: peer access
-/// from `target` is enabled (once per pair of devices, for the whole process) and the result
-/// views `src`'s bytes while saying it lives on `target`, so a consumer there (a kernel, or a
-/// DLPack / CUDA Array Interface importer told `target`'s device) reads them over the link; the
-/// view keeps `src`'s memory alive. Otherwise a C-contiguous copy on `target` (copy_to, on
-/// `stream`).
+/// view_where_possible, where CUDA reports that `target` can access `src`'s device: `target` is
+/// given access to the memory — peer access (once per pair of devices, for the whole process) and,
+/// for memory of a stream-ordered pool such as zeroflow's cuda_pool_resource, the pool's access
+/// for `target`, which then covers all of that pool's memory — and the result views `src`'s bytes
+/// while saying it lives on `target`, so a consumer there (a kernel, or a DLPack / CUDA Array
+/// Interface importer told `target`'s device) reads them over the link; the view keeps `src`'s
+/// memory alive. Otherwise a C-contiguous copy on `target` (copy_to, on `stream`).
 ///
 /// A view carries no ordering: work queued on `src`'s device that writes it must have finished,
 /// or be awaited by the consumer's stream, before the target reads it.
