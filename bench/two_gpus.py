@@ -7,7 +7,9 @@ Method.
   80 MB signal and a 100 MB beat matrix, peer copy with peer access on and off, staged through
   pinned host memory, and zeroflow's zero-copy hand-off read by a kernel on GPU 1.
 - Population training: ``zeroflow.population.train_population`` on the beats of the same
-  recordings, one process on GPU 0 and then two processes (NCCL, one per GPU): seconds per epoch
+  recordings, one process on GPU 0 and then two processes (NCCL, one per GPU), each with
+  ``--threads`` PyTorch CPU threads (the default, every core in each process, makes two processes'
+  small host-side ops fight over the cores): seconds per epoch
   (the train stage over the epochs), the scaling efficiency (one GPU's time / (2 x two GPUs'
   time)) and the final losses. The global batch is the same (``batch`` beats per step over all
   processes), so two GPUs do the same steps with half the beats each.
@@ -60,39 +62,47 @@ def transfers(peer_bench):
     return r.stdout
 
 
-def population(zeroflow_bin, work, hours, recordings, epochs):
+def population(zeroflow_bin, work, hours, recordings, epochs, threads):
     import zeroflow.population as zp
 
     paths = [generate(zeroflow_bin, work / f"pop{i}.csv", hours, 21 + i) for i in range(recordings)]
     common = dict(epochs=epochs, device="cuda", seed=42)
     results = {}
-    for processes in (1, 2):
+    # (processes, beats per step over all processes): the same steps on one GPU and on two, then
+    # two GPUs keeping 1024 beats each per step (half the steps; another optimisation path).
+    for processes, batch in ((1, 1024), (2, 1024), (2, 2048)):
         t0 = time.perf_counter()
-        r = zp.train_population(paths, work / f"pop-{processes}.pt", processes=processes, **common)
+        r = zp.train_population(
+            paths, work / f"pop-{processes}-{batch}.pt", processes=processes, batch=batch, threads=threads, **common
+        )
         total = time.perf_counter() - t0
-        results[processes] = {
+        results[(processes, batch)] = {
             "s_per_epoch": r.seconds["train"] / epochs,
             "loss": r.epoch_loss[-1],
             "total_s": total,
             "beats": r.beats,
+            "batch": batch,
         }
         print(
-            f"population, {processes} GPU(s): {r.beats} beats, {epochs} epochs, "
-            f"{results[processes]['s_per_epoch']:.3f} s/epoch, final loss {r.epoch_loss[-1]:.6f}, "
+            f"population, {processes} GPU(s), {batch} beats a step: {r.beats} beats, {epochs} epochs, "
+            f"{results[(processes, batch)]['s_per_epoch']:.3f} s/epoch, final loss {r.epoch_loss[-1]:.6f}, "
             f"whole call {total:.1f} s",
             flush=True,
         )
-    one, two = results[1], results[2]
+    one, two, wide = results[(1, 1024)], results[(2, 1024)], results[(2, 2048)]
     out = {
         "one": one,
         "two": two,
+        "two_batch_per_gpu": wide,
         "efficiency": one["s_per_epoch"] / (2 * two["s_per_epoch"]),
+        "efficiency_batch_per_gpu": one["s_per_epoch"] / (2 * wide["s_per_epoch"]),
         "loss_rel_diff": abs(two["loss"] - one["loss"]) / abs(one["loss"]),
     }
     print(
-        f"population: scaling efficiency {100 * out['efficiency']:.0f} % "
+        f"population: same steps: scaling efficiency {100 * out['efficiency']:.0f} % "
         f"(speed-up {one['s_per_epoch'] / two['s_per_epoch']:.2f}x), final losses differ by "
-        f"{out['loss_rel_diff']:.2e} (relative)",
+        f"{out['loss_rel_diff']:.2e} (relative); 1024 beats per GPU a step: efficiency "
+        f"{100 * out['efficiency_batch_per_gpu']:.0f} % (speed-up {one['s_per_epoch'] / wide['s_per_epoch']:.2f}x)",
         flush=True,
     )
     return out
@@ -152,6 +162,9 @@ def main():
     ap.add_argument("--pop-hours", type=float, default=4)
     ap.add_argument("--pop-recordings", type=int, default=4)
     ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument(
+        "--threads", type=int, default=4, help="PyTorch CPU threads per training process (0: PyTorch's default)"
+    )
     ap.add_argument("--dir", default="/tmp/zeroflow-two")
     ap.add_argument("--skip", choices=["transfers", "population", "dask"], action="append", default=[])
     ap.add_argument("--json")
@@ -162,7 +175,7 @@ def main():
     if "transfers" not in a.skip:
         results["transfers"] = transfers(a.peer_bench)
     if "population" not in a.skip:
-        results["population"] = population(a.zeroflow, work, a.pop_hours, a.pop_recordings, a.epochs)
+        results["population"] = population(a.zeroflow, work, a.pop_hours, a.pop_recordings, a.epochs, a.threads)
     if "dask" not in a.skip:
         results["dask"] = dask_two_workers(a.zeroflow, work, a.copies, a.hours)
     if a.json:
