@@ -284,8 +284,11 @@ TEST_F(MlpRun, TheGpuScoresTheCpusModelAlike) {
   o.route_torch_memory = false;  // other tests in this process used LibTorch's CUDA allocator first
   const auto r = zf::pipeline::run(o);
   ASSERT_EQ(r.score.size(), trained_->score.size());
-  for (std::size_t c = 0; c < r.score.size(); ++c)
-    if (!std::isnan(trained_->score[c])) EXPECT_NEAR(r.score[c], trained_->score[c], 1e-5 * trained_->score[c]) << c;
+  for (std::size_t c = 0; c < r.score.size(); ++c) {
+    if (!std::isnan(trained_->score[c])) {
+      EXPECT_NEAR(r.score[c], trained_->score[c], 1e-5 * trained_->score[c]) << c;
+    }
+  }
 }
 
 TEST(LightVaeRun, StaysTheDefaultAndSaysSo) {
