@@ -37,11 +37,8 @@ def generate(zeroflow_bin, path, hours, seed):
     return path
 
 
-def dask_overhead(zeroflow_bin, work, copies, hours):
-    import distributed
-
-    import zeroflow.dask as zd
-
+def copies_and_warm_up(zeroflow_bin, work, copies, hours):
+    """`copies` copies of one generated recording of `hours`, and a short one to warm a cluster with."""
     first = generate(zeroflow_bin, work / "long0.csv", hours, 7)
     inputs = [first]
     for i in range(1, copies):
@@ -49,7 +46,15 @@ def dask_overhead(zeroflow_bin, work, copies, hours):
         if not copy.exists():
             shutil.copyfile(first, copy)
         inputs.append(copy)
-    warm = generate(zeroflow_bin, work / "warm.csv", 0.1, 3)
+    return inputs, generate(zeroflow_bin, work / "warm.csv", 0.1, 3)
+
+
+def dask_overhead(zeroflow_bin, work, copies, hours):
+    import distributed
+
+    import zeroflow.dask as zd
+
+    inputs, warm = copies_and_warm_up(zeroflow_bin, work, copies, hours)
     t0 = time.perf_counter()
     cluster = zd.local_cluster()
     client = distributed.Client(cluster)

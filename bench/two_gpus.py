@@ -26,23 +26,14 @@ Needs zeroflow (the Python module) with CUDA, dask, distributed and dask-cuda, a
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from scale_out_one_gpu import copies_and_warm_up, generate  # the same recordings as the one-GPU bench
+
 os.environ["NCCL_NVLS_ENABLE"] = "0"  # never NVLink multicast (the machine's rule; kept for children)
-
-
-def generate(zeroflow_bin, path, hours, seed):
-    if not path.exists():
-        subprocess.run(
-            [zeroflow_bin, "generate", "--hours", str(hours), "--seed", str(seed), "--out", str(path)],
-            check=True,
-            capture_output=True,
-        )
-    return path
 
 
 def topology():
@@ -113,14 +104,7 @@ def dask_two_workers(zeroflow_bin, work, copies, hours):
 
     import zeroflow.dask as zd
 
-    first = generate(zeroflow_bin, work / "long0.csv", hours, 7)
-    inputs = [first]
-    for i in range(1, copies):
-        copy = work / f"long{i}.csv"
-        if not copy.exists():
-            shutil.copyfile(first, copy)
-        inputs.append(copy)
-    warm = generate(zeroflow_bin, work / "warm.csv", 0.1, 3)
+    inputs, warm = copies_and_warm_up(zeroflow_bin, work, copies, hours)
     out = {}
     for workers in (1, 2):
         cluster = zd.local_cluster(n_workers=workers)
