@@ -27,7 +27,7 @@ constexpr bool is_beat(unsigned code) {
   return (code >= 1 && code <= 13) || code == 25 || code == 30 || code == 34 || code == 35 || code == 38 || code == 41;
 }
 
-constexpr unsigned skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
+constexpr unsigned rhythm_code = 28, skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
 
 }  // namespace
 
@@ -46,6 +46,7 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   beat_labels out;
   std::int64_t sample = 0;
   std::size_t offset = 0;
+  bool rhythm_before = false;  // the annotation before was a rhythm change (its text follows)
   while (offset < size) {
     const std::size_t at = offset;
     const unsigned word = word_at(offset);
@@ -64,13 +65,24 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
       case sub_code:
       case chn_code:
         continue;  // fields of the annotation before
-      case aux_code:
+      case aux_code: {
+        if (offset + interval > size)
+          ZF_THROW(parse_error, name, ": byte ", at, ": the file ends inside an annotation's text; is it truncated?");
+        if (rhythm_before) {
+          std::string_view text(reinterpret_cast<const char*>(bytes + offset), interval);
+          while (!text.empty() && text.back() == '\0') text.remove_suffix(1);  // MIT-BIH pads with NUL
+          if (!text.empty() && text.front() == '(') text.remove_prefix(1);
+          out.rhythm.push_back({sample, std::string(text)});
+          rhythm_before = false;
+        }
         offset += interval + (interval & 1u);
         continue;  // a string padded to even length
+      }
       default:
         break;
     }
     sample += interval;
+    rhythm_before = code == rhythm_code;
     if (code >= symbols.size() || !is_beat(code)) continue;
     if (!out.samples.empty() && sample <= out.samples.back()) {
       // Several channels may annotate the same beat; the labels keep one per sample.

@@ -17,6 +17,7 @@
 #include "chunked_run.hpp"
 #include "figures.hpp"
 #include "sample_check.hpp"
+#include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/core/transfers.hpp"
@@ -468,6 +469,24 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
         result.split[static_cast<std::size_t>(kept_index[static_cast<std::size_t>(row)])] = 'v';
     }
   });
+
+  // The answer for a reader: a class for every beat and the AF episodes (classify/beat_classes.hpp),
+  // on the host from the rows and peaks, so that a GPU and a CPU run decide with the same code.
+  if (robust) {
+    stage("classify", [&] {
+      // Rows already on the host (a CPU run, or a run under a device budget) are read in place.
+      const array host_rows =
+          rows.where().host_accessible() && rows.is_contiguous() ? rows : copy_to(rows, cpu_device, stream);
+      synchronize(stream);
+      const classify::beat_rows view{host_rows.span<const float>(), seg.sizes.row_width, seg.sizes.window_before,
+                                     seg.sizes.window_after};
+      auto classes = classify::classify_beats(result.peak, view, result.sample_rate);
+      result.beat_class = std::move(classes.classes);
+      result.similarity = std::move(classes.similarity);
+      result.prematurity = std::move(classes.prematurity);
+      result.episodes = std::move(classes.episodes);
+    });
+  }
 
   // The report's figure inputs, reduced where the data is (overview buckets, thumbnails) so that
   // only a few MB reach the host.

@@ -1,5 +1,6 @@
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/report/outputs.hpp"
@@ -14,14 +15,22 @@ void put_float(std::ostream& out, float v) {
   out.write(text, end - text);
 }
 const char* split_name(char s) { return s == 't' ? "train" : s == 'v' ? "test" : "-"; }
+bool in_af(const pipeline::run_result& r, std::size_t beat) {
+  const auto b = static_cast<std::int64_t>(beat);
+  for (const auto& e : r.episodes)
+    if (e.first_beat <= b && b <= e.last_beat) return true;
+  return false;
+}
 }  // namespace
 
 void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path& path) {
   io::write_atomically(path, [&](std::ostream& out) {
-    // The first nine columns are the outputs contract; the rhythm columns and the flags follow
-    // (empty cells with the seed's method, which has no rhythm features).
-    out << "beat,start,peak,length,kept,split,score,mu0,mu1,rr_before,rr_after,local_rr,morphology,rhythm,flags\n";
+    // The first nine columns are the outputs contract; the rhythm columns, the flags and the
+    // beat's class follow (empty cells with the seed's method, which has neither).
+    out << "beat,start,peak,length,kept,split,score,mu0,mu1,rr_before,rr_after,local_rr,morphology,rhythm,flags,"
+           "class,similarity,prematurity,af\n";
     const bool rhythm = r.rr_before.size() == r.length.size();
+    const bool classes = r.beat_class.size() == r.length.size();
     for (std::size_t c = 0; c < r.length.size(); ++c) {
       out << c << ',' << r.start[c] << ',' << r.peak[c] << ',' << r.length[c] << ',' << int{r.kept[c]} << ','
           << split_name(r.split[c]) << ',';
@@ -35,9 +44,18 @@ void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path&
           out << ',';
           put_float(out, v);
         }
-        out << ',' << r.flags[c] << '\n';
+        out << ',' << r.flags[c];
       } else {
-        out << ",,,,,,\n";
+        out << ",,,,,,";
+      }
+      if (classes) {
+        out << ',' << r.beat_class[c] << ',';
+        put_float(out, r.similarity.empty() ? std::nanf("") : r.similarity[c]);
+        out << ',';
+        put_float(out, r.prematurity[c]);
+        out << ',' << (in_af(r, c) ? 1 : 0) << '\n';
+      } else {
+        out << ",,,,\n";
       }
     }
   });

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "zeroflow/config.hpp"
@@ -31,6 +33,42 @@ nlohmann::json score_json(const pipeline::run_result& r) {
        "early: rr_before < 0.85 local_rr; pause: rr_after > 1.15 rr_before and > 1.1 local_rr; rhythm / shape: "
        "that z-score > 3; long / short: rr_after outside [min_length, max_length]"},
   };
+}
+/// Counts of each class, a few example beats of each (the highest scores first), the rule, and
+/// the AF episodes with their total duration.
+nlohmann::json classes_json(const pipeline::run_result& r) {
+  using nlohmann::json;
+  const auto counts = classify::class_counts(r.beat_class);
+  json examples = json::object();
+  for (const char c : {'N', 'S', 'V', 'Q'}) {
+    std::vector<std::size_t> of_class;
+    for (std::size_t b = 0; b < r.beat_class.size(); ++b)
+      if (r.beat_class[b] == c) of_class.push_back(b);
+    std::stable_sort(of_class.begin(), of_class.end(), [&](auto a, auto b) { return r.score[a] > r.score[b]; });
+    of_class.resize(std::min<std::size_t>(of_class.size(), 5));
+    examples[std::string(1, c)] = of_class;
+  }
+  json episodes = json::array();
+  double af_seconds = 0;
+  for (const auto& e : r.episodes) {
+    const double duration = static_cast<double>(e.offset - e.onset) / r.sample_rate;
+    af_seconds += duration;
+    episodes.push_back({{"rhythm", e.rhythm},
+                        {"onset", e.onset},
+                        {"offset", e.offset},
+                        {"onset_seconds", static_cast<double>(e.onset) / r.sample_rate},
+                        {"duration_seconds", duration},
+                        {"beats", e.last_beat - e.first_beat + 1}});
+  }
+  return json{{"counts", {{"N", counts[0]}, {"S", counts[1]}, {"V", counts[2]}, {"Q", counts[3]}}},
+              {"examples", examples},
+              {"rule",
+               "per recording, without labels (docs/classification.md): V = QRS unlike the dominant beat's "
+               "(similarity < 0.85) and early or before a pause, or very unlike it (< 0.5), or unlike it inside AF; "
+               "Q = unlike it otherwise; S = dominant shape, R-R before < 0.87 of the local normal interval, outside "
+               "AF; AF = over +-16 beats more than 45 % of intervals changing by > 10 % and no consistent P wave"},
+              {"af_episodes", episodes},
+              {"af_seconds", af_seconds}};
 }
 }  // namespace
 
@@ -91,6 +129,7 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
         // fused_kernels, cuda_graph or eager (model/training_path.hpp); null when no training ran.
         {"training_path", r.model.training_path.empty() ? json(nullptr) : json(r.model.training_path)}}},
   };
+  if (!r.beat_class.empty()) j["classes"] = classes_json(r);
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.
   j["labels"] = r.quality ? json(std::filesystem::absolute(r.quality->labels).string()) : json(nullptr);
@@ -113,6 +152,10 @@ void write_all(const pipeline::run_result& r, const pipeline::run_options& optio
                const std::filesystem::path& folder) {
   std::filesystem::create_directories(folder);
   write_beats_csv(r, folder / "beats.csv");
+  if (r.beat_class.size() == r.peak.size() && !r.peak.empty()) {
+    write_beats_atr(r, folder / "beats.atr");
+    write_episodes_csv(r, folder / "episodes.csv");
+  }
   write_summary_json(r, options, folder / "summary.json");
   write_report_html(r, options, folder / "report.html");
 }

@@ -11,11 +11,19 @@
 
 namespace zeroflow::io {
 
+/// A rhythm change of a WFDB annotation file: from `sample` on, the rhythm is `rhythm`.
+struct rhythm_change {
+  std::int64_t sample = 0;
+  std::string rhythm;  ///< the aux text without its "(" and padding: "AFIB", "AFL", "N", "VT", ...
+};
+
 /// Reference beats of one recording, in increasing sample order.
 struct beat_labels {
   std::vector<std::int64_t> samples;  ///< R-peak sample index of each beat, strictly increasing
   std::vector<std::string> symbols;   ///< the beat type as the file gives it (MIT-BIH symbol: N, V, A, /, ...)
   std::vector<char> classes;          ///< AAMI class of each beat: 'N', 'S', 'V', 'F' or 'Q'
+  /// Rhythm changes (`+` annotations) of a WFDB annotation file, in time order; a CSV has none.
+  std::vector<rhythm_change> rhythm;
 };
 
 /// @brief The AAMI EC57 class of a beat symbol: N (N, L, R, e, j), S (A, a, J, S), V (V, E),
@@ -33,7 +41,7 @@ struct beat_labels {
 [[nodiscard]] beat_labels read_labels_csv(const std::filesystem::path& path);
 
 /// @brief Reads the beat annotations of a WFDB annotation file (MIT format, e.g. `106.atr`),
-///        skipping annotations that are no beat.
+///        and its rhythm changes; other annotations (noise, comments, waves) are skipped.
 /// @throws zeroflow::error when the file cannot be opened.
 /// @throws zeroflow::parse_error naming the file and byte offset when it is malformed.
 [[nodiscard]] beat_labels read_wfdb_annotations(const std::filesystem::path& path);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/device.hpp"
 #include "zeroflow/eval/label_evaluation.hpp"
 #include "zeroflow/io/recording.hpp"
@@ -124,6 +125,11 @@ struct run_result {
   // z-scores (signal/beat_score.hpp), and why a beat stands out ("early;pause;shape;long").
   std::vector<float> rr_before, rr_after, local_rr, morphology, rhythm;
   std::vector<std::string> flags;
+  // Robust method only: each beat's AAMI class ('N', 'S', 'V', 'Q'), the measurements the class
+  // rule used (classify/beat_classes.hpp) and the atrial fibrillation episodes it found.
+  std::vector<char> beat_class;
+  std::vector<float> similarity, prematurity;
+  std::vector<classify::episode> episodes;
   std::string method;                        ///< "robust" or "seed" (segment_params::method)
   std::vector<std::int64_t> histogram;       ///< beat-length histogram (samples)
   std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures

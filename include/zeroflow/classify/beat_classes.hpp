@@ -1,0 +1,87 @@
+#pragma once
+/// @file beat_classes.hpp
+/// An answer for every beat: its AAMI class (N, S, V or Q) and the recording's atrial
+/// fibrillation episodes, decided per recording without labels from what the pipeline already
+/// has — each beat's embedded row and its R–R intervals.
+///
+/// The rule (docs/classification.md says why each part is there and how it was tuned on DS1):
+/// 1. The dominant beat: the per-sample median of the rows (up to `template_rows` of them, evenly
+///    spaced). A beat's *shape similarity* is the largest Pearson correlation of its QRS
+///    (−0.10 s to +0.15 s around the R peak) with the dominant QRS, over shifts of up to ±20 ms.
+/// 2. Dominant-shaped beats (similarity ≥ `dominant_correlation`) set the local rhythm: for V,
+///    the median R–R before dominant beats within ±8 beats; for S, the median of intervals
+///    between two dominant beats (so that bigeminy does not make normal beats look early).
+/// 3. V: a shape unlike the dominant one and a ventricular timing (early, or followed by a
+///    pause), or a shape very unlike it (similarity < `ventricular_correlation`).
+/// 4. Atrial fibrillation: R–R irregularity (the share of beats whose interval differs from the
+///    previous one by more than `irregular_step` in log ratio, over ±16 beats, V beats left out)
+///    above `irregular_share`, *and* no consistent P wave (the energy of the window's average
+///    P-wave segment is at most `p_wave_coherence` of the segments' mean energy); episodes of at
+///    least `min_episode_beats` beats. Inside AF an unlike shape is V without a timing test, and
+///    an early beat is not S.
+/// 5. Q: a shape unlike the dominant one without a ventricular timing (noise, artefact, a beat
+///    the rule cannot place). S: a dominant shape arriving early (R–R before below `premature`
+///    of the local normal interval) outside AF. N: every other beat.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace zeroflow::classify {
+
+/// The tuned thresholds; the defaults are the documented method.
+struct class_params {
+  double dominant_correlation = 0.85;    ///< similarity at or above which a beat has the dominant shape
+  double ventricular_correlation = 0.5;  ///< similarity below which a beat is V whatever its timing
+  double early_ventricular = 0.92;       ///< R–R before / local dominant R–R below this: early enough for V
+  double pause_after = 1.10;             ///< R–R after / local dominant R–R above this: a compensatory pause
+  double premature = 0.87;               ///< R–R before / local normal R–R below this: an S beat
+  std::int64_t rhythm_neighbours = 8;    ///< beats on each side that make the local rhythm
+  std::int64_t af_neighbours = 16;       ///< beats on each side of the AF window
+  double irregular_step = 0.10;          ///< |ln(RR_b / RR_b−1)| above this: an irregular beat
+  double irregular_share = 0.45;         ///< share of irregular beats above which the window is irregular
+  double p_wave_coherence = 0.20;        ///< window P-wave coherence at or below which P waves are absent
+  std::int64_t min_episode_beats = 30;   ///< shortest AF episode reported
+  std::int64_t template_rows = 2048;     ///< rows at most in the dominant beat's median
+};
+
+/// A rhythm episode: beats first_beat..last_beat (inclusive) and their R-peak samples.
+struct episode {
+  std::string rhythm;  ///< "AFIB" (atrial fibrillation or flutter with an irregular response)
+  std::int64_t first_beat = 0, last_beat = 0;
+  std::int64_t onset = 0, offset = 0;  ///< R peaks of the first and the last beat
+};
+
+/// What the rule found, one entry per beat where per beat.
+struct classification {
+  std::vector<char> classes;            ///< 'N', 'S', 'V' or 'Q'
+  std::vector<float> similarity;        ///< shape similarity to the dominant beat (−1..1)
+  std::vector<float> prematurity;       ///< R–R before / local normal R–R
+  std::vector<std::uint8_t> in_af;      ///< 1 inside an AF episode
+  std::vector<episode> episodes;        ///< AF episodes, in time order
+};
+
+/// The beats' rows as the pipeline embedded them: `rows` holds beats × row_width floats, row b
+/// the samples peak[b] − window_before .. peak[b] + window_after − 1 (zero-padded).
+struct beat_rows {
+  std::span<const float> rows;
+  std::int64_t row_width = 0;
+  std::int64_t window_before = 0;
+  std::int64_t window_after = 0;
+};
+
+/**
+ * @brief Classifies every beat and finds AF episodes (the rule in this file's comment).
+ * @param peaks R-peak samples, strictly increasing, one per beat
+ * @param rows the beats' embedded rows (see beat_rows)
+ * @param sample_rate samples per second, > 0
+ * @throws zeroflow::invalid_argument when the sizes disagree, peaks are not increasing, the
+ *         window is too short for the QRS and P-wave segments, or a parameter is out of range
+ */
+[[nodiscard]] classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows,
+                                            double sample_rate, const class_params& params = {});
+
+/// @brief Counts of each class, in the order N, S, V, Q.
+[[nodiscard]] std::vector<std::int64_t> class_counts(std::span<const char> classes);
+
+}  // namespace zeroflow::classify

@@ -1,0 +1,122 @@
+// The class rule of beat_classes.hpp, from the measurements of features.hpp.
+#include "zeroflow/classify/beat_classes.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "features.hpp"
+#include "zeroflow/core/error.hpp"
+
+namespace zeroflow::classify {
+
+namespace {
+
+void check(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate, const class_params& p) {
+  ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
+  ZF_EXPECTS(rows.row_width >= rows.window_before + rows.window_after && rows.window_before >= 0 &&
+                 rows.window_after >= 0,
+             "a beat's window (", rows.window_before, " + ", rows.window_after, " samples) must fit its row of ",
+             rows.row_width);
+  ZF_EXPECTS(rows.rows.size() == peaks.size() * static_cast<std::size_t>(rows.row_width), "expected ", peaks.size(),
+             " rows of ", rows.row_width, " samples, got ", rows.rows.size(), " samples");
+  // The QRS segment with its shifts and the P-wave segment must lie inside the window.
+  const double before = static_cast<double>(rows.window_before) / sample_rate;
+  const double after = static_cast<double>(rows.window_after) / sample_rate;
+  ZF_EXPECTS(before >= 0.12 && after >= 0.17, "classifying beats needs rows from at least 0.12 s before to 0.17 s ",
+             "after the R peak, got ", before, " s and ", after, " s");
+  ZF_EXPECTS(std::lround(0.25 * sample_rate) - std::lround(0.07 * sample_rate) >= 2,
+             "the sample rate (", sample_rate, " Hz) is too low to see P waves");
+  for (std::size_t b = 1; b < peaks.size(); ++b)
+    ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b],
+               " follows sample ", peaks[b - 1]);
+  ZF_EXPECTS(p.dominant_correlation > p.ventricular_correlation && p.rhythm_neighbours >= 1 &&
+                 p.af_neighbours >= 4 && p.min_episode_beats >= 1 && p.template_rows >= 1,
+             "class parameters out of range");
+}
+
+std::vector<episode> episodes_of(std::span<const std::uint8_t> in_af, std::span<const std::int64_t> peaks) {
+  std::vector<episode> out;
+  for (std::size_t b = 0; b < in_af.size();) {
+    if (!in_af[b]) {
+      ++b;
+      continue;
+    }
+    std::size_t e = b;
+    while (e + 1 < in_af.size() && in_af[e + 1]) ++e;
+    out.push_back({"AFIB", static_cast<std::int64_t>(b), static_cast<std::int64_t>(e), peaks[b], peaks[e]});
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate,
+                              const class_params& p) {
+  check(peaks, rows, sample_rate, p);
+  classification out;
+  const auto beats = static_cast<std::int64_t>(peaks.size());
+  const auto n = peaks.size();
+  out.classes.assign(n, 'N');
+  out.prematurity.assign(n, 1.0F);
+  out.in_af.assign(n, 0);
+  if (n < 3) return out;  // no rhythm to measure against
+
+  out.similarity = detail::shape_similarity(rows, beats, sample_rate, p.template_rows);
+  std::vector<double> rr_before(n), rr_after(n);
+  for (std::size_t b = 1; b < n; ++b) rr_before[b] = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
+  rr_before[0] = rr_before[1];
+  for (std::size_t b = 0; b + 1 < n; ++b) rr_after[b] = rr_before[b + 1];
+  rr_after[n - 1] = rr_before[n - 1];
+
+  std::vector<std::uint8_t> dominant(n), normal_pair(n), unlike(n);
+  for (std::size_t b = 0; b < n; ++b) {
+    dominant[b] = out.similarity[b] >= p.dominant_correlation;
+    unlike[b] = !dominant[b];
+  }
+  for (std::size_t b = 1; b < n; ++b) normal_pair[b] = dominant[b] && dominant[b - 1];
+  const auto dominant_rr = detail::local_median(rr_before, dominant, p.rhythm_neighbours);
+  const auto normal_rr = detail::local_median(rr_before, normal_pair, p.rhythm_neighbours);
+
+  std::vector<std::uint8_t> ventricular(n), ventricular_timing(n);
+  for (std::size_t b = 0; b < n; ++b) {
+    ventricular_timing[b] =
+        rr_before[b] < p.early_ventricular * dominant_rr[b] || rr_after[b] > p.pause_after * dominant_rr[b];
+    ventricular[b] = (unlike[b] && ventricular_timing[b]) || out.similarity[b] < p.ventricular_correlation;
+  }
+  // AF is judged without the V beats (their intervals are not the atria's), then decides the
+  // beats whose timing says nothing inside it.
+  const auto irregular = detail::irregularity(rr_before, ventricular);
+  const auto coherence = detail::p_wave_coherence(rows, beats, sample_rate, ventricular, p.af_neighbours);
+  out.in_af = detail::af_beats(irregular, coherence, p);
+
+  for (std::size_t b = 0; b < n; ++b) {
+    out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
+    if (unlike[b]) {
+      const bool v = ventricular[b] || out.in_af[b];
+      out.classes[b] = v ? 'V' : 'Q';
+    } else if (!out.in_af[b] && rr_before[b] < p.premature * normal_rr[b]) {
+      out.classes[b] = 'S';
+    }
+  }
+  // The first beat has no interval before it of its own (rr_before[0] is a copy): never S.
+  if (out.classes[0] == 'S') out.classes[0] = 'N';
+  out.episodes = episodes_of(out.in_af, peaks);
+  return out;
+}
+
+std::vector<std::int64_t> class_counts(std::span<const char> classes) {
+  std::vector<std::int64_t> counts(4, 0);
+  for (char c : classes) {
+    switch (c) {
+      case 'N': ++counts[0]; break;
+      case 'S': ++counts[1]; break;
+      case 'V': ++counts[2]; break;
+      case 'Q': ++counts[3]; break;
+      default: break;
+    }
+  }
+  return counts;
+}
+
+}  // namespace zeroflow::classify

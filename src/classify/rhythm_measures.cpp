@@ -1,0 +1,116 @@
+// Local rhythm references, R–R irregularity, P-wave coherence and AF runs (beat_classes.hpp,
+// steps 2 and 4).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "features.hpp"
+
+namespace zeroflow::classify::detail {
+
+std::vector<double> local_median(std::span<const double> values, std::span<const std::uint8_t> use,
+                                 std::int64_t neighbours) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  std::vector<double> out(values.size()), window;
+  for (std::int64_t b = 0; b < n; ++b) {
+    const std::int64_t lo = std::max<std::int64_t>(0, b - neighbours), hi = std::min(n, b + neighbours + 1);
+    window.clear();
+    for (std::int64_t k = lo; k < hi; ++k)
+      if (use[static_cast<std::size_t>(k)]) window.push_back(values[static_cast<std::size_t>(k)]);
+    if (window.size() < 3) window.assign(values.begin() + lo, values.begin() + hi);
+    const auto middle = window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2);
+    std::nth_element(window.begin(), middle, window.end());
+    out[static_cast<std::size_t>(b)] = *middle;
+  }
+  return out;
+}
+
+std::vector<double> irregularity(std::span<const double> rr_before, std::span<const std::uint8_t> left_out) {
+  const std::size_t n = rr_before.size();
+  std::vector<double> out(n, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t b = 2; b < n; ++b) {
+    if (left_out[b] || left_out[b - 1] || left_out[b - 2]) continue;
+    if (rr_before[b] > 0 && rr_before[b - 1] > 0) out[b] = std::abs(std::log(rr_before[b] / rr_before[b - 1]));
+  }
+  return out;
+}
+
+std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, double sample_rate,
+                                     std::span<const std::uint8_t> left_out, std::int64_t neighbours) {
+  const auto begin = std::max<std::int64_t>(0, rows.window_before - std::lround(0.25 * sample_rate));
+  const auto end = rows.window_before - std::lround(0.07 * sample_rate);
+  const auto length = static_cast<std::size_t>(end - begin);
+  // Each beat's P-wave segment with the line through its ends removed (baseline wander).
+  std::vector<double> segments(static_cast<std::size_t>(beats) * length), energy(static_cast<std::size_t>(beats));
+  for (std::int64_t b = 0; b < beats; ++b) {
+    const float* x = rows.rows.data() + b * rows.row_width + begin;
+    double* s = segments.data() + static_cast<std::size_t>(b) * length;
+    const double first = x[0], last = x[length - 1];
+    double e = 0;
+    for (std::size_t i = 0; i < length; ++i) {
+      const double line = first + (last - first) * static_cast<double>(i) / static_cast<double>(length - 1);
+      s[i] = x[i] - line;
+      e += s[i] * s[i];
+    }
+    energy[static_cast<std::size_t>(b)] = e;
+  }
+  // A sliding window: the sums are updated as beats enter and leave it.
+  std::vector<double> sum(length, 0.0), out(static_cast<std::size_t>(beats), std::numeric_limits<double>::quiet_NaN());
+  double energy_sum = 0;
+  std::int64_t count = 0, lo = 0, hi = 0;  // the window is [lo, hi)
+  auto add = [&](std::int64_t k, double sign) {
+    if (left_out[static_cast<std::size_t>(k)]) return;
+    const double* s = segments.data() + static_cast<std::size_t>(k) * length;
+    for (std::size_t i = 0; i < length; ++i) sum[i] += sign * s[i];
+    energy_sum += sign * energy[static_cast<std::size_t>(k)];
+    count += sign > 0 ? 1 : -1;
+  };
+  for (std::int64_t b = 0; b < beats; ++b) {
+    const std::int64_t want_lo = std::max<std::int64_t>(0, b - neighbours), want_hi = std::min(beats, b + neighbours + 1);
+    while (hi < want_hi) add(hi++, +1);
+    while (lo < want_lo) add(lo++, -1);
+    if (count < 8 || energy_sum <= 0) continue;
+    double average_energy = 0;
+    for (double v : sum) average_energy += (v / static_cast<double>(count)) * (v / static_cast<double>(count));
+    out[static_cast<std::size_t>(b)] = average_energy / (energy_sum / static_cast<double>(count));
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> af_beats(std::span<const double> irregular, std::span<const double> coherence,
+                                   const class_params& params) {
+  const auto n = static_cast<std::int64_t>(irregular.size());
+  std::vector<std::uint8_t> window_af(irregular.size(), 0);
+  for (std::int64_t b = 0; b < n; ++b) {
+    const std::int64_t lo = std::max<std::int64_t>(0, b - params.af_neighbours);
+    const std::int64_t hi = std::min(n, b + params.af_neighbours + 1);
+    std::int64_t measured = 0, irregular_beats = 0;
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const double v = irregular[static_cast<std::size_t>(k)];
+      if (std::isnan(v)) continue;
+      ++measured;
+      irregular_beats += v > params.irregular_step ? 1 : 0;
+    }
+    if (measured < 8) continue;
+    const double share = static_cast<double>(irregular_beats) / static_cast<double>(measured);
+    // A window without a measurable P wave (NaN) is judged by its rhythm alone.
+    const double c = coherence[static_cast<std::size_t>(b)];
+    window_af[static_cast<std::size_t>(b)] = share > params.irregular_share && !(c > params.p_wave_coherence);
+  }
+  // Short runs are ectopy or noise, not an episode.
+  std::vector<std::uint8_t> out(irregular.size(), 0);
+  for (std::int64_t b = 0; b < n;) {
+    if (!window_af[static_cast<std::size_t>(b)]) {
+      ++b;
+      continue;
+    }
+    std::int64_t e = b;
+    while (e + 1 < n && window_af[static_cast<std::size_t>(e + 1)]) ++e;
+    if (e - b + 1 >= params.min_episode_beats) std::fill(out.begin() + b, out.begin() + e + 1, std::uint8_t{1});
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace zeroflow::classify::detail

@@ -1,0 +1,55 @@
+// beats.atr (the classes and rhythm changes as a WFDB annotation file) and episodes.csv.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/io/wfdb_annotation_writer.hpp"
+#include "zeroflow/report/outputs.hpp"
+
+namespace zeroflow::report {
+
+namespace {
+std::string score_text(float score) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", static_cast<double>(score));
+  return text;
+}
+}  // namespace
+
+void write_beats_atr(const pipeline::run_result& r, const std::filesystem::path& path) {
+  std::vector<io::annotation> out;
+  out.reserve(r.peak.size() + 2 * r.episodes.size() + 1);
+  auto episode = r.episodes.begin();
+  bool af = false;
+  for (std::size_t b = 0; b < r.peak.size(); ++b) {
+    const auto beat = static_cast<std::int64_t>(b);
+    // A rhythm change goes just before the beat it starts with (same sample, written first).
+    if (!af && episode != r.episodes.end() && episode->first_beat == beat) {
+      out.push_back({r.peak[b], io::annotation_code::rhythm, "(AFIB"});
+      af = true;
+    } else if (b == 0 || (af && episode != r.episodes.end() && episode->last_beat + 1 == beat)) {
+      out.push_back({r.peak[b], io::annotation_code::rhythm, "(N"});
+      if (af) ++episode, af = false;
+    }
+    out.push_back({r.peak[b], io::annotation_code_of_class(r.beat_class[b]), score_text(r.score[b])});
+  }
+  io::write_wfdb_annotations(path, out);
+}
+
+void write_episodes_csv(const pipeline::run_result& r, const std::filesystem::path& path) {
+  io::write_atomically(path, [&](std::ostream& out) {
+    out << "rhythm,onset,offset,onset_seconds,offset_seconds,duration_seconds,first_beat,last_beat,beats\n";
+    for (const auto& e : r.episodes) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%s,%lld,%lld,%.3f,%.3f,%.3f,%lld,%lld,%lld\n", e.rhythm.c_str(),
+                    static_cast<long long>(e.onset), static_cast<long long>(e.offset),
+                    static_cast<double>(e.onset) / r.sample_rate, static_cast<double>(e.offset) / r.sample_rate,
+                    static_cast<double>(e.offset - e.onset) / r.sample_rate, static_cast<long long>(e.first_beat),
+                    static_cast<long long>(e.last_beat), static_cast<long long>(e.last_beat - e.first_beat + 1));
+      out << line;
+    }
+  });
+}
+
+}  // namespace zeroflow::report
