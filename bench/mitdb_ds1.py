@@ -1,8 +1,8 @@
 """MIT-BIH DS1 quality benchmark: detection and V-beat ranking of `zeroflow run`, the seed's
 segmentation against the defaults, per record and pooled.
 
-Method. Each record of /work/shared/data/mitdb-ds1 (106 108 114 116 119: lead MLII, 360 Hz,
-30 min; DS1 of the inter-patient split of de Chazal et al., IEEE TBME 2004) runs end to end
+Method. Each record of ../shared/data/mitdb (all 22 DS1 records of the inter-patient split of de
+Chazal et al., IEEE TBME 2004: two leads, the first MLII but in 114, 360 Hz, 30 min) runs end to end
 through the command-line tool, twice: once with the seed's behaviour (`--segmentation seed`: the
 seed's NMS gate and length filter, beats outside the kept lengths not scored) and once with the
 defaults. Input is the WFDB record (`NNN.hea`) when this zeroflow reads WFDB, else `NNN.csv
@@ -17,6 +17,10 @@ records; ranking over all records' labelled beats together (each beat's score as
 gave it, from `evaluate --per-beat`), computed here with scikit-learn's roc_auc_score and
 average_precision_score under the same rule. Training is seeded (--seed 42), so a rerun on the
 same device gives the same numbers; CPU and GPU runs may differ in the last digits.
+
+Then `zeroflow evaluate` over every default run folder prints the ANSI/AAMI EC57 table of the
+beat classes and AF episodes (QRS, VEB, SVEB Se/+P, VEB FPR, AF duration Se/+P; per record,
+gross, average).
 
 Usage: python3 bench/mitdb_ds1.py [--records 106 119] [--bin build/default/zeroflow] [--epochs 30]
        [--device auto|cpu|cuda] [--labels atr|csv] [--data DIR] [--work DIR]
@@ -35,7 +39,8 @@ import numpy as np
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-RECORDS = ["106", "108", "114", "116", "119"]
+#: All 22 DS1 records of the inter-patient split (../shared/data/mitdb), as PhysioNet serves them.
+RECORDS = "101 106 108 109 112 114 115 116 118 119 122 124 201 203 205 207 208 209 215 220 223 230".split()
 RATE = 360
 
 
@@ -138,7 +143,7 @@ def print_table(title, columns):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--records", nargs="+", default=RECORDS, help="record names (default: the five DS1 ones)")
+    parser.add_argument("--records", nargs="+", default=RECORDS, help="record names (default: all 22 DS1 records)")
     parser.add_argument("--bin", type=pathlib.Path, default=ROOT / "build" / "default" / "zeroflow")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
@@ -148,7 +153,7 @@ def main():
         choices=["atr", "csv"],
         help="reference beats: the WFDB annotations (NNN.atr) or NNN.labels.csv",
     )
-    parser.add_argument("--data", type=pathlib.Path, default=pathlib.Path("/work/shared/data/mitdb-ds1"))
+    parser.add_argument("--data", type=pathlib.Path, default=ROOT.parent / "shared" / "data" / "mitdb")
     parser.add_argument("--work", type=pathlib.Path, help="where run folders go (default: a temporary folder)")
     args = parser.parse_args()
 
@@ -178,6 +183,13 @@ def main():
                 f"pooled ({' '.join(args.records)}: every labelled beat ranked together)",
                 {name: pooled(rs) for name, rs in results.items()},
             )
+        # The EC57 table of the default runs' classes and AF episodes (beats.atr): per record,
+        # gross and average, the first 5 minutes left out, as `zeroflow evaluate` computes it.
+        # The seed's method has no classes: before classes existed, its `flags` were the only
+        # answer (see the README's "Beat classes and atrial fibrillation" for that baseline).
+        folders = [work / "default" / record for record in args.records]
+        print("\nEC57 (default runs; zeroflow evaluate, bxb's rules):")
+        print(zeroflow(args.bin, "evaluate", *folders).stdout.split("\nrecord", 1)[-1].join(["record", ""]))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@
 #include "results_folder.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/eval/beat_evaluation.hpp"
+#include "zeroflow/eval/ec57.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/io/labels.hpp"
 #include "zeroflow/io/text_lines.hpp"
@@ -35,9 +36,10 @@ namespace zeroflow::cli {
 namespace {
 
 struct evaluate_flags {
-  std::string out;
+  std::vector<std::string> outs;
   std::string labels;
   double tolerance = 0.15;
+  double start = 300;
   std::string json;
   std::string per_beat;
 };
@@ -170,12 +172,74 @@ void write_per_beat_csv(const std::filesystem::path& path, const eval::beat_eval
   });
 }
 
-void evaluate(const evaluate_flags& f) {
-  const std::filesystem::path out = f.out;
+std::string percent_cell(const eval::ratio_stat& r, const char* format = "%7.2f") {
+  return r.denominator == 0 ? std::string("      -") : fixed(100 * r.value(), format);
+}
+
+void print_ec57(const eval::ec57_result& r, double sample_rate, std::int64_t match_samples) {
+  std::printf("EC57        from %.0f s, match window %lld samples (bxb's rules; Se and +P in %%)\n",
+              static_cast<double>(r.start) / sample_rate, static_cast<long long>(match_samples));
+  std::printf("            Se       +P      FPR\n");
+  std::printf("QRS     %s  %s\n", percent_cell(r.qrs_se).c_str(), percent_cell(r.qrs_pp).c_str());
+  std::printf("VEB     %s  %s  %s\n", percent_cell(r.veb_se).c_str(), percent_cell(r.veb_pp).c_str(),
+              percent_cell(r.veb_fpr, "%7.3f").c_str());
+  std::printf("SVEB    %s  %s\n", percent_cell(r.sveb_se).c_str(), percent_cell(r.sveb_pp).c_str());
+  std::printf("AF      %s  %s      (duration: reference %.0f s, test %.0f s)\n", percent_cell(r.af_se).c_str(),
+              percent_cell(r.af_pp).c_str(), static_cast<double>(r.af_reference) / sample_rate,
+              static_cast<double>(r.af_test) / sample_rate);
+  std::printf("matrix      n      s      v      f      q      o   (rows: reference N S V F Q O)\n");
+  const char* rows = "NSVFQO";
+  for (std::size_t i = 0; i < 6; ++i) {
+    std::printf("  %c   ", rows[i]);
+    for (std::size_t j = 0; j < 6; ++j) {
+      if (i == 5 && j == 5) continue;
+      std::printf(" %6lld", static_cast<long long>(r.matrix[i][j]));
+    }
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+}
+
+nlohmann::json ec57_json(const eval::ec57_result& r, double sample_rate) {
+  auto stat = [](const eval::ratio_stat& s) {
+    return nlohmann::json{{"value", s.denominator == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.value())},
+                          {"numerator", s.numerator},
+                          {"denominator", s.denominator}};
+  };
+  nlohmann::json matrix = nlohmann::json::object();
+  const char* names = "NSVFQO";
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 6; ++j)
+      if (i != 5 || j != 5) matrix[std::string{names[i], static_cast<char>(names[j] - 'A' + 'a')}] = r.matrix[i][j];
+  return {{"start_seconds", static_cast<double>(r.start) / sample_rate},
+          {"matrix", matrix},
+          {"qrs_sensitivity", stat(r.qrs_se)},
+          {"qrs_positive_predictivity", stat(r.qrs_pp)},
+          {"veb_sensitivity", stat(r.veb_se)},
+          {"veb_positive_predictivity", stat(r.veb_pp)},
+          {"veb_false_positive_rate", stat(r.veb_fpr)},
+          {"sveb_sensitivity", stat(r.sveb_se)},
+          {"sveb_positive_predictivity", stat(r.sveb_pp)},
+          {"af_reference_seconds", static_cast<double>(r.af_reference) / sample_rate},
+          {"af_test_seconds", static_cast<double>(r.af_test) / sample_rate},
+          {"af_duration_sensitivity", stat(r.af_se)},
+          {"af_duration_positive_predictivity", stat(r.af_pp)}};
+}
+
+/// One run folder's EC57 comparison, when the run wrote beats.atr (its classes); empty otherwise.
+struct folder_result {
+  std::string name;
+  double sample_rate = 0;
+  std::int64_t match_samples = 0;
+  std::optional<eval::ec57_result> ec57;
+};
+
+folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path& out, bool single) {
   // A run replacing these results (--force) must not swap them while they are read.
   const folder_lock lock(out);
   // Where the results go is checked before the work.
-  const std::filesystem::path json_file = f.json.empty() ? out / "evaluation.json" : std::filesystem::path(f.json);
+  const std::filesystem::path json_file =
+      f.json.empty() || !single ? out / "evaluation.json" : std::filesystem::path(f.json);
   require_replaceable_file(json_file, "the evaluation");
   if (!f.per_beat.empty()) require_replaceable_file(f.per_beat, "--per-beat");
   const auto summary_text = read_text(out / "summary.json", "summary.json gives the sample rate");
@@ -186,6 +250,9 @@ void evaluate(const evaluate_flags& f) {
   if (rate == summary.end() || !rate->is_number() || !(rate->get<double>() > 0))
     ZF_THROW(parse_error, (out / "summary.json").string(), ": no positive sample_rate");
   const double sample_rate = rate->get<double>();
+  const auto samples = summary.find("samples");
+  const std::int64_t record_end =
+      samples != summary.end() && samples->is_number_integer() ? samples->get<std::int64_t>() : 0;
 
   std::filesystem::path labels_file = f.labels;
   if (labels_file.empty()) {
@@ -199,13 +266,31 @@ void evaluate(const evaluate_flags& f) {
   const auto d = read_beats_csv(out / "beats.csv");
   require_readable_file(labels_file, "labels");
   const auto labels = io::read_labels(labels_file);
-  const auto e = eval::evaluate_beats(d.peaks, d.scores, labels, eval::tolerance_samples(f.tolerance, sample_rate));
+  const auto match = eval::tolerance_samples(f.tolerance, sample_rate);
+  const auto e = eval::evaluate_beats(d.peaks, d.scores, labels, match);
+  if (!single) std::printf("== %s\n", out.string().c_str());
   print_table(e, labels_file, sample_rate);
 
-  const nlohmann::json j = {{"out", std::filesystem::absolute(out).string()},
-                            {"labels", std::filesystem::absolute(labels_file).string()},
-                            {"sample_rate", sample_rate},
-                            {"evaluation", report::evaluation_json(e, sample_rate)}};
+  nlohmann::json j = {{"out", std::filesystem::absolute(out).string()},
+                      {"labels", std::filesystem::absolute(labels_file).string()},
+                      {"sample_rate", sample_rate},
+                      {"evaluation", report::evaluation_json(e, sample_rate)}};
+  // "203/" names the record 203, as "203" does.
+  const auto folder = out.lexically_normal();
+  folder_result result{(folder.has_filename() ? folder : folder.parent_path()).filename().string(), sample_rate, match,
+                       std::nullopt};
+  std::error_code ec;
+  if (std::filesystem::exists(out / "beats.atr", ec)) {
+    require_readable_file(out / "beats.atr", "the run's beat classes");
+    const auto test = io::read_wfdb_annotations(out / "beats.atr");
+    const auto start = static_cast<std::int64_t>(std::llround(f.start * sample_rate));
+    result.ec57 = eval::compare_ec57(test, labels, match, start, record_end);
+    print_ec57(*result.ec57, sample_rate, match);
+    j["ec57"] = ec57_json(*result.ec57, sample_rate);
+  } else {
+    std::printf("EC57        not computed: %s has no beats.atr (a run with --segmentation seed has no classes)\n",
+                out.string().c_str());
+  }
 
   // A labels or output path that is not UTF-8 is written with U+FFFD where its bytes are not.
   const auto text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -215,6 +300,60 @@ void evaluate(const evaluate_flags& f) {
     write_per_beat_csv(f.per_beat, e, labels, d);
     progress("wrote " + f.per_beat);
   }
+  return result;
+}
+
+/// The standard table over several records: one line each, then gross (counts summed) and
+/// average (the mean of the records' ratios, each over the records where it is defined).
+void print_records_table(const std::vector<folder_result>& results) {
+  std::printf("\n%-12s %7s %7s %7s %7s %7s %7s %7s %7s %7s\n", "record", "QRS Se", "QRS +P", "VEB Se", "VEB +P",
+              "VEB FPR", "SVEB Se", "SVEB +P", "AF Se", "AF +P");
+  eval::ec57_result gross;
+  std::vector<double> sums(9, 0.0);
+  std::vector<int> counts(9, 0);
+  double rate = 0;
+  std::int64_t match = 0;
+  for (const auto& r : results) {
+    if (!r.ec57) continue;
+    const auto& e = *r.ec57;
+    eval::add_counts(gross, e);
+    gross.start = e.start;
+    rate = r.sample_rate;
+    match = r.match_samples;
+    const eval::ratio_stat* stats[] = {&e.qrs_se,  &e.qrs_pp,  &e.veb_se, &e.veb_pp, &e.veb_fpr,
+                                       &e.sveb_se, &e.sveb_pp, &e.af_se,  &e.af_pp};
+    std::printf("%-12s", r.name.c_str());
+    for (std::size_t i = 0; i < 9; ++i) {
+      std::printf(" %s", percent_cell(*stats[i], i == 4 ? "%7.3f" : "%7.2f").c_str());
+      if (stats[i]->denominator > 0) sums[i] += 100 * stats[i]->value(), ++counts[i];
+    }
+    std::printf("\n");
+  }
+  const eval::ratio_stat* stats[] = {&gross.qrs_se,  &gross.qrs_pp,  &gross.veb_se, &gross.veb_pp, &gross.veb_fpr,
+                                     &gross.sveb_se, &gross.sveb_pp, &gross.af_se,  &gross.af_pp};
+  std::printf("%-12s", "gross");
+  for (std::size_t i = 0; i < 9; ++i) std::printf(" %s", percent_cell(*stats[i], i == 4 ? "%7.3f" : "%7.2f").c_str());
+  std::printf("\n%-12s", "average");
+  for (std::size_t i = 0; i < 9; ++i) {
+    if (counts[i] == 0)
+      std::printf("       -");
+    else
+      std::printf(" %7.*f", i == 4 ? 3 : 2, sums[i] / counts[i]);
+  }
+  std::printf("\n");
+  if (rate > 0) print_ec57(gross, rate, match);
+  std::fflush(stdout);
+}
+
+void evaluate(const evaluate_flags& f) {
+  const bool single = f.outs.size() == 1;
+  if (!single && (!f.json.empty() || !f.per_beat.empty() || !f.labels.empty()))
+    ZF_THROW(invalid_argument,
+             "--json, --per-beat and --labels take one run folder; with several, each folder's "
+             "evaluation.json is written and its labels are those its summary.json records");
+  std::vector<folder_result> results;
+  for (const auto& out : f.outs) results.push_back(evaluate_one(f, out, single));
+  if (!single) print_records_table(results);
 }
 
 }  // namespace
@@ -222,12 +361,14 @@ void evaluate(const evaluate_flags& f) {
 void add_evaluate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "evaluate",
-      "Evaluate a run's beats against reference labels: detection (Se, +P within the tolerance, one to one) and, "
-      "for V, S and all abnormal beats, AUROC and average precision over every labelled beat (a beat without a "
-      "scored detection ranks lowest)");
+      "Evaluate a run's beats against reference labels: detection (Se, +P within the tolerance, one to one); for "
+      "V, S and all abnormal beats, AUROC and average precision over every labelled beat (a beat without a scored "
+      "detection ranks lowest); and the ANSI/AAMI EC57 table of the run's classes (beats.atr): QRS, VEB and SVEB "
+      "Se/+P, VEB FPR and AF duration Se/+P, the first 5 minutes left out");
   auto flags = std::make_shared<evaluate_flags>();
-  cmd->add_option("OUT_DIR", flags->out,
-                  "output folder of `zeroflow run` or `zeroflow score` (beats.csv, summary.json)")
+  cmd->add_option("OUT_DIR", flags->outs,
+                  "output folder(s) of `zeroflow run` or `zeroflow score` (beats.csv, summary.json, beats.atr); "
+                  "several give the EC57 table per record, gross and average")
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--labels,-l", flags->labels,
@@ -236,6 +377,11 @@ void add_evaluate(CLI::App& app) {
   cmd->add_option("--tolerance", flags->tolerance, "largest distance of a matched detection, seconds")
       ->capture_default_str()
       ->check(number_in(0.0, 60.0, "s"));
+  cmd->add_option("--start", flags->start,
+                  "seconds at the start of each record left out of the EC57 statistics (EC57's learning period; "
+                  "0 counts every beat)")
+      ->capture_default_str()
+      ->check(number_in(0.0, 1e9, "s"));
   cmd->add_option("--json", flags->json, "where to write the results (default: OUT_DIR/evaluation.json)");
   cmd->add_option("--per-beat", flags->per_beat,
                   "also write one CSV row per labelled beat (sample,symbol,class,peak,score: its matched detection's "

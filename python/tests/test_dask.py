@@ -105,7 +105,14 @@ def test_a_broken_recording_is_reported_and_leaves_nothing(client, recordings, t
     failed = frame[frame["status"] == "failed"].iloc[0]
     assert "broken.csv:4" in failed["error"] and "not-a-number" in failed["error"]
     assert sorted(os.listdir(out)) == ["r1", "runs.csv"]  # no folder, no hidden staging folder
-    assert sorted(os.listdir(out / "r1")) == ["beats.atr", "beats.csv", "episodes.csv", "model.pt", "report.html", "summary.json"]
+    assert sorted(os.listdir(out / "r1")) == [
+        "beats.atr",
+        "beats.csv",
+        "episodes.csv",
+        "model.pt",
+        "report.html",
+        "summary.json",
+    ]
 
 
 def test_earlier_results_are_refused_without_force(client, recordings, tmp_path):

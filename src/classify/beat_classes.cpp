@@ -13,10 +13,10 @@ namespace {
 
 void check(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate, const class_params& p) {
   ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
-  ZF_EXPECTS(rows.row_width >= rows.window_before + rows.window_after && rows.window_before >= 0 &&
-                 rows.window_after >= 0,
-             "a beat's window (", rows.window_before, " + ", rows.window_after, " samples) must fit its row of ",
-             rows.row_width);
+  ZF_EXPECTS(
+      rows.row_width >= rows.window_before + rows.window_after && rows.window_before >= 0 && rows.window_after >= 0,
+      "a beat's window (", rows.window_before, " + ", rows.window_after, " samples) must fit its row of ",
+      rows.row_width);
   ZF_EXPECTS(rows.rows.size() == peaks.size() * static_cast<std::size_t>(rows.row_width), "expected ", peaks.size(),
              " rows of ", rows.row_width, " samples, got ", rows.rows.size(), " samples");
   // The QRS segment with its shifts and the P-wave segment must lie inside the window.
@@ -24,13 +24,13 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, double sa
   const double after = static_cast<double>(rows.window_after) / sample_rate;
   ZF_EXPECTS(before >= 0.12 && after >= 0.17, "classifying beats needs rows from at least 0.12 s before to 0.17 s ",
              "after the R peak, got ", before, " s and ", after, " s");
-  ZF_EXPECTS(std::lround(0.25 * sample_rate) - std::lround(0.07 * sample_rate) >= 2,
-             "the sample rate (", sample_rate, " Hz) is too low to see P waves");
+  ZF_EXPECTS(std::lround(0.25 * sample_rate) - std::lround(0.07 * sample_rate) >= 2, "the sample rate (", sample_rate,
+             " Hz) is too low to see P waves");
   for (std::size_t b = 1; b < peaks.size(); ++b)
-    ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b],
-               " follows sample ", peaks[b - 1]);
-  ZF_EXPECTS(p.dominant_correlation > p.ventricular_correlation && p.rhythm_neighbours >= 1 &&
-                 p.af_neighbours >= 4 && p.min_episode_beats >= 1 && p.template_rows >= 1,
+    ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
+               peaks[b - 1]);
+  ZF_EXPECTS(p.dominant_correlation > p.ventricular_correlation && p.rhythm_neighbours >= 1 && p.af_neighbours >= 4 &&
+                 p.min_episode_beats >= 1 && p.template_rows >= 1,
              "class parameters out of range");
 }
 
@@ -109,11 +109,20 @@ std::vector<std::int64_t> class_counts(std::span<const char> classes) {
   std::vector<std::int64_t> counts(4, 0);
   for (char c : classes) {
     switch (c) {
-      case 'N': ++counts[0]; break;
-      case 'S': ++counts[1]; break;
-      case 'V': ++counts[2]; break;
-      case 'Q': ++counts[3]; break;
-      default: break;
+      case 'N':
+        ++counts[0];
+        break;
+      case 'S':
+        ++counts[1];
+        break;
+      case 'V':
+        ++counts[2];
+        break;
+      case 'Q':
+        ++counts[3];
+        break;
+      default:
+        break;
     }
   }
   return counts;

@@ -67,7 +67,8 @@ std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, 
     count += sign > 0 ? 1 : -1;
   };
   for (std::int64_t b = 0; b < beats; ++b) {
-    const std::int64_t want_lo = std::max<std::int64_t>(0, b - neighbours), want_hi = std::min(beats, b + neighbours + 1);
+    const std::int64_t want_lo = std::max<std::int64_t>(0, b - neighbours),
+                       want_hi = std::min(beats, b + neighbours + 1);
     while (hi < want_hi) add(hi++, +1);
     while (lo < want_lo) add(lo++, -1);
     if (count < 8 || energy_sum <= 0) continue;

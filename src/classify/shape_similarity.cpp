@@ -50,13 +50,17 @@ std::vector<float> shape_similarity(const beat_rows& rows, std::int64_t beats, d
   // The dominant beat: the per-sample median of evenly spaced rows (most beats are of the
   // dominant shape in any recording a class rule can serve; a median ignores the others).
   const std::int64_t used = std::min(beats, template_rows);
+  // The chosen rows transposed first: each column's median then reads contiguous memory.
+  std::vector<float> columns(static_cast<std::size_t>(used * width));
+  for (std::int64_t i = 0; i < used; ++i) {
+    const float* row = rows.rows.data() + (i * beats / used) * rows.row_width;
+    for (std::int64_t j = 0; j < width; ++j) columns[static_cast<std::size_t>(j * used + i)] = row[j];
+  }
   std::vector<float> dominant(static_cast<std::size_t>(width));
-  std::vector<float> column(static_cast<std::size_t>(used));
   for (std::int64_t j = 0; j < width; ++j) {
-    for (std::int64_t i = 0; i < used; ++i)
-      column[static_cast<std::size_t>(i)] = rows.rows[static_cast<std::size_t>((i * beats / used) * rows.row_width + j)];
-    const auto middle = column.begin() + used / 2;
-    std::nth_element(column.begin(), middle, column.end());
+    const auto column = columns.begin() + j * used;
+    const auto middle = column + used / 2;
+    std::nth_element(column, middle, column + used);
     dominant[static_cast<std::size_t>(j)] = *middle;
   }
 
@@ -66,16 +70,17 @@ std::vector<float> shape_similarity(const beat_rows& rows, std::int64_t beats, d
   const centred qrs = centre(dominant.data() + qrs_begin, qrs_end - qrs_begin);
 
   // Shifts of up to ±20 ms forgive a detector that places the R peak a little differently on
-  // an unusual beat; every second shift is enough at the QRS's frequencies.
-  const std::int64_t step = std::max<std::int64_t>(1, max_shift / 4);
+  // an unusual beat. Most beats are plainly of the dominant shape at the detected peak: their
+  // search stops there (a larger value would change nothing the rule decides).
+  constexpr double plainly_dominant = 0.95;
   std::vector<float> similarity(static_cast<std::size_t>(beats));
   auto measure = [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t b = first; b < last; ++b) {
       const float* row = rows.rows.data() + b * rows.row_width;
-      double best = -1;
-      for (std::int64_t shift = -max_shift; shift <= max_shift; shift += step) {
+      double best = correlation(row + qrs_begin, qrs);
+      for (std::int64_t shift = -max_shift; shift <= max_shift && best < plainly_dominant; ++shift) {
         const std::int64_t begin = qrs_begin + shift;
-        if (begin < 0 || begin + (qrs_end - qrs_begin) > width) continue;
+        if (shift == 0 || begin < 0 || begin + (qrs_end - qrs_begin) > width) continue;
         best = std::max(best, correlation(row + begin, qrs));
       }
       similarity[static_cast<std::size_t>(b)] = static_cast<float>(best);

@@ -22,10 +22,14 @@ void put_word(std::ostream& out, unsigned word) {
 
 int annotation_code_of_class(char aami_class) noexcept {
   switch (aami_class) {
-    case 'N': return annotation_code::normal;
-    case 'S': return annotation_code::supraventricular;
-    case 'V': return annotation_code::pvc;
-    default: return annotation_code::unknown;
+    case 'N':
+      return annotation_code::normal;
+    case 'S':
+      return annotation_code::supraventricular;
+    case 'V':
+      return annotation_code::pvc;
+    default:
+      return annotation_code::unknown;
   }
 }
 

@@ -7,7 +7,8 @@
 /// The rule (docs/classification.md says why each part is there and how it was tuned on DS1):
 /// 1. The dominant beat: the per-sample median of the rows (up to `template_rows` of them, evenly
 ///    spaced). A beat's *shape similarity* is the largest Pearson correlation of its QRS
-///    (−0.10 s to +0.15 s around the R peak) with the dominant QRS, over shifts of up to ±20 ms.
+///    (−0.10 s to +0.15 s around the R peak) with the dominant QRS, over shifts of up to ±20 ms (a beat already at 0.95
+///    or more at its detected peak is not shifted).
 /// 2. Dominant-shaped beats (similarity ≥ `dominant_correlation`) set the local rhythm: for V,
 ///    the median R–R before dominant beats within ±8 beats; for S, the median of intervals
 ///    between two dominant beats (so that bigeminy does not make normal beats look early).
@@ -54,11 +55,11 @@ struct episode {
 
 /// What the rule found, one entry per beat where per beat.
 struct classification {
-  std::vector<char> classes;            ///< 'N', 'S', 'V' or 'Q'
-  std::vector<float> similarity;        ///< shape similarity to the dominant beat (−1..1)
-  std::vector<float> prematurity;       ///< R–R before / local normal R–R
-  std::vector<std::uint8_t> in_af;      ///< 1 inside an AF episode
-  std::vector<episode> episodes;        ///< AF episodes, in time order
+  std::vector<char> classes;        ///< 'N', 'S', 'V' or 'Q'
+  std::vector<float> similarity;    ///< shape similarity to the dominant beat (−1..1)
+  std::vector<float> prematurity;   ///< R–R before / local normal R–R
+  std::vector<std::uint8_t> in_af;  ///< 1 inside an AF episode
+  std::vector<episode> episodes;    ///< AF episodes, in time order
 };
 
 /// The beats' rows as the pipeline embedded them: `rows` holds beats × row_width floats, row b

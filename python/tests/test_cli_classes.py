@@ -1,0 +1,140 @@
+"""Beat classes, AF episodes and beats.atr on real records, checked with wfdb-python.
+
+- beats.atr reads back with wfdb.rdann: one annotation per row of beats.csv, at its peak, with its
+  class as the MIT symbol and its score as the text; rhythm changes as `+` with "(AFIB"/"(N".
+- `zeroflow evaluate` matches beats as wfdb.processing.compare_annotations does (same TP/FP/FN
+  over the whole record, 150 ms window), and its EC57 table counts the matrix the bxb way.
+- On record 119 (ventricular bigeminy) the V beats are found by class; on 203 (atrial
+  fibrillation, ../shared/data/mitdb) the AF episodes overlap the reference's AF time.
+"""
+
+import csv
+import json
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+from conftest import ROOT, run_cli
+
+wfdb = pytest.importorskip("wfdb")
+processing = pytest.importorskip("wfdb.processing")
+
+DATA = ROOT / "tests" / "data" / "mitdb"
+SHARED = ROOT.parent / "shared" / "data" / "mitdb"
+
+
+@pytest.fixture(scope="module")
+def run_119(zeroflow_bin, tmp_path_factory):
+    out = tmp_path_factory.mktemp("r119") / "out"
+    run_cli(zeroflow_bin, "run", DATA / "119.hea", "--out", out, "--device", "cpu", "--labels", DATA / "119.atr")
+    return out
+
+
+def beats_csv(out):
+    with open(out / "beats.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_beats_atr_reads_back_with_wfdb(run_119):
+    rows = beats_csv(run_119)
+    ann = wfdb.rdann(str(run_119 / "beats"), "atr")
+    beats = [i for i, s in enumerate(ann.symbol) if s != "+"]
+    assert [int(ann.sample[i]) for i in beats] == [int(r["peak"]) for r in rows]
+    assert [ann.symbol[i] for i in beats] == [r["class"] for r in rows]
+    scores = np.array([float(ann.aux_note[i]) for i in beats])
+    np.testing.assert_allclose(scores, [float(r["score"]) for r in rows], rtol=1e-3, atol=1e-3)
+    rhythm = [(int(ann.sample[i]), ann.aux_note[i]) for i, s in enumerate(ann.symbol) if s == "+"]
+    assert rhythm[0] == (int(rows[0]["peak"]), "(N")
+    assert all(note in ("(N", "(AFIB") for _, note in rhythm)
+
+
+def test_classes_find_the_bigeminy(run_119):
+    rows = beats_csv(run_119)
+    summary = json.loads((run_119 / "summary.json").read_text())
+    counts = summary["classes"]["counts"]
+    assert sum(counts.values()) == len(rows)
+    ref = wfdb.rdann(str(DATA / "119"), "atr")
+    v_ref = ref.sample[np.isin(ref.symbol, ["V"])]
+    peaks = np.array([int(r["peak"]) for r in rows])
+    classes = np.array([r["class"] for r in rows])
+    window = int(0.15 * 360)
+    # Each labelled V beat has a detection within 150 ms classed V (the record is a textbook case).
+    nearest = np.searchsorted(peaks, v_ref)
+    found = 0
+    for v, k in zip(v_ref, nearest):
+        near = [j for j in (k - 1, k) if 0 <= j < len(peaks) and abs(peaks[j] - v) <= window]
+        found += any(classes[j] == "V" for j in near)
+    assert found >= 0.98 * len(v_ref), (found, len(v_ref))
+    assert counts["V"] <= 1.05 * len(v_ref)
+    assert not summary["classes"]["af_episodes"]
+
+
+def test_evaluate_matches_wfdb_compare_annotations(zeroflow_bin, run_119, tmp_path):
+    json_file = tmp_path / "e.json"
+    run_cli(zeroflow_bin, "evaluate", run_119, "--labels", DATA / "119.atr", "--json", json_file, "--start", 0)
+    e = json.loads(json_file.read_text())
+    ref = wfdb.rdann(str(DATA / "119"), "atr")
+    ref_beats = ref.sample[np.isin(ref.symbol, list("NLRejAaJSVEF/fQ"))]
+    test = np.array([int(r["peak"]) for r in beats_csv(run_119)])
+    cmp = processing.compare_annotations(ref_beats, test, int(0.15 * 360))
+    assert e["evaluation"]["true_positives"] == cmp.tp
+    assert e["evaluation"]["false_positives"] == cmp.fp
+    assert e["evaluation"]["false_negatives"] == cmp.fn
+    ec57 = e["ec57"]
+    assert ec57["qrs_sensitivity"]["numerator"] == cmp.tp
+    assert ec57["qrs_sensitivity"]["denominator"] == cmp.tp + cmp.fn
+    # The VEB counts, recomputed from the matched pairs (Fv and Qv are no false positives).
+    symbols = dict(zip(ref.sample, ref.symbol))
+    classes = [r["class"] for r in beats_csv(run_119)]
+    matched_v = 0
+    for ref_index, test_index in enumerate(cmp.matching_sample_nums):
+        if test_index >= 0 and symbols[ref_beats[ref_index]] == "V" and classes[test_index] == "V":
+            matched_v += 1
+    assert ec57["matrix"]["Vv"] == matched_v
+
+
+def test_evaluate_leaves_out_the_first_five_minutes_by_default(zeroflow_bin, run_119, tmp_path):
+    run_cli(zeroflow_bin, "evaluate", run_119, "--labels", DATA / "119.atr", "--json", tmp_path / "a.json")
+    ec57 = json.loads((tmp_path / "a.json").read_text())["ec57"]
+    ref = wfdb.rdann(str(DATA / "119"), "atr")
+    beats = np.isin(ref.symbol, list("NLRejAaJSVEF/fQ"))
+    after = int(np.sum(ref.sample[beats] >= 300 * 360))
+    assert ec57["start_seconds"] == 300
+    assert ec57["qrs_sensitivity"]["denominator"] == after
+
+
+@pytest.mark.skipif(not (SHARED / "203.hea").exists(), reason="../shared/data/mitdb/203 not beside the checkout")
+def test_af_episodes_on_record_203(zeroflow_bin, tmp_path):
+    out = tmp_path / "203"
+    run_cli(zeroflow_bin, "run", SHARED / "203.hea", "--out", out, "--device", "cpu", "--labels", SHARED / "203.atr")
+    proc = run_cli(zeroflow_bin, "evaluate", out)
+    assert "EC57" in proc.stdout and "AF" in proc.stdout
+    ec57 = json.loads((out / "evaluation.json").read_text())["ec57"]
+    assert ec57["af_duration_sensitivity"]["value"] >= 0.85
+    assert ec57["af_duration_positive_predictivity"]["value"] >= 0.85
+    with open(out / "episodes.csv", newline="") as f:
+        episodes = list(csv.DictReader(f))
+    assert episodes and all(row["rhythm"] == "AFIB" for row in episodes)
+    # No S beat is called inside AF.
+    rows = beats_csv(out)
+    assert not any(r["class"] == "S" and r["af"] == "1" for r in rows)
+
+
+def test_evaluate_several_runs_prints_gross_and_average(zeroflow_bin, run_119, tmp_path):
+    other = tmp_path / "copy"
+    shutil.copytree(run_119, other)
+    proc = run_cli(zeroflow_bin, "evaluate", run_119, other)
+    assert "gross" in proc.stdout and "average" in proc.stdout
+    proc = run_cli(zeroflow_bin, "evaluate", run_119, other, "--json", tmp_path / "x.json", check=False)
+    assert proc.returncode != 0 and "--json" in proc.stderr
+
+
+def test_seed_segmentation_writes_no_classes(zeroflow_bin, tmp_path):
+    out = tmp_path / "seed"
+    run_cli(
+        zeroflow_bin, "run", DATA / "119.hea", "--out", out, "--device", "cpu", "--segmentation", "seed", "--epochs", 2
+    )
+    assert not (out / "beats.atr").exists()
+    assert "classes" not in json.loads((out / "summary.json").read_text())
+    assert pathlib.Path(out / "beats.csv").read_text().splitlines()[0].endswith("class,similarity,prematurity,af")

@@ -1,0 +1,136 @@
+// The class rule on synthetic beats whose truth is known: a dominant shape in a steady rhythm,
+// wide early beats followed by a pause (V), normal-shaped early beats (S), and a stretch of
+// irregular beats without P waves (AF).
+#include "zeroflow/classify/beat_classes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "zeroflow/core/error.hpp"
+
+namespace zc = zeroflow::classify;
+
+namespace {
+
+constexpr double rate = 250;
+constexpr std::int64_t before = 62, after = 113, width = 256;  // 0.25 s and 0.45 s, as the pipeline's rows
+
+double bump(double t, double centre, double sigma) {
+  return std::exp(-0.5 * (t - centre) * (t - centre) / (sigma * sigma));
+}
+
+/// One beat's row: a P wave (or noise without one), a QRS of the given width (s) and sign, a T wave.
+std::vector<float> beat_row(double qrs_sigma, bool p_wave, std::mt19937& rng) {
+  std::normal_distribution<double> noise(0.0, 0.02), fibrillation(0.0, 0.15);
+  std::vector<float> row(width, 0.0F);
+  for (std::int64_t j = 0; j < before + after; ++j) {
+    const double t = static_cast<double>(j - before) / rate;  // seconds from the R peak
+    double v = 4.0 * bump(t, 0.0, qrs_sigma) + 0.6 * bump(t, 0.28, 0.05) + noise(rng);
+    v += p_wave ? 0.5 * bump(t, -0.16, 0.025) : (t < -0.06 ? fibrillation(rng) : 0.0);
+    row[static_cast<std::size_t>(j)] = static_cast<float>(v);
+  }
+  return row;
+}
+
+struct recording {
+  std::vector<std::int64_t> peaks;
+  std::vector<float> rows;
+  std::vector<char> truth;
+  std::vector<std::uint8_t> af;
+};
+
+recording make_recording() {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> jitter(-0.01, 0.01), af_rr(0.40, 1.00);
+  recording r;
+  double t = 1.0;
+  auto add = [&](double rr, char truth, double qrs_sigma, bool p_wave, bool af) {
+    t += rr;
+    r.peaks.push_back(static_cast<std::int64_t>(std::llround(t * rate)));
+    const auto row = beat_row(qrs_sigma, p_wave, rng);
+    r.rows.insert(r.rows.end(), row.begin(), row.end());
+    r.truth.push_back(truth);
+    r.af.push_back(af ? 1 : 0);
+  };
+  for (int b = 0; b < 400; ++b) {
+    if (b % 25 == 10) {  // V: wide, early, then a compensatory pause
+      add(0.50, 'V', 0.045, false, false);
+      add(1.10, 'N', 0.012, true, false);
+    } else if (b % 25 == 20) {  // S: dominant shape, early, a shorter pause after it
+      add(0.55, 'S', 0.012, true, false);
+      add(0.95, 'N', 0.012, true, false);
+    } else {
+      add(0.80 * (1 + jitter(rng)), 'N', 0.012, true, false);
+    }
+  }
+  for (int b = 0; b < 200; ++b) add(af_rr(rng), 'N', 0.012, false, true);  // AF: irregular, no P wave
+  for (int b = 0; b < 100; ++b) add(0.80 * (1 + jitter(rng)), 'N', 0.012, true, false);
+  return r;
+}
+
+}  // namespace
+
+TEST(BeatClasses, FindsVentricularAndSupraventricularBeatsAndAnAfEpisode) {
+  const auto r = make_recording();
+  const zc::beat_rows rows{r.rows, width, before, after};
+  const auto c = zc::classify_beats(r.peaks, rows, rate);
+  ASSERT_EQ(c.classes.size(), r.peaks.size());
+  std::int64_t v_found = 0, v_total = 0, s_found = 0, s_total = 0, false_v = 0, false_s = 0, af_found = 0, af_total = 0,
+               af_false = 0;
+  for (std::size_t b = 0; b < r.truth.size(); ++b) {
+    v_total += r.truth[b] == 'V', v_found += r.truth[b] == 'V' && c.classes[b] == 'V';
+    s_total += r.truth[b] == 'S', s_found += r.truth[b] == 'S' && c.classes[b] == 'S';
+    false_v += r.truth[b] != 'V' && c.classes[b] == 'V';
+    false_s += r.truth[b] != 'S' && c.classes[b] == 'S';
+    af_total += r.af[b], af_found += r.af[b] && c.in_af[b], af_false += !r.af[b] && c.in_af[b];
+  }
+  EXPECT_EQ(v_found, v_total);
+  EXPECT_EQ(s_found, s_total);
+  EXPECT_EQ(false_v, 0);
+  EXPECT_EQ(false_s, 0);  // no S inside AF, where every interval is irregular
+  EXPECT_GE(af_found, af_total * 9 / 10);
+  EXPECT_LE(af_false, 40);  // the window reaches ±16 beats past the edges at most
+  ASSERT_EQ(c.episodes.size(), 1U);
+  EXPECT_EQ(c.episodes[0].rhythm, "AFIB");
+  EXPECT_EQ(c.episodes[0].onset, r.peaks[static_cast<std::size_t>(c.episodes[0].first_beat)]);
+  EXPECT_EQ(c.episodes[0].offset, r.peaks[static_cast<std::size_t>(c.episodes[0].last_beat)]);
+  const auto counts = zc::class_counts(c.classes);
+  EXPECT_EQ(counts[0] + counts[1] + counts[2] + counts[3], static_cast<std::int64_t>(r.peaks.size()));
+}
+
+TEST(BeatClasses, SimilarityIsOneForTheDominantShapeAndLowForAnother) {
+  auto r = make_recording();
+  const auto c = zc::classify_beats(r.peaks, {r.rows, width, before, after}, rate);
+  for (std::size_t b = 0; b < 300; ++b) {
+    if (r.truth[b] == 'V')
+      EXPECT_LT(c.similarity[b], 0.85F) << b;
+    else
+      EXPECT_GT(c.similarity[b], 0.95F) << b;
+  }
+}
+
+TEST(BeatClasses, RefusesInputThatDoesNotFit) {
+  const auto r = make_recording();
+  std::vector<std::int64_t> fewer(r.peaks.begin(), r.peaks.end() - 1);
+  EXPECT_THROW((void)zc::classify_beats(fewer, {r.rows, width, before, after}, rate), zeroflow::invalid_argument);
+  auto backwards = r.peaks;
+  std::swap(backwards[3], backwards[4]);
+  EXPECT_THROW((void)zc::classify_beats(backwards, {r.rows, width, before, after}, rate), zeroflow::invalid_argument);
+  EXPECT_THROW((void)zc::classify_beats(r.peaks, {r.rows, width, 10, after}, rate), zeroflow::invalid_argument);
+  EXPECT_THROW((void)zc::classify_beats(r.peaks, {r.rows, width, before, after}, 0.0), zeroflow::invalid_argument);
+}
+
+TEST(BeatClasses, TooFewBeatsAreNormal) {
+  std::mt19937 rng(1);
+  const auto row = beat_row(0.012, true, rng);
+  std::vector<float> rows(row);
+  rows.insert(rows.end(), row.begin(), row.end());
+  const std::vector<std::int64_t> peaks = {100, 300};
+  const auto c = zc::classify_beats(peaks, {rows, width, before, after}, rate);
+  EXPECT_EQ(c.classes, (std::vector<char>{'N', 'N'}));
+  EXPECT_TRUE(c.episodes.empty());
+}
