@@ -68,9 +68,9 @@ std::string pid_suffix() { return std::to_string(::getpid()) + ".tmp"; }
 }  // namespace
 
 const std::vector<std::string>& result_names() {
-  static const std::vector<std::string> names = {"beats.csv",       "summary.json", "report.html", "model.pt",
-                                                 "beats.atr",       "episodes.csv", "figures",     "evaluation.json",
-                                                 "runs.csv",        "points.csv"};
+  static const std::vector<std::string> names = {"beats.csv", "summary.json", "report.html", "model.pt",
+                                                 "beats.atr", "episodes.csv", "figures",     "evaluation.json",
+                                                 "runs.csv",  "points.csv"};
   return names;
 }
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <filesystem>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/io/atomic_file.hpp"
