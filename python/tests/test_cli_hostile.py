@@ -15,6 +15,8 @@ import subprocess
 import pytest
 from conftest import run_cli
 
+# What `zeroflow run` leaves in --out, and nothing else.
+RUN_RESULTS = ["beats.atr", "beats.csv", "episodes.csv", "model.pt", "report.html", "summary.json"]
 BAD_CSV = "x\nabc\n"  # a header, then a value that is no number: the recording fails to load
 
 
@@ -247,8 +249,8 @@ def test_earlier_results_are_not_replaced_without_force(zeroflow_bin, recording,
     proc = run(zeroflow_bin, other_recording, "--out", out)
     assert proc.returncode == 1
     assert error_lines(proc) == [
-        f"zeroflow: error: {out} already holds the results of an earlier run (beats.csv, "
-        "model.pt, report.html, summary.json); add --force to replace them all, or choose "
+        f"zeroflow: error: {out} already holds the results of an earlier run (beats.atr, "
+        "beats.csv, episodes.csv, model.pt, ...); add --force to replace them all, or choose "
         "another --out"
     ]
     assert "load..." not in proc.stderr  # refused before the recording is read
@@ -264,7 +266,7 @@ def test_force_replaces_every_earlier_result_together(zeroflow_bin, recording, o
     assert proc.returncode == 0, proc.stderr
     assert error_lines(proc) == []
     # Stale results of the first run (figures/, evaluation.json) are gone; all that is left is the second's.
-    assert sorted(p.name for p in out.iterdir()) == ["beats.csv", "model.pt", "report.html", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == RUN_RESULTS
     assert summary_input(out) == str(other_recording)
     # The beats are the second recording's: its labelled R peaks, within 150 ms (38 samples at 250 Hz).
     with open(out / "beats.csv", newline="") as f:
@@ -306,7 +308,7 @@ def test_two_runs_at_once_never_share_an_out(zeroflow_bin, long_recording, recor
     finally:
         rest = first.communicate(timeout=600)[1]
     assert first.returncode == 0, rest
-    assert sorted(p.name for p in out.iterdir()) == ["beats.csv", "model.pt", "report.html", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == RUN_RESULTS
     assert summary_input(out) == str(long_recording)
 
 
@@ -336,7 +338,9 @@ def test_sigint_leaves_no_folder_and_no_temporary(zeroflow_bin, long_recording, 
     if code == 0:  # the signal came after the results were in place: all of them, nothing else
         assert trigger == "writing" and lines == []
         assert sorted(p.name for p in out.iterdir()) == [
+            "beats.atr",
             "beats.csv",
+            "episodes.csv",
             "figures",
             "model.pt",
             "report.html",

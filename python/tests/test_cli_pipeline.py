@@ -27,6 +27,10 @@ BEATS_COLUMNS = [
     "morphology",
     "rhythm",
     "flags",
+    "class",
+    "similarity",
+    "prematurity",
+    "af",
 ]
 
 
