@@ -19,10 +19,12 @@ import numpy as np
 import pytest
 from conftest import run_cli
 
+MITDB = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data" / "mitdb"
 CHROMIUM = pathlib.Path(os.environ.get("ZEROFLOW_CHROMIUM", "/usr/bin/chromium"))
-FIGURES = ["overview", "excerpt", "lengths", "beats", "latent", "grid", "loss", "anomalies", "stages"]
+FIGURES = ["overview", "classes", "excerpt", "lengths", "beats", "latent", "grid", "loss", "anomalies", "stages"]
 CHARTS = {
     "overview": "#overview-chart",
+    "classes": "#classes-timeline",
     "excerpt": "#excerpt-chart",
     "lengths": "#lengths-chart",
     "beats": "#beats-chart",
@@ -337,9 +339,10 @@ def test_charts_are_uplot_and_follow_the_window(report):
     page = report.page
     assert report.js("typeof uPlot") == "function"
     # overview, its strip, excerpt (2), lengths, beats, latent, the latent panel's beat, loss,
-    # 25 decoded-grid cells and one per top anomaly
+    # 25 decoded-grid cells, one per top anomaly, the classes' timeline and one per class present
     top = min(25, len(kept_ranked(report.beats)))
-    assert report.js("document.querySelectorAll('.uplot').length") == 9 + 25 + top
+    present = len({b["class"] for b in report.beats})
+    assert report.js("document.querySelectorAll('.uplot').length") == 9 + 25 + top + 1 + present
     licence = report.js("document.getElementById('licences').textContent")
     assert "Leon Sorokin" in licence and "MIT License" in licence
     wide = report.js("document.querySelector('#overview-chart .uplot').getBoundingClientRect().width")
@@ -384,5 +387,104 @@ def test_bucketed_overview_zooms_past_its_finest_level(browser, long_run, stats_
         assert s["colours"] >= 12 and s["ink"] > 0.01, s
         assert r.js("window.zeroflowReport.errors") == []
         assert [m for m in r.console if m[0] in ("error", "pageerror")] == []
+    finally:
+        r.close()
+
+
+def figure_texts(report):
+    """Every figure's title and caption, as a person reads them."""
+    return report.js(
+        "Object.fromEntries([...document.querySelectorAll('[data-figure]')].map(s => "
+        "[s.dataset.figure, (s.querySelector('h2') || {}).textContent + ' ' + "
+        "[...s.querySelectorAll('.caption')].map(p => p.textContent).join(' ')]))"
+    )
+
+
+def test_class_counts_shown_match_beats_csv(report):
+    shown = report.js(
+        "Object.fromEntries([...document.querySelectorAll('#classes-body tr[data-class]')]"
+        ".map(tr => [tr.dataset.class, {count: +tr.dataset.count, text: tr.textContent}]))"
+    )
+    counted = {name: sum(1 for b in report.beats if b["class"] == name) for name in "NSVQ"}
+    assert {name: x["count"] for name, x in shown.items()} == counted
+    assert counted == report.summary["classes"]["counts"]
+    for name, x in shown.items():
+        assert f"{counted[name]:,} beat" in x["text"], x
+    assert counted["V"] > 0  # the synthetic recording's PVCs: an example chart is drawn for them
+    assert report.js("document.querySelectorAll('#classes-body tr[data-class=V] canvas').length") >= 1
+
+
+def test_robust_captions_describe_the_robust_method(report):
+    texts = figure_texts(report)
+    # Under the default segmentation nothing is pruned and there are no NMS gates: no panel says so.
+    for name, text in texts.items():
+        assert "pruned" not in text and "non-maximum suppression" not in text, (name, text)
+    assert texts["lengths"].startswith("R–R intervals")
+    assert "R peaks the QRS detector accepted" in texts["excerpt"]
+    assert "before the R peak" in texts["beats"]
+    legend = report.js("document.getElementById('excerpt-legend').textContent")
+    assert "pruned" not in legend and "beat window start" in legend
+
+
+@pytest.fixture(scope="module")
+def af_report(browser, zeroflow_bin, tmp_path_factory):
+    """The report of MIT-BIH 203 (atrial fibrillation and flutter throughout, ../shared/data)."""
+    if not (MITDB / "203.hea").exists():
+        pytest.skip(f"{MITDB} is not beside the project")
+    out = tmp_path_factory.mktemp("af") / "run"
+    run_cli(zeroflow_bin, "run", MITDB / "203.hea", "--out", out, "--device", "cpu", "--epochs", 2)
+    r = Report(browser, out)
+    yield r
+    r.close()
+
+
+def test_af_episodes_are_listed_shaded_and_lead_to_their_onset(af_report, stats_page, tmp_path):
+    with open(af_report.folder / "episodes.csv", newline="") as f:
+        episodes = list(csv.DictReader(f))
+    assert len(episodes) >= 1
+    rows = af_report.js("[...document.querySelectorAll('.episode-table tbody tr')].map(tr => +tr.dataset.onset)")
+    assert len(rows) == len(episodes)
+    rate = af_report.summary["sample_rate"]
+    for shown, e in zip(rows, episodes):
+        assert math.isclose(shown, int(e["onset"]) / rate, rel_tol=1e-9), (shown, e)
+    assert "atrial fibrillation episode" in af_report.js("document.getElementById('af-summary').textContent")
+    row = af_report.page.locator(".episode-table tbody tr").nth(len(rows) // 2)
+    row.scroll_into_view_if_needed()
+    row.click()
+    view = af_report.view()
+    onset = rows[len(rows) // 2]
+    assert view["t0"] <= onset <= view["t1"] and view["t1"] - view["t0"] <= 21, (view, onset)
+    # The overview shades the episode: amber (245, 159, 0 at 16 %) behind the trace.
+    png = af_report.page.locator("#overview-chart").screenshot(path=str(tmp_path / "af.png"))
+    amber = af_report.page.evaluate(
+        """async (b64) => {
+            const bin = atob(b64), bytes = new Uint8Array(bin.length);
+            for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+            const bmp = await createImageBitmap(new Blob([bytes], {type: 'image/png'}));
+            const c = new OffscreenCanvas(bmp.width, bmp.height), ctx = c.getContext('2d');
+            ctx.drawImage(bmp, 0, 0);
+            const d = ctx.getImageData(0, 0, bmp.width, bmp.height).data;
+            let n = 0;
+            for (let i = 0; i < d.length; i += 4) if (d[i] > 240 && d[i + 1] > 225 && d[i + 1] < 245 && d[i + 2] < 225) n++;
+            return n / (d.length / 4);
+        }""",
+        base64.b64encode(png).decode(),
+    )
+    assert amber > 0.05, amber
+    assert af_report.js("window.zeroflowReport.errors") == []
+
+
+def test_seed_report_keeps_the_seed_captions(browser, zeroflow_bin, short_recording, tmp_path):
+    out = tmp_path / "seed"
+    run_cli(
+        zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 1, "--segmentation", "seed"
+    )
+    r = Report(browser, out)
+    try:
+        texts = figure_texts(r)
+        assert "pruned before embedding" in texts["lengths"]
+        assert "non-maximum suppression" in texts["excerpt"]
+        assert "classifies nothing" in r.js("document.getElementById('classes-body').textContent")
+        assert r.js("window.zeroflowReport.errors") == []
     finally:
         r.close()

@@ -14,6 +14,7 @@ extern const std::string_view report_format_js;
 extern const std::string_view report_data_js;
 extern const std::string_view report_chart_js;
 extern const std::string_view fig_overview_js;
+extern const std::string_view fig_classes_js;
 extern const std::string_view fig_excerpt_js;
 extern const std::string_view fig_lengths_js;
 extern const std::string_view fig_beats_js;

@@ -21,6 +21,23 @@ std::uint8_t status_of(const pipeline::run_result& r, std::size_t c) {
   return r.split[c] == 't' ? 1 : r.split[c] == 'v' ? 2 : 3;
 }
 
+/// Class of a beat in the browser: 0 none (the seed's segmentation classifies nothing), 1 N, 2 S,
+/// 3 V, 4 Q.
+std::uint8_t class_code(char beat_class) {
+  switch (beat_class) {
+    case 'N':
+      return 1;
+    case 'S':
+      return 2;
+    case 'V':
+      return 3;
+    case 'Q':
+      return 4;
+    default:
+      return 0;
+  }
+}
+
 json candidates(const pipeline::run_result& r) {
   const std::size_t n = r.length.size();
   ZF_EXPECTS(r.start.size() >= n && r.peak.size() >= n && r.kept.size() == n && r.split.size() == n,
@@ -28,16 +45,18 @@ json candidates(const pipeline::run_result& r) {
              r.peak.size(), " peaks, ", r.kept.size(), " kept flags, ", r.split.size(), " splits)");
   std::vector<std::int64_t> start(r.start.begin(), r.start.begin() + static_cast<std::ptrdiff_t>(n));
   std::vector<std::int64_t> peak_offset(n);
-  std::vector<std::uint8_t> status(n);
+  std::vector<std::uint8_t> status(n), beat_class(n, 0);
   for (std::size_t c = 0; c < n; ++c) {
     peak_offset[c] = r.peak[c] - r.start[c];
     status[c] = status_of(r, c);
+    if (c < r.beat_class.size()) beat_class[c] = class_code(r.beat_class[c]);
   }
   return {{"n", n},
           {"start", encode_ints(start, true)},  // ascending: the differences are beat lengths
           {"length", encode_ints(r.length)},
           {"peak_offset", encode_ints(peak_offset)},
-          {"status", encode_u8(status)}};
+          {"status", encode_u8(status)},
+          {"class", encode_u8(beat_class)}};
 }
 
 /// Per kept beat, in kept order (candidates with kept = 1, ascending).

@@ -34,8 +34,10 @@ nlohmann::json score_json(const pipeline::run_result& r) {
        "that z-score > 3; long / short: rr_after outside [min_length, max_length]"},
   };
 }
-/// Counts of each class, a few example beats of each (the highest scores first), the rule, and
-/// the AF episodes with their total duration.
+/// Counts of each class, five typical beats of each, the rule, and the AF episodes with their
+/// total duration. The examples are the beats at the 10th, 30th, 50th, 70th and 90th percentile
+/// of the class's scores, highest first: typical members of the class, not only its oddest (the
+/// highest scores of N are mostly artefacts).
 nlohmann::json classes_json(const pipeline::run_result& r) {
   using nlohmann::json;
   const auto counts = classify::class_counts(r.beat_class);
@@ -45,8 +47,14 @@ nlohmann::json classes_json(const pipeline::run_result& r) {
     for (std::size_t b = 0; b < r.beat_class.size(); ++b)
       if (r.beat_class[b] == c) of_class.push_back(b);
     std::stable_sort(of_class.begin(), of_class.end(), [&](auto a, auto b) { return r.score[a] > r.score[b]; });
-    of_class.resize(std::min<std::size_t>(of_class.size(), 5));
-    examples[std::string(1, c)] = of_class;
+    std::vector<std::size_t> chosen;
+    for (const double q : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+      if (of_class.empty()) break;
+      const auto at = static_cast<std::size_t>(q * static_cast<double>(of_class.size()));
+      const std::size_t beat = of_class[std::min(at, of_class.size() - 1)];
+      if (chosen.empty() || chosen.back() != beat) chosen.push_back(beat);
+    }
+    examples[std::string(1, c)] = chosen;
   }
   json episodes = json::array();
   double af_seconds = 0;

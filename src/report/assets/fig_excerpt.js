@@ -3,12 +3,17 @@
 // beat candidate (grey: kept, orange dashed: pruned) and the R-peaks.
 /* global zf */
 zf.figures.excerpt = (() => {
-  const { colour, timeFormat, finiteRange } = zf.format;
+  const { colour, timeFormat, finiteRange, num } = zf.format;
   const { beatStart, beatPeak, firstCandidateFrom } = zf.data;
 
   function draw() {
     const { excerpt, rate, cand } = zf.run, top = document.getElementById('excerpt-chart'), bottom = document.getElementById('excerpt-filtered');
-    const section = document.getElementById('fig-excerpt');
+    const section = document.getElementById('fig-excerpt'), p = zf.run.S.parameters, robust = zf.data.robust();
+    if (robust)
+      document.getElementById('excerpt-caption').textContent = 'Ten seconds of the recording (top) and its band-pass ' +
+        '(Ricker wavelet) response (bottom). Red dots are the R peaks the QRS detector accepted (adaptive thresholds on ' +
+        `the band-pass energy); each grey line starts a beat's window, ${num(p.window_before / rate, 3)} s before its ` +
+        'peak. Every beat is kept and scored.';
     if (!excerpt.signal.length) { zf.chart.message(top, 'no excerpt in this run'); zf.chart.message(bottom, ''); return; }
     const start = excerpt.start, len = excerpt.signal.length;
     const t = Float64Array.from({ length: len }, (_, i) => (start + i) / rate);
@@ -38,10 +43,11 @@ zf.figures.excerpt = (() => {
       zf.chart.make(bottom, Object.assign(common('band-pass', finiteRange([excerpt.filtered]), { drawClear: [gates] }, true),
         { series: [{}, { label: 'band-pass response', stroke: colour.filtered, width: 1.3, points: { show: false } }] }), [t, excerpt.filtered]);
     else zf.chart.message(bottom, 'no band-pass response in this run');
+    const lines = robust ? [{ colour: colour.gate, text: 'beat window start' }]
+      : [{ colour: colour.gate, text: 'gate (kept beat)' }, { colour: colour.pruned, text: 'gate (pruned)', dash: true }];
     zf.chart.legend(document.getElementById('excerpt-legend'), [
       { colour: colour.signal, text: 'signal' }, { colour: colour.filtered, text: 'band-pass response' },
-      { colour: colour.gate, text: 'gate (kept beat)' }, { colour: colour.pruned, text: 'gate (pruned)', dash: true },
-      { colour: colour.alarm, text: 'R-peak', dot: true }]);
+      ...lines, { colour: colour.alarm, text: 'R-peak', dot: true }]);
     section.dataset.gates = String(Math.max(0, to - from));
   }
 

@@ -3,11 +3,21 @@
 // (zf.data): one min/max bar per pixel column while a stored level is finer than a column, the
 // raw samples when the report holds them, else the finest level's envelope plus the raw samples
 // of the beats and the excerpt the report holds in full. The strip below shows the whole
-// recording and where the view is; wheel, drag, buttons and the strip move the view.
+// recording and where the view is; wheel, drag, buttons and the strip move the view. Atrial
+// fibrillation episodes are shaded in both; zoomed in, every beat that is not N carries its class.
 /* global zf */
 zf.figures.overview = (() => {
   const { colour, font, clock, num, int, finiteRange, timeFormat } = zf.format;
-  const { beatStart, beatPeak, firstCandidateFrom } = zf.data;
+  const { beatStart, beatPeak, firstCandidateFrom, className } = zf.data;
+  const afEpisodes = () => ((zf.run.S.classes && zf.run.S.classes.af_episodes) || []);
+  /** Shades the AF episodes between the x of sample a and of sample b. */
+  function shadeAf(ctx, box, x) {
+    ctx.fillStyle = colour.af;
+    for (const e of afEpisodes()) {
+      const a = Math.max(box.left, x(e.onset)), b = Math.min(box.right, x(e.offset));
+      if (b > a) ctx.fillRect(a, box.top, Math.max(1, b - a), box.height);
+    }
+  }
   const minSpan = 10;  // samples: zoom reaches single samples
   const ov = { s0: 0, s1: 1, selected: -1, drag: null, chart: null, context: null, state: null };
   const $ = (id) => document.getElementById(id);
@@ -132,6 +142,7 @@ zf.figures.overview = (() => {
   function under(u) {
     zf.chart.paint(u, (ctx, box) => {
       const { cand, rate, top } = zf.run, xs = (s) => zf.chart.at(u, s / rate, 'x', box);
+      shadeAf(ctx, box, xs);
       const mark = (c, fill) => {
         const a = xs(beatStart(c)), e = xs(beatStart(c) + cand.length[c]);
         if (e - a >= 3) { ctx.fillStyle = fill; ctx.fillRect(a, box.top, e - a, box.height); }
@@ -170,6 +181,19 @@ zf.figures.overview = (() => {
         if (!placed.some((q) => Math.abs(q - p) < 18)) { ctx.fillText(String(t.rank), p + 5, box.top + 9); placed.push(p); }
       }
       if (ov.selected >= 0) zf.chart.vline(ctx, xs(beatPeak(ov.selected)), box, colour.select, 2);
+      // Each beat's class above its peak once beats are far enough apart to read: N left unmarked.
+      const from = zf.data.firstCandidateFrom(ov.s0), to = zf.data.firstCandidateFrom(ov.s1);
+      if (to - from > 0 && to - from < box.width / 14) {
+        ctx.font = font(11, 700);
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'top';
+        for (let c = from; c < to; c++) {
+          const name = className(c);
+          if (!name || name === 'N') continue;
+          ctx.fillStyle = colour.beatClass[name];
+          ctx.fillText(name, xs(beatPeak(c)), box.top + 12);
+        }
+      }
       if (st.mode === 'envelope') {
         ctx.fillStyle = colour.muted;
         ctx.font = font(11);
@@ -186,6 +210,9 @@ zf.figures.overview = (() => {
 
   function draw() {
     const el = $('overview-chart');
+    if (zf.data.robust())
+      $('overview-method').textContent = '; amber spans are atrial fibrillation episodes; zoomed in, grey lines start each ' +
+        "beat's window and letters mark every beat that is not N (S violet, V orange, Q grey)";
     if (!zf.run.levels.length) { zf.chart.message(el, 'no overview in this run'); zf.chart.message($('overview-context'), ''); return; }
     ov.state = null;
     ov.chart = zf.chart.make(el, {
@@ -238,6 +265,7 @@ zf.figures.overview = (() => {
         drawClear: [(u) => zf.chart.paint(u, (ctx, box) => { ctx.fillStyle = '#f8fafc'; ctx.fillRect(box.left, box.top, box.width, box.height); })],
         draw: [(u) => zf.chart.paint(u, (ctx, box) => {
           const { n, top } = zf.run;
+          shadeAf(ctx, box, (s) => box.left + (s / n) * box.width);
           ctx.fillStyle = colour.alarm;
           for (const t of top) ctx.fillRect(box.left + beatPeak(t.beat) / n * box.width - 0.5, box.top, 1.5, 6);
           const a = box.left + ov.s0 / n * box.width, e = box.left + ov.s1 / n * box.width;

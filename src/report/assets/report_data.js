@@ -90,6 +90,7 @@ zf.data = (() => {
       length: decode(D.candidates.length),
       peakOffset: decode(D.candidates.peak_offset),
       status,
+      cls: D.candidates.class ? decode(D.candidates.class) : new Uint8Array(D.candidates.n),  // 0 none, 1 N, 2 S, 3 V, 4 Q
       keptIndex: new Int32Array(D.candidates.n).fill(-1),  // candidate → kept row, −1 when pruned
     };
     const keptCandidates = [];
@@ -121,6 +122,9 @@ zf.data = (() => {
   const beatStart = (c) => zf.run.cand.start[c];
   const beatPeak = (c) => zf.run.cand.start[c] + zf.run.cand.peakOffset[c];
   const splitName = (c) => ['pruned', 'train', 'test', 'kept'][zf.run.cand.status[c]];
+  /** Whether the run used the robust segmentation (the default): every beat kept, windows around R peaks. */
+  const robust = () => zf.run.S.parameters.segmentation !== 'seed';
+  const className = (c) => ['', 'N', 'S', 'V', 'Q'][zf.run.cand.cls[c]] || '';
   /** Index of the first candidate starting at or after sample s. */
   function firstCandidateFrom(s) {
     const start = zf.run.cand.start;
@@ -139,5 +143,5 @@ zf.data = (() => {
     return { x: Float64Array.from({ length: tw }, (_, i) => (i * per + (per - 1) / 2) / rate), y: rows.thumbs.subarray(k * tw, (k + 1) * tw), full: false };
   }
 
-  return { decode, load, rankByScore, beatStart, beatPeak, splitName, firstCandidateFrom, waveform };
+  return { decode, load, rankByScore, beatStart, beatPeak, splitName, className, robust, firstCandidateFrom, waveform };
 })();

@@ -55,6 +55,7 @@ zf.format = (() => {
     kept: 'rgba(82, 96, 109, 0.45)', gate: 'rgba(82, 96, 109, 0.6)', pruned: '#e8833a', alarm: '#c62828',
     alarmSoft: 'rgba(198, 40, 40, 0.12)', select: '#0b7285', selectSoft: 'rgba(11, 114, 133, 0.14)',
     overlay: 'rgba(31, 78, 121, 0.28)', bin: '#9aa5b1', keptZone: 'rgba(46, 125, 50, 0.06)',
+    beatClass: { N: '#52606d', S: '#7048e8', V: '#e8590c', Q: '#adb5bd' }, af: 'rgba(245, 159, 0, 0.16)',
   };
   const font = (px, weight = '') => `${weight} ${px}px system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif`;
 
