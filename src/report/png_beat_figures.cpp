@@ -60,7 +60,11 @@ bool draw_lengths(const canvas& c, const figure_context& f) {
   std::int64_t total = 0, tallest = 0;
   for (auto v : h) total += v;
   if (h.empty() || total == 0) return false;
-  const auto lo = f.r.sizes.min_length, hi = f.r.sizes.max_length;
+  // Under the robust segmentation nothing is pruned by length and the lengths are R-R intervals:
+  // one colour, no bounds.
+  const bool robust = f.r.method != "seed";
+  const auto lo = robust ? std::int64_t{0} : f.r.sizes.min_length;
+  const auto hi = robust ? static_cast<std::int64_t>(h.size()) : f.r.sizes.max_length;
   std::size_t kept = 0;
   for (auto k : f.r.kept) kept += k != 0;
   const box area = main_plot_box(c);
@@ -70,17 +74,19 @@ bool draw_lengths(const canvas& c, const figure_context& f) {
   for (std::size_t i = 0; i < h.size(); ++i) bars[i / group] += h[i];
   for (auto v : bars) tallest = std::max(tallest, v);
 
-  c.title("Beat lengths",
+  c.title(robust ? "R-R intervals" : "Beat lengths",
           f.about + " · " + std::to_string(f.r.length.size()) + " beats found, " + std::to_string(kept) + " kept");
   const double bin_s = static_cast<double>(group) / f.rate;
   const axes ax(c, area, {0, static_cast<double>(h.size()) / f.rate}, {0, static_cast<double>(tallest) * 1.1});
   auto* cr = c.cr();
   // Pruned lengths on a light grey ground.
-  c.colour(colours::light_grey);
-  cairo_rectangle(cr, area.x, area.y, ax.px(static_cast<double>(lo) / f.rate) - area.x, area.h);
-  const double right = ax.px(static_cast<double>(hi + 1) / f.rate);
-  cairo_rectangle(cr, right, area.y, area.x + area.w - right, area.h);
-  cairo_fill(cr);
+  if (!robust) {
+    c.colour(colours::light_grey);
+    cairo_rectangle(cr, area.x, area.y, ax.px(static_cast<double>(lo) / f.rate) - area.x, area.h);
+    const double right = ax.px(static_cast<double>(hi + 1) / f.rate);
+    cairo_rectangle(cr, right, area.y, area.x + area.w - right, area.h);
+    cairo_fill(cr);
+  }
   ax.draw_grid();
   for (bool inside : {false, true}) {
     c.colour(inside ? colours::blue : colours::grey);
@@ -93,24 +99,30 @@ bool draw_lengths(const canvas& c, const figure_context& f) {
     }
     cairo_fill(cr);
   }
-  const std::string lo_text = format("%.3g s", static_cast<double>(lo) / f.rate),
-                    hi_text = format("%.4g s", static_cast<double>(hi) / f.rate);
-  ax.vline(static_cast<double>(lo) / f.rate, colours::red, 2.5, true);
-  ax.vline(static_cast<double>(hi + 1) / f.rate, colours::red, 2.5, true);
-  c.text("min " + lo_text, ax.px(static_cast<double>(lo) / f.rate) - 8, area.y + 12, 22, colours::red, align::right,
-         baseline::top);
-  c.text("max " + hi_text, ax.px(static_cast<double>(hi + 1) / f.rate) + 8, area.y + 12, 22, colours::red, align::left,
-         baseline::top);
+  if (!robust) {
+    const std::string lo_text = format("%.3g s", static_cast<double>(lo) / f.rate),
+                      hi_text = format("%.4g s", static_cast<double>(hi) / f.rate);
+    ax.vline(static_cast<double>(lo) / f.rate, colours::red, 2.5, true);
+    ax.vline(static_cast<double>(hi + 1) / f.rate, colours::red, 2.5, true);
+    c.text("min " + lo_text, ax.px(static_cast<double>(lo) / f.rate) - 8, area.y + 12, 22, colours::red, align::right,
+           baseline::top);
+    c.text("max " + hi_text, ax.px(static_cast<double>(hi + 1) / f.rate) + 8, area.y + 12, 22, colours::red,
+           align::left, baseline::top);
+  }
   if (h.back() > 0) {  // the last bin counts every longer beat too
     const double x = ax.px((static_cast<double>(h.size()) - 0.5) / f.rate);
     c.text(format("≥ %.3g s", static_cast<double>(h.size() - 1) / f.rate), x,
            ax.py(static_cast<double>(bars.back())) - 8, 20, colours::muted_text, align::right, baseline::bottom);
   }
-  ax.draw_frame("beat length (s)", group == 1 ? "beats" : "beats per " + std::to_string(group) + " samples");
-  draw_legend(c, area.x + area.w,
-              {{"kept beats", colours::blue, mark::band},
-               {"pruned (too short or too long)", colours::grey, mark::band},
-               {"pruning bounds", colours::red, mark::dashed_line}});
+  ax.draw_frame(robust ? "R-R interval (s)" : "beat length (s)",
+                group == 1 ? "beats" : "beats per " + std::to_string(group) + " samples");
+  if (robust)
+    draw_legend(c, area.x + area.w, {{"beats (every one scored)", colours::blue, mark::band}});
+  else
+    draw_legend(c, area.x + area.w,
+                {{"kept beats", colours::blue, mark::band},
+                 {"pruned (too short or too long)", colours::grey, mark::band},
+                 {"pruning bounds", colours::red, mark::dashed_line}});
   return true;
 }
 
@@ -125,7 +137,9 @@ bool draw_beats(const canvas& c, const figure_context& f) {
     for (double v : rows.beat(k, f.r))
       if (std::isfinite(v)) y.lo = std::min(y.lo, v), y.hi = std::max(y.hi, v);
 
-  c.title("Embedded beats overlaid", f.about + " · robust z-score (median, 1.4826·MAD), aligned at the beat start");
+  c.title("Embedded beats overlaid",
+          f.about + " · robust z-score (median, 1.4826·MAD), aligned at the " +
+              (f.r.method == "seed" ? "beat start" : "window start, a fixed time before the R peak"));
   const axes ax(c, main_plot_box(c), {0, static_cast<double>(rows.width) / f.rate}, padded(y));
   ax.draw_grid();
   ax.clip();

@@ -102,7 +102,10 @@ bool draw_excerpt(const canvas& c, const figure_context& f) {
   char about[160];
   std::snprintf(about, sizeof about, " · %.1f s from %s", static_cast<double>(n) / f.rate,
                 clock_time(seconds(first)).c_str());
-  c.title("Excerpt: signal, band-pass response and gates", f.about + about);
+  const bool robust = f.r.method != "seed";
+  c.title(robust ? "Excerpt: signal, band-pass response, R peaks and beat windows"
+                 : "Excerpt: signal, band-pass response and gates",
+          f.about + about);
   const range x{seconds(first), seconds(end - 1) > seconds(first) ? seconds(end - 1) : seconds(first) + 1};
   const box whole = main_plot_box(c);
   const bool two_panels = !signal.empty() && !filtered.empty();
@@ -148,7 +151,8 @@ bool draw_excerpt(const canvas& c, const figure_context& f) {
   std::vector<legend_entry> legend;
   if (!signal.empty()) legend.push_back({"signal", colours::blue, mark::line});
   if (!signal.empty() && !peaks.empty()) legend.push_back({"detected R-peak", colours::orange, mark::dot});
-  if (!gates.empty()) legend.push_back({"gate (beat start)", colours::grey, mark::dashed_line});
+  if (!gates.empty())
+    legend.push_back({robust ? "beat window start" : "gate (beat start)", colours::grey, mark::dashed_line});
   if (!filtered.empty()) legend.push_back({ricker, colours::red, mark::line});
   draw_legend(c, whole.x + whole.w, legend);
   return true;
