@@ -5,20 +5,23 @@
 #include <vector>
 
 #include "features.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/core/stream.hpp"
 
 namespace zeroflow::classify {
 
 namespace {
 
-void check(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate, const class_params& p) {
+void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size_t row_values, double sample_rate,
+           const class_params& p) {
   ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
   ZF_EXPECTS(
       rows.row_width >= rows.window_before + rows.window_after && rows.window_before >= 0 && rows.window_after >= 0,
       "a beat's window (", rows.window_before, " + ", rows.window_after, " samples) must fit its row of ",
       rows.row_width);
-  ZF_EXPECTS(rows.rows.size() == peaks.size() * static_cast<std::size_t>(rows.row_width), "expected ", peaks.size(),
-             " rows of ", rows.row_width, " samples, got ", rows.rows.size(), " samples");
+  ZF_EXPECTS(row_values == peaks.size() * static_cast<std::size_t>(rows.row_width), "expected ", peaks.size(),
+             " rows of ", rows.row_width, " samples, got ", row_values, " samples");
   // The QRS segment with its shifts and the P-wave segment must lie inside the window.
   const double before = static_cast<double>(rows.window_before) / sample_rate;
   const double after = static_cast<double>(rows.window_after) / sample_rate;
@@ -53,16 +56,42 @@ std::vector<episode> episodes_of(std::span<const std::uint8_t> in_af, std::span<
 
 classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate,
                               const class_params& p) {
-  check(peaks, rows, sample_rate, p);
-  classification out;
+  check(peaks, rows, rows.rows.size(), sample_rate, p);
+  const auto measurements =
+      detail::host_measurements(rows, static_cast<std::int64_t>(peaks.size()), sample_rate, p.template_rows);
+  return detail::classify_measured(peaks, *measurements, sample_rate, p);
+}
+
+classification classify_beats(std::span<const std::int64_t> peaks, const array& rows, std::int64_t window_before,
+                              std::int64_t window_after, double sample_rate, stream_view stream,
+                              const class_params& p) {
+  ZF_EXPECTS(rows.type() == float32 && rows.ndim() == 2 && rows.is_contiguous(),
+             "the beats' rows must be a C-contiguous 2-D float32 array");
+  const beat_rows shape{{}, rows.shape()[1], window_before, window_after};
+  check(peaks, shape, static_cast<std::size_t>(rows.size()), sample_rate, p);
   const auto beats = static_cast<std::int64_t>(peaks.size());
+  if (rows.where().host_accessible()) {
+    synchronize(stream);  // the rows may still be being written on the stream
+    const beat_rows view{rows.span<const float>(), shape.row_width, window_before, window_after};
+    const auto measurements = detail::host_measurements(view, beats, sample_rate, p.template_rows);
+    return detail::classify_measured(peaks, *measurements, sample_rate, p);
+  }
+  const auto measurements = detail::cuda_measurements(rows, shape, sample_rate, p.template_rows, stream);
+  return detail::classify_measured(peaks, *measurements, sample_rate, p);
+}
+
+namespace detail {
+
+classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
+                                 const class_params& p) {
+  classification out;
   const auto n = peaks.size();
   out.classes.assign(n, 'N');
   out.prematurity.assign(n, 1.0F);
   out.in_af.assign(n, 0);
   if (n < 3) return out;  // no rhythm to measure against
 
-  out.similarity = detail::shape_similarity(rows, beats, sample_rate, p.template_rows);
+  out.similarity = rows.similarity();
   std::vector<double> rr_before(n), rr_after(n);
   for (std::size_t b = 1; b < n; ++b) rr_before[b] = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
   rr_before[0] = rr_before[1];
@@ -87,7 +116,7 @@ classification classify_beats(std::span<const std::int64_t> peaks, const beat_ro
   // AF is judged without the V beats (their intervals are not the atria's), then decides the
   // beats whose timing says nothing inside it.
   const auto irregular = detail::irregularity(rr_before, ventricular);
-  const auto coherence = detail::p_wave_coherence(rows, beats, sample_rate, ventricular, p.af_neighbours);
+  const auto coherence = rows.p_wave_coherence(ventricular, p.af_neighbours);
   out.in_af = detail::af_beats(irregular, coherence, p);
 
   for (std::size_t b = 0; b < n; ++b) {
@@ -104,6 +133,8 @@ classification classify_beats(std::span<const std::int64_t> peaks, const beat_ro
   out.episodes = episodes_of(out.in_af, peaks);
   return out;
 }
+
+}  // namespace detail
 
 std::vector<std::int64_t> class_counts(std::span<const char> classes) {
   std::vector<std::int64_t> counts(4, 0);

@@ -2,6 +2,7 @@
 // The per-beat measurements behind the class rule (beat_classes.hpp): shape similarity to the
 // dominant beat, local rhythm references, R–R irregularity and P-wave coherence.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -9,9 +10,61 @@
 
 namespace zeroflow::classify::detail {
 
-/// Shape similarity of each row's QRS to the dominant (median) row's.
-std::vector<float> shape_similarity(const beat_rows& rows, std::int64_t beats, double sample_rate,
-                                    std::int64_t template_rows);
+/// A beat at least this similar at its detected peak is not searched over shifts: a larger
+/// value would change nothing the rule decides.
+inline constexpr double plainly_dominant = 0.95;
+
+/// Where in a row the QRS segment lies (−0.10 s to +0.15 s around the R peak) and how far it
+/// may shift (±20 ms).
+struct qrs_window {
+  std::int64_t begin = 0, end = 0, max_shift = 0;
+};
+qrs_window qrs_window_of(const beat_rows& rows, double sample_rate);
+
+/// Where in a row the P-wave segment lies: −0.25 s (or the row's start) to −0.07 s.
+struct p_window {
+  std::int64_t begin = 0, length = 0;
+};
+p_window p_window_of(const beat_rows& rows, double sample_rate);
+
+/// Which rows make the dominant beat: `used` of them, row i * beats / used for i < used.
+std::int64_t template_rows_used(std::int64_t beats, std::int64_t template_rows);
+
+/// The dominant beat's QRS, mean-centred, and its norm: the per-sample median of `used` rows
+/// (`chosen`, row_width apart), cut to the QRS window.
+struct dominant_qrs {
+  std::vector<double> values;
+  double norm = 0;
+};
+dominant_qrs dominant_qrs_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
+                             const qrs_window& qrs);
+
+/// The measurements the rule makes on the rows, made where the rows are: host_measurements on the
+/// host, cuda_measurements on a CUDA device (only per-beat numbers come back).
+class row_measurements {
+ public:
+  virtual ~row_measurements() = default;
+  /// Shape similarity of each row's QRS to the dominant row's (beat_classes.hpp, step 1).
+  virtual std::vector<float> similarity() = 0;
+  /// For each beat, the coherence of the P-wave segments (each detrended: the line through its
+  /// ends removed) of the beats within ±neighbours that are not left out: the energy of their
+  /// average over the average of their energies (1: identical P waves; near 0: no common
+  /// wave). NaN where fewer than eight segments are there.
+  virtual std::vector<double> p_wave_coherence(std::span<const std::uint8_t> left_out, std::int64_t neighbours) = 0;
+};
+
+/// Measurements of rows in host memory.
+std::unique_ptr<row_measurements> host_measurements(const beat_rows& rows, std::int64_t beats, double sample_rate,
+                                                    std::int64_t template_rows);
+
+/// Measurements of C-contiguous float32 rows (beats × row_width) on a CUDA device, on `stream`.
+/// @throws zeroflow::cuda_error in a build without CUDA
+std::unique_ptr<row_measurements> cuda_measurements(const array& rows, const beat_rows& shape, double sample_rate,
+                                                    std::int64_t template_rows, stream_view stream);
+
+/// The rule itself, on the measurements of the rows wherever they are.
+classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
+                                 const class_params& params);
 
 /// For each beat, the median of values[k] over the beats k within ±neighbours of it that `use`
 /// marks; the median over all of them when fewer than three are marked.
@@ -21,10 +74,7 @@ std::vector<double> local_median(std::span<const double> values, std::span<const
 /// For each beat, |ln(rr[b] / rr[b-1])| where neither b, b − 1 nor b − 2 is left out; NaN elsewhere.
 std::vector<double> irregularity(std::span<const double> rr_before, std::span<const std::uint8_t> left_out);
 
-/// For each beat, the coherence of the P-wave segments (−0.25 s to −0.07 s before the R peak,
-/// each detrended) of the beats within ±neighbours that are not left out: the energy of their
-/// average over the average of their energies (1: identical P waves; near 0: no common wave).
-/// NaN where fewer than eight segments are there.
+/// row_measurements::p_wave_coherence of rows in host memory (a window sliding over the beats).
 std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, double sample_rate,
                                      std::span<const std::uint8_t> left_out, std::int64_t neighbours);
 

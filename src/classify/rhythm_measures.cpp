@@ -38,9 +38,9 @@ std::vector<double> irregularity(std::span<const double> rr_before, std::span<co
 
 std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, double sample_rate,
                                      std::span<const std::uint8_t> left_out, std::int64_t neighbours) {
-  const auto begin = std::max<std::int64_t>(0, rows.window_before - std::lround(0.25 * sample_rate));
-  const auto end = rows.window_before - std::lround(0.07 * sample_rate);
-  const auto length = static_cast<std::size_t>(end - begin);
+  const p_window window = p_window_of(rows, sample_rate);
+  const std::int64_t begin = window.begin;
+  const auto length = static_cast<std::size_t>(window.length);
   // Each beat's P-wave segment with the line through its ends removed (baseline wander).
   std::vector<double> segments(static_cast<std::size_t>(beats) * length), energy(static_cast<std::size_t>(beats));
   for (std::int64_t b = 0; b < beats; ++b) {

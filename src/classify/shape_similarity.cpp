@@ -1,4 +1,5 @@
-// Shape similarity to the recording's dominant beat (beat_classes.hpp, step 1).
+// Shape similarity to the recording's dominant beat (beat_classes.hpp, step 1): the windows and
+// the dominant beat, shared by the host and CUDA measurements, and the host's measurement.
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -8,26 +9,48 @@
 
 namespace zeroflow::classify::detail {
 
-namespace {
-
-/// Mean-centred copy and its norm: a correlation is then one dot product.
-struct centred {
-  std::vector<double> values;
-  double norm = 0;
-};
-
-centred centre(const float* x, std::int64_t n) {
-  centred c;
-  c.values.assign(x, x + n);
-  double mean = 0;
-  for (double v : c.values) mean += v;
-  mean /= static_cast<double>(n);
-  for (double& v : c.values) v -= mean, c.norm += v * v;
-  c.norm = std::sqrt(c.norm);
-  return c;
+qrs_window qrs_window_of(const beat_rows& rows, double sample_rate) {
+  return {rows.window_before - static_cast<std::int64_t>(std::lround(0.10 * sample_rate)),
+          rows.window_before + static_cast<std::int64_t>(std::lround(0.15 * sample_rate)),
+          static_cast<std::int64_t>(std::lround(0.02 * sample_rate))};
 }
 
-double correlation(const float* x, const centred& t) {
+p_window p_window_of(const beat_rows& rows, double sample_rate) {
+  const auto begin = std::max<std::int64_t>(0, rows.window_before - std::lround(0.25 * sample_rate));
+  const auto end = rows.window_before - std::lround(0.07 * sample_rate);
+  return {begin, end - begin};
+}
+
+std::int64_t template_rows_used(std::int64_t beats, std::int64_t template_rows) {
+  return std::min(beats, template_rows);
+}
+
+dominant_qrs dominant_qrs_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
+                             const qrs_window& qrs) {
+  // The per-sample median of evenly spaced rows (most beats are of the dominant shape in any
+  // recording a class rule can serve; a median ignores the others), over the QRS window only.
+  const std::int64_t length = qrs.end - qrs.begin;
+  std::vector<float> column(static_cast<std::size_t>(used));
+  dominant_qrs d;
+  d.values.resize(static_cast<std::size_t>(length));
+  for (std::int64_t j = 0; j < length; ++j) {
+    for (std::int64_t i = 0; i < used; ++i)
+      column[static_cast<std::size_t>(i)] = chosen[static_cast<std::size_t>(i * row_width + qrs.begin + j)];
+    const auto middle = column.begin() + used / 2;
+    std::nth_element(column.begin(), middle, column.end());
+    d.values[static_cast<std::size_t>(j)] = *middle;
+  }
+  double mean = 0;
+  for (double v : d.values) mean += v;
+  mean /= static_cast<double>(length);
+  for (double& v : d.values) v -= mean, d.norm += v * v;
+  d.norm = std::sqrt(d.norm);
+  return d;
+}
+
+namespace {
+
+double correlation(const float* x, const dominant_qrs& t) {
   const auto n = static_cast<std::int64_t>(t.values.size());
   double mean = 0;
   for (std::int64_t i = 0; i < n; ++i) mean += x[i];
@@ -42,61 +65,66 @@ double correlation(const float* x, const centred& t) {
   return denominator > 0 ? dot / denominator : 0.0;
 }
 
+class host_rows final : public row_measurements {
+ public:
+  host_rows(const beat_rows& rows, std::int64_t beats, double sample_rate, std::int64_t template_rows)
+      : rows_(rows), beats_(beats), rate_(sample_rate), template_rows_(template_rows) {}
+
+  std::vector<float> similarity() override {
+    const qrs_window qrs = qrs_window_of(rows_, rate_);
+    const std::int64_t used = template_rows_used(beats_, template_rows_);
+    std::vector<float> chosen(static_cast<std::size_t>(used * rows_.row_width));
+    for (std::int64_t i = 0; i < used; ++i) {
+      const float* row = rows_.rows.data() + (i * beats_ / used) * rows_.row_width;
+      std::copy(row, row + rows_.row_width, chosen.begin() + i * rows_.row_width);
+    }
+    const dominant_qrs dominant = dominant_qrs_of(chosen, used, rows_.row_width, qrs);
+    const std::int64_t width = rows_.window_before + rows_.window_after, length = qrs.end - qrs.begin;
+
+    // Shifts of up to ±20 ms forgive a detector that places the R peak a little differently on
+    // an unusual beat; the search stops once a beat is plainly of the dominant shape.
+    std::vector<float> similarity(static_cast<std::size_t>(beats_));
+    auto measure = [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t b = first; b < last; ++b) {
+        const float* row = rows_.rows.data() + b * rows_.row_width;
+        double best = correlation(row + qrs.begin, dominant);
+        for (std::int64_t shift = -qrs.max_shift; shift <= qrs.max_shift && best < plainly_dominant; ++shift) {
+          const std::int64_t begin = qrs.begin + shift;
+          if (shift == 0 || begin < 0 || begin + length > width) continue;
+          best = std::max(best, correlation(row + begin, dominant));
+        }
+        similarity[static_cast<std::size_t>(b)] = static_cast<float>(best);
+      }
+    };
+    // Independent beats: split over the cores (each writes only its own entries).
+    const auto workers = static_cast<std::int64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    const std::int64_t per_worker = (beats_ + workers - 1) / workers;
+    if (beats_ < 4096 || workers == 1) {
+      measure(0, beats_);
+    } else {
+      std::vector<std::jthread> threads;
+      for (std::int64_t w = 0; w < workers; ++w)
+        threads.emplace_back(measure, w * per_worker, std::min(beats_, (w + 1) * per_worker));
+    }
+    return similarity;
+  }
+
+  std::vector<double> p_wave_coherence(std::span<const std::uint8_t> left_out, std::int64_t neighbours) override {
+    return detail::p_wave_coherence(rows_, beats_, rate_, left_out, neighbours);
+  }
+
+ private:
+  beat_rows rows_;
+  std::int64_t beats_;
+  double rate_;
+  std::int64_t template_rows_;
+};
+
 }  // namespace
 
-std::vector<float> shape_similarity(const beat_rows& rows, std::int64_t beats, double sample_rate,
-                                    std::int64_t template_rows) {
-  const std::int64_t width = rows.window_before + rows.window_after;
-  // The dominant beat: the per-sample median of evenly spaced rows (most beats are of the
-  // dominant shape in any recording a class rule can serve; a median ignores the others).
-  const std::int64_t used = std::min(beats, template_rows);
-  // The chosen rows transposed first: each column's median then reads contiguous memory.
-  std::vector<float> columns(static_cast<std::size_t>(used * width));
-  for (std::int64_t i = 0; i < used; ++i) {
-    const float* row = rows.rows.data() + (i * beats / used) * rows.row_width;
-    for (std::int64_t j = 0; j < width; ++j) columns[static_cast<std::size_t>(j * used + i)] = row[j];
-  }
-  std::vector<float> dominant(static_cast<std::size_t>(width));
-  for (std::int64_t j = 0; j < width; ++j) {
-    const auto column = columns.begin() + j * used;
-    const auto middle = column + used / 2;
-    std::nth_element(column, middle, column + used);
-    dominant[static_cast<std::size_t>(j)] = *middle;
-  }
-
-  const auto qrs_begin = rows.window_before - static_cast<std::int64_t>(std::lround(0.10 * sample_rate));
-  const auto qrs_end = rows.window_before + static_cast<std::int64_t>(std::lround(0.15 * sample_rate));
-  const auto max_shift = static_cast<std::int64_t>(std::lround(0.02 * sample_rate));
-  const centred qrs = centre(dominant.data() + qrs_begin, qrs_end - qrs_begin);
-
-  // Shifts of up to ±20 ms forgive a detector that places the R peak a little differently on
-  // an unusual beat. Most beats are plainly of the dominant shape at the detected peak: their
-  // search stops there (a larger value would change nothing the rule decides).
-  constexpr double plainly_dominant = 0.95;
-  std::vector<float> similarity(static_cast<std::size_t>(beats));
-  auto measure = [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t b = first; b < last; ++b) {
-      const float* row = rows.rows.data() + b * rows.row_width;
-      double best = correlation(row + qrs_begin, qrs);
-      for (std::int64_t shift = -max_shift; shift <= max_shift && best < plainly_dominant; ++shift) {
-        const std::int64_t begin = qrs_begin + shift;
-        if (shift == 0 || begin < 0 || begin + (qrs_end - qrs_begin) > width) continue;
-        best = std::max(best, correlation(row + begin, qrs));
-      }
-      similarity[static_cast<std::size_t>(b)] = static_cast<float>(best);
-    }
-  };
-  // Independent beats: split over the cores (each writes only its own entries).
-  const auto workers = static_cast<std::int64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
-  const std::int64_t per_worker = (beats + workers - 1) / workers;
-  if (beats < 4096 || workers == 1) {
-    measure(0, beats);
-  } else {
-    std::vector<std::jthread> threads;
-    for (std::int64_t w = 0; w < workers; ++w)
-      threads.emplace_back(measure, w * per_worker, std::min(beats, (w + 1) * per_worker));
-  }
-  return similarity;
+std::unique_ptr<row_measurements> host_measurements(const beat_rows& rows, std::int64_t beats, double sample_rate,
+                                                    std::int64_t template_rows) {
+  return std::make_unique<host_rows>(rows, beats, sample_rate, template_rows);
 }
 
 }  // namespace zeroflow::classify::detail

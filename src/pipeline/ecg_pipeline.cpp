@@ -470,17 +470,14 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     }
   });
 
-  // The answer for a reader: a class for every beat and the AF episodes (classify/beat_classes.hpp),
-  // on the host from the rows and peaks, so that a GPU and a CPU run decide with the same code.
+  // The answer for a reader: a class for every beat and the AF episodes (classify/beat_classes.hpp).
+  // The rows are measured where they are (on a GPU by kernels; only per-beat numbers come back)
+  // and the rule decides on the host, so that a GPU and a CPU run decide with the same code.
   if (robust) {
     stage("classify", [&] {
-      // Rows already on the host (a CPU run, or a run under a device budget) are read in place.
-      const array host_rows =
-          rows.where().host_accessible() && rows.is_contiguous() ? rows : copy_to(rows, cpu_device, stream);
-      synchronize(stream);
-      const classify::beat_rows view{host_rows.span<const float>(), seg.sizes.row_width, seg.sizes.window_before,
-                                     seg.sizes.window_after};
-      auto classes = classify::classify_beats(result.peak, view, result.sample_rate);
+      const array contiguous = rows.is_contiguous() ? rows : copy_to(rows, rows.where(), stream);
+      auto classes = classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
+                                              result.sample_rate, stream);
       result.beat_class = std::move(classes.classes);
       result.similarity = std::move(classes.similarity);
       result.prematurity = std::move(classes.prematurity);

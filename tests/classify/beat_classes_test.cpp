@@ -10,9 +10,12 @@
 #include <random>
 #include <vector>
 
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
 
 namespace zc = zeroflow::classify;
+namespace zf = zeroflow;
 
 namespace {
 
@@ -136,4 +139,39 @@ TEST(BeatClasses, TooFewBeatsAreNormal) {
   const auto c = zc::classify_beats(peaks, {rows, width, before, after}, rate);
   EXPECT_EQ(c.classes, (std::vector<char>{'N', 'N'}));
   EXPECT_TRUE(c.episodes.empty());
+}
+
+// The rows on a GPU give the host's classes, similarities and episodes (the kernels measure,
+// the host decides); the array overload with host rows is the span overload.
+TEST(BeatClasses, RowsOnTheGpuGiveTheHostsClasses) {
+  const auto r = make_recording();
+  const std::int64_t beats = static_cast<std::int64_t>(r.peaks.size());
+  const zc::beat_rows view{r.rows, width, before, after};
+  const auto host = zc::classify_beats(r.peaks, view, rate);
+
+  zf::array rows = zf::empty({beats, width}, zf::float32, zf::cpu_device);
+  std::copy(r.rows.begin(), r.rows.end(), rows.data_as<float>());
+  const auto in_place = zc::classify_beats(r.peaks, rows, before, after, rate, {});
+  EXPECT_EQ(in_place.classes, host.classes);
+  EXPECT_EQ(in_place.similarity, host.similarity);
+
+  if (!zf::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto device_rows = zf::copy_to(rows, zf::cuda_device(0));
+  const auto gpu = zc::classify_beats(r.peaks, device_rows, before, after, rate, {});
+  EXPECT_EQ(gpu.classes, host.classes);
+  EXPECT_EQ(gpu.in_af, host.in_af);
+  ASSERT_EQ(gpu.similarity.size(), host.similarity.size());
+  for (std::size_t b = 0; b < host.similarity.size(); ++b)
+    EXPECT_NEAR(gpu.similarity[b], host.similarity[b], 1e-5) << "beat " << b;
+  ASSERT_EQ(gpu.episodes.size(), host.episodes.size());
+  for (std::size_t e = 0; e < host.episodes.size(); ++e) {
+    EXPECT_EQ(gpu.episodes[e].onset, host.episodes[e].onset);
+    EXPECT_EQ(gpu.episodes[e].offset, host.episodes[e].offset);
+  }
+}
+
+TEST(BeatClasses, RowsOfTheWrongShapeAreRefused) {
+  const auto r = make_recording();
+  zf::array flat = zf::empty({static_cast<std::int64_t>(r.rows.size())}, zf::float32, zf::cpu_device);
+  EXPECT_THROW((void)zc::classify_beats(r.peaks, flat, before, after, rate, {}), zf::invalid_argument);
 }

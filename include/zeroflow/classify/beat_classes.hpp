@@ -28,6 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/core/stream.hpp"
+
 namespace zeroflow::classify {
 
 /// The tuned thresholds; the defaults are the documented method.
@@ -81,6 +84,21 @@ struct beat_rows {
  */
 [[nodiscard]] classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows,
                                             double sample_rate, const class_params& params = {});
+
+/**
+ * @brief The same rule on rows wherever they are: rows in host memory are read in place; rows on a
+ *        CUDA device are measured there (the dominant beat from up to template_rows of them, the
+ *        shape similarity and the P-wave coherence by kernels), and only per-beat numbers reach
+ *        the host, where the rule decides. Host and device give the same classes.
+ * @param rows C-contiguous float32, beats × row_width: row b the samples peak[b] − window_before
+ *        .. peak[b] + window_after − 1 (zero-padded)
+ * @param stream the stream the rows were written on; the measurements run on it
+ * @throws zeroflow::invalid_argument as the other overload; zeroflow::cuda_error for device rows
+ *         in a build without CUDA
+ */
+[[nodiscard]] classification classify_beats(std::span<const std::int64_t> peaks, const array& rows,
+                                            std::int64_t window_before, std::int64_t window_after, double sample_rate,
+                                            stream_view stream, const class_params& params = {});
 
 /// @brief Counts of each class, in the order N, S, V, Q.
 [[nodiscard]] std::vector<std::int64_t> class_counts(std::span<const char> classes);
