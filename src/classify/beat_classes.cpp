@@ -32,8 +32,9 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size
   for (std::size_t b = 1; b < peaks.size(); ++b)
     ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
                peaks[b - 1]);
-  ZF_EXPECTS(p.dominant_correlation > p.ventricular_correlation && p.rhythm_neighbours >= 1 && p.af_neighbours >= 4 &&
-                 p.min_episode_beats >= 1 && p.template_rows >= 1,
+  ZF_EXPECTS(p.dominant_correlation <= p.dominant_ceiling && p.dominant_spread >= 0 && p.rhythm_neighbours >= 1 &&
+                 p.af_neighbours >= 4 && p.min_episode_beats >= 1 && p.template_rows >= 1 && p.max_families >= 1 &&
+                 p.reference_intervals >= 1 && p.reference_seconds > 0,
              "class parameters out of range");
 }
 
@@ -98,33 +99,68 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t b = 0; b + 1 < n; ++b) rr_after[b] = rr_before[b + 1];
   rr_after[n - 1] = rr_before[n - 1];
 
+  out.dominant_bound = detail::dominant_bound(out.similarity, p);
   std::vector<std::uint8_t> dominant(n), normal_pair(n), unlike(n);
   for (std::size_t b = 0; b < n; ++b) {
-    dominant[b] = out.similarity[b] >= p.dominant_correlation;
+    dominant[b] = out.similarity[b] >= out.dominant_bound;
     unlike[b] = !dominant[b];
   }
   for (std::size_t b = 1; b < n; ++b) normal_pair[b] = dominant[b] && dominant[b - 1];
   const auto dominant_rr = detail::local_median(rr_before, dominant, p.rhythm_neighbours);
   const auto normal_rr = detail::local_median(rr_before, normal_pair, p.rhythm_neighbours);
 
-  std::vector<std::uint8_t> ventricular(n), ventricular_timing(n);
-  for (std::size_t b = 0; b < n; ++b) {
+  std::vector<std::uint8_t> ventricular_timing(n);
+  for (std::size_t b = 0; b < n; ++b)
     ventricular_timing[b] =
         rr_before[b] < p.early_ventricular * dominant_rr[b] || rr_after[b] > p.pause_after * dominant_rr[b];
-    ventricular[b] = (unlike[b] && ventricular_timing[b]) || out.similarity[b] < p.ventricular_correlation;
-  }
+  // The unlike beats' shape families: a family mostly of ventricular timing is ventricular.
+  std::vector<std::int64_t> unlike_beats;
+  for (std::size_t b = 0; b < n; ++b)
+    if (unlike[b]) unlike_beats.push_back(static_cast<std::int64_t>(b));
+  const qrs_window qrs = rows.qrs();
+  const auto family = detail::shape_families(rows.qrs_segments(unlike_beats), qrs.end - qrs.begin, p.family_correlation,
+                                             p.max_families);
+  auto ventricular_of = [&](std::span<const std::uint8_t> in_af) {
+    std::vector<std::int64_t> members(static_cast<std::size_t>(p.max_families), 0), timed(members);
+    for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
+      const auto b = static_cast<std::size_t>(unlike_beats[i]);
+      if (!in_af.empty() && in_af[b]) continue;
+      ++members[static_cast<std::size_t>(family[i])];
+      timed[static_cast<std::size_t>(family[i])] += ventricular_timing[b];
+    }
+    std::vector<std::uint8_t> v(n, 0);
+    for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
+      const auto b = static_cast<std::size_t>(unlike_beats[i]);
+      const auto f = static_cast<std::size_t>(family[i]);
+      // A family entirely inside AF has no timing to judge by: inside AF unlike is V anyway.
+      const bool family_ventricular =
+          members[f] == 0 ||
+          static_cast<double>(timed[f]) >= p.family_ventricular_share * static_cast<double>(members[f]);
+      v[b] = ventricular_timing[b] || family_ventricular;
+    }
+    return v;
+  };
   // AF is judged without the V beats (their intervals are not the atria's), then decides the
-  // beats whose timing says nothing inside it.
-  const auto irregular = detail::irregularity(rr_before, ventricular);
-  const auto coherence = rows.p_wave_coherence(ventricular, p.af_neighbours);
+  // beats whose timing says nothing inside it, and the families are voted again without them.
+  const auto first_guess = ventricular_of({});
+  const auto irregular = detail::irregularity(rr_before, first_guess);
+  const auto coherence = rows.p_wave_coherence(first_guess, p.af_neighbours);
   out.in_af = detail::af_beats(irregular, coherence, p);
+  const auto ventricular = ventricular_of(out.in_af);
+
+  // Supraventricular runs, measured against the rhythm before them; the local normal interval
+  // stands in where that rhythm is not recent enough.
+  std::vector<std::uint8_t> normal_outside_af(n);
+  for (std::size_t b = 0; b < n; ++b) normal_outside_af[b] = normal_pair[b] && !out.in_af[b];
+  const auto fallback = detail::local_median(rr_before, normal_outside_af, p.rhythm_neighbours);
+  const auto in_run = detail::supraventricular_runs(rr_before, peaks, sample_rate, dominant, out.in_af, fallback, p);
 
   for (std::size_t b = 0; b < n; ++b) {
     out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
     if (unlike[b]) {
       const bool v = ventricular[b] || out.in_af[b];
       out.classes[b] = v ? 'V' : 'Q';
-    } else if (!out.in_af[b] && rr_before[b] < p.premature * normal_rr[b]) {
+    } else if (!out.in_af[b] && (rr_before[b] < p.premature * normal_rr[b] || in_run[b])) {
       out.classes[b] = 'S';
     }
   }

@@ -51,6 +51,10 @@ class row_measurements {
   /// average over the average of their energies (1: identical P waves; near 0: no common
   /// wave). NaN where fewer than eight segments are there.
   virtual std::vector<double> p_wave_coherence(std::span<const std::uint8_t> left_out, std::int64_t neighbours) = 0;
+  /// The QRS segments (qrs(), unshifted) of the given beats, one after another.
+  virtual std::vector<float> qrs_segments(std::span<const std::int64_t> beats) = 0;
+  /// Where the QRS segment lies in a row.
+  [[nodiscard]] virtual qrs_window qrs() const = 0;
 };
 
 /// Measurements of rows in host memory.
@@ -77,6 +81,23 @@ std::vector<double> irregularity(std::span<const double> rr_before, std::span<co
 /// row_measurements::p_wave_coherence of rows in host memory (a window sliding over the beats).
 std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, double sample_rate,
                                      std::span<const std::uint8_t> left_out, std::int64_t neighbours);
+
+/// The recording's bound of the dominant shape (beat_classes.hpp, step 2).
+double dominant_bound(std::span<const float> similarity, const class_params& params);
+
+/// Families of QRS shapes (beat_classes.hpp, step 4): for each of the segments (`length` samples
+/// each), the index of its family. A segment joins the first family whose running mean it
+/// correlates with at `correlation` or more; else it starts one, while there are fewer than
+/// `max_families`; else it joins the one it correlates with best.
+std::vector<std::int32_t> shape_families(std::span<const float> segments, std::int64_t length, double correlation,
+                                         std::int64_t max_families);
+
+/// Beats inside supraventricular runs (beat_classes.hpp, step 6), in one pass over the beats.
+/// `fallback` is the reference where the recent normal intervals are too few (a local median).
+std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_before, std::span<const std::int64_t> peaks,
+                                                double sample_rate, std::span<const std::uint8_t> dominant,
+                                                std::span<const std::uint8_t> in_af, std::span<const double> fallback,
+                                                const class_params& params);
 
 /// Beats inside AF episodes: windows both irregular and without P waves, runs of at least
 /// min_episode_beats.

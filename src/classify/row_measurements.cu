@@ -44,6 +44,14 @@ __global__ void gather_rows_kernel(const float* rows, std::int64_t beats, std::i
   }
 }
 
+__global__ void gather_segments_kernel(const float* rows, std::int64_t row_width, const std::int64_t* beats,
+                                       std::int64_t count, std::int64_t begin, std::int64_t length, float* out) {
+  const std::int64_t total = count * length;
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    out[k] = rows[beats[k / length] * row_width + begin + k % length];
+}
+
 /// Pearson correlation of x[0..n) with the centred template t (norm t_norm), as host_rows computes it.
 __device__ double correlation(const float* x, const double* t, int n, double t_norm, int lane) {
   double s = 0;
@@ -175,6 +183,21 @@ class cuda_rows final : public row_measurements {
     ZF_CUDA_TRY(cudaGetLastError());
     return to_host<double>(out, stream_);
   }
+
+  std::vector<float> qrs_segments(std::span<const std::int64_t> beats) override {
+    const qrs_window w = qrs();
+    const std::int64_t length = w.end - w.begin, count = static_cast<std::int64_t>(beats.size());
+    if (count == 0) return {};
+    const array device_beats = to_device<std::int64_t>(beats, rows_.where(), stream_);
+    array out = empty({count, length}, float32, rows_.where(), stream_);
+    gather_segments_kernel<<<grid_for(count * length, threads, rows_.where().id), threads, 0, raw(stream_)>>>(
+        rows_.data_as<const float>(), shape_.row_width, device_beats.data_as<const std::int64_t>(), count, w.begin,
+        length, out.data_as<float>());
+    ZF_CUDA_TRY(cudaGetLastError());
+    return to_host<float>(out, stream_);
+  }
+
+  [[nodiscard]] qrs_window qrs() const override { return qrs_window_of(shape_, rate_); }
 
  private:
   array rows_;

@@ -21,6 +21,25 @@ p_window p_window_of(const beat_rows& rows, double sample_rate) {
   return {begin, end - begin};
 }
 
+double dominant_bound(std::span<const float> similarity, const class_params& p) {
+  auto median = [](std::vector<double> v) {
+    const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), middle, v.end());
+    return *middle;
+  };
+  const double centre = median({similarity.begin(), similarity.end()});
+  std::vector<double> alike;
+  for (float s : similarity)
+    if (s >= p.dominant_correlation) alike.push_back(s);
+  double spread = 0;
+  if (alike.size() > 10) {
+    const double m = median(alike);
+    for (double& s : alike) s = std::abs(s - m);
+    spread = 1.4826 * median(alike);
+  }
+  return std::clamp(centre - p.dominant_spread * spread, p.dominant_correlation, p.dominant_ceiling);
+}
+
 std::int64_t template_rows_used(std::int64_t beats, std::int64_t template_rows) {
   return std::min(beats, template_rows);
 }
@@ -112,6 +131,19 @@ class host_rows final : public row_measurements {
   std::vector<double> p_wave_coherence(std::span<const std::uint8_t> left_out, std::int64_t neighbours) override {
     return detail::p_wave_coherence(rows_, beats_, rate_, left_out, neighbours);
   }
+
+  std::vector<float> qrs_segments(std::span<const std::int64_t> beats) override {
+    const qrs_window w = qrs();
+    const std::int64_t length = w.end - w.begin;
+    std::vector<float> out(beats.size() * static_cast<std::size_t>(length));
+    for (std::size_t i = 0; i < beats.size(); ++i) {
+      const float* row = rows_.rows.data() + beats[i] * rows_.row_width + w.begin;
+      std::copy(row, row + length, out.begin() + static_cast<std::ptrdiff_t>(i) * length);
+    }
+    return out;
+  }
+
+  [[nodiscard]] qrs_window qrs() const override { return qrs_window_of(rows_, rate_); }
 
  private:
   beat_rows rows_;

@@ -7,22 +7,35 @@
 /// The rule (docs/classification.md says why each part is there and how it was tuned on DS1):
 /// 1. The dominant beat: the per-sample median of the rows (up to `template_rows` of them, evenly
 ///    spaced). A beat's *shape similarity* is the largest Pearson correlation of its QRS
-///    (−0.10 s to +0.15 s around the R peak) with the dominant QRS, over shifts of up to ±20 ms (a beat already at 0.95
-///    or more at its detected peak is not shifted).
-/// 2. Dominant-shaped beats (similarity ≥ `dominant_correlation`) set the local rhythm: for V,
-///    the median R–R before dominant beats within ±8 beats; for S, the median of intervals
-///    between two dominant beats (so that bigeminy does not make normal beats look early).
-/// 3. V: a shape unlike the dominant one and a ventricular timing (early, or followed by a
-///    pause), or a shape very unlike it (similarity < `ventricular_correlation`).
-/// 4. Atrial fibrillation: R–R irregularity (the share of beats whose interval differs from the
+///    (−0.10 s to +0.15 s around the R peak) with the dominant QRS, over shifts of up to ±20 ms
+///    (a beat already at 0.95 or more at its detected peak is not shifted).
+/// 2. The dominant shape's bound is the recording's own: its median similarity less
+///    `dominant_spread` robust deviations (1.4826 MAD of the similarities ≥ `dominant_correlation`),
+///    held within [`dominant_correlation`, `dominant_ceiling`]. A recording whose normal beats
+///    are alike to 0.99 then sees a V beat at 0.9 as unlike; a noisy one keeps 0.85.
+/// 3. Dominant-shaped beats set the local rhythm: for V, the median R–R before dominant beats
+///    within ±8 beats; for S, the median of intervals between two dominant beats (so that
+///    bigeminy does not make normal beats look early).
+/// 4. V: a shape unlike the dominant one and a ventricular timing (early, or followed by a
+///    pause); or an unlike shape whose *family* is ventricular: the unlike beats are grouped by
+///    QRS shape (a beat joins the first group whose running mean it correlates with at
+///    `family_correlation` or more), and a group of which at least `family_ventricular_share` of
+///    the members outside AF have a ventricular timing is V as a whole (couplets, runs,
+///    interpolated beats), while a family of normally timed unlike beats (a second conduction
+///    pattern, noise) is not.
+/// 5. Atrial fibrillation: R–R irregularity (the share of beats whose interval differs from the
 ///    previous one by more than `irregular_step` in log ratio, over ±16 beats, V beats left out)
 ///    above `irregular_share`, *and* no consistent P wave (the energy of the window's average
 ///    P-wave segment is at most `p_wave_coherence` of the segments' mean energy); episodes of at
 ///    least `min_episode_beats` beats. Inside AF an unlike shape is V without a timing test, and
 ///    an early beat is not S.
-/// 5. Q: a shape unlike the dominant one without a ventricular timing (noise, artefact, a beat
-///    the rule cannot place). S: a dominant shape arriving early (R–R before below `premature`
-///    of the local normal interval) outside AF. N: every other beat.
+/// 6. Q: a shape unlike the dominant one and neither timing nor family ventricular (noise,
+///    artefact, a beat the rule cannot place). S, outside AF, for a dominant shape: arriving
+///    early (R–R before below `premature` of the local normal interval), or inside a
+///    supraventricular run — one that starts with a beat below `run_onset` of the reference
+///    rhythm (the median of the last `reference_intervals` normal intervals of the last
+///    `reference_seconds`) and goes on while each interval stays below `run_continue` of it and
+///    within `run_regularity` (log ratio) of the one before. N: every other beat.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -35,18 +48,27 @@ namespace zeroflow::classify {
 
 /// The tuned thresholds; the defaults are the documented method.
 struct class_params {
-  double dominant_correlation = 0.85;    ///< similarity at or above which a beat has the dominant shape
-  double ventricular_correlation = 0.5;  ///< similarity below which a beat is V whatever its timing
-  double early_ventricular = 0.92;       ///< R–R before / local dominant R–R below this: early enough for V
-  double pause_after = 1.10;             ///< R–R after / local dominant R–R above this: a compensatory pause
-  double premature = 0.87;               ///< R–R before / local normal R–R below this: an S beat
-  std::int64_t rhythm_neighbours = 8;    ///< beats on each side that make the local rhythm
-  std::int64_t af_neighbours = 16;       ///< beats on each side of the AF window
-  double irregular_step = 0.10;          ///< |ln(RR_b / RR_b−1)| above this: an irregular beat
-  double irregular_share = 0.45;         ///< share of irregular beats above which the window is irregular
-  double p_wave_coherence = 0.20;        ///< window P-wave coherence at or below which P waves are absent
-  std::int64_t min_episode_beats = 30;   ///< shortest AF episode reported
-  std::int64_t template_rows = 2048;     ///< rows at most in the dominant beat's median
+  double dominant_correlation = 0.85;     ///< the lowest bound of the dominant shape's similarity
+  double dominant_ceiling = 0.95;         ///< the highest bound of the dominant shape's similarity
+  double dominant_spread = 10.0;          ///< robust deviations below the median similarity: the bound
+  double family_correlation = 0.8;        ///< QRS correlation that joins an unlike beat to a family
+  double family_ventricular_share = 0.5;  ///< share of ventricular timings that makes a family V
+  std::int64_t max_families = 64;         ///< families at most (later beats join the nearest)
+  double early_ventricular = 0.92;        ///< R–R before / local dominant R–R below this: early enough for V
+  double pause_after = 1.10;              ///< R–R after / local dominant R–R above this: a compensatory pause
+  double premature = 0.87;                ///< R–R before / local normal R–R below this: an S beat
+  double run_onset = 0.75;                ///< R–R / reference below this: a supraventricular run starts
+  double run_continue = 0.87;             ///< R–R / reference below this: the run goes on
+  double run_regularity = 0.10;           ///< |ln(R–R / previous R–R)| at most this: the run goes on
+  std::int64_t reference_intervals = 8;   ///< normal intervals of the reference rhythm
+  double reference_seconds = 60;          ///< how old a reference interval may be
+  std::int64_t rhythm_neighbours = 8;     ///< beats on each side that make the local rhythm
+  std::int64_t af_neighbours = 16;        ///< beats on each side of the AF window
+  double irregular_step = 0.10;           ///< |ln(RR_b / RR_b−1)| above this: an irregular beat
+  double irregular_share = 0.45;          ///< share of irregular beats above which the window is irregular
+  double p_wave_coherence = 0.20;         ///< window P-wave coherence at or below which P waves are absent
+  std::int64_t min_episode_beats = 30;    ///< shortest AF episode reported
+  std::int64_t template_rows = 2048;      ///< rows at most in the dominant beat's median
 };
 
 /// A rhythm episode: beats first_beat..last_beat (inclusive) and their R-peak samples.
@@ -60,6 +82,7 @@ struct episode {
 struct classification {
   std::vector<char> classes;        ///< 'N', 'S', 'V' or 'Q'
   std::vector<float> similarity;    ///< shape similarity to the dominant beat (−1..1)
+  double dominant_bound = 0;        ///< the similarity at or above which a beat had the dominant shape
   std::vector<float> prematurity;   ///< R–R before / local normal R–R
   std::vector<std::uint8_t> in_af;  ///< 1 inside an AF episode
   std::vector<episode> episodes;    ///< AF episodes, in time order

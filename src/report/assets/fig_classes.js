@@ -9,8 +9,8 @@ zf.figures.classes = (() => {
   const { beatPeak, waveform } = zf.data;
   const about = {
     N: 'dominant (normal) beats',
-    S: 'supraventricular ectopic: the dominant shape, early',
-    V: 'ventricular ectopic: a different QRS, early or before a pause',
+    S: 'supraventricular ectopic: the dominant shape, early or in a fast run',
+    V: 'ventricular ectopic: a different QRS, early or before a pause (or of a family of such)',
     Q: 'unclassifiable: a different QRS in normal timing (noise, artefact)',
   };
 

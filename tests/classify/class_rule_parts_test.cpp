@@ -1,0 +1,96 @@
+// The parts of the class rule that look beyond one beat: the recording's dominant bound, the
+// families of unlike QRS shapes, and supraventricular runs measured against the rhythm before them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "classify/features.hpp"
+
+namespace zc = zeroflow::classify;
+namespace zd = zeroflow::classify::detail;
+
+namespace {
+
+constexpr double rate = 250;
+
+/// A QRS-like segment: a bump of the given width and sign, with a little noise.
+std::vector<float> segment(double width, double sign, std::mt19937& rng, std::int64_t length = 63) {
+  std::normal_distribution<double> noise(0.0, 0.02);
+  std::vector<float> s(static_cast<std::size_t>(length));
+  for (std::int64_t i = 0; i < length; ++i) {
+    const double t = static_cast<double>(i - 25) / rate;
+    s[static_cast<std::size_t>(i)] = static_cast<float>(sign * std::exp(-0.5 * t * t / (width * width)) + noise(rng));
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(DominantBound, FollowsHowAlikeTheRecordingsBeatsAre) {
+  const zc::class_params p;
+  std::mt19937 rng(3);
+  std::normal_distribution<double> tight(0.995, 0.002), loose(0.93, 0.03);
+  std::vector<float> alike, noisy;
+  for (int i = 0; i < 2000; ++i) {
+    alike.push_back(static_cast<float>(std::min(1.0, tight(rng))));
+    noisy.push_back(static_cast<float>(std::min(1.0, loose(rng))));
+  }
+  // Tight normal beats: the bound rises to the ceiling, so a beat at 0.9 is unlike.
+  EXPECT_DOUBLE_EQ(zd::dominant_bound(alike, p), p.dominant_ceiling);
+  // Noisy normal beats: never below the floor.
+  EXPECT_DOUBLE_EQ(zd::dominant_bound(noisy, p), p.dominant_correlation);
+  // In between: the median less ten robust deviations.
+  std::normal_distribution<double> middle(0.97, 0.003);
+  std::vector<float> between;
+  for (int i = 0; i < 2000; ++i) between.push_back(static_cast<float>(middle(rng)));
+  EXPECT_NEAR(zd::dominant_bound(between, p), 0.97 - 10 * 0.003, 0.005);
+}
+
+TEST(ShapeFamilies, GroupsLikeShapesInBeatOrder) {
+  std::mt19937 rng(5);
+  std::vector<float> segments;
+  const std::vector<int> kind = {0, 1, 0, 2, 1, 0, 2, 2, 1, 0};  // wide positive, narrow negative, wide negative
+  for (int k : kind) {
+    const auto s = k == 0 ? segment(0.04, 1, rng) : k == 1 ? segment(0.01, -1, rng) : segment(0.04, -1, rng);
+    segments.insert(segments.end(), s.begin(), s.end());
+  }
+  const auto family = zd::shape_families(segments, 63, 0.8, 64);
+  ASSERT_EQ(family.size(), kind.size());
+  // Families are numbered as they first appear; like shapes share one.
+  EXPECT_EQ(family, (std::vector<std::int32_t>{0, 1, 0, 2, 1, 0, 2, 2, 1, 0}));
+  // With room for one family only, everything joins it.
+  const auto one = zd::shape_families(segments, 63, 0.8, 1);
+  for (auto f : one) EXPECT_EQ(f, 0);
+}
+
+TEST(SupraventricularRuns, ARunIsMeasuredAgainstTheRhythmBeforeIt) {
+  zc::class_params p;
+  // 40 beats at 0.8 s, a regular run of 30 at 0.5 s, 40 more at 0.8 s; then irregular fast
+  // beats (as in undetected AF): no run goes on, only a beat early on its own (< 0.75 × 0.8 s) is S.
+  std::vector<double> rr;
+  for (int i = 0; i < 40; ++i) rr.push_back(0.8);
+  for (int i = 0; i < 30; ++i) rr.push_back(0.5);
+  for (int i = 0; i < 40; ++i) rr.push_back(0.8);
+  const std::vector<double> irregular = {0.5, 0.62, 0.45, 0.66, 0.5, 0.7, 0.48};
+  rr.insert(rr.end(), irregular.begin(), irregular.end());
+  for (int i = 0; i < 10; ++i) rr.push_back(0.8);
+  const std::size_t n = rr.size();
+  std::vector<std::int64_t> peaks(n);
+  std::int64_t t = 100;
+  for (std::size_t b = 0; b < n; ++b) peaks[b] = t += static_cast<std::int64_t>(std::llround(rr[b] * rate));
+  const std::vector<std::uint8_t> dominant(n, 1), in_af(n, 0);
+  // The local median inside a long run is the run's own rhythm: it sees nothing early there.
+  const std::vector<double> fallback(n, 0.5);
+  const auto run = zd::supraventricular_runs(rr, peaks, rate, dominant, in_af, fallback, p);
+  for (std::size_t b = 0; b < n; ++b) {
+    const bool in_regular_run = b >= 40 && b < 70;
+    const bool early_on_its_own = b >= 110 && b < 117 && rr[b] < p.run_onset * 0.8;
+    EXPECT_EQ(run[b] != 0, in_regular_run || early_on_its_own) << "beat " << b;
+  }
+  // Inside AF there are no runs.
+  const std::vector<std::uint8_t> all_af(n, 1);
+  for (auto v : zd::supraventricular_runs(rr, peaks, rate, dominant, all_af, fallback, p)) EXPECT_EQ(v, 0);
+}
