@@ -20,8 +20,29 @@ if(NOT ZEROFLOW_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # Which GPUs the binary carries code for. CMAKE_CUDA_ARCHITECTURES, when given, wins;
+    # otherwise ZEROFLOW_CUDA_ARCHITECTURES: portable (Ampere, Ada and Hopper as machine code, PTX
+    # for newer GPUs to compile at load time), native (the GPUs of this machine, as nvidia-smi
+    # reports them: a quick build for here; a machine without a GPU gets sm_90, so that the CUDA
+    # code still compiles) or an explicit CMake list.
+    set(ZEROFLOW_CUDA_ARCHITECTURES portable CACHE STRING "GPU code to build: portable, native or a CMake list (80;90)")
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 90)  # H100/H200; override for other GPUs
+      if(ZEROFLOW_CUDA_ARCHITECTURES STREQUAL "portable")
+        set(CMAKE_CUDA_ARCHITECTURES 80-real 86-real 89-real 90-real 90-virtual)
+      elseif(ZEROFLOW_CUDA_ARCHITECTURES STREQUAL "native")
+        execute_process(COMMAND nvidia-smi --query-gpu=compute_cap --format=csv,noheader
+                        OUTPUT_VARIABLE zf_caps OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE zf_smi)
+        string(REPLACE "." "" zf_caps "${zf_caps}")
+        string(REGEX REPLACE "[\r\n]+" ";" zf_caps "${zf_caps}")
+        list(REMOVE_DUPLICATES zf_caps)
+        if(zf_smi EQUAL 0 AND zf_caps MATCHES "^[0-9]+(;[0-9]+)*$")
+          set(CMAKE_CUDA_ARCHITECTURES ${zf_caps})
+        else()
+          set(CMAKE_CUDA_ARCHITECTURES 90)
+        endif()
+      else()
+        set(CMAKE_CUDA_ARCHITECTURES ${ZEROFLOW_CUDA_ARCHITECTURES})
+      endif()
     endif()
     enable_language(CUDA)
     if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)  # CMake < 3.26 does not know nvcc's C++20 flag
@@ -32,20 +53,36 @@ if(NOT ZEROFLOW_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
     set(ZEROFLOW_HAS_CUDA ON)
+    # What the binary carries, for `zeroflow info` and the check of a GPU at run time.
+    string(REPLACE ";" "," ZEROFLOW_CUDA_ARCHITECTURES_BUILT "${CMAKE_CUDA_ARCHITECTURES}")
+    # The same list as torch writes it (8.0;9.0+PTX), for LibTorch's CMake config.
+    set(ZEROFLOW_TORCH_ARCH_LIST "")
+    foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+      string(REGEX MATCH "^([0-9]+)([0-9])(-real|-virtual)?$" zf_match "${arch}")
+      if(zf_match)
+        set(zf_version "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+        if(CMAKE_MATCH_3 STREQUAL "-virtual")
+          list(REMOVE_ITEM ZEROFLOW_TORCH_ARCH_LIST ${zf_version})
+          list(APPEND ZEROFLOW_TORCH_ARCH_LIST "${zf_version}+PTX")
+        elseif(NOT "${zf_version}+PTX" IN_LIST ZEROFLOW_TORCH_ARCH_LIST)
+          list(APPEND ZEROFLOW_TORCH_ARCH_LIST ${zf_version})
+        endif()
+      endif()
+    endforeach()
   elseif(ZEROFLOW_CUDA STREQUAL "ON")
     message(FATAL_ERROR "zeroflow: ZEROFLOW_CUDA=ON but no CUDA compiler was found")
   endif()
 endif()
 
-# LibTorch from the torch wheel of the Python that scripts/setup prepared (or Torch_DIR).
+if(NOT ZEROFLOW_TORCH_ARCH_LIST)
+  set(ZEROFLOW_TORCH_ARCH_LIST "9.0")  # no GPU code: any name skips the torch config's GPU probe
+endif()
+
+# LibTorch from the torch wheel of the python3 on PATH (scripts/build puts .venv's first), or Torch_DIR.
 set(ZEROFLOW_HAS_TORCH OFF)
 if(ZEROFLOW_TORCH)
   if(NOT Torch_DIR)
-    find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python
-                 HINTS ${CMAKE_CURRENT_SOURCE_DIR}/.venv/bin NO_DEFAULT_PATH)
-    if(NOT ZEROFLOW_PYTHON_FOR_TORCH)
-      find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python)
-    endif()
+    find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python)
     execute_process(COMMAND ${ZEROFLOW_PYTHON_FOR_TORCH} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
                     OUTPUT_VARIABLE torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE torch_rc)
     if(torch_rc EQUAL 0)
@@ -57,7 +94,7 @@ if(ZEROFLOW_TORCH)
   # Naming the architecture skips the wheel's GPU-detection try_run, which fails on machines
   # without a GPU (and with CMake versions that do not know nvcc's C++20 flags).
   if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
-    set(TORCH_CUDA_ARCH_LIST "9.0")
+    set(TORCH_CUDA_ARCH_LIST "${ZEROFLOW_TORCH_ARCH_LIST}")
   endif()
   find_package(Torch REQUIRED)
   set(ZEROFLOW_HAS_TORCH ON)

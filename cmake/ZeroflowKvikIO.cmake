@@ -5,8 +5,8 @@
 #
 #   ZEROFLOW_KVIKIO       AUTO (default: used when found), ON (required), OFF
 #   ZEROFLOW_KVIKIO_ROOT  a folder holding the wheels unpacked (libkvikio/, libkvikio_cu13.libs/,
-#                         rapids_logger/, optionally nvidia/cu13/); also searched: .carry/kvikio,
-#                         .venv's site-packages and those of the python3 on PATH
+#                         rapids_logger/, optionally nvidia/cu13/); also searched: the
+#                         site-packages of the python3 on PATH (scripts/build puts .venv first)
 #
 # Found: src/io/kvikio_*.cpp are compiled with ZEROFLOW_HAS_KVIKIO=1 and the io layer links
 # libkvikio.so (the build tree's RPATH finds it). Not found: they compile to stubs, and
@@ -17,9 +17,7 @@ set(ZEROFLOW_KVIKIO_ROOT "" CACHE PATH "Folder holding the unpacked libkvikio an
 set(ZEROFLOW_HAS_KVIKIO OFF)
 
 if(ZEROFLOW_HAS_CUDA AND NOT ZEROFLOW_KVIKIO STREQUAL "OFF")
-  set(zf_kvikio_roots ${ZEROFLOW_KVIKIO_ROOT} ${PROJECT_SOURCE_DIR}/.carry/kvikio)
-  file(GLOB zf_venv_sites ${PROJECT_SOURCE_DIR}/.venv/lib/python3*/site-packages)
-  list(APPEND zf_kvikio_roots ${zf_venv_sites})
+  set(zf_kvikio_roots ${ZEROFLOW_KVIKIO_ROOT})
   find_program(ZEROFLOW_KVIKIO_PYTHON NAMES python3)
   if(ZEROFLOW_KVIKIO_PYTHON)
     execute_process(COMMAND ${ZEROFLOW_KVIKIO_PYTHON} -c "import site; print(';'.join(site.getsitepackages()))"

@@ -22,14 +22,17 @@ void add_info(CLI::App& app) {
     std::printf("LibTorch      not built in\n");
 #endif
     std::printf("CUDA build    %s\n", ZEROFLOW_HAS_CUDA ? "yes" : "no");
+    if (ZEROFLOW_HAS_CUDA) std::printf("GPU code      %s\n", cuda_architectures().c_str());
     std::printf("CUDA runtime  %s, driver %s\n", cuda_runtime_version().c_str(), cuda_driver_version().c_str());
     std::printf("CPU threads   %u\n", std::thread::hardware_concurrency());
     const auto gpus = cuda_devices();
     if (gpus.empty()) std::printf("GPUs          none (the pipeline runs on the CPU)\n");
     for (const auto& g : gpus)
-      std::printf("GPU %d         %s, compute %d.%d, %.1f GiB (%.1f GiB free)\n", g.id, g.name.c_str(), g.compute_major,
-                  g.compute_minor, static_cast<double>(g.total_bytes) / (1 << 30),
-                  static_cast<double>(g.free_bytes) / (1 << 30));
+      std::printf(
+          "GPU %d         %s, compute %d.%d, %.1f GiB (%.1f GiB free)%s\n", g.id, g.name.c_str(), g.compute_major,
+          g.compute_minor, static_cast<double>(g.total_bytes) / (1 << 30),
+          static_cast<double>(g.free_bytes) / (1 << 30),
+          g.has_code ? "" : "; this build has no code for it (rebuild with -DZEROFLOW_CUDA_ARCHITECTURES=native)");
     // How files reach the GPU (--io): KvikIO and its GDS mode, and what --io auto picks here.
     const io::gds_status& gds = io::query_gds();
     if (gds.kvikio_built_in)

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cuda_architectures.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -32,11 +33,67 @@ int cuda_device_count() {
 #endif
 }
 
-bool cuda_available() { return cuda_device_count() > 0; }
+std::string cuda_architectures() { return ZEROFLOW_CUDA_ARCHITECTURES; }
+
+bool cuda_code_runs_on(std::string_view architectures, int major, int minor) {
+  const int capability = 10 * major + minor;
+  while (!architectures.empty()) {
+    const auto comma = architectures.find(',');
+    std::string_view entry = architectures.substr(0, comma);
+    architectures = comma == std::string_view::npos ? std::string_view{} : architectures.substr(comma + 1);
+    bool machine_code = true, ptx = true;
+    if (const auto dash = entry.find('-'); dash != std::string_view::npos) {
+      machine_code = entry.substr(dash + 1) == "real";
+      ptx = entry.substr(dash + 1) == "virtual";
+      entry = entry.substr(0, dash);
+    }
+    int built = 0;
+    for (char c : entry) {
+      if (c < '0' || c > '9') {
+        built = -1;
+        break;
+      }
+      built = 10 * built + (c - '0');
+    }
+    if (built <= 0) continue;
+    if (machine_code && built / 10 == major && built % 10 <= minor) return true;
+    if (ptx && built <= capability) return true;
+  }
+  return false;
+}
+
+namespace {
+
+/// Whether this build has code GPU `id` runs; false when it cannot be asked.
+[[maybe_unused]] bool has_code_for(int id) {
+#if ZEROFLOW_HAS_CUDA
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, id) != cudaSuccess) return false;
+  return cuda_code_runs_on(ZEROFLOW_CUDA_ARCHITECTURES, prop.major, prop.minor);
+#else
+  (void)id;
+  return false;
+#endif
+}
+
+}  // namespace
+
+bool cuda_available() {
+  static const bool usable = cuda_device_count() > 0 && has_code_for(0);
+  return usable;
+}
 
 void require_cuda(const char* what) {
   if (cuda_available()) return;
 #if ZEROFLOW_HAS_CUDA
+  if (cuda_device_count() > 0) {
+    cudaDeviceProp prop{};
+    (void)cudaGetDeviceProperties(&prop, 0);
+    ZF_THROW(cuda_error, what, " needs a GPU this zeroflow has code for: GPU 0 (", prop.name,
+             ") has compute capability ", prop.major, ".", prop.minor, ", and this build carries code for ",
+             ZEROFLOW_CUDA_ARCHITECTURES,
+             " only; rebuild with -DZEROFLOW_CUDA_ARCHITECTURES=native (or portable), or use --device cpu");
+  }
   ZF_THROW(cuda_error, what, " needs a CUDA GPU, and none is visible");
 #else
   ZF_THROW(cuda_error, what, " needs CUDA, and this build of zeroflow has none (configure with ZEROFLOW_CUDA=ON)");
@@ -111,7 +168,13 @@ std::vector<gpu_info> cuda_devices() {
   for (int id = 0; id < cuda_device_count(); ++id) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, id) != cudaSuccess) continue;
-    gpu_info info{id, prop.name, prop.major, prop.minor, prop.totalGlobalMem, 0};
+    gpu_info info{id,
+                  prop.name,
+                  prop.major,
+                  prop.minor,
+                  cuda_code_runs_on(ZEROFLOW_CUDA_ARCHITECTURES, prop.major, prop.minor),
+                  prop.totalGlobalMem,
+                  0};
     int previous = 0;
     cudaGetDevice(&previous);
     if (cudaSetDevice(id) == cudaSuccess) {

@@ -4,14 +4,23 @@
 /// cleanly at run time when no GPU is.
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zeroflow/core/stream.hpp"
 
 namespace zeroflow {
 
-/// True when this build has CUDA paths and at least one GPU answers.
+/// True when this build has CUDA paths, at least one GPU answers, and this build carries code
+/// GPU 0 can run (cuda_code_runs_on).
 [[nodiscard]] bool cuda_available();
+/// The GPU code this build carries, as CMake lists it: "80-real,86-real,89-real,90-real,90-virtual"
+/// (NN-real machine code for sm_NN, NN-virtual PTX for compute_NN, a bare NN both; "" without CUDA).
+[[nodiscard]] std::string cuda_architectures();
+/// Whether code built for `architectures` (cuda_architectures()'s form) runs on a GPU of compute
+/// capability major.minor: machine code of the same major version and a minor at or below its
+/// own, or PTX of a capability at or below its own (compiled by the driver when loaded).
+[[nodiscard]] bool cuda_code_runs_on(std::string_view architectures, int major, int minor);
 /// Number of visible GPUs (0 without CUDA or a driver).
 [[nodiscard]] int cuda_device_count();
 /// Throws zeroflow::cuda_error naming `what` when cuda_available() is false.
@@ -39,6 +48,7 @@ struct gpu_info {
   int id = 0;
   std::string name;
   int compute_major = 0, compute_minor = 0;
+  bool has_code = false;  ///< this build carries code it can run (cuda_code_runs_on)
   std::size_t total_bytes = 0, free_bytes = 0;
 };
 /// Every visible GPU (empty without CUDA).
