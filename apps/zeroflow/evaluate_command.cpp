@@ -242,6 +242,10 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
       f.json.empty() || !single ? out / "evaluation.json" : std::filesystem::path(f.json);
   require_replaceable_file(json_file, "the evaluation");
   if (!f.per_beat.empty()) require_replaceable_file(f.per_beat, "--per-beat");
+  // Never over a file this evaluation reads: the run's results or the labels.
+  std::vector<std::filesystem::path> reads = {out / "beats.csv", out / "beats.atr", out / "summary.json",
+                                              out / "report.html", out / "model.pt"};
+  if (!f.labels.empty()) reads.emplace_back(f.labels);
   const auto summary_text = read_text(out / "summary.json", "summary.json gives the sample rate");
   const auto summary = nlohmann::json::parse(summary_text, nullptr, /*allow_exceptions=*/false);
   if (summary.is_discarded() || !summary.is_object())
@@ -263,6 +267,9 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
     labels_file = recorded->get<std::string>();
   }
 
+  reads.push_back(labels_file);
+  refuse_to_overwrite_input(json_file, reads, "the evaluation");
+  if (!f.per_beat.empty()) refuse_to_overwrite_input(f.per_beat, reads, "--per-beat");
   const auto d = read_beats_csv(out / "beats.csv");
   require_readable_file(labels_file, "labels");
   const auto labels = io::read_labels(labels_file);

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <system_error>
 #include <vector>
 
@@ -31,6 +33,7 @@ struct generate_flags {
   }();
   std::string out;
   int decimals = 4;
+  bool force = false;  ///< --force: an existing recording (and its labels) may be replaced
 };
 
 /// A recording's files: the CSV, its labels and its artefacts annotations.
@@ -63,7 +66,13 @@ void check_generate(const generate_flags& f) {
   std::error_code ec;
   if (std::filesystem::is_directory(csv, ec))
     ZF_THROW(error, csv.string(), " is a folder; give the CSV file to write, e.g. ", (csv / "recording.csv").string());
-  for (const auto& file : recording_files(csv)) require_replaceable_file(file, "the recording");
+  for (const auto& file : recording_files(csv)) {
+    require_replaceable_file(file, "the recording");
+    std::error_code exists_ec;
+    if (!f.force && std::filesystem::exists(file, exists_ec))
+      ZF_THROW(error, file.string(), " exists; add --force to replace it (the recording, its .labels.csv and ",
+               ".artefacts.csv together), or choose another --out");
+  }
   // A line is a sign, a digit, the point, the decimals and a line break; a labels line ~20 bytes.
   const double beats = o.hours * 60.0 * o.heart_rate_bpm * 1.1;
   require_room_for_recording(csv, samples, f.decimals + 4.0, beats * 20.0);
@@ -93,6 +102,17 @@ void generate_files(const generate_flags& f, const std::filesystem::path& csv, W
   } else {
     remove_files({artefacts});
   }
+}
+
+/// Whether `folder` holds an earlier demo: its summary.json names folder/recording.csv as the input.
+bool holds_earlier_demo(const std::filesystem::path& folder) {
+  std::ifstream file(folder / "summary.json");
+  if (!file) return false;
+  const auto summary = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  if (!summary.is_object()) return false;
+  const auto input = summary.find("input");
+  return input != summary.end() && input->is_string() &&
+         std::filesystem::path(input->get<std::string>()) == folder / "recording.csv";
 }
 
 std::filesystem::path generate(const generate_flags& f) {
@@ -167,6 +187,7 @@ void add_generate(CLI::App& app) {
   auto f = std::make_shared<generate_flags>();
   add_generate_flags(*cmd, *f);
   cmd->add_option("--out,-o", f->out, "CSV file to write")->required();
+  cmd->add_flag("--force,-f", f->force, "replace an existing recording of that name and its .labels.csv");
   cmd->callback([f] { generate(*f); });
 }
 
@@ -194,11 +215,16 @@ void add_demo(CLI::App& app) {
     const std::filesystem::path folder = *out;
     const auto csv = folder / "recording.csv";
     f->out = csv.string();
-    // Re-running the demo replaces the earlier demo; the results of anything else need --force.
-    std::error_code ec;
-    const bool earlier_demo = std::filesystem::exists(csv, ec);
+    // Re-running the demo replaces the earlier demo; anything else (other results, a recording
+    // that is not the demo's own) needs --force.
+    const bool earlier_demo = holds_earlier_demo(folder);
     const auto earlier = earlier_results(folder, {});
     if (!earlier.empty() && !*force && !earlier_demo) throw error(refusal_to_replace(folder, earlier));
+    std::error_code ec;
+    if (!*force && !earlier_demo && std::filesystem::exists(csv, ec))
+      ZF_THROW(error, csv.string(), " is not the recording of an earlier demo; add --force to replace it, or ",
+               "choose another --out");
+    f->force = true;  // checked here: the demo's own recording is replaced
     const auto made = make_output_folder(folder);
     const undo_on_interrupt remove_made([made] { remove_created(made); });
     // The demo's recording belongs to its results: a demo that fails or is interrupted takes it along.

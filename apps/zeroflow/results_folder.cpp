@@ -85,6 +85,59 @@ std::vector<fs::path> earlier_results(const fs::path& out, const std::vector<std
   return {found.begin(), found.end()};
 }
 
+namespace {
+
+/// `path` made absolute and free of links and dots where it exists (as far as it exists).
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  auto p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::absolute(path, ec).lexically_normal() : p;
+}
+
+/// Whether `inner` is `outer` or lies inside it (both resolved).
+bool within(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o) {
+    if (o->empty()) continue;  // a trailing separator
+    if (i == inner.end() || *i != *o) return false;
+    ++i;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<fs::path> keep_inputs(const fs::path& out, std::vector<fs::path> earlier,
+                                  const std::vector<fs::path>& inputs) {
+  std::erase_if(earlier, [&](const fs::path& p) {
+    return std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& input) {
+      std::error_code ec;
+      return fs::equivalent(p, input, ec);
+    });
+  });
+  for (const auto& p : earlier) {
+    if (!real_folder(p)) continue;
+    const fs::path folder = resolved(p);
+    for (const auto& input : inputs) {
+      const fs::path file = resolved(input);
+      if (within(file, folder) || within(file.parent_path(), folder))
+        ZF_THROW(error, input.string(), " is read by this command and lies in ", p.string(),
+                 ", which replacing the earlier results would delete; move it out of ", out.string(),
+                 " or choose another --out");
+    }
+  }
+  return earlier;
+}
+
+void refuse_to_overwrite_input(const fs::path& target, const std::vector<fs::path>& inputs, const std::string& what) {
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (fs::equivalent(target, input, ec) || resolved(target) == resolved(input))
+      ZF_THROW(error, "cannot write ", what, " to ", target.string(), ": it is ", input.string(),
+               ", which this command reads; choose another file");
+  }
+}
+
 std::string refusal_to_replace(const fs::path& out, const std::vector<fs::path>& earlier) {
   std::string names;
   for (std::size_t i = 0; i < earlier.size() && i < 4; ++i)
@@ -218,12 +271,7 @@ void write_results(const results_request& request, const std::function<void(cons
       for (const auto& name : request.names)
         if (present(out / name)) earlier.push_back(out / name);
     }
-    std::erase_if(earlier, [&](const fs::path& p) {
-      return std::any_of(request.inputs.begin(), request.inputs.end(), [&](const fs::path& input) {
-        std::error_code ec;
-        return fs::equivalent(p, input, ec);
-      });
-    });
+    earlier = keep_inputs(out, std::move(earlier), request.inputs);
     if (!earlier.empty() && !request.force) throw error(refusal_to_replace(out, earlier));
     staged_results staged(out);  // removed again if the work fails or is interrupted
     work(staged.path());

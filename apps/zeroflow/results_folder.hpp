@@ -27,6 +27,21 @@ namespace zeroflow::cli {
                                                                  const std::vector<std::string>& recording_folders);
 
 /// @brief The one line that refuses to replace `earlier` (results found in `out`) without --force.
+/// @brief The one rule for a command's inputs among the results it replaces: an earlier result that
+/// is itself an input is kept (dropped from `earlier`); an input inside an earlier result folder
+/// (or one whose folder is such a result, as a WFDB header's signal files are beside it) stops the
+/// command, since replacing that folder would delete it.
+/// @throws zeroflow::error naming the input and the result folder
+[[nodiscard]] std::vector<std::filesystem::path> keep_inputs(const std::filesystem::path& out,
+                                                             std::vector<std::filesystem::path> earlier,
+                                                             const std::vector<std::filesystem::path>& inputs);
+
+/// @brief Refuses to write `target` over a file the command reads (`inputs`): the same file, by
+/// any name.
+/// @throws zeroflow::error naming both
+void refuse_to_overwrite_input(const std::filesystem::path& target, const std::vector<std::filesystem::path>& inputs,
+                               const std::string& what);
+
 [[nodiscard]] std::string refusal_to_replace(const std::filesystem::path& out,
                                              const std::vector<std::filesystem::path>& earlier);
 

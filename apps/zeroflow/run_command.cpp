@@ -238,18 +238,12 @@ void check_flags(const run_flags& f) {
 }
 
 /// Earlier results that are inputs of this run (a model scored with, a labels file) are kept.
-std::vector<std::filesystem::path> replaceable(std::vector<std::filesystem::path> earlier, const run_flags& f) {
+std::vector<std::filesystem::path> replaceable(const std::filesystem::path& out,
+                                               std::vector<std::filesystem::path> earlier, const run_flags& f) {
   std::vector<std::filesystem::path> inputs(f.inputs.begin(), f.inputs.end());
   if (!f.model.empty()) inputs.emplace_back(f.model);
   if (!f.labels.empty()) inputs.emplace_back(f.labels);
-  std::erase_if(earlier, [&](const std::filesystem::path& p) {
-    for (const auto& input : inputs) {
-      std::error_code ec;
-      if (std::filesystem::equivalent(p, input, ec)) return true;
-    }
-    return false;
-  });
-  return earlier;
+  return keep_inputs(out, std::move(earlier), inputs);
 }
 
 /// Many recordings: one folder each (inside `staging`, moved into `out` with the rest), one process
@@ -327,7 +321,7 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   std::vector<run_outcome> runs;
   try {
     const folder_lock lock(out);
-    const auto earlier = replaceable(earlier_results(out, names), f);
+    const auto earlier = replaceable(out, earlier_results(out, names), f);
     if (!earlier.empty() && !f.force) throw error(refusal_to_replace(out, earlier));
     staged_results staged(out);  // removed again if this run fails or is interrupted
     if (batch) {

@@ -531,7 +531,7 @@ def test_generate_replacing_a_recording_drops_its_stale_artefacts(zeroflow_bin, 
     out = tmp_path / "rec.csv"
     run_cli(zeroflow_bin, "generate", "--hours", 0.02, "--noise-bursts-per-hour", 100, "--out", out)
     assert (tmp_path / "rec.artefacts.csv").exists()
-    run_cli(zeroflow_bin, "generate", "--hours", 0.02, "--out", out)
+    run_cli(zeroflow_bin, "generate", "--hours", 0.02, "--out", out, "--force")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rec.csv", "rec.labels.csv"]
 
 
