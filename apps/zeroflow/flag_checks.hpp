@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "zeroflow/io/recording.hpp"
+
 namespace zeroflow::cli {
 
 /// @brief A number in [low, high], or [low, high) when `high_open`; `unit` follows the range in
@@ -30,7 +32,7 @@ inline constexpr double longest_beat_seconds = 10.0;
 
 /// Sample rates a run and `generate` accept: below 50 Hz the QRS complex is a sample or two wide;
 /// above 100 kHz a beat's row alone would exceed a megabyte (and such a rate is usually a typo).
-inline constexpr double lowest_sample_rate = 50.0;
-inline constexpr double highest_sample_rate = 100000.0;
+inline constexpr double lowest_sample_rate = io::lowest_sample_rate;
+inline constexpr double highest_sample_rate = io::highest_sample_rate;
 
 }  // namespace zeroflow::cli

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,7 +20,10 @@ namespace {
 
 std::string gigabytes(double bytes) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+  if (bytes < 1e9)
+    std::snprintf(text, sizeof text, "%.0f MB", std::max(1.0, bytes / 1e6));
+  else
+    std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
   return text;
 }
 
@@ -36,7 +40,7 @@ void require_readable_file(const std::filesystem::path& path, const std::string&
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     ZF_THROW(error, "cannot read the ", what, " ", path.string(), ": ", std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) ZF_THROW(error, path.string(), " is a folder; give the ", what, " file itself");
+  if (S_ISDIR(st.st_mode)) ZF_THROW(error, path.string(), " is a folder; give the ", what, " itself");
   if (!S_ISREG(st.st_mode))
     ZF_THROW(error, path.string(), " is not a regular file (a FIFO, socket or device); zeroflow reads the ", what,
              " from a file: save it to one first");

@@ -66,6 +66,17 @@ int main(int argc, char** argv) {
   zeroflow::cli::add_train_population(app);
   int code = 0;
   try {
+    // A first word that is no command and no flag is named back, with the commands there are.
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string commands;
+      bool known = false;
+      for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        known = known || sub->check_name(argv[1]);
+        commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!known)
+        throw CLI::ValidationError(std::string("unknown command \"") + argv[1] + "\"; the commands are " + commands);
+    }
     app.parse(argc, argv);           // runs the chosen subcommand's callback
   } catch (const CLI::Success& e) {  // --help, --version
     code = app.exit(e);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -57,7 +58,10 @@ std::vector<std::string> folders_listed_in(const fs::path& runs_csv) {
       continue;
     }
     if (out_column >= cells.size()) continue;
-    const std::string name = fs::path(cells[out_column]).filename().string();
+    std::string cell = cells[out_column];
+    if (cell.size() > 1 && cell.front() == '\'' && std::string_view("=+-@\t\r").find(cell[1]) != std::string_view::npos)
+      cell.erase(0, 1);  // written so by csv_field: not a formula for a spreadsheet
+    const std::string name = fs::path(cell).filename().string();
     if (!name.empty() && name != "." && name != "..") names.push_back(name);
   }
   return names;

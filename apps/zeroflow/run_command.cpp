@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.hpp"
@@ -197,11 +198,16 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& staging, const st
   return done;
 }
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
+/// A CSV field: quoted when it holds a comma, a quote or a line break. A text that a spreadsheet
+/// would run as a formula (it starts with =, +, -, @, a tab or a carriage return: a file named
+/// "=HYPERLINK(...).csv") gets a leading apostrophe, as OWASP advises; folders_listed_in takes it
+/// off again.
 std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  const bool formula = !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+  const std::string safe = formula ? "'" + text : text;
+  if (safe.find_first_of(",\"\n\r") == std::string::npos) return safe;
   std::string quoted = "\"";
-  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  for (char ch : safe) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return quoted + "\"";
 }
 

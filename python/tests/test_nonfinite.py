@@ -11,6 +11,7 @@ import json
 import math
 import os
 import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -272,3 +273,42 @@ def test_python_training_refuses_nan_rows():
     rows = rows * np.float32(1e19)  # finite, but their squares are not
     with pytest.raises(RuntimeError, match="training diverged at epoch 1 of 2"):
         model.train(rows, epochs=2, batch=64)
+
+
+def with_scaled_weights(data, factor):
+    """The model file with every weight matrix (tensor storages over 64 bytes, float32) times
+    `factor`, the zip's CRCs and zeroflow's trailer made right again: a valid file of absurd weights."""
+    length = struct.unpack("<Q", data[-32:-24])[0]
+    archive = bytearray(data[:length])
+    end = archive.rfind(b"PK\x05\x06")
+    entries, at = (
+        struct.unpack("<H", archive[end + 10 : end + 12])[0],
+        struct.unpack("<I", archive[end + 16 : end + 20])[0],
+    )
+    for _ in range(entries):
+        assert archive[at : at + 4] == b"PK\x01\x02"
+        size = struct.unpack("<I", archive[at + 24 : at + 28])[0]
+        name_length, extra_length, comment_length = struct.unpack("<HHH", archive[at + 28 : at + 34])
+        local = struct.unpack("<I", archive[at + 42 : at + 46])[0]
+        name = bytes(archive[at + 46 : at + 46 + name_length]).decode()
+        if "/data/" in name and size > 64 and size % 4 == 0:
+            local_name, local_extra = struct.unpack("<HH", archive[local + 26 : local + 30])
+            begin = local + 30 + local_name + local_extra
+            weights = np.frombuffer(bytes(archive[begin : begin + size]), dtype="<f4") * np.float32(factor)
+            assert np.isfinite(weights).all()
+            archive[begin : begin + size] = weights.astype("<f4").tobytes()
+            crc = struct.pack("<I", zlib.crc32(archive[begin : begin + size]))
+            archive[local + 14 : local + 18] = crc
+            archive[at + 16 : at + 20] = crc
+        at += 46 + name_length + extra_length + comment_length
+    return with_trailer(bytes(archive))
+
+
+def test_a_model_of_absurd_but_finite_weights_is_refused_before_anything_is_written(
+    zeroflow_bin, clean_csv, model, tmp_path
+):
+    path = tmp_path / "huge.pt"
+    path.write_bytes(with_scaled_weights(model[0].read_bytes(), 1e30))
+    out = tmp_path / "out"
+    line = refused(cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out), out, "not finite")
+    assert str(path) in line and "train a new model" in line

@@ -42,6 +42,9 @@ void rank_class(class_ranking& r, const beat_evaluation& e, const io::beat_label
 std::int64_t tolerance_samples(double seconds, double sample_rate) {
   ZF_EXPECTS(seconds >= 0 && std::isfinite(seconds), "the tolerance must be >= 0 seconds, got ", seconds);
   ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be > 0, got ", sample_rate);
+  // Past 2^53 samples the product is no longer a count (and past 2^63 not an int64 at all).
+  ZF_EXPECTS(seconds * sample_rate <= 0x1.0p53, "a tolerance of ", seconds, " s at ", sample_rate,
+             " Hz is more samples than any recording holds; is the sample rate right?");
   // The small allowance keeps products such as 0.15 * 360 = 53.999... at 54.
   return static_cast<std::int64_t>(std::floor(seconds * sample_rate + 1e-9));
 }

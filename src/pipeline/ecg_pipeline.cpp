@@ -355,6 +355,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // rather than silently overriding it.
   signal::segment_params segmentation = options.segmentation;
   if (recording.sample_rate > 0) {
+    // The range --sample-rate takes holds for a rate a header states too: the band-pass and the
+    // windows scale with the rate, so an absurd one would be minutes of work before a failure.
+    ZF_EXPECTS(recording.sample_rate >= io::lowest_sample_rate && recording.sample_rate <= io::highest_sample_rate,
+               options.input.string(), ": the sample rate is ", recording.sample_rate, " Hz (its header), outside the ",
+               io::lowest_sample_rate, "-", io::highest_sample_rate, " Hz that zeroflow processes");
     ZF_EXPECTS(!options.sample_rate_explicit ||
                    std::abs(options.segmentation.sample_rate - recording.sample_rate) < 1e-9 * recording.sample_rate,
                options.input.string(), " is recorded at ", recording.sample_rate, " Hz, but --sample-rate ",
@@ -469,6 +474,23 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
         result.split[static_cast<std::size_t>(kept_index[static_cast<std::size_t>(row)])] = 'v';
     }
   });
+
+  // Results that cannot be true are never written: a model whose weights overflow (a damaged or
+  // hand-made file, or training that diverged) scores beats inf or NaN.
+  std::size_t unusable = 0, scored_beats = 0;
+  for (std::size_t c = 0; c < result.kept.size(); ++c) {
+    if (!result.kept[c]) continue;
+    ++scored_beats;
+    const bool finite = std::isfinite(result.score[c]) && std::isfinite(result.mu0[c]) && std::isfinite(result.mu1[c]);
+    unusable += finite ? 0 : 1;
+  }
+  if (unusable > 0) {
+    if (options.model)
+      ZF_THROW(error, "the model ", options.model->string(), " scores ", unusable, " of ", scored_beats,
+               " beats as not finite (inf or NaN): its weights cannot be used; train a new model with zeroflow run");
+    ZF_THROW(error, "training diverged: the model scores ", unusable, " of ", scored_beats,
+             " beats as not finite (inf or NaN); try fewer --epochs, a smaller --batch or another --seed");
+  }
 
   // The answer for a reader: a class for every beat and the AF episodes (classify/beat_classes.hpp).
   // The rows are measured where they are (on a GPU by kernels; only per-beat numbers come back)

@@ -51,6 +51,12 @@ struct recording_options {
 };
 
 /// One signal of a recording.
+/// The sample rates the pipeline processes, whoever states them (a flag, a WFDB or an EDF header):
+/// the band-pass and the windows scale with the rate, so an absurd rate would be unbounded work.
+/// The readers themselves take any positive rate (a 16 Hz EDF signal is a valid file).
+inline constexpr double lowest_sample_rate = 50.0;
+inline constexpr double highest_sample_rate = 100000.0;
+
 struct recording {
   array signal;                    ///< float32, 1-D, on recording_options::where, physical units
   double sample_rate = 0;          ///< samples per second; 0 when the file does not say (CSV, raw)
