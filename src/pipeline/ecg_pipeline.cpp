@@ -476,13 +476,16 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   });
 
   // Results that cannot be true are never written: a model whose weights overflow (a damaged or
-  // hand-made file, or training that diverged) scores beats inf or NaN. (The latent means are NaN
-  // by design for a model without a latent space, the MLP autoencoder.)
+  // hand-made file, or training that diverged) scores beats inf or NaN, or puts them at an
+  // infinite latent mean. (The latent means are NaN by design for a model without a latent
+  // space, the MLP autoencoder.)
+  const bool has_latent = result.model.name != pipeline::model_kind_name(model_kind::mlp_autoencoder);
   std::size_t unusable = 0, scored_beats = 0;
   for (std::size_t c = 0; c < result.kept.size(); ++c) {
     if (!result.kept[c]) continue;
     ++scored_beats;
-    unusable += std::isfinite(result.score[c]) ? 0 : 1;
+    const bool latent_ok = !has_latent || (std::isfinite(result.mu0[c]) && std::isfinite(result.mu1[c]));
+    unusable += std::isfinite(result.score[c]) && latent_ok ? 0 : 1;
   }
   if (unusable > 0) {
     if (options.model)
