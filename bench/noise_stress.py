@@ -31,16 +31,15 @@ Usage: python3 bench/noise_stress.py [--records 118 119] [--noise em ma bw] [--s
 import argparse
 import json
 import pathlib
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import wfdb
+from mitdb_ds1 import RECORDS, zeroflow  # the same records and the same way of running the CLI
 from scipy import signal as sps
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-RECORDS = "101 106 108 109 112 114 115 116 118 119 122 124 201 203 205 207 208 209 215 220 223 230".split()
 SNRS = [24, 18, 12, 6, 0, -6]
 NOISES = ["em", "ma", "bw"]
 LEARNING_SECONDS = 300
@@ -108,13 +107,6 @@ def noisy_periods(n, rate):
     t = np.arange(n) / rate
     after = t - LEARNING_SECONDS
     return ((after >= 0) & ((after // PERIOD_SECONDS) % 2 == 0)).astype(np.float64)
-
-
-def zeroflow(binary, *args):
-    proc = subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"zeroflow {' '.join(map(str, args))} failed:\n{proc.stderr.strip()}")
-    return proc
 
 
 def run_one(args, record, samples, rate, folder):

@@ -78,10 +78,9 @@ class Report:
         self.page.close()
 
 
-def image_stats(page, png: bytes):
+def measure_pixels(page, png: bytes, measure: str):
     """Decodes a screenshot with the browser's own PNG decoder (in a blank page: nothing fetched)
-    and measures it: distinct colours, the share of pixels that are not near-white, and the
-    standard deviation of the luminance."""
+    and returns what the JavaScript `measure` returns from its RGBA bytes `d` and bitmap `bmp`."""
     return page.evaluate(
         """async (b64) => {
             const bin = atob(b64), bytes = new Uint8Array(bin.length);
@@ -90,6 +89,20 @@ def image_stats(page, png: bytes):
             const c = new OffscreenCanvas(bmp.width, bmp.height), ctx = c.getContext('2d');
             ctx.drawImage(bmp, 0, 0);
             const d = ctx.getImageData(0, 0, bmp.width, bmp.height).data;
+"""
+        + measure
+        + "}",
+        base64.b64encode(png).decode(),
+    )
+
+
+def image_stats(page, png: bytes):
+    """A screenshot measured: distinct colours, the share of pixels that are not near-white, and
+    the standard deviation of the luminance."""
+    return measure_pixels(
+        page,
+        png,
+        """
             const colours = new Set();
             let ink = 0, sum = 0, sum2 = 0;
             const n = d.length / 4;
@@ -102,8 +115,7 @@ def image_stats(page, png: bytes):
             const mean = sum / n;
             return {width: bmp.width, height: bmp.height, colours: colours.size, ink: ink / n,
                     std: Math.sqrt(Math.max(0, sum2 / n - mean * mean))};
-        }""",
-        base64.b64encode(png).decode(),
+        """,
     )
 
 
@@ -456,19 +468,14 @@ def test_af_episodes_are_listed_shaded_and_lead_to_their_onset(af_report, stats_
     assert view["t0"] <= onset <= view["t1"] and view["t1"] - view["t0"] <= 21, (view, onset)
     # The overview shades the episode: amber (245, 159, 0 at 16 %) behind the trace.
     png = af_report.page.locator("#overview-chart").screenshot(path=str(tmp_path / "af.png"))
-    amber = af_report.page.evaluate(
-        """async (b64) => {
-            const bin = atob(b64), bytes = new Uint8Array(bin.length);
-            for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-            const bmp = await createImageBitmap(new Blob([bytes], {type: 'image/png'}));
-            const c = new OffscreenCanvas(bmp.width, bmp.height), ctx = c.getContext('2d');
-            ctx.drawImage(bmp, 0, 0);
-            const d = ctx.getImageData(0, 0, bmp.width, bmp.height).data;
+    amber = measure_pixels(
+        af_report.page,
+        png,
+        """
             let n = 0;
             for (let i = 0; i < d.length; i += 4) if (d[i] > 240 && d[i + 1] > 225 && d[i + 1] < 245 && d[i + 2] < 225) n++;
             return n / (d.length / 4);
-        }""",
-        base64.b64encode(png).decode(),
+        """,
     )
     assert amber > 0.05, amber
     assert af_report.js("window.zeroflowReport.errors") == []
