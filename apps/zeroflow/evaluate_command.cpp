@@ -187,6 +187,9 @@ void print_ec57(const eval::ec57_result& r, double sample_rate, std::int64_t mat
   std::printf("AF      %s  %s      (duration: reference %.0f s, test %.0f s)\n", percent_cell(r.af_se).c_str(),
               percent_cell(r.af_pp).c_str(), static_cast<double>(r.af_reference) / sample_rate,
               static_cast<double>(r.af_test) / sample_rate);
+  if (r.flutter_excluded > 0)
+    std::printf("VF          %.0f s of the reference's ventricular flutter left out of the beat comparison\n",
+                static_cast<double>(r.flutter_excluded) / sample_rate);
   std::printf("matrix      n      s      v      f      q      o   (rows: reference N S V F Q O)\n");
   const char* rows = "NSVFQO";
   for (std::size_t i = 0; i < 6; ++i) {
@@ -223,7 +226,8 @@ nlohmann::json ec57_json(const eval::ec57_result& r, double sample_rate) {
           {"af_reference_seconds", static_cast<double>(r.af_reference) / sample_rate},
           {"af_test_seconds", static_cast<double>(r.af_test) / sample_rate},
           {"af_duration_sensitivity", stat(r.af_se)},
-          {"af_duration_positive_predictivity", stat(r.af_pp)}};
+          {"af_duration_positive_predictivity", stat(r.af_pp)},
+          {"ventricular_flutter_excluded_seconds", static_cast<double>(r.flutter_excluded) / sample_rate}};
 }
 
 /// One run folder's EC57 comparison, when the run wrote beats.atr (its classes); empty otherwise.

@@ -105,19 +105,33 @@ ec57_result compare_ec57(const io::beat_labels& test, const io::beat_labels& ref
              "every beat needs a class");
   ec57_result r;
   r.start = start;
-  const auto pairs = match_peak_pairs(test.samples, reference.samples, match_samples);
+  // As bxb does: the reference's ventricular flutter is left out of the beat-by-beat comparison,
+  // its beat annotations and the test beats inside it alike (they are judged as VF episodes).
+  const auto& flutter = reference.ventricular_flutter;
+  const auto in_flutter = [&](std::int64_t sample) {
+    return std::any_of(flutter.begin(), flutter.end(), [&](const auto& e) { return e.first <= sample && sample <= e.second; });
+  };
+  io::beat_labels kept;
+  for (std::size_t i = 0; i < reference.samples.size(); ++i)
+    if (!in_flutter(reference.samples[i])) {
+      kept.samples.push_back(reference.samples[i]);
+      kept.classes.push_back(reference.classes[i]);
+    }
+  const auto pairs = match_peak_pairs(test.samples, kept.samples, match_samples);
   std::vector<std::uint8_t> test_matched(test.samples.size(), 0);
-  for (std::size_t i = 0; i < reference.samples.size(); ++i) {
+  for (std::size_t i = 0; i < kept.samples.size(); ++i) {
     const auto k = pairs[i];
     if (k >= 0) test_matched[static_cast<std::size_t>(k)] = 1;
-    if (reference.samples[i] < start) continue;
-    const int row = ec57_index(reference.classes[i]);
+    if (kept.samples[i] < start) continue;
+    const int row = ec57_index(kept.classes[i]);
     const int column = k >= 0 ? ec57_index(test.classes[static_cast<std::size_t>(k)]) : O;
     ++r.matrix[static_cast<std::size_t>(row)][static_cast<std::size_t>(column)];
   }
   for (std::size_t k = 0; k < test.samples.size(); ++k)
-    if (!test_matched[k] && test.samples[k] >= start)
+    if (!test_matched[k] && test.samples[k] >= start && !in_flutter(test.samples[k]))
       ++r.matrix[O][static_cast<std::size_t>(ec57_index(test.classes[k]))];
+  for (const auto& [from, to] : flutter)
+    r.flutter_excluded += std::max<std::int64_t>(0, std::min(to, record_end) - std::max(from, start));
   const auto reference_af = after(af_intervals(reference.rhythm, record_end), start);
   const auto test_af = after(af_intervals(test.rhythm, record_end), start);
   r.af_reference = length(reference_af);
@@ -133,6 +147,7 @@ void add_counts(ec57_result& total, const ec57_result& record) {
   total.af_reference += record.af_reference;
   total.af_test += record.af_test;
   total.af_overlap += record.af_overlap;
+  total.flutter_excluded += record.flutter_excluded;
   derive(total);
 }
 

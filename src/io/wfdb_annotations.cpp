@@ -1,9 +1,11 @@
 // WFDB annotation files in MIT format: a stream of 16-bit little-endian words, each a 6-bit
 // annotation code and a 10-bit sample interval, with escape codes for long intervals (SKIP) and
-// for fields of the annotation before (NUM, SUB, CHN, AUX). Only beat annotations are kept.
+// for fields of the annotation before (NUM, SUB, CHN, AUX). Beats, rhythm changes and
+// ventricular flutter episodes are kept.
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -27,6 +29,7 @@ constexpr bool is_beat(unsigned code) {
   return (code >= 1 && code <= 13) || code == 25 || code == 30 || code == 34 || code == 35 || code == 38 || code == 41;
 }
 
+constexpr unsigned flutter_on_code = 32, flutter_off_code = 33;
 constexpr unsigned rhythm_code = 28, skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
 
 }  // namespace
@@ -47,6 +50,7 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   std::int64_t sample = 0;
   std::size_t offset = 0;
   bool rhythm_before = false;  // the annotation before was a rhythm change (its text follows)
+  std::int64_t flutter_from = -1;  // the sample of an open `[` (ventricular flutter's onset)
   while (offset < size) {
     const std::size_t at = offset;
     const unsigned word = word_at(offset);
@@ -83,6 +87,11 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
     }
     sample += interval;
     rhythm_before = code == rhythm_code;
+    if (code == flutter_on_code && flutter_from < 0) flutter_from = sample;
+    if (code == flutter_off_code && flutter_from >= 0) {
+      out.ventricular_flutter.emplace_back(flutter_from, sample);
+      flutter_from = -1;
+    }
     if (code >= symbols.size() || !is_beat(code)) continue;
     if (!out.samples.empty() && sample <= out.samples.back()) {
       // Several channels may annotate the same beat; the labels keep one per sample.
@@ -98,6 +107,7 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   }
   if (offset > size)
     ZF_THROW(parse_error, name, ": byte ", size, ": the file ends inside an annotation's text; is it truncated?");
+  if (flutter_from >= 0) out.ventricular_flutter.emplace_back(flutter_from, std::numeric_limits<std::int64_t>::max());
   return out;
 }
 

@@ -52,6 +52,27 @@ TEST(Ec57, CountsTheConfusionMatrixAsBxbDoes) {
   EXPECT_EQ(all.qrs_se.denominator, 8);
 }
 
+TEST(Ec57, LeavesTheReferencesVentricularFlutterOut) {
+  // Reference: N beats at 100..400 and 800..900; flutter marked from 450 to 750 ([ and ]), with a
+  // beat annotation inside it that bxb skips too.
+  auto reference = beats({100, 200, 300, 400, 600, 800, 900}, "NNNNVNN");
+  reference.ventricular_flutter = {{450, 750}};
+  // Test: every reference beat outside, and four detections of flutter waves inside, called V.
+  const auto test = beats({101, 201, 299, 400, 500, 560, 620, 700, 801, 899}, "NNNNVVVVNN");
+  const auto r = ev::compare_ec57(test, reference, 20, 0, 1000);
+  EXPECT_EQ(r.qrs_se.numerator, 6);
+  EXPECT_EQ(r.qrs_se.denominator, 6);  // the reference V at 600 is not counted
+  EXPECT_EQ(r.qrs_pp.denominator, 6);  // nor are the four test beats inside the flutter
+  EXPECT_EQ(r.matrix[5][2], 0);        // Ov
+  EXPECT_EQ(r.veb_pp.denominator, 0);
+  EXPECT_EQ(r.flutter_excluded, 300);
+  // Without the flutter marks, the same test beats are extra detections and V false positives.
+  reference.ventricular_flutter.clear();
+  const auto plain = ev::compare_ec57(test, reference, 20, 0, 1000);
+  EXPECT_EQ(plain.matrix[5][2], 3);
+  EXPECT_EQ(plain.matrix[2][2], 1);
+}
+
 TEST(Ec57, AfDurationIsTheOverlapAfterTheStart) {
   zio::beat_labels reference, test;
   reference.rhythm = {{0, "N"}, {100, "AFIB"}, {300, "N"}, {500, "AFL"}};          // AF 100-300, 500-end

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -148,4 +149,22 @@ TEST(Labels, ReadLabelsTakesAnythingElseForWfdbAnnotations) {
   const auto l = io::read_labels(dir.write("rec.atr", atr));
   EXPECT_EQ(l.samples, (std::vector<std::int64_t>{100, 250, 550}));
   EXPECT_EQ(l.classes, (std::vector<char>{'N', 'V', 'N'}));
+}
+
+TEST(Labels, WfdbAnnotationsKeepVentricularFlutterEpisodes) {
+  // Codes 32 ('[') and 33 (']') open and close ventricular flutter, 31 ('!') marks its waves:
+  // an N at 100, flutter from 200 to 500 with two waves, an N at 600, then a flutter left open.
+  auto word = [](unsigned code, unsigned difference) {
+    const unsigned w = (code << 10) | difference;
+    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
+  };
+  const std::string atr = word(1, 100) + word(32, 100) + word(31, 100) + word(31, 100) + word(33, 100) +
+                          word(1, 100) + word(32, 50) + std::string(2, '\0');
+  zf::test::scratch_dir dir;
+  const auto l = io::read_labels(dir.write("vf.atr", atr));
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{100, 600}));
+  ASSERT_EQ(l.ventricular_flutter.size(), 2U);
+  EXPECT_EQ(l.ventricular_flutter[0], (std::pair<std::int64_t, std::int64_t>{200, 500}));
+  EXPECT_EQ(l.ventricular_flutter[1].first, 650);
+  EXPECT_EQ(l.ventricular_flutter[1].second, std::numeric_limits<std::int64_t>::max());
 }

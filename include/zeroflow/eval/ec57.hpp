@@ -9,6 +9,8 @@
 /// - VEB: TP Vv; FN Vn + Vs + Vf + Vq + Vo; FP Nv + Sv + Ov (a fusion or unclassifiable beat
 ///   called V is no error); TN every other pair without V; FPR = FP / (TN + FP);
 /// - SVEB: TP Ss; FN Sn + Sv + Sf + Sq + So; FP Ns + Vs + Fs + Os;
+/// - ventricular flutter or fibrillation of the reference (`[` … `]`) is left out: neither its
+///   reference beats nor the test beats inside it are counted (bxb does the same);
 /// - AF: duration sensitivity = overlap / reference AF time, positive predictivity = overlap /
 ///   test AF time, AF being atrial fibrillation or flutter (`(AFIB`, `(AFL`).
 #include <array>
@@ -38,6 +40,8 @@ struct ec57_result {
   std::int64_t af_reference = 0, af_test = 0, af_overlap = 0;
   ratio_stat af_se, af_pp;
   std::int64_t start = 0;  ///< the first sample counted
+  /// Samples after the start left out as the reference's ventricular flutter or fibrillation.
+  std::int64_t flutter_excluded = 0;
 };
 
 /// @brief The AAMI class letter's row/column in ec57_result::matrix (N S V F Q O → 0..5).

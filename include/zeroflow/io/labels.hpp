@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zeroflow::io {
@@ -24,6 +25,10 @@ struct beat_labels {
   std::vector<char> classes;          ///< AAMI class of each beat: 'N', 'S', 'V', 'F' or 'Q'
   /// Rhythm changes (`+` annotations) of a WFDB annotation file, in time order; a CSV has none.
   std::vector<rhythm_change> rhythm;
+  /// Ventricular flutter or fibrillation of a WFDB annotation file, as sample intervals from its
+  /// `[` to its `]` annotation, both included (an episode left open ends at the last sample
+  /// representable); a CSV has none. EC57 leaves these intervals out of the beat-by-beat comparison.
+  std::vector<std::pair<std::int64_t, std::int64_t>> ventricular_flutter;
 };
 
 /// @brief The AAMI EC57 class of a beat symbol: N (N, L, R, e, j), S (A, a, J, S), V (V, E),
