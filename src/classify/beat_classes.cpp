@@ -120,32 +120,41 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   const qrs_window qrs = rows.qrs();
   const auto family = detail::shape_families(rows.qrs_segments(unlike_beats), qrs.end - qrs.begin, p.family_correlation,
                                              p.max_families);
+  // Families vote by the timing of their members where the rhythm is regular enough for timing
+  // to mean something (outside AF and outside irregular stretches such as an episode's edges),
+  // and only when most of the family is there: a family mostly inside AF is judged by shape.
+  std::vector<std::uint8_t> irregular_rhythm;
   auto ventricular_of = [&](std::span<const std::uint8_t> in_af) {
-    std::vector<std::int64_t> members(static_cast<std::size_t>(p.max_families), 0), timed(members);
+    std::vector<std::int64_t> members(static_cast<std::size_t>(p.max_families), 0), voters(members), timed(members);
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
       const auto b = static_cast<std::size_t>(unlike_beats[i]);
-      if (!in_af.empty() && in_af[b]) continue;
-      ++members[static_cast<std::size_t>(family[i])];
-      timed[static_cast<std::size_t>(family[i])] += ventricular_timing[b];
+      const auto f = static_cast<std::size_t>(family[i]);
+      ++members[f];
+      if (!in_af.empty() && (in_af[b] || irregular_rhythm[b])) continue;
+      ++voters[f];
+      timed[f] += ventricular_timing[b];
     }
     std::vector<std::uint8_t> v(n, 0);
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
       const auto b = static_cast<std::size_t>(unlike_beats[i]);
       const auto f = static_cast<std::size_t>(family[i]);
-      // A family entirely inside AF has no timing to judge by: inside AF unlike is V anyway.
+      const bool votes = 2 * voters[f] >= members[f] && voters[f] > 0;
       const bool family_ventricular =
-          members[f] == 0 ||
-          static_cast<double>(timed[f]) >= p.family_ventricular_share * static_cast<double>(members[f]);
-      v[b] = ventricular_timing[b] || family_ventricular;
+          votes && static_cast<double>(timed[f]) >= p.family_ventricular_share * static_cast<double>(voters[f]);
+      // Inside AF a beat's own timing says nothing, and nor does it at an episode's irregular edges
+      // for a family that lives inside AF: there the shape decides.
+      const bool by_shape = !in_af.empty() && (in_af[b] || (irregular_rhythm[b] && !votes));
+      v[b] = family_ventricular ||
+             (by_shape ? out.similarity[b] < p.af_ventricular_similarity : static_cast<bool>(ventricular_timing[b]));
     }
     return v;
   };
   // AF is judged without the V beats (their intervals are not the atria's), then decides the
   // beats whose timing says nothing inside it, and the families are voted again without them.
   const auto first_guess = ventricular_of({});
-  const auto irregular = detail::irregularity(rr_before, first_guess);
+  irregular_rhythm = detail::irregular_windows(detail::irregularity(rr_before, first_guess), p);
   const auto coherence = rows.p_wave_coherence(first_guess, p.af_neighbours);
-  out.in_af = detail::af_beats(irregular, coherence, p);
+  out.in_af = detail::af_beats(irregular_rhythm, coherence, p);
   const auto ventricular = ventricular_of(out.in_af);
 
   // Supraventricular runs, measured against the rhythm before them; the local normal interval
@@ -158,8 +167,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t b = 0; b < n; ++b) {
     out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
     if (unlike[b]) {
-      const bool v = ventricular[b] || out.in_af[b];
-      out.classes[b] = v ? 'V' : 'Q';
+      out.classes[b] = ventricular[b] ? 'V' : 'Q';
     } else if (!out.in_af[b] && (rr_before[b] < p.premature * normal_rr[b] || in_run[b])) {
       out.classes[b] = 'S';
     }

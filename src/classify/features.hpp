@@ -99,9 +99,13 @@ std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_befor
                                                 std::span<const std::uint8_t> in_af, std::span<const double> fallback,
                                                 const class_params& params);
 
+/// For each beat, whether its window (±af_neighbours) is irregular: more than irregular_share of
+/// its measured beats (at least eight) step by more than irregular_step.
+std::vector<std::uint8_t> irregular_windows(std::span<const double> irregular, const class_params& params);
+
 /// Beats inside AF episodes: windows both irregular and without P waves, runs of at least
 /// min_episode_beats.
-std::vector<std::uint8_t> af_beats(std::span<const double> irregular, std::span<const double> coherence,
+std::vector<std::uint8_t> af_beats(std::span<const std::uint8_t> irregular_window, std::span<const double> coherence,
                                    const class_params& params);
 
 }  // namespace zeroflow::classify::detail

@@ -79,10 +79,9 @@ std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, 
   return out;
 }
 
-std::vector<std::uint8_t> af_beats(std::span<const double> irregular, std::span<const double> coherence,
-                                   const class_params& params) {
+std::vector<std::uint8_t> irregular_windows(std::span<const double> irregular, const class_params& params) {
   const auto n = static_cast<std::int64_t>(irregular.size());
-  std::vector<std::uint8_t> window_af(irregular.size(), 0);
+  std::vector<std::uint8_t> out(irregular.size(), 0);
   for (std::int64_t b = 0; b < n; ++b) {
     const std::int64_t lo = std::max<std::int64_t>(0, b - params.af_neighbours);
     const std::int64_t hi = std::min(n, b + params.af_neighbours + 1);
@@ -95,12 +94,23 @@ std::vector<std::uint8_t> af_beats(std::span<const double> irregular, std::span<
     }
     if (measured < 8) continue;
     const double share = static_cast<double>(irregular_beats) / static_cast<double>(measured);
-    // A window without a measurable P wave (NaN) is judged by its rhythm alone.
+    out[static_cast<std::size_t>(b)] = share > params.irregular_share;
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> af_beats(std::span<const std::uint8_t> irregular_window, std::span<const double> coherence,
+                                   const class_params& params) {
+  const auto n = static_cast<std::int64_t>(irregular_window.size());
+  std::vector<std::uint8_t> window_af(irregular_window.size(), 0);
+  // A window without a measurable P wave (NaN) is judged by its rhythm alone.
+  for (std::int64_t b = 0; b < n; ++b) {
     const double c = coherence[static_cast<std::size_t>(b)];
-    window_af[static_cast<std::size_t>(b)] = share > params.irregular_share && !(c > params.p_wave_coherence);
+    window_af[static_cast<std::size_t>(b)] =
+        irregular_window[static_cast<std::size_t>(b)] && !(c > params.p_wave_coherence);
   }
   // Short runs are ectopy or noise, not an episode.
-  std::vector<std::uint8_t> out(irregular.size(), 0);
+  std::vector<std::uint8_t> out(irregular_window.size(), 0);
   for (std::int64_t b = 0; b < n;) {
     if (!window_af[static_cast<std::size_t>(b)]) {
       ++b;

@@ -109,7 +109,8 @@ ec57_result compare_ec57(const io::beat_labels& test, const io::beat_labels& ref
   // its beat annotations and the test beats inside it alike (they are judged as VF episodes).
   const auto& flutter = reference.ventricular_flutter;
   const auto in_flutter = [&](std::int64_t sample) {
-    return std::any_of(flutter.begin(), flutter.end(), [&](const auto& e) { return e.first <= sample && sample <= e.second; });
+    return std::any_of(flutter.begin(), flutter.end(),
+                       [&](const auto& e) { return e.first <= sample && sample <= e.second; });
   };
   io::beat_labels kept;
   for (std::size_t i = 0; i < reference.samples.size(); ++i)

@@ -49,7 +49,7 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   beat_labels out;
   std::int64_t sample = 0;
   std::size_t offset = 0;
-  bool rhythm_before = false;  // the annotation before was a rhythm change (its text follows)
+  bool rhythm_before = false;      // the annotation before was a rhythm change (its text follows)
   std::int64_t flutter_from = -1;  // the sample of an open `[` (ventricular flutter's onset)
   while (offset < size) {
     const std::size_t at = offset;

@@ -158,8 +158,8 @@ TEST(Labels, WfdbAnnotationsKeepVentricularFlutterEpisodes) {
     const unsigned w = (code << 10) | difference;
     return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
   };
-  const std::string atr = word(1, 100) + word(32, 100) + word(31, 100) + word(31, 100) + word(33, 100) +
-                          word(1, 100) + word(32, 50) + std::string(2, '\0');
+  const std::string atr = word(1, 100) + word(32, 100) + word(31, 100) + word(31, 100) + word(33, 100) + word(1, 100) +
+                          word(32, 50) + std::string(2, '\0');
   zf::test::scratch_dir dir;
   const auto l = io::read_labels(dir.write("vf.atr", atr));
   EXPECT_EQ(l.samples, (std::vector<std::int64_t>{100, 600}));

@@ -27,8 +27,10 @@
 ///    previous one by more than `irregular_step` in log ratio, over ±16 beats, V beats left out)
 ///    above `irregular_share`, *and* no consistent P wave (the energy of the window's average
 ///    P-wave segment is at most `p_wave_coherence` of the segments' mean energy); episodes of at
-///    least `min_episode_beats` beats. Inside AF an unlike shape is V without a timing test, and
-///    an early beat is not S.
+///    least `min_episode_beats` beats. Inside AF timing says nothing: an unlike shape is V when
+///    its family is ventricular by its members outside AF, or when it is far from the dominant
+///    one (similarity below `af_ventricular_similarity`: another QRS, not the same one conducted
+///    a little differently, as aberrant beats in AF are); else Q. An early beat is not S.
 /// 6. Q: a shape unlike the dominant one and neither timing nor family ventricular (noise,
 ///    artefact, a beat the rule cannot place). S, outside AF, for a dominant shape: arriving
 ///    early (R–R before below `premature` of the local normal interval), or inside a
@@ -48,27 +50,28 @@ namespace zeroflow::classify {
 
 /// The tuned thresholds; the defaults are the documented method.
 struct class_params {
-  double dominant_correlation = 0.85;     ///< the lowest bound of the dominant shape's similarity
-  double dominant_ceiling = 0.95;         ///< the highest bound of the dominant shape's similarity
-  double dominant_spread = 10.0;          ///< robust deviations below the median similarity: the bound
-  double family_correlation = 0.8;        ///< QRS correlation that joins an unlike beat to a family
-  double family_ventricular_share = 0.5;  ///< share of ventricular timings that makes a family V
-  std::int64_t max_families = 64;         ///< families at most (later beats join the nearest)
-  double early_ventricular = 0.92;        ///< R–R before / local dominant R–R below this: early enough for V
-  double pause_after = 1.10;              ///< R–R after / local dominant R–R above this: a compensatory pause
-  double premature = 0.87;                ///< R–R before / local normal R–R below this: an S beat
-  double run_onset = 0.75;                ///< R–R / reference below this: a supraventricular run starts
-  double run_continue = 0.87;             ///< R–R / reference below this: the run goes on
-  double run_regularity = 0.10;           ///< |ln(R–R / previous R–R)| at most this: the run goes on
-  std::int64_t reference_intervals = 8;   ///< normal intervals of the reference rhythm
-  double reference_seconds = 60;          ///< how old a reference interval may be
-  std::int64_t rhythm_neighbours = 8;     ///< beats on each side that make the local rhythm
-  std::int64_t af_neighbours = 16;        ///< beats on each side of the AF window
-  double irregular_step = 0.10;           ///< |ln(RR_b / RR_b−1)| above this: an irregular beat
-  double irregular_share = 0.45;          ///< share of irregular beats above which the window is irregular
-  double p_wave_coherence = 0.20;         ///< window P-wave coherence at or below which P waves are absent
-  std::int64_t min_episode_beats = 30;    ///< shortest AF episode reported
-  std::int64_t template_rows = 2048;      ///< rows at most in the dominant beat's median
+  double dominant_correlation = 0.85;      ///< the lowest bound of the dominant shape's similarity
+  double dominant_ceiling = 0.95;          ///< the highest bound of the dominant shape's similarity
+  double dominant_spread = 10.0;           ///< robust deviations below the median similarity: the bound
+  double family_correlation = 0.8;         ///< QRS correlation that joins an unlike beat to a family
+  double family_ventricular_share = 0.5;   ///< share of ventricular timings that makes a family V
+  std::int64_t max_families = 64;          ///< families at most (later beats join the nearest)
+  double early_ventricular = 0.92;         ///< R–R before / local dominant R–R below this: early enough for V
+  double pause_after = 1.10;               ///< R–R after / local dominant R–R above this: a compensatory pause
+  double premature = 0.87;                 ///< R–R before / local normal R–R below this: an S beat
+  double run_onset = 0.75;                 ///< R–R / reference below this: a supraventricular run starts
+  double run_continue = 0.87;              ///< R–R / reference below this: the run goes on
+  double run_regularity = 0.10;            ///< |ln(R–R / previous R–R)| at most this: the run goes on
+  std::int64_t reference_intervals = 8;    ///< normal intervals of the reference rhythm
+  double reference_seconds = 60;           ///< how old a reference interval may be
+  std::int64_t rhythm_neighbours = 8;      ///< beats on each side that make the local rhythm
+  std::int64_t af_neighbours = 16;         ///< beats on each side of the AF window
+  double irregular_step = 0.10;            ///< |ln(RR_b / RR_b−1)| above this: an irregular beat
+  double irregular_share = 0.45;           ///< share of irregular beats above which the window is irregular
+  double p_wave_coherence = 0.20;          ///< window P-wave coherence at or below which P waves are absent
+  std::int64_t min_episode_beats = 30;     ///< shortest AF episode reported
+  double af_ventricular_similarity = 0.5;  ///< inside AF, an unlike beat less similar than this is V
+  std::int64_t template_rows = 2048;       ///< rows at most in the dominant beat's median
 };
 
 /// A rhythm episode: beats first_beat..last_beat (inclusive) and their R-peak samples.

@@ -33,12 +33,16 @@ struct qrs_rules {
   float t_wave_energy = 0.5F;     ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
   float t_wave_steep = 0.25F;     ///< or slope under this fraction whatever its energy
   float search_back_gap = 1.66F;  ///< search back once a gap exceeds this many mean RR intervals
+  float gap_floor = 1.0F / 16;    ///< a gap lowers the signal level to this fraction of the last beat's at most
 };
 
 /// Running estimates of the detector, kept between candidates.
 struct qrs_state {
   float signal_level = 0, noise_level = 0;
   std::int64_t last = -1;   ///< candidate index of the last beat (-1 before the first)
+  float level_at_last = 0;  ///< the signal level when the last beat was accepted
+  bool lowered = false;     ///< the levels were lowered in the gap since the last beat
+  float slope_level = 0;    ///< running estimate of the beats' steepest slope (0 before the first beat)
   std::int64_t rr[8] = {};  ///< the last RR intervals (samples), a ring
   int rr_count = 0;
   std::int64_t beats = 0;
@@ -55,6 +59,11 @@ struct qrs_state {
     // A single huge artefact must not deafen the detector: its influence is capped.
     const float capped = amplitude < 3 * signal_level ? amplitude : 3 * signal_level;
     signal_level = weight * capped + (1 - weight) * signal_level;
+  }
+  ZF_QRS_HD void learn_slope(float slope) {
+    // Capped like the signal level, so that one artefact (a baseline step) cannot set it.
+    const float capped = slope_level > 0 && slope > 3 * slope_level ? 3 * slope_level : slope;
+    slope_level = slope_level > 0 ? 0.125F * capped + 0.875F * slope_level : slope;
   }
   ZF_QRS_HD void learn_noise(float amplitude) { noise_level = 0.125F * amplitude + 0.875F * noise_level; }
 };
@@ -128,6 +137,9 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
     mark(i, 1);
     state.last = i;
     state.learn_signal(amplitude[i], weight);
+    state.learn_slope(slope[i]);
+    state.level_at_last = state.signal_level;
+    state.lowered = false;
     ++state.beats;
   };
   auto replace_last = [&](std::int64_t i) {
@@ -137,6 +149,7 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
     mark(i, 1);
     state.last = i;
     state.learn_signal(amplitude[i], 0.125F);
+    state.level_at_last = state.signal_level;
   };
   for (std::int64_t i = emit; i < end; ++i) beat[i] = 0;
   for (std::int64_t i = begin; i < end; ++i) {
@@ -144,7 +157,14 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
     const float a = amplitude[i];
     // Search-back: a gap much longer than the recent rhythm means a beat was missed; take the
     // strongest rejected candidate in it when it clears half the threshold. When none does, the
-    // signal has become weaker (lead change, dropout, gain change): halve the levels.
+    // signal may have become weaker (lead change, dropout, gain change): halve the levels, down
+    // to gap_floor of the last beat's level. Once lowered, a beat must also be steep like a QRS
+    // (a slope of at least t_wave_steep of the beats' running slope): without that and the floor, a long
+    // pause (sinus arrest, AV block) halved the levels for every candidate in it, until a P wave
+    // or the noise passed for a beat.
+    const auto steep_enough = [&](std::int64_t j) {
+      return !state.lowered || slope[j] >= rules.t_wave_steep * state.slope_level;
+    };
     const float mean_rr = state.mean_rr();
     if (state.last >= 0 && mean_rr > 0 &&
         static_cast<float>(at - position[state.last]) > rules.search_back_gap * mean_rr) {
@@ -153,13 +173,15 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
         const std::int64_t after = position[j] - position[state.last];
         const bool t_wave = after < rules.t_wave &&
                             qrs_is_t_wave(amplitude[j], slope[j], amplitude[state.last], slope[state.last], rules);
-        if (after > rules.replace && !t_wave && (best < 0 || amplitude[j] > amplitude[best])) best = j;
+        if (after > rules.replace && !t_wave && steep_enough(j) && (best < 0 || amplitude[j] > amplitude[best]))
+          best = j;
       }
       if (best >= 0 && amplitude[best] > 0.5F * state.threshold()) {
         accept(best, 0.25F);
-      } else {
+      } else if (state.signal_level * 0.5F >= rules.gap_floor * state.level_at_last) {
         state.signal_level *= 0.5F;
         state.noise_level *= 0.5F;
+        state.lowered = true;
       }
     }
     if (state.last >= 0) {
@@ -174,8 +196,9 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
       if (since <= rules.refractory) continue;  // a longer refractory period than `replace`: not a beat
     }
     if (a > state.threshold()) {
-      if (state.last >= 0 && at - position[state.last] < rules.t_wave &&
-          qrs_is_t_wave(a, slope[i], amplitude[state.last], slope[state.last], rules)) {
+      if ((state.last >= 0 && at - position[state.last] < rules.t_wave &&
+           qrs_is_t_wave(a, slope[i], amplitude[state.last], slope[state.last], rules)) ||
+          !steep_enough(i)) {
         state.learn_noise(a);
         continue;
       }
