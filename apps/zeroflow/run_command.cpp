@@ -118,6 +118,11 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
          "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)")
       ->type_name("BYTES");
   add_raw_input_flags(cmd, f.options.raw);
+  cmd.add_flag_callback(
+      "--allow-outside-record", [&f] { f.options.record_files = io::record_files::anywhere; },
+      "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
+      "default a record reads only files beside its header, so that a record from elsewhere cannot read the "
+      "rest of the machine");
   add_io_flag(cmd);
   cmd.add_option("--jobs,-j", f.jobs,
                  "recordings of a batch run at the same time in this process, sharing the GPU (each on a stream "
@@ -277,7 +282,7 @@ std::vector<run_outcome> run_batch(run_flags& f, const std::vector<std::string>&
       if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
         throw error("cannot write into " + target.string() + ": it is a link or not a folder; remove it or choose " +
                     "another --out");
-      require_readable_recording(o.input);
+      require_readable_recording(o.input, o.record_files);
       std::filesystem::create_directory(folder);
       r = run_one(mine, folder, target, training);
     } catch (const std::exception& e) {
@@ -314,7 +319,8 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   o.sample_rate_explicit = sample_rate_given;
   o.progress = progress;
   const bool batch = f.inputs.size() > 1;
-  if (!batch) require_readable_recording(f.inputs.front());  // a batch reports each recording in runs.csv
+  if (!batch)
+    require_readable_recording(f.inputs.front(), o.record_files);  // a batch reports each recording in runs.csv
   if (!training) require_readable_file(f.model, "model");
   const std::vector<std::string> names =
       batch ? distinct_folder_names(f.inputs, {"runs.csv"}) : std::vector<std::string>{};

@@ -333,6 +333,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     io::recording_options read;
     read.lead = options.column;
     read.raw = options.raw;
+    read.files = options.record_files;
     read.threads = static_cast<unsigned>(std::max(0, options.threads));
     if (options.progress) {
       read.progress = [&, last = -1](std::uint64_t done, std::uint64_t total) mutable {
