@@ -6,9 +6,11 @@
 //
 // Input: the header's text, a NUL byte, then the bytes of the signal file. Every file the header
 // names is written with those bytes (names with a '/' are not: the reads stay in the scratch folder).
+// A name that leaves the record's folder (absolute, or through "..") must be refused, by name.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <string_view>
@@ -27,6 +29,34 @@ constexpr std::size_t max_signals_read = 8;
 
 bool stays_inside(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
+
+// The names the readers must refuse before touching any file (wfdb.hpp): absolute, or through "..".
+bool leaves_the_folder(const std::string& name) {
+  const std::filesystem::path p(name);
+  bool leaves = p.has_root_path();
+  for (const auto& part : p) leaves = leaves || part == "..";
+  return leaves;
+}
+
+// A signal whose file is outside the record's folder is refused as such, by every reader.
+void check_refused_outside(const std::filesystem::path& hea, const io::wfdb_header& header, std::size_t index) {
+  const auto refuses = [&](auto&& read) {
+    try {
+      read();
+    } catch (const zeroflow::parse_error& e) {
+      return std::string_view(e.what()).find("outside the record's folder") != std::string_view::npos;
+    } catch (const zeroflow::error&) {
+      return false;  // e.g. "missing": the file was looked for
+    }
+    return false;
+  };
+  // A null signal or one read from standard input is refused for that first.
+  if (header.signals[index].format == 0 || header.signals[index].file_name == "-") return;
+  check(refuses([&] { (void)io::read_wfdb_samples(hea, header, index, 1); }),
+        "read_wfdb_samples did not refuse a signal file outside the record's folder");
+  check(refuses([&] { (void)io::read_wfdb_signal(hea, header, index, 1); }),
+        "read_wfdb_signal did not refuse a signal file outside the record's folder");
 }
 
 std::uint32_t bits_of(float v) {
@@ -88,6 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < header.signals.size(); ++i) {
     if (!stays_inside(header.signals[i].file_name)) {
       every_file_inside = false;
+      if (i < max_signals_read && leaves_the_folder(header.signals[i].file_name)) check_refused_outside(hea, header, i);
       continue;
     }
     if (i >= max_signals_read) continue;

@@ -71,6 +71,9 @@ write("fuzz_labels_csv", "sample_symbol.csv",
       'sample,symbol\n18,+\n77,N\n370,A\n500,~\n662,L\n700,""""\n946,E\n1000,|\n1200,/\n1300,f\n')
 write("fuzz_labels_csv", "sample_symbol_aami.csv", "\ufeffsample,symbol,aami\n5,N,\n9,A,S\n12,Q,V\n20,+,x\n"
       .encode("utf-8"))
+# Symbols that are neither beats nor annotations (refused), and one sample twice (one beat or refused).
+write("fuzz_labels_csv", "unknown_symbols.csv", "sample,label\n10,N\n20,PVC\n30,0\n40,nan\n")
+write("fuzz_labels_csv", "same_sample.csv", "sample,symbol\n10,N\n10,L\n20,V\n20,N\n")
 
 # ---- WFDB annotations (fuzz_wfdb_annotations: MIT format) ----------------------------------------
 write("fuzz_wfdb_annotations", "119.atr", (MITDB / "119.atr").read_bytes())
@@ -131,6 +134,9 @@ shared = ("# made by fuzz/make_corpus.py\n"
 data = bytes(range(4)) + struct.pack("<24h", *[(-1) ** k * 37 * k for k in range(24)])
 write("fuzz_wfdb_record", "mixed", shared.encode() + b"\0" + data)
 write("fuzz_wfdb_record", "null_signal", b"z 2 100 0\ns.dat 0\ns.dat 16 100 16 0 0 0 0 II\n\0" + bytes(8))
+# Signal files outside the record's folder: refused by name, before any file is looked at.
+write("fuzz_wfdb_record", "outside_folder",
+      b"o 3 250 4\n../o.dat 16 200 16 0 0 0 0 I\n/etc/o.dat 16\nsub/../../o.dat 16\n\0" + bytes(8))
 
 # ---- EDF / EDF+ (fuzz_edf) -----------------------------------------------------------------------
 

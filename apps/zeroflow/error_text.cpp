@@ -5,6 +5,7 @@
 #include <new>
 
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
 #include "zeroflow/io/utf8.hpp"
 #if ZEROFLOW_HAS_TORCH
 #include <c10/util/Exception.h>
@@ -62,7 +63,27 @@ std::string message_of(const std::exception& e) {
     if (!fs_error->path2().empty()) where += " -> " + fs_error->path2().string();
     return one_line((where.empty() ? std::string() : where + ": ") + fs_error->code().message());
   }
+  // A broken precondition names the function whose check it is ("robust_zscore: the signal is
+  // empty"): an input the command should have refused in its own terms first. The person sees
+  // what was wrong, not the function.
+  if (dynamic_cast<const invalid_argument*>(&e) != nullptr) return one_line(without_function_name(e.what()));
   return one_line(e.what());
+}
+
+std::string without_function_name(std::string_view message) {
+  // "name_with_underscores: ..." (optionally "name::name: ..."), where the name is no file there.
+  std::size_t i = 0;
+  bool underscore = false;
+  while (i < message.size() &&
+         ((message[i] >= 'a' && message[i] <= 'z') || (message[i] >= '0' && message[i] <= '9') || message[i] == '_' ||
+          (message[i] == ':' && i + 1 < message.size() && message[i + 1] == ':'))) {
+    underscore = underscore || message[i] == '_';
+    i += message[i] == ':' ? 2 : 1;
+  }
+  if (i == 0 || !underscore || message.compare(i, 2, ": ") != 0) return std::string(message);
+  std::error_code ec;
+  if (std::filesystem::exists(std::string(message.substr(0, i)), ec)) return std::string(message);  // a file's name
+  return std::string(message.substr(i + 2));
 }
 
 }  // namespace zeroflow::cli

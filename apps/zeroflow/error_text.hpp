@@ -9,8 +9,14 @@ namespace zeroflow::cli {
 
 /// @brief The message of `e` for a person: LibTorch's errors without their stack trace (an
 /// out-of-memory one with what to try), out of memory as such, file system errors as "PATH:
-/// reason"; then made one line (one_line).
+/// reason", a broken precondition without the name of the function that checks it
+/// (without_function_name); then made one line (one_line).
 [[nodiscard]] std::string message_of(const std::exception& e);
+
+/// @brief `message` without a leading function name ("robust_zscore: the signal is empty" gives
+/// "the signal is empty"): a snake_case name with an underscore, or a qualified one, then ": ",
+/// unless a file of that name exists (then it is the file the message is about).
+[[nodiscard]] std::string without_function_name(std::string_view message);
 
 /// @brief `text` as one printable line: line breaks and tabs become spaces, other control
 /// characters and bytes that are not UTF-8 become \xNN (a file name or cell may hold anything),

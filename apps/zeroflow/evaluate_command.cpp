@@ -269,6 +269,15 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
       ZF_THROW(error, "no labels to evaluate against: give --labels FILE (", (out / "summary.json").string(),
                " records none)");
     labels_file = recorded->get<std::string>();
+    // A summary is followed only to the very file the run read: one from elsewhere must not make
+    // evaluate read (and report on) another file of this machine. The message is the same
+    // whether or not that file exists.
+    const auto fingerprint = summary.find("labels_fingerprint");
+    if (fingerprint == summary.end() || !fingerprint->is_string() ||
+        !io::has_fingerprint(labels_file, fingerprint->get<std::string>()))
+      ZF_THROW(error, (out / "summary.json").string(), " records the labels ", labels_file.string(),
+               ", but not as the file this run read (it was changed or moved since, or the summary comes from "
+               "elsewhere); pass --labels FILE to evaluate against labels you choose");
   }
 
   reads.push_back(labels_file);
@@ -384,7 +393,8 @@ void add_evaluate(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--labels,-l", flags->labels,
                   "reference beats: a CSV (sample,label / sample,symbol / sample,symbol,aami) or a WFDB annotation "
-                  "file such as 106.atr (default: the labels recorded in OUT_DIR/summary.json)");
+                  "file such as 106.atr (default: the labels recorded in OUT_DIR/summary.json, when they are still the "
+                  "file that run read)");
   cmd->add_option("--tolerance", flags->tolerance, "largest distance of a matched detection, seconds")
       ->capture_default_str()
       ->check(number_in(0.0, 60.0, "s"));

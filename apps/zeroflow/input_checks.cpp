@@ -59,11 +59,14 @@ void require_replaceable_file(const std::filesystem::path& path, const std::stri
            "; give the name of a file to write");
 }
 
-void require_readable_recording(const std::filesystem::path& path) {
+void require_readable_recording(const std::filesystem::path& path, io::record_files files) {
   require_readable_file(path, "recording");
   if (lower_extension(path) != ".hea") return;
   const auto header = io::read_wfdb_header(path);
-  for (const auto& signal : header.signals) require_readable_file(path.parent_path() / signal.file_name, "signal file");
+  // The name is checked before the file is looked at: an error must not tell whether a file
+  // outside the record exists.
+  for (std::size_t i = 0; i < header.signals.size(); ++i)
+    require_readable_file(io::wfdb_signal_path(path, header, i, files), "signal file");
 }
 
 std::optional<std::filesystem::path> readable_labels(const std::filesystem::path& path,

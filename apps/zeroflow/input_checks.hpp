@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "zeroflow/io/wfdb.hpp"
+
 namespace zeroflow::cli {
 
 /// @brief Refuses a file that cannot be read before any work starts.
@@ -22,8 +24,9 @@ void require_readable_file(const std::filesystem::path& path, const std::string&
 void require_replaceable_file(const std::filesystem::path& path, const std::string& what);
 
 /// @brief Refuses a recording that cannot be read: the file itself and, for a WFDB header
-/// (NAME.hea), every signal file it names.
-void require_readable_recording(const std::filesystem::path& path);
+/// (NAME.hea), every signal file it names, which must lie in the record's folder unless `files`
+/// allows any (io::wfdb_signal_path).
+void require_readable_recording(const std::filesystem::path& path, io::record_files files);
 
 /// @brief The labels file when it can be read; otherwise a warning through `warn` and nothing
 /// (a labels file that cannot be read never fails a run).

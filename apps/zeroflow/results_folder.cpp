@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "csv_line.hpp"
+#include "error_text.hpp"
 #include "output_folders.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -58,10 +59,7 @@ std::vector<std::string> folders_listed_in(const fs::path& runs_csv) {
       continue;
     }
     if (out_column >= cells.size()) continue;
-    std::string cell = cells[out_column];
-    if (cell.size() > 1 && cell.front() == '\'' && std::string_view("=+-@\t\r").find(cell[1]) != std::string_view::npos)
-      cell.erase(0, 1);  // written so by csv_field: not a formula for a spreadsheet
-    const std::string name = fs::path(cell).filename().string();
+    const std::string name = fs::path(unguarded_cell(cells[out_column])).filename().string();
     if (!name.empty() && name != "." && name != "..") names.push_back(name);
   }
   return names;
@@ -262,6 +260,26 @@ void staged_results::commit(const std::vector<fs::path>& replaced) {
   }
 }
 
+std::string in_terms_of_out(std::string message, const fs::path& staging, const fs::path& out) {
+  // The folder's own name first, then what is inside it ("STAGING/x" becomes "OUT/x").
+  const std::string hidden = staging.string();
+  const std::string shown = out.string();
+  for (std::size_t at = message.find(hidden); at != std::string::npos; at = message.find(hidden, at + shown.size()))
+    message.replace(at, hidden.size(), shown);
+  return message;
+}
+
+void with_staging_named_as_out(const fs::path& staging, const fs::path& out,
+                               const std::function<void(const fs::path&)>& work) {
+  try {
+    work(staging);
+  } catch (const std::exception& e) {
+    const std::string message = message_of(e);  // a file system error's paths too
+    if (message.find(staging.string()) == std::string::npos) throw;
+    throw error(in_terms_of_out(message, staging, out));
+  }
+}
+
 void write_results(const results_request& request, const std::function<void(const fs::path&)>& work) {
   const fs::path& out = request.out;
   const auto made = make_output_folder(out);
@@ -278,7 +296,7 @@ void write_results(const results_request& request, const std::function<void(cons
     earlier = keep_inputs(out, std::move(earlier), request.inputs);
     if (!earlier.empty() && !request.force) throw error(refusal_to_replace(out, earlier));
     staged_results staged(out);  // removed again if the work fails or is interrupted
-    work(staged.path());
+    with_staging_named_as_out(staged.path(), out, work);
     if (!earlier.empty())
       progress("replacing the " + std::to_string(earlier.size()) + " earlier results in " + out.string());
     staged.commit(earlier);

@@ -91,6 +91,16 @@ class staged_results {
   std::optional<undo_on_interrupt> undo_;  // last: unregistered before what it uses goes
 };
 
+/// @brief `message` with every mention of the staging folder `staging` said as `out`, where its
+/// results were to go: a person never sees the hidden folder (a disk-full error names their file).
+[[nodiscard]] std::string in_terms_of_out(std::string message, const std::filesystem::path& staging,
+                                          const std::filesystem::path& out);
+
+/// @brief Calls `work(staging)`; an exception whose message names `staging` is thrown again as a
+/// zeroflow::error that names `out` in its place (in_terms_of_out), any other as it is.
+void with_staging_named_as_out(const std::filesystem::path& staging, const std::filesystem::path& out,
+                               const std::function<void(const std::filesystem::path&)>& work);
+
 /// What a command writes into an output folder, for write_results.
 struct results_request {
   std::filesystem::path out;  ///< the output folder (made when missing)

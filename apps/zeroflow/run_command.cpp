@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "concurrent_jobs.hpp"
+#include "csv_line.hpp"
 #include "error_text.hpp"
 #include "flag_checks.hpp"
 #include "input_checks.hpp"
@@ -118,6 +119,11 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
          "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)")
       ->type_name("BYTES");
   add_raw_input_flags(cmd, f.options.raw);
+  cmd.add_flag_callback(
+      "--allow-outside-record", [&f] { f.options.record_files = io::record_files::anywhere; },
+      "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
+      "default a record reads only files beside its header, so that a record from elsewhere cannot read the "
+      "rest of the machine");
   add_io_flag(cmd);
   cmd.add_option("--jobs,-j", f.jobs,
                  "recordings of a batch run at the same time in this process, sharing the GPU (each on a stream "
@@ -198,19 +204,8 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& staging, const st
   return done;
 }
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break. A text that a spreadsheet
-/// would run as a formula (it starts with =, +, -, @, a tab or a carriage return: a file named
-/// "=HYPERLINK(...).csv") gets a leading apostrophe, as OWASP advises; folders_listed_in takes it
-/// off again.
-std::string csv_field(const std::string& text) {
-  const bool formula = !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
-  const std::string safe = formula ? "'" + text : text;
-  if (safe.find_first_of(",\"\n\r") == std::string::npos) return safe;
-  std::string quoted = "\"";
-  for (char ch : safe) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
-}
-
+/// One line per input; a name a spreadsheet would run as a formula ("=HYPERLINK(...).csv") gets a
+/// leading apostrophe, as OWASP advises (csv_field), and folders_listed_in takes it off again.
 void write_runs_csv(const std::filesystem::path& path, const std::vector<run_outcome>& runs) {
   io::write_atomically(path, [&](std::ostream& csv) {
     csv << "input,out,status,samples,beats_found,beats_kept,seconds,error\n";
@@ -277,12 +272,12 @@ std::vector<run_outcome> run_batch(run_flags& f, const std::vector<std::string>&
       if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
         throw error("cannot write into " + target.string() + ": it is a link or not a folder; remove it or choose " +
                     "another --out");
-      require_readable_recording(o.input);
+      require_readable_recording(o.input, o.record_files);
       std::filesystem::create_directory(folder);
       r = run_one(mine, folder, target, training);
     } catch (const std::exception& e) {
       if (interrupted()) wait_for_interrupt_exit();
-      r.error = message_of(e);
+      r.error = in_terms_of_out(message_of(e), folder, target);
       o.progress("failed: " + r.error);
       std::error_code ec;
       std::filesystem::remove_all(folder, ec);  // nothing half-written
@@ -314,7 +309,8 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   o.sample_rate_explicit = sample_rate_given;
   o.progress = progress;
   const bool batch = f.inputs.size() > 1;
-  if (!batch) require_readable_recording(f.inputs.front());  // a batch reports each recording in runs.csv
+  if (!batch)
+    require_readable_recording(f.inputs.front(), o.record_files);  // a batch reports each recording in runs.csv
   if (!training) require_readable_file(f.model, "model");
   const std::vector<std::string> names =
       batch ? distinct_folder_names(f.inputs, {"runs.csv"}) : std::vector<std::string>{};
@@ -327,15 +323,25 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   std::vector<run_outcome> runs;
   try {
     const folder_lock lock(out);
+    // Every recording's folder is checked now, not when the batch reaches it after the others' work.
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::error_code ec;
+      const auto status = std::filesystem::symlink_status(out / names[i], ec);
+      if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+        throw error("cannot write the results of " + f.inputs[i] + " into " + (out / names[i]).string() +
+                    ": it is a link or not a folder; remove it or choose another --out");
+    }
     const auto earlier = replaceable(out, earlier_results(out, names), f);
     if (!earlier.empty() && !f.force) throw error(refusal_to_replace(out, earlier));
     staged_results staged(out);  // removed again if this run fails or is interrupted
-    if (batch) {
-      runs = run_batch(f, names, out, staged.path(), training);
-    } else {
-      o.input = f.inputs.front();
-      (void)run_one(f, staged.path(), out, training);
-    }
+    with_staging_named_as_out(staged.path(), out, [&](const std::filesystem::path& staging) {
+      if (batch) {
+        runs = run_batch(f, names, out, staging, training);
+      } else {
+        o.input = f.inputs.front();
+        (void)run_one(f, staging, out, training);
+      }
+    });
     if (!earlier.empty())
       progress("replacing the " + std::to_string(earlier.size()) + " earlier results in " + out.string());
     staged.commit(earlier);

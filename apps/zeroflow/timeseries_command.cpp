@@ -206,6 +206,7 @@ std::string write_timeseries(const timeseries_flags& f, const std::filesystem::p
   io::csv_options read;
   read.columns = {column_of(f.column)};
   read.where = where;
+  read.blank = io::blank_lines::refuse;  // rows are points in time, and labels name them by row
   const table t = io::read_csv(input, read);
   const array values = t.columns.at(0);
   const std::string column = t.names.at(0);

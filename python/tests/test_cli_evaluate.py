@@ -219,6 +219,15 @@ def test_labels_default_to_those_recorded_in_the_summary(zeroflow_bin, tmp_path)
     summary["labels"] = str(labels)
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     out_json = tmp_path / "elsewhere.json"
+    # A path alone is not followed: the run records which file it read (io::file_fingerprint).
+    proc = run_cli(zeroflow_bin, "evaluate", tmp_path, "--json", out_json, check=False)
+    assert proc.returncode == 1 and "pass --labels FILE" in proc.stderr
+    data = labels.read_bytes()
+    fnv = 0xCBF29CE484222325
+    for byte in data:
+        fnv = ((fnv ^ byte) * 0x100000001B3) % 2**64
+    summary["labels_fingerprint"] = f"{len(data)}:{fnv:016x}"
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
     run_cli(zeroflow_bin, "evaluate", tmp_path, "--json", out_json)
     check(json.loads(out_json.read_text()), expected(samples, symbols, peaks, matched))
     assert not (tmp_path / "evaluation.json").exists()

@@ -886,3 +886,180 @@ def test_a_wfdb_record_whose_signal_file_is_a_fifo_is_refused(zeroflow_bin, tmp_
         "device); zeroflow reads the signal file from a file: save it to one first"
     ]
     assert snapshot(tmp_path) == before
+
+
+# ---- class 2: a record reads only files in its own folder ---------------------------------------------
+
+
+def wfdb_record(folder, recording, signal_file, dat_at=None):
+    """A WFDB header in `folder` naming `signal_file` (format 16, 200 units/mV) and, at `dat_at`, the
+    recording's samples in that format; returns the header's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = recording.read_text().split()
+    samples = [float(v) for v in lines[1:]]
+    if dat_at is not None:
+        dat_at.parent.mkdir(parents=True, exist_ok=True)
+        import numpy as np
+
+        (np.round(np.array(samples) * 200).astype("<i2")).tofile(dat_at)
+    hea = folder / "rec.hea"
+    hea.write_text(f"rec 1 250 {len(samples)}\n{signal_file} 16 200 16 0 0 0 0 MLII\n")
+    return hea
+
+
+@pytest.mark.parametrize("name", ["../private/x.dat", "ABSOLUTE", "sub/../../private/x.dat"])
+def test_a_header_cannot_make_a_run_read_outside_its_folder(zeroflow_bin, recording, tmp_path, name):
+    # The issue's case: "../private/x.dat" and "/etc/shadow" were read, and plotted into report.html.
+    private = tmp_path / "private" / "x.dat"
+    if name == "ABSOLUTE":
+        name = str(private)
+    hea = wfdb_record(tmp_path / "rec", recording, name, dat_at=private)
+    before = snapshot(tmp_path)
+    out = tmp_path / "out"
+    proc = run(zeroflow_bin, hea, "--out", out)
+    assert proc.returncode == 1, proc.stderr
+    [line] = error_lines(proc)
+    assert line == (
+        f'zeroflow: error: {hea}: signal 0 ("MLII") names the signal file "{name}", outside the record\'s '
+        "folder; a record reads only files beside its header. Copy the file there and name it without a folder, "
+        "or pass --allow-outside-record if you trust this header"
+    )
+    assert snapshot(tmp_path) == before  # no out, nothing read into one
+    # The words do not depend on whether the file is there, nor on its size.
+    private.unlink()
+    assert error_lines(run(zeroflow_bin, hea, "--out", out)) == [line]
+    # A batch says the same in runs.csv, before that recording's work.
+    shutil.copy(recording, tmp_path / "plain.csv")
+    proc = run(zeroflow_bin, hea, tmp_path / "plain.csv", "--out", out)
+    assert proc.returncode == 1
+    rows = read_runs(out)
+    assert rows[0]["status"] == "failed" and rows[0]["error"] == line.removeprefix("zeroflow: error: ")
+    assert rows[1]["status"] == "ok"
+
+
+def test_a_header_may_read_outside_its_folder_when_the_user_allows_it(zeroflow_bin, recording, tmp_path):
+    private = tmp_path / "signals" / "x.dat"
+    hea = wfdb_record(tmp_path / "rec", recording, "../signals/x.dat", dat_at=private)
+    proc = run(zeroflow_bin, hea, "--out", tmp_path / "out", "--allow-outside-record")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["samples"] > 0
+    # A folder below the header's is inside the record.
+    below = wfdb_record(tmp_path / "rec2", recording, "sub/x.dat", dat_at=tmp_path / "rec2" / "sub" / "x.dat")
+    assert run(zeroflow_bin, below, "--out", tmp_path / "out2").returncode == 0
+    help_text = run_cli(zeroflow_bin, "run", "--help").stdout
+    assert "--allow-outside-record" in help_text
+
+
+def test_evaluate_follows_a_summary_only_to_the_labels_that_run_read(zeroflow_bin, recording, tmp_path):
+    # A summary.json received from elsewhere made evaluate read any file it named.
+    labels = tmp_path / "rec.labels.csv"
+    run_cli(zeroflow_bin, "generate", "--hours", 0.05, "--seed", 3, "--out", tmp_path / "rec.csv")
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, tmp_path / "rec.csv", "--out", out, "--labels", labels).returncode == 0
+    run_cli(zeroflow_bin, "evaluate", out)  # the file the run read: followed
+    summary = json.loads((out / "summary.json").read_text())
+    secret = tmp_path / "secret.csv"
+    secret.write_text("".join(labels.read_text().splitlines(keepends=True)[:-1]))  # even a valid labels file
+    lines = []
+    for target in (secret, tmp_path / "absent.csv", "/etc/passwd"):
+        summary["labels"] = str(target)
+        (out / "summary.json").write_text(json.dumps(summary))
+        before = snapshot(tmp_path)
+        proc = run_cli(zeroflow_bin, "evaluate", out, check=False)
+        assert proc.returncode == 1
+        [line] = error_lines(proc)
+        assert line == (
+            f"zeroflow: error: {out / 'summary.json'} records the labels {target}, but not as the file this run "
+            "read (it was changed or moved since, or the summary comes from elsewhere); pass --labels FILE to "
+            "evaluate against labels you choose"
+        )
+        assert snapshot(tmp_path) == before
+        lines.append(line.replace(str(target), "X"))
+    assert len(set(lines)) == 1  # nothing tells whether the file exists
+    # A summary without the fingerprint (edited, or from an older zeroflow) is not followed either.
+    summary["labels"] = str(labels)
+    del summary["labels_fingerprint"]
+    (out / "summary.json").write_text(json.dumps(summary))
+    assert run_cli(zeroflow_bin, "evaluate", out, check=False).returncode == 1
+    # Labels changed since the run: not the file it read.
+    (out / "summary.json").write_text(json.dumps({**summary, "labels_fingerprint": "1:0000000000000000"}))
+    assert run_cli(zeroflow_bin, "evaluate", out, check=False).returncode == 1
+    run_cli(zeroflow_bin, "evaluate", out, "--labels", labels)  # what to do: works
+
+
+# ---- class 4: no silent shift, no silent skip ----------------------------------------------------------
+
+
+def test_blank_lines_between_samples_are_refused_with_their_line(zeroflow_bin, recording, tmp_path):
+    # 500 blank lines moved every later sample: Se against the labels fell from 100 % to 8.5 %, exit 0.
+    lines = recording.read_text().splitlines()
+    gappy = tmp_path / "gappy.csv"
+    gappy.write_text("\n".join(lines[:1001] + [""] * 500 + lines[1001:]) + "\n")
+    proc = run(zeroflow_bin, gappy, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    assert error_lines(proc) == [
+        f"zeroflow: error: {gappy}:1002: a blank line between samples: each line is one sample in time, so "
+        "skipping it would move every later sample earlier. Delete the line if no sample is missing there, or "
+        "write the missing sample's value"
+    ]
+    assert not (tmp_path / "out").exists()
+    # Blank lines after the last sample move nothing.
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text("\n".join(lines) + "\n\n\n  \n")
+    assert run(zeroflow_bin, trailing, "--out", tmp_path / "out2").returncode == 0
+
+
+@pytest.mark.parametrize("symbol", ["PVC", "0", "nan"])
+def test_labels_with_an_unknown_symbol_are_refused_not_thinned(zeroflow_bin, recording, tmp_path, symbol):
+    run_cli(zeroflow_bin, "generate", "--hours", 0.05, "--seed", 3, "--out", tmp_path / "rec.csv")
+    good = tmp_path / "rec.labels.csv"
+    rows = good.read_text().splitlines()
+    bad = tmp_path / "bad.labels.csv"
+    cells = [row.split(",")[:2] for row in rows[1:]]  # sample,label: the symbol alone gives the class
+    cells[1][1] = symbol
+    bad.write_text("\n".join(["sample,label", *(",".join(c) for c in cells)]) + "\n")
+    out = tmp_path / "out"
+    proc = run(zeroflow_bin, tmp_path / "rec.csv", "--out", out, "--labels", bad)
+    assert proc.returncode == 0  # a labels file is a warning in a run, said before the work
+    warning = [line for line in proc.stderr.splitlines() if "warning: labels" in line]
+    assert len(warning) == 1 and f"{bad}:3: unknown beat symbol '{symbol}'" in warning[0], proc.stderr
+    proc = run_cli(zeroflow_bin, "evaluate", out, "--labels", bad, check=False)
+    assert proc.returncode == 1
+    [line] = error_lines(proc)
+    assert f"{bad}:3: unknown beat symbol '{symbol}'" in line and "map yours to one of them" in line
+
+
+def test_labels_without_beats_are_refused_not_scored(zeroflow_bin, recording, tmp_path):
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, recording, "--out", out).returncode == 0
+    empty = tmp_path / "empty.labels.csv"
+    empty.write_text("sample,symbol\n100,+\n200,~\n")
+    proc = run_cli(zeroflow_bin, "evaluate", out, "--labels", empty, check=False)
+    assert proc.returncode == 1 and "+P" not in proc.stdout
+    assert error_lines(proc) == [
+        f"zeroflow: error: {empty}: no beats: no row names a beat (rows of rhythm, "
+        "noise or comments only, or none); expected one row per beat"
+    ]
+
+
+def test_one_rule_for_two_beats_at_one_sample_in_csv_and_atr(zeroflow_bin, recording, tmp_path):
+    import numpy as np
+    import wfdb
+
+    out = tmp_path / "out"
+    assert run(zeroflow_bin, recording, "--out", out).returncode == 0
+    for agree, symbols in ((True, ["N", "L"]), (False, ["N", "V"])):
+        csv_file = tmp_path / f"{agree}.labels.csv"
+        csv_file.write_text(f"sample,symbol\n100,{symbols[0]}\n100,{symbols[1]}\n400,N\n")
+        wfdb.wrann(f"{agree}", "atr", np.array([100, 100, 400]), symbol=[*symbols, "N"], write_dir=str(tmp_path))
+        for labels in (csv_file, tmp_path / f"{agree}.atr"):
+            proc = run_cli(
+                zeroflow_bin, "evaluate", out, "--labels", labels, "--json", tmp_path / "e.json", check=False
+            )
+            if agree:
+                assert proc.returncode == 0, proc.stderr
+                assert json.loads((tmp_path / "e.json").read_text())["evaluation"]["labelled_beats"] == 2
+            else:
+                assert proc.returncode == 1
+                [line] = error_lines(proc)
+                assert "two beats of different classes at sample 100" in line, line

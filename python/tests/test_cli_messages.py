@@ -3,7 +3,10 @@ folder given for a file is said once, and runs.csv never hands a spreadsheet a f
 
 import csv
 import pathlib
+import re
+import resource
 import shutil
+import signal
 import subprocess
 
 from conftest import run_cli
@@ -55,3 +58,65 @@ def test_runs_csv_never_holds_a_formula(zeroflow_bin, short_recording, tmp_path)
     # zeroflow reads its own runs.csv back: a second run with --force replaces both folders.
     run_here("--force")
     assert sorted(p.name for p in out.iterdir()) == ["=HYPERLINK(1)", "plain", "runs.csv"]
+
+
+def test_no_message_starts_with_a_function_name(zeroflow_bin, tmp_path):
+    # "robust_zscore: the signal is empty" reached the user for a record of no samples.
+    (tmp_path / "e.hea").write_text("e 1 250 0\ne.dat 16 200 16 0 0 0 0 MLII\n")
+    (tmp_path / "e.dat").write_bytes(b"")
+    (tmp_path / "e.f32").write_bytes(b"")
+    for name, lead, rate in (("e.hea", "MLII", []), ("e.f32", "channel 0", ["--sample-rate", 250])):
+        proc = run_cli(
+            zeroflow_bin, "run", tmp_path / name, *rate, "--out", tmp_path / "o", "--device", "cpu", check=False
+        )
+        assert proc.returncode == 1
+        [line] = error_lines(proc)
+        assert line == (
+            f'zeroflow: error: {tmp_path / name}: the recording holds no samples (lead "{lead}", 0 samples); give '
+            "a recording with at least a few seconds of signal"
+        )
+        assert not re.match(r"zeroflow: error: [a-z0-9]+(_[a-z0-9]+)+(::[a-z0-9_]+)*: ", line), line
+
+
+def test_a_disk_full_error_names_the_users_file_not_the_staging_folder(zeroflow_bin, short_recording, tmp_path):
+    def small_files():  # a file size limit stands in for a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(zeroflow_bin), "run", str(short_recording), "--out", str(out), "--device", "cpu", "--epochs", "1"],
+        preexec_fn=small_files,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1
+    [line] = error_lines(proc)
+    assert re.fullmatch(rf"zeroflow: error: writing {re.escape(str(out))}/[a-z.]+ failed \(disk full\?\)", line), line
+    assert ".zeroflow" not in proc.stderr
+    assert not out.exists()  # and nothing half-written is left
+
+
+def test_a_name_clash_in_out_is_found_before_any_work(zeroflow_bin, short_recording, tmp_path):
+    # OUT/x was found to be a file only when the batch reached x.csv, after the others' work.
+    for sub in ("A", "B"):
+        (tmp_path / sub).mkdir()
+        shutil.copy(short_recording, tmp_path / sub / "rec.csv")
+    shutil.copy(short_recording, tmp_path / "x.csv")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x").write_text("a file of the user's\n")
+    inputs = [tmp_path / "A" / "rec.csv", tmp_path / "B" / "rec.csv", tmp_path / "x.csv"]
+    proc = run_cli(zeroflow_bin, "run", *inputs, "--out", out, "--device", "cpu", "--epochs", 1, check=False)
+    assert proc.returncode == 1
+    assert error_lines(proc) == [
+        f"zeroflow: error: cannot write the results of {inputs[2]} into {out / 'x'}: it is a link or not a "
+        "folder; remove it or choose another --out"
+    ]
+    assert "load..." not in proc.stderr  # no recording was read
+    assert sorted(p.name for p in out.iterdir()) == ["x"]
+    # Two inputs of one name still get a folder each.
+    (out / "x").unlink()
+    run_cli(zeroflow_bin, "run", *inputs, "--out", out, "--device", "cpu", "--epochs", 1)
+    assert sorted(p.name for p in out.iterdir()) == ["rec", "rec-2", "runs.csv", "x"]

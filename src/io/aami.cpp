@@ -12,7 +12,10 @@ struct aami_group {
   char aami;
   std::string_view symbols;
 };
-constexpr aami_group aami_groups[] = {{'N', "NLRej"}, {'S', "AaJS"}, {'V', "VE"}, {'F', "F"}, {'Q', "/fQ"}};
+constexpr aami_group aami_groups[] = {{'N', "NLRej"}, {'S', "AaJS"}, {'V', "VE"}, {'F', "F"}, {'Q', "/fQB?nr"}};
+
+/// WFDB's mnemonics of the annotations that mark no QRS complex: rhythm, noise, waves, comments.
+constexpr std::string_view non_beat_symbols = "~|sT*D\"=p^t+u![]@x()`'";
 
 }  // namespace
 
@@ -21,6 +24,10 @@ char aami_class_of(std::string_view symbol) noexcept {
   for (const auto& group : aami_groups)
     if (group.symbols.find(symbol.front()) != std::string_view::npos) return group.aami;
   return 0;
+}
+
+bool is_non_beat_annotation(std::string_view symbol) noexcept {
+  return symbol.size() == 1 && non_beat_symbols.find(symbol.front()) != std::string_view::npos;
 }
 
 }  // namespace zeroflow::io

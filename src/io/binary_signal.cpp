@@ -176,10 +176,11 @@ std::optional<binary_options> wfdb_binary_layout(const wfdb_header& header, std:
 }
 
 array read_wfdb_signal_to(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index,
-                          device where, stream_view stream, std::optional<io_method> io, unsigned threads) {
+                          device where, stream_view stream, std::optional<io_method> io, unsigned threads,
+                          record_files files) {
   std::optional<binary_options> layout = wfdb_binary_layout(header, index);
   if (layout) {
-    const auto file = header_path.parent_path() / header.signals[index].file_name;
+    const auto file = wfdb_signal_path(header_path, header, index, files);
     std::error_code ec;
     const auto size = std::filesystem::file_size(file, ec);
     const std::uint64_t frame_bytes = layout->frame_samples * sample_bytes(layout->type);
@@ -194,7 +195,7 @@ array read_wfdb_signal_to(const std::filesystem::path& header_path, const wfdb_h
       return read_binary_signal(file, *layout, stream);
     }
   }
-  array host = read_wfdb_signal(header_path, header, index, threads);
+  array host = read_wfdb_signal(header_path, header, index, threads, files);
   if (where == cpu_device) return host;
   array out = copy_to(host, where, stream);
   synchronize(stream);  // the host array dies with this frame

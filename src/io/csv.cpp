@@ -207,6 +207,28 @@ std::vector<const char*> split_ranges(const char* begin, const char* end, std::s
   return starts;
 }
 
+// From `p` (a line start, line number `line`) on: the first blank line between two data rows is
+// refused; comment lines, and blank lines before the first row or after the last, are not.
+void refuse_blank_between_rows(const char* p, const char* end, std::int64_t line, bool row_before, const dialect& d,
+                               std::string_view name) {
+  std::int64_t blank = 0;  // the first blank line since the last data row, 0 when none
+  for (; p < end; ++line) {
+    const char* eol = detail::line_end(p, end);
+    if (!detail::skipped_line(p, eol, d)) {
+      row_before = true;
+      if (blank != 0)
+        throw parse_error(zeroflow::detail::concat(
+            name, ':', blank,
+            ": a blank line between samples: each line is one sample in time, so skipping it would move every later "
+            "sample earlier. Delete the line if no sample is missing there, or write the missing sample's value"));
+    } else if (row_before && blank == 0 &&
+               std::all_of(p, eol, [](char c) { return c == ' ' || c == '\t' || c == '\r'; })) {
+      blank = line;  // a comment line is no sample, and says so
+    }
+    p = detail::next_line(eol, end);
+  }
+}
+
 table parse(std::string_view text, std::string_view name, const csv_options& options, stream_view stream) {
   validate(options);
   if (options.where.type == device_type::cuda) require_cuda("read_csv to a CUDA device");
@@ -303,6 +325,15 @@ table parse(std::string_view text, std::string_view name, const csv_options& opt
   const std::int64_t rows = first_row[ranges];
   if (rows == 0)  // the first content line is a row unless it is the header
     throw parse_error(zeroflow::detail::concat(name, ':', header_line, ": the file has a header but no data rows"));
+  if (options.blank == blank_lines::refuse) {
+    // Pass 1 counts every line it skips; only a range that skipped one is looked at line by line.
+    for (std::size_t i = 0; i < ranges; ++i)
+      if (counts[i].lines != counts[i].rows) {
+        // Every range before this one skipped nothing, so holds a row.
+        refuse_blank_between_rows(starts[i], end, first_line[i], i > 0, d, name);
+        break;
+      }
+  }
 
   // ---- pass 2 (parse straight into the columns) ----
   // CUDA output is parsed into ordinary host memory and copied: pinning 80 MB (cudaMallocHost)

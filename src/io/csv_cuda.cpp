@@ -191,6 +191,11 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
     report.host_reason = "no data rows";
     return read_on_host(in.path, in.text, in.name, options, stream);
   }
+  if (options.blank == blank_lines::refuse && sums.lines != sums.rows) {
+    // A skipped line among the rows: the host reader says whether it is a blank one between two.
+    report.host_reason = "skipped lines between rows";
+    return read_on_host(in.path, in.text, in.name, options, stream);
+  }
 
   // ---- pass 2: parse every row into the columns ----
   std::vector<array> columns;

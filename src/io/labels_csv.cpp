@@ -110,11 +110,18 @@ layout layout_of(const std::vector<std::string>& header, std::string_view line, 
 char class_of_row(const std::vector<std::string>& cells, const layout& l, const std::string& where,
                   std::string_view line) {
   const std::string symbol = l.symbol < cells.size() ? cells[l.symbol] : std::string{};
+  if (is_non_beat_annotation(symbol)) return 0;  // rhythm, noise, waves, comments
   const char from_symbol = aami_class_of(symbol);
-  if (l.aami == std::string::npos || l.aami >= cells.size() || cells[l.aami].empty()) return from_symbol;
+  if (l.aami == std::string::npos || l.aami >= cells.size() || cells[l.aami].empty()) {
+    // Dropped quietly, an unknown symbol would lose its beat from every count (labels.hpp).
+    if (from_symbol == 0)
+      ZF_THROW(parse_error, where, ": unknown beat symbol ", shown(symbol), " in ", shown(line),
+               "; expected an MIT-BIH beat symbol (N L R e j A a J S V E F / f Q B ? n r), an AAMI class (N S V F "
+               "Q) or an annotation of no beat (+ ~ | ...): map yours to one of them");
+    return from_symbol;
+  }
   const std::string& aami = cells[l.aami];
   if (aami.size() == 1 && std::string_view("NSVFQ").find(aami.front()) != std::string_view::npos) return aami.front();
-  if (from_symbol == 0) return 0;  // an odd class on a row that is no beat anyway
   ZF_THROW(parse_error, where, ": the aami column holds ", shown(aami), " for the beat ", shown(symbol), " in ",
            shown(line), "; expected one of N, S, V, F, Q (or leave it empty to map the symbol)");
 }
@@ -153,7 +160,13 @@ beat_labels read_labels_csv(const std::filesystem::path& path) {
     if (ec != std::errc{} || end != cell.data() + cell.size() || cell.empty() || sample < 0)
       ZF_THROW(parse_error, where, ": the sample ", shown(cell), " is not a whole number >= 0 in ", shown(line),
                "; the sample column holds each beat's R-peak as a sample index");
-    if (!out.samples.empty() && sample <= out.samples.back())
+    if (!out.samples.empty() && sample == out.samples.back()) {
+      // Several channels may annotate one beat: one beat when they agree on its class (labels.hpp).
+      if (aami == out.classes.back()) continue;
+      ZF_THROW(parse_error, where, ": two beats of different classes at sample ", sample, " (",
+               shown(out.symbols.back()), " and ", shown((*cells)[columns->symbol]), "); keep one row per beat");
+    }
+    if (!out.samples.empty() && sample < out.samples.back())
       ZF_THROW(parse_error, where, ": beat samples must increase, but ", sample, " follows ", out.samples.back(),
                "; sort the rows by sample and keep one beat per sample");
     out.samples.push_back(sample);
@@ -163,6 +176,10 @@ beat_labels read_labels_csv(const std::filesystem::path& path) {
   if (!columns)
     ZF_THROW(parse_error, name, ":1: the file is empty; expected the header ", accepted_headers,
              " and one row per beat");
+  if (out.samples.empty())
+    ZF_THROW(parse_error, name,
+             ": no beats: no row names a beat (rows of rhythm, noise or comments only, or none); "
+             "expected one row per beat");
   return out;
 }
 

@@ -107,7 +107,8 @@ recording read_wfdb_recording(const std::filesystem::path& header_path, const re
   const std::size_t index = choose_lead(header_path, options.lead, out.leads, units);
   // Formats 16 and 32 travel to the device as raw bytes and are converted there; the others are
   // decoded on the host. Both give the same float32 values.
-  out.signal = read_wfdb_signal_to(header_path, header, index, options.where, stream, std::nullopt, options.threads);
+  out.signal = read_wfdb_signal_to(header_path, header, index, options.where, stream, std::nullopt, options.threads,
+                                   options.files);
   out.sample_rate = header.sample_rate(index);
   out.lead = out.leads[index];
   out.units = units[index];
@@ -169,6 +170,7 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
   } else
     csv.columns = {column_ref(options.lead)};
   csv.default_type = float32;
+  csv.blank = blank_lines::refuse;  // a row's position is its time
   csv.threads = options.threads;
   csv.progress = options.progress;
   csv.where = options.where;

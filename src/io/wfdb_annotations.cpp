@@ -93,21 +93,27 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
       flutter_from = -1;
     }
     if (code >= symbols.size() || !is_beat(code)) continue;
+    const std::string_view symbol = symbols[code];
+    const char aami = aami_class_of(symbol);
     if (!out.samples.empty() && sample <= out.samples.back()) {
-      // Several channels may annotate the same beat; the labels keep one per sample.
-      if (sample == out.samples.back()) continue;
+      // Several channels may annotate one beat: one beat when they agree on its class (labels.hpp).
+      if (sample == out.samples.back() && aami == out.classes.back()) continue;
+      if (sample == out.samples.back())
+        ZF_THROW(parse_error, name, ": byte ", at, ": two beats of different classes at sample ", sample, " (",
+                 out.symbols.back(), " and ", symbol, "); keep one annotation per beat");
       ZF_THROW(parse_error, name, ": byte ", at, ": beat annotations go back in time (sample ", sample,
                " after sample ", out.samples.back(), ")");
     }
-    const std::string_view symbol = symbols[code];
-    const char aami = aami_class_of(symbol);
     out.samples.push_back(sample);
     out.symbols.emplace_back(symbol);
-    out.classes.push_back(aami != 0 ? aami : 'Q');  // a beat the AAMI mapping does not name is unclassifiable
+    out.classes.push_back(aami);
   }
   if (offset > size)
     ZF_THROW(parse_error, name, ": byte ", size, ": the file ends inside an annotation's text; is it truncated?");
   if (flutter_from >= 0) out.ventricular_flutter.emplace_back(flutter_from, std::numeric_limits<std::int64_t>::max());
+  if (out.samples.empty())
+    ZF_THROW(parse_error, name, ": no beat annotations (", size,
+             " bytes); give the record's reference beat annotations, such as 100.atr");
   return out;
 }
 

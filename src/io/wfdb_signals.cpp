@@ -39,7 +39,8 @@ struct signal_source {
   std::int64_t initial_value = 0;
 };
 
-mapped_file open_signal_file(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index) {
+mapped_file open_signal_file(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index,
+                             record_files files) {
   const wfdb_signal& s = header.signals[index];
   const std::string hea = header_path.string();
   if (s.format == 0)
@@ -48,7 +49,7 @@ mapped_file open_signal_file(const std::filesystem::path& header_path, const wfd
   if (s.file_name == "-")
     ZF_THROW(parse_error, hea, ": ", describe_signal(header, index),
              " is read from standard input (file \"-\"), which is not supported");
-  const auto file = header_path.parent_path() / s.file_name;
+  const auto file = wfdb_signal_path(header_path, header, index, files);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))  // a file that cannot be opened, as for the header itself
     ZF_THROW(error, hea, ": ", describe_signal(header, index), " is stored in \"", s.file_name,
@@ -56,11 +57,12 @@ mapped_file open_signal_file(const std::filesystem::path& header_path, const wfd
   return mapped_file(file);
 }
 
-signal_source open_signal(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index) {
+signal_source open_signal(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index,
+                          record_files files) {
   ZF_EXPECTS(index < header.signals.size(), header_path.string(), ": signal ", index,
              " does not exist: the record has ", header.signals.size(), " signals");
   const wfdb_signal& s = header.signals[index];
-  signal_source out{open_signal_file(header_path, header, index)};
+  signal_source out{open_signal_file(header_path, header, index, files)};
   out.format = s.format;
   out.per_frame = s.samples_per_frame;
   out.skew = s.skew;
@@ -171,17 +173,36 @@ std::int32_t wfdb_invalid_sample(int format) noexcept {
 
 namespace zeroflow::io {
 
+std::filesystem::path wfdb_signal_path(const std::filesystem::path& header_path, const wfdb_header& header,
+                                       std::size_t index, record_files files) {
+  ZF_EXPECTS(index < header.signals.size(), header_path.string(), ": signal ", index,
+             " does not exist: the record has ", header.signals.size(), " signals");
+  const std::filesystem::path name(header.signals[index].file_name);
+  if (files == record_files::own_folder) {
+    // On the name alone, before any file is touched: the message must not tell whether a file
+    // outside the record exists.
+    bool leaves = name.has_root_path();
+    for (const auto& part : name) leaves = leaves || part == "..";
+    if (leaves)
+      ZF_THROW(parse_error, header_path.string(), ": ", describe_signal(header, index), " names the signal file \"",
+               header.signals[index].file_name,
+               "\", outside the record's folder; a record reads only files beside its header. Copy the file "
+               "there and name it without a folder, or pass --allow-outside-record if you trust this header");
+  }
+  return header_path.parent_path() / name;
+}
+
 std::vector<std::int32_t> read_wfdb_samples(const std::filesystem::path& header_path, const wfdb_header& header,
-                                            std::size_t index, unsigned threads) {
-  const signal_source src = open_signal(header_path, header, index);
+                                            std::size_t index, unsigned threads, record_files files) {
+  const signal_source src = open_signal(header_path, header, index, files);
   std::vector<std::int32_t> out(static_cast<std::size_t>(src.frames * src.per_frame));
   decode_signal(src, threads, [&](std::int64_t i, std::int32_t value) { out[static_cast<std::size_t>(i)] = value; });
   return out;
 }
 
 array read_wfdb_signal(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index,
-                       unsigned threads) {
-  const signal_source src = open_signal(header_path, header, index);
+                       unsigned threads, record_files files) {
+  const signal_source src = open_signal(header_path, header, index, files);
   const wfdb_signal& s = header.signals[index];
   array out = empty({src.frames * src.per_frame}, float32, cpu_device);
   float* values = out.data_as<float>();

@@ -333,6 +333,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     io::recording_options read;
     read.lead = options.column;
     read.raw = options.raw;
+    read.files = options.record_files;
     read.threads = static_cast<unsigned>(std::max(0, options.threads));
     if (options.progress) {
       read.progress = [&, last = -1](std::uint64_t done, std::uint64_t total) mutable {
@@ -344,6 +345,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     }
     read.where = chunked ? cpu_device : result.where;  // under a budget the recording stays on the host
     io::recording loaded = io::read_recording(options.input, read, stream);
+    // Said here in the recording's terms; past this point the filters would name themselves.
+    if (loaded.signal.size() == 0)
+      ZF_THROW(parse_error, options.input.string(), ": the recording holds no samples (",
+               loaded.lead.empty() ? std::string() : "lead \"" + loaded.lead + "\", ",
+               "0 samples); give a recording with at least a few seconds of signal");
     // Refused here, before they reach the filters and the model (sample_check.hpp says why).
     detail::check_samples(detail::count_samples(loaded.signal, stream), options.input.string(),
                           options.segmentation.method == signal::segmentation_method::seed);

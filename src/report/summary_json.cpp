@@ -5,6 +5,7 @@
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/io/labels.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 #include "zeroflow/report/outputs.hpp"
 
@@ -143,6 +144,15 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.
   j["labels"] = r.quality ? json(std::filesystem::absolute(r.quality->labels).string()) : json(nullptr);
+  // ... with their fingerprint: evaluate follows the path only to this very file, so that a summary
+  // from elsewhere cannot make it read another.
+  if (r.quality && r.quality->not_evaluated.empty()) {
+    try {
+      j["labels_fingerprint"] = io::file_fingerprint(r.quality->labels);
+    } catch (const std::exception&) {
+      j["labels_fingerprint"] = nullptr;  // gone since it was read: evaluate then asks for --labels
+    }
+  }
   if (r.quality) {
     j["evaluation"] = r.quality->not_evaluated.empty() ? evaluation_json(r.quality->result, r.sample_rate)
                                                        : json{{"not_evaluated", r.quality->not_evaluated}};

@@ -68,6 +68,34 @@ TEST(Csv, BlankLinesAreSkipped) {
   EXPECT_THAT(values<float>(t.column("y")), ElementsAre(2.0f, 4.0f));
 }
 
+TEST(Csv, BlankLinesBetweenRowsCanBeRefused) {
+  // Where a row's position is its time (a recording), a skipped line moves every later sample.
+  io::csv_options o;
+  o.blank = io::blank_lines::refuse;
+  const std::string refused = "t.csv:4: a blank line between samples";
+  EXPECT_THAT(csv_error("x\n1\n2\n\n3\n", o), HasSubstr(refused));
+  EXPECT_THAT(csv_error("x\n1\n2\n  \r\n\n3\n", o), HasSubstr(refused));  // the first of several
+  EXPECT_THAT(csv_error("x\n1\n2\n\t\n# note\n3\n", o), HasSubstr(refused));
+  EXPECT_THAT(csv_error("1\n2\n3\n\n4\n", o),
+              "t.csv:4: a blank line between samples: each line is one sample in "
+              "time, so skipping it would move every later sample earlier. Delete the line if no sample is missing "
+              "there, or write the missing sample's value");
+  // Blank lines before the first row and after the last move nothing; a comment is no sample.
+  for (const char* fine : {"\n\nx\n1\n2\n", "x\n\n1\n2\n", "x\n1\n2\n\n\n  \n", "x\n1\n# note\n2\n", "x\n1\n2"}) {
+    EXPECT_EQ(csv_error(fine, o), "") << fine;
+    EXPECT_EQ(read(fine, o).num_rows(), 2) << fine;
+  }
+  // The grammar takes a line of tabs for a blank line in a tab-separated file too.
+  o.delimiter = '\t';
+  EXPECT_THAT(csv_error("a\tb\n1\t2\n\t\n3\t4\n", o), HasSubstr("t.csv:3: a blank line between samples"));
+  // In small ranges too, wherever the blank line falls.
+  io::csv_options small = o;
+  small.delimiter = ',';
+  small.chunk_bytes = 3;
+  small.threads = 4;
+  EXPECT_THAT(csv_error("x\n1\n22\n333\n4444\n\n5\n", small), HasSubstr("t.csv:6: a blank line between samples"));
+}
+
 TEST(Csv, SpacesAroundFieldsAndLeadingPlus) {
   const auto t = read("a , b\n 1 ,\t+2.5 \n-3,  +4e1\n");
   EXPECT_THAT(t.names, ElementsAre("a", "b"));

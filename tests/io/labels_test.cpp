@@ -31,14 +31,41 @@ std::string csv_error(const std::string& content) {
 
 TEST(Labels, AamiClassesOfTheMitBihBeatSymbols) {
   // The AAMI EC57 table (ANSI/AAMI EC57:1998, table 1) as MIT-BIH spells it.
-  const std::vector<std::pair<std::string, char>> table = {{"N", 'N'}, {"L", 'N'}, {"R", 'N'}, {"e", 'N'}, {"j", 'N'},
-                                                           {"A", 'S'}, {"a", 'S'}, {"J", 'S'}, {"S", 'S'}, {"V", 'V'},
-                                                           {"E", 'V'}, {"F", 'F'}, {"/", 'Q'}, {"f", 'Q'}, {"Q", 'Q'}};
-  for (const auto& [symbol, aami] : table) EXPECT_EQ(io::aami_class_of(symbol), aami) << symbol;
+  const std::vector<std::pair<std::string, char>> table = {{"N", 'N'},
+                                                           {"L", 'N'},
+                                                           {"R", 'N'},
+                                                           {"e", 'N'},
+                                                           {"j", 'N'},
+                                                           {"A", 'S'},
+                                                           {"a", 'S'},
+                                                           {"J", 'S'},
+                                                           {"S", 'S'},
+                                                           {"V", 'V'},
+                                                           {"E", 'V'},
+                                                           {"F", 'F'},
+                                                           {"/", 'Q'},
+                                                           {"f", 'Q'},
+                                                           {"Q", 'Q'},
+                                                           // beats (WFDB's isqrs) the table does not name
+                                                           {"B", 'Q'},
+                                                           {"?", 'Q'},
+                                                           {"n", 'Q'},
+                                                           {"r", 'Q'}};
+  for (const auto& [symbol, aami] : table) {
+    EXPECT_EQ(io::aami_class_of(symbol), aami) << symbol;
+    EXPECT_FALSE(io::is_non_beat_annotation(symbol)) << symbol;
+  }
   // Annotations that are no beat: rhythm change, noise, comment, pacemaker spike, signal quality...
-  for (const char* other : {"+", "~", "|", "\"", "!", "[", "]", "x", "(", ")",  "p", "t", "u", "`",
-                            "'", "^", "s", "T",  "*", "D", "=", "@", "",  "NN", "n", "v", " N"})
+  for (const char* other : {"+", "~", "|", "\"", "!", "[", "]", "x", "(", ")", "p",
+                            "t", "u", "`", "'",  "^", "s", "T", "*", "D", "=", "@"}) {
     EXPECT_EQ(io::aami_class_of(other), 0) << "'" << other << "'";
+    EXPECT_TRUE(io::is_non_beat_annotation(other)) << "'" << other << "'";
+  }
+  // ... and what is neither: refused by the readers, not dropped.
+  for (const char* unknown : {"", "NN", "v", " N", "PVC", "0", "1", "nan"}) {
+    EXPECT_EQ(io::aami_class_of(unknown), 0) << "'" << unknown << "'";
+    EXPECT_FALSE(io::is_non_beat_annotation(unknown)) << "'" << unknown << "'";
+  }
 }
 
 TEST(Labels, ReadsTheSampleLabelLayoutWithCrlfAndBlankLines) {
@@ -68,7 +95,7 @@ TEST(Labels, TheAamiColumnOverridesTheSymbolsMapping) {
   const auto file =
       dir.write("c.labels.csv", "sample,symbol,aami\n10,N,\n20,N,S\n30,r,V\n40,+,\n50,~,-\n60,A,Q\n70,L, N \n");
   const auto l = io::read_labels_csv(file);
-  // 'r' (R-on-T) is no symbol of the table, but the aami column makes it a V beat; '+' and '~'
+  // 'r' (R-on-T) is a Q beat by the table, but the aami column makes it a V beat; '+' and '~'
   // stay skipped (an empty or odd class on a row that is no beat).
   EXPECT_EQ(l.samples, (std::vector<std::int64_t>{10, 20, 30, 60, 70}));
   EXPECT_EQ(l.symbols, (std::vector<std::string>{"N", "N", "r", "A", "L"}));
@@ -83,10 +110,62 @@ TEST(Labels, HeaderNamesAreFoundInAnyOrderAndCase) {
   EXPECT_EQ(l.classes, (std::vector<char>{'V', 'N'}));
 }
 
-TEST(Labels, AnEmptyBodyGivesNoBeats) {
+TEST(Labels, AFileWithoutBeatsIsRefused) {
+  // Evaluating against no beats gave "+P 0.00 %" as if it were a result.
+  EXPECT_NE(csv_error("sample,symbol\n").find("rec.labels.csv: no beats"), std::string::npos);
+  EXPECT_NE(csv_error("sample,symbol\n10,+\n20,~\n").find("rec.labels.csv: no beats"), std::string::npos);
+  auto word = [](unsigned code, unsigned difference) {
+    const unsigned w = (code << 10) | difference;
+    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
+  };
   zf::test::scratch_dir dir;
-  const auto l = io::read_labels_csv(dir.write("e.labels.csv", "sample,symbol\n"));
-  EXPECT_TRUE(l.samples.empty() && l.symbols.empty() && l.classes.empty());
+  const auto rhythm_only = dir.write("r.atr", word(28, 5) + word(14, 10) + std::string(2, '\0'));
+  try {
+    (void)io::read_wfdb_annotations(rhythm_only);
+    FAIL() << "no error";
+  } catch (const zf::parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("r.atr: no beat annotations"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Labels, UnknownSymbolsAreRefusedNotDropped) {
+  // Each of these rows vanished from every count before.
+  for (const char* symbol : {"PVC", "0", "1", "nan", "v"}) {
+    const std::string message = csv_error(std::string("sample,label\n10,N\n20,") + symbol + "\n30,N\n");
+    EXPECT_NE(message.find("rec.labels.csv:3: unknown beat symbol '" + std::string(symbol) + "'"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("map yours to one of them"), std::string::npos) << message;
+  }
+  // An aami column that names the class makes any symbol a beat of it.
+  zf::test::scratch_dir dir;
+  const auto l = io::read_labels_csv(dir.write("x.labels.csv", "sample,symbol,aami\n10,PVC,V\n"));
+  EXPECT_EQ(l.classes, (std::vector<char>{'V'}));
+}
+
+TEST(Labels, OneSampleTwiceIsOneBeatOnlyWhenTheClassesAgreeInBothReaders) {
+  zf::test::scratch_dir dir;
+  const auto l = io::read_labels_csv(dir.write("a.labels.csv", "sample,symbol\n10,N\n10,L\n20,V\n20,E\n"));
+  EXPECT_EQ(l.samples, (std::vector<std::int64_t>{10, 20}));
+  EXPECT_EQ(l.symbols, (std::vector<std::string>{"N", "V"}));
+  EXPECT_NE(csv_error("sample,symbol\n10,N\n10,V\n")
+                .find("rec.labels.csv:3: two beats of different classes at "
+                      "sample 10 ('N' and 'V'); keep one row per beat"),
+            std::string::npos)
+      << csv_error("sample,symbol\n10,N\n10,V\n");
+  auto word = [](unsigned code, unsigned difference) {
+    const unsigned w = (code << 10) | difference;
+    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
+  };
+  const auto agree = io::read_wfdb_annotations(dir.write("a.atr", word(1, 10) + word(2, 0) + std::string(2, '\0')));
+  EXPECT_EQ(agree.samples, (std::vector<std::int64_t>{10}));
+  try {
+    (void)io::read_wfdb_annotations(dir.write("b.atr", word(1, 10) + word(5, 0) + std::string(2, '\0')));
+    FAIL() << "no error";
+  } catch (const zf::parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("b.atr: byte 2: two beats of different classes at sample 10 (N and V)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Labels, ErrorsNameTheFileTheLineAndWhatToDo) {
@@ -102,7 +181,7 @@ TEST(Labels, ErrorsNameTheFileTheLineAndWhatToDo) {
   expect_error("sample\n1\n", "1", "expected the header");
   expect_error("sample,symbol\n10,N\n\n12x,V\n", "4", "'12x' is not a whole number");
   expect_error("sample,symbol\n-5,N\n", "2", "'-5' is not a whole number");
-  expect_error("sample,symbol\n10,N\n10,V\n", "3", "10 follows 10");
+  expect_error("sample,symbol\n10,N\n10,V\n", "3", "two beats of different classes at sample 10");
   expect_error("sample,symbol\n10,N\n9,V\n", "3", "sort the rows");
   expect_error("sample,symbol\n10,N,extra\n", "2", "expected 2 fields");
   expect_error("sample,symbol\n10,\"N\n", "2", "quote is not closed");

@@ -15,6 +15,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/io/labels.hpp"
+#include "zeroflow/io/recording.hpp"
 
 namespace zf = zeroflow;
 namespace fs = std::filesystem;
@@ -319,6 +320,41 @@ TEST(WfdbSignals, ErrorsNameTheFiles) {
               HasSubstr("null signal"));
   EXPECT_THROW((void)zf::io::read_wfdb_signal(null_hea, zf::io::read_wfdb_header(null_hea), 1), zf::invalid_argument);
   EXPECT_THROW((void)zf::io::read_wfdb_header(dir.path() / "none.hea"), zf::error);
+}
+
+TEST(WfdbSignals, ARecordReadsOnlyFilesInItsOwnFolder) {
+  // A header received from elsewhere named "../private/x.dat" or "/etc/shadow", and zeroflow read
+  // it; the errors also told whether such a file existed and its size.
+  zf::test::scratch_dir dir;
+  fs::create_directories(dir.path() / "private");
+  fs::create_directories(dir.path() / "rec" / "sub");
+  dir.write("private/x.dat", zf::test::wfdb_stream(16, {1, 2, 3}));
+  dir.write("rec/sub/y.dat", zf::test::wfdb_stream(16, {4, 5, 6}));
+  const auto outside = (dir.path() / "private" / "x.dat").string();
+  for (const std::string& name : {std::string("../private/x.dat"), outside, std::string("sub/../../private/x.dat"),
+                                  std::string("../private/absent.dat"), std::string("/nonexistent/absent.dat")}) {
+    const auto hea = dir.write("rec/r.hea", "r 1 360 3\n" + name + " 16 200 16 0 0 0 0 MLII\n");
+    const auto h = zf::io::read_wfdb_header(hea);
+    const std::string expected = hea.string() + ": signal 0 (\"MLII\") names the signal file \"" + name +
+                                 "\", outside the record's folder; a record reads only files beside its header. Copy "
+                                 "the file there and name it without a folder, or pass --allow-outside-record if you "
+                                 "trust this header";
+    // The same words whether the file is there or not: nothing is looked at before the name.
+    EXPECT_EQ(message_of([&] { (void)zf::io::read_wfdb_signal(hea, h, 0); }), expected);
+    EXPECT_EQ(message_of([&] { (void)zf::io::read_wfdb_samples(hea, h, 0); }), expected);
+    EXPECT_EQ(message_of([&] { (void)zf::io::read_recording(hea); }), expected);
+    EXPECT_THROW((void)zf::io::wfdb_signal_path(hea, h, 0), zf::parse_error);
+  }
+  // Below its folder is inside it; and the user may allow the rest.
+  const auto below = dir.write("rec/b.hea", "b 1 360 3\nsub/y.dat 16 200 16 0 0 0 0 MLII\n");
+  EXPECT_EQ(zf::io::read_wfdb_samples(below, zf::io::read_wfdb_header(below), 0), (std::vector<std::int32_t>{4, 5, 6}));
+  const auto up = dir.write("rec/u.hea", "u 1 360 3\n../private/x.dat 16 200 16 0 0 0 0 MLII\n");
+  const auto h = zf::io::read_wfdb_header(up);
+  EXPECT_EQ(zf::io::read_wfdb_samples(up, h, 0, 1, zf::io::record_files::anywhere),
+            (std::vector<std::int32_t>{1, 2, 3}));
+  zf::io::recording_options trusted;
+  trusted.files = zf::io::record_files::anywhere;
+  EXPECT_EQ(zf::io::read_recording(up, trusted).signal.size(), 3);
 }
 
 TEST(WfdbSignals, LongRecordOnSeveralThreadsEqualsOneThread) {

@@ -73,6 +73,7 @@ struct binary_options {
 /// @throws as read_wfdb_signal and read_binary_signal.
 [[nodiscard]] array read_wfdb_signal_to(const std::filesystem::path& header_path, const wfdb_header& header,
                                         std::size_t index, device where, stream_view stream = {},
-                                        std::optional<io_method> io = std::nullopt, unsigned threads = 0);
+                                        std::optional<io_method> io = std::nullopt, unsigned threads = 0,
+                                        record_files files = record_files::own_folder);
 
 }  // namespace zeroflow::io

@@ -7,7 +7,8 @@
 ///   rows end with "\n" or "\r\n". The last line may lack its final newline.
 /// - Blank lines (empty or only spaces/tabs) are skipped, and so are comment lines: lines whose
 ///   first non-blank characters are the comment prefix ("#" by default). Comments must fill
-///   the whole line; "1.5  # note" is a parse error.
+///   the whole line; "1.5  # note" is a parse error. With blank_lines::refuse a blank line
+///   between two data rows is a parse error instead (where a row's position is its time).
 /// - A field may be quoted ("1.5"); a quote inside a quoted field is written twice (""). A
 ///   quoted field may NOT contain a line break: that is reported as an unclosed quote.
 /// - Spaces and tabs around a field (outside the quotes) are ignored.
@@ -50,6 +51,14 @@ enum class header_mode {
   auto_detect,  ///< a header when that line has a cell that is not a number nor a missing-value spelling
   yes,
   no,  ///< no header: columns are named "0", "1", ... (0-based, as pandas does)
+};
+
+/// What a blank line between two data rows does (blank lines before the first row and after the
+/// last are always skipped).
+enum class blank_lines {
+  skip,    ///< skipped, as in a table whose rows are records
+  refuse,  ///< a parse error naming its line: in a recording each row is one sample, and a
+           ///< skipped line would move every later sample earlier in time
 };
 
 /// What missing and non-finite values do (see the file comment for the exact spellings).
@@ -112,6 +121,8 @@ struct csv_options {
   /// The quote character; 0 turns quoting off (a quote is then an ordinary character).
   char quote{'"'};
   na_policy na{na_policy::error};
+  /// Blank lines between data rows: skipped or refused (see blank_lines).
+  blank_lines blank{blank_lines::skip};
   /// Worker threads; 0 = std::thread::hardware_concurrency().
   unsigned threads{0};
   /// Where the columns end up. CUDA devices (CUDA builds): parsed on the GPU, bit-identical to the

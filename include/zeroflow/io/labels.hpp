@@ -32,21 +32,32 @@ struct beat_labels {
 };
 
 /// @brief The AAMI EC57 class of a beat symbol: N (N, L, R, e, j), S (A, a, J, S), V (V, E),
-///        F (F), Q (/, f, Q); the class letters themselves map to themselves.
-/// @return the class letter, or 0 when the symbol is no beat (rhythm, noise and comment
-///         annotations such as '+', '~', '|', '"').
+///        F (F), Q (/, f, Q, and the beats the grouping does not name: B, ?, n, r); the class
+///        letters themselves map to themselves.
+/// @return the class letter, or 0 when the symbol is no beat symbol.
 [[nodiscard]] char aami_class_of(std::string_view symbol) noexcept;
 
+/// @brief Whether `symbol` is WFDB's mnemonic of an annotation that marks no beat: rhythm (+),
+///        noise (~), signal quality (|), waves (p, t, u, `, '), flutter ([, !, ]), comments (").
+[[nodiscard]] bool is_non_beat_annotation(std::string_view symbol) noexcept;
+
 /// @brief Reads a labels CSV: header `sample,label`, `sample,symbol` or `sample,symbol,aami`
-///        (PhysioNet exports), CRLF or LF, blank lines ignored. Rows whose symbol is no beat
-///        are skipped; an `aami` column, when present, overrides the mapping of the symbol.
+///        (PhysioNet exports), CRLF or LF, blank lines ignored. An `aami` cell, when present and
+///        not empty, gives the class; otherwise the symbol does (aami_class_of). A row whose
+///        symbol is a WFDB annotation of no beat (is_non_beat_annotation) is skipped; any other
+///        symbol (`PVC`, `0`, `nan`) is refused rather than dropped.
+///
+/// One rule for both kinds of labels file: beats are in time order; two annotations of one
+/// sample (several channels annotating one beat) are one beat when they agree on its AAMI class
+/// and refused when they do not; a file without a single beat is refused.
 /// @throws zeroflow::error when the file cannot be opened.
 /// @throws zeroflow::parse_error naming file:line and what was wrong (header, a malformed row,
-///         sample indices not increasing).
+///         an unknown symbol or class, sample indices going back, two classes at one sample, no beat).
 [[nodiscard]] beat_labels read_labels_csv(const std::filesystem::path& path);
 
 /// @brief Reads the beat annotations of a WFDB annotation file (MIT format, e.g. `106.atr`),
-///        and its rhythm changes; other annotations (noise, comments, waves) are skipped.
+///        and its rhythm changes; other annotations (noise, comments, waves) are skipped. Beats
+///        at one sample and a file without beats follow the rule of read_labels_csv.
 /// @throws zeroflow::error when the file cannot be opened.
 /// @throws zeroflow::parse_error naming the file and byte offset when it is malformed.
 [[nodiscard]] beat_labels read_wfdb_annotations(const std::filesystem::path& path);
@@ -54,5 +65,17 @@ struct beat_labels {
 /// @brief Reads labels from either kind of file: `.csv` as a labels CSV, anything else as a
 ///        WFDB annotation file.
 [[nodiscard]] beat_labels read_labels(const std::filesystem::path& path);
+
+/// @brief A fingerprint of a file's bytes, "SIZE:HASH" (its size and 64-bit FNV-1a hash in hex).
+///        A run records its labels' fingerprint beside their path, and `zeroflow evaluate` follows a
+///        recorded path only to the file the run read: a summary from elsewhere cannot make it read
+///        another file.
+/// @throws zeroflow::error when the file cannot be read.
+[[nodiscard]] std::string file_fingerprint(const std::filesystem::path& path);
+
+/// @brief Whether `path` is a regular file with this fingerprint (file_fingerprint). Only a file of
+///        the fingerprint's size is read; false for a missing or unreadable file, a malformed
+///        fingerprint and a FIFO or device alike.
+[[nodiscard]] bool has_fingerprint(const std::filesystem::path& path, std::string_view fingerprint) noexcept;
 
 }  // namespace zeroflow::io

@@ -48,6 +48,9 @@ struct recording_options {
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   /// The layout of a raw recording (.f32, .i16, .i32); ignored for the other formats.
   raw_layout raw;
+  /// Which signal files a WFDB header may name: by default only files in its own folder
+  /// (wfdb.hpp). EDF and raw files name no other file.
+  record_files files = record_files::own_folder;
 };
 
 /// One signal of a recording.

@@ -16,6 +16,11 @@
 /// bytes), 310 (three 10-bit samples in two 16-bit words), 311 (three 10-bit samples in a 32-bit
 /// word). Signals that share a file are interleaved frame by frame, each with its samples per
 /// frame (SPF); a file holds one format. A record may spread its signals over several files.
+///
+/// Where a record reads: a signal file is named relative to the header's folder, and by default
+/// it must stay there (record_files::own_folder): no absolute path and no `..` component, so that
+/// a header received from elsewhere cannot make zeroflow read the rest of the machine. The check
+/// is on the name alone, before any file is touched, so its message says nothing about the file.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -46,6 +51,12 @@ struct wfdb_signal {
   std::string description;         ///< the signal's name, e.g. "MLII"; may be empty
 };
 
+/// Which signal files a WFDB header may name (see the file comment).
+enum class record_files {
+  own_folder,  ///< only files in the header's folder or below it (the default)
+  anywhere,    ///< any path the header gives: absolute, or out through `..`; for headers the user trusts
+};
+
 /// A parsed WFDB header.
 struct wfdb_header {
   std::string record_name;
@@ -73,6 +84,14 @@ struct wfdb_header {
 /// @throws zeroflow::error when the file cannot be opened; zeroflow::parse_error as parse_wfdb_header.
 [[nodiscard]] wfdb_header read_wfdb_header(const std::filesystem::path& header_path);
 
+/// @brief The signal file of signal `index`: its name taken relative to the header's folder.
+/// @throws zeroflow::parse_error naming the header and the signal when `files` is own_folder and
+///         the name is absolute or has a `..` component; zeroflow::invalid_argument when `index`
+///         is out of range.
+[[nodiscard]] std::filesystem::path wfdb_signal_path(const std::filesystem::path& header_path,
+                                                     const wfdb_header& header, std::size_t index,
+                                                     record_files files = record_files::own_folder);
+
 /// @brief The digital value a storage format uses for a missing sample (-32768 for format 16,
 ///        -2048 for 212, ...), which reads as NaN. Format 8 has none of its own: INT32_MIN then
 ///        marks samples a skew takes past the end of the file.
@@ -85,18 +104,22 @@ struct wfdb_header {
 /// @param header      its parsed content
 /// @param index       0-based signal index
 /// @param threads     worker threads (0: all cores)
+/// @param files       which signal files the header may name (wfdb_signal_path)
 /// @throws zeroflow::invalid_argument when `index` is out of range.
 /// @throws zeroflow::error naming the header and the signal file when that file is missing.
 /// @throws zeroflow::parse_error naming the signal file when it is shorter than the header says
-///         or mixes storage formats, and for a null (format 0) signal.
+///         or mixes storage formats, for a null (format 0) signal, and for a file outside the
+///         record's folder (wfdb_signal_path).
 [[nodiscard]] std::vector<std::int32_t> read_wfdb_samples(const std::filesystem::path& header_path,
                                                           const wfdb_header& header, std::size_t index,
-                                                          unsigned threads = 0);
+                                                          unsigned threads = 0,
+                                                          record_files files = record_files::own_folder);
 
 /// @brief One signal in physical units, (digital - baseline) / gain, missing samples as NaN: a
 ///        float32 1-D host array at the signal's own rate (header.sample_rate(index)).
 /// @throws as read_wfdb_samples.
 [[nodiscard]] array read_wfdb_signal(const std::filesystem::path& header_path, const wfdb_header& header,
-                                     std::size_t index, unsigned threads = 0);
+                                     std::size_t index, unsigned threads = 0,
+                                     record_files files = record_files::own_folder);
 
 }  // namespace zeroflow::io

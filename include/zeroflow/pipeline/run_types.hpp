@@ -33,6 +33,9 @@ struct run_options {
   std::string
       column;  ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
   io::raw_layout raw;  ///< channels and gain of a raw recording (.f32, .i16, .i32)
+  /// Which signal files a WFDB header may name (io::record_files): its own folder unless the user
+  /// trusts the header (--allow-outside-record).
+  io::record_files record_files = io::record_files::own_folder;
   /// The user chose segmentation.sample_rate; a file that states another rate is then refused.
   /// Otherwise a WFDB or EDF file's own rate replaces it (CSV files state none).
   bool sample_rate_explicit = false;
