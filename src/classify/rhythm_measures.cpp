@@ -12,15 +12,25 @@ namespace zeroflow::classify::detail {
 std::vector<double> local_median(std::span<const double> values, std::span<const std::uint8_t> use,
                                  std::int64_t neighbours) {
   const auto n = static_cast<std::int64_t>(values.size());
-  std::vector<double> out(values.size()), window;
+  std::vector<double> out(values.size()), sorted, all;
+  // The marked values of the window [lo, hi), kept sorted as the window slides: each beat moves
+  // one value in and one out, instead of gathering and selecting the whole window again.
+  std::int64_t lo = 0, hi = 0;
+  const auto at = [&](std::int64_t k) { return values[static_cast<std::size_t>(k)]; };
+  const auto marked = [&](std::int64_t k) { return use[static_cast<std::size_t>(k)] != 0; };
   for (std::int64_t b = 0; b < n; ++b) {
-    const std::int64_t lo = std::max<std::int64_t>(0, b - neighbours), hi = std::min(n, b + neighbours + 1);
-    window.clear();
-    for (std::int64_t k = lo; k < hi; ++k)
-      if (use[static_cast<std::size_t>(k)]) window.push_back(values[static_cast<std::size_t>(k)]);
-    if (window.size() < 3) window.assign(values.begin() + lo, values.begin() + hi);
-    const auto middle = window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2);
-    std::nth_element(window.begin(), middle, window.end());
+    const std::int64_t want_lo = std::max<std::int64_t>(0, b - neighbours), want_hi = std::min(n, b + neighbours + 1);
+    for (; hi < want_hi; ++hi)
+      if (marked(hi)) sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), at(hi)), at(hi));
+    for (; lo < want_lo; ++lo)
+      if (marked(lo)) sorted.erase(std::lower_bound(sorted.begin(), sorted.end(), at(lo)));
+    if (sorted.size() >= 3) {
+      out[static_cast<std::size_t>(b)] = sorted[sorted.size() / 2];
+      continue;
+    }
+    all.assign(values.begin() + lo, values.begin() + hi);
+    const auto middle = all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2);
+    std::nth_element(all.begin(), middle, all.end());
     out[static_cast<std::size_t>(b)] = *middle;
   }
   return out;
@@ -81,19 +91,20 @@ std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, 
 
 std::vector<std::uint8_t> irregular_windows(std::span<const double> irregular, const class_params& params) {
   const auto n = static_cast<std::int64_t>(irregular.size());
+  // Prefix counts of measured and of irregular beats: each window's counts in O(1).
+  std::vector<std::int64_t> measured(irregular.size() + 1, 0), steps(irregular.size() + 1, 0);
+  for (std::int64_t k = 0; k < n; ++k) {
+    const double v = irregular[static_cast<std::size_t>(k)];
+    measured[static_cast<std::size_t>(k + 1)] = measured[static_cast<std::size_t>(k)] + (std::isnan(v) ? 0 : 1);
+    steps[static_cast<std::size_t>(k + 1)] = steps[static_cast<std::size_t>(k)] + (v > params.irregular_step ? 1 : 0);
+  }
   std::vector<std::uint8_t> out(irregular.size(), 0);
   for (std::int64_t b = 0; b < n; ++b) {
-    const std::int64_t lo = std::max<std::int64_t>(0, b - params.af_neighbours);
-    const std::int64_t hi = std::min(n, b + params.af_neighbours + 1);
-    std::int64_t measured = 0, irregular_beats = 0;
-    for (std::int64_t k = lo; k < hi; ++k) {
-      const double v = irregular[static_cast<std::size_t>(k)];
-      if (std::isnan(v)) continue;
-      ++measured;
-      irregular_beats += v > params.irregular_step ? 1 : 0;
-    }
-    if (measured < 8) continue;
-    const double share = static_cast<double>(irregular_beats) / static_cast<double>(measured);
+    const auto lo = static_cast<std::size_t>(std::max<std::int64_t>(0, b - params.af_neighbours));
+    const auto hi = static_cast<std::size_t>(std::min(n, b + params.af_neighbours + 1));
+    const std::int64_t count = measured[hi] - measured[lo];
+    if (count < 8) continue;
+    const double share = static_cast<double>(steps[hi] - steps[lo]) / static_cast<double>(count);
     out[static_cast<std::size_t>(b)] = share > params.irregular_share;
   }
   return out;

@@ -22,17 +22,21 @@ std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_befor
   std::deque<std::pair<std::int64_t, double>> recent;
   const auto max_age = static_cast<std::int64_t>(std::llround(p.reference_seconds * sample_rate));
   std::vector<double> window;
+  double median = 0;  // of `recent`, recomputed only when it changes
+  bool changed = true;
   bool inside = false;
   for (std::size_t b = 1; b < n; ++b) {
-    window.clear();
-    for (const auto& [peak, rr] : recent)
-      if (peaks[b] - peak <= max_age) window.push_back(rr);
-    double reference = fallback[b];
-    if (window.size() >= 3) {
+    // R peaks only grow, so an interval too old for this beat is too old for every later one.
+    while (!recent.empty() && peaks[b] - recent.front().first > max_age) recent.pop_front(), changed = true;
+    if (changed && recent.size() >= 3) {
+      window.clear();
+      for (const auto& entry : recent) window.push_back(entry.second);
       const auto middle = window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2);
       std::nth_element(window.begin(), middle, window.end());
-      reference = *middle;
+      median = *middle;
     }
+    changed = false;
+    const double reference = recent.size() >= 3 ? median : fallback[b];
     const bool candidate = dominant[b] && !in_af[b];
     if (inside && candidate && rr_before[b] < p.run_continue * reference && rr_before[b - 1] > 0 &&
         std::abs(std::log(rr_before[b] / rr_before[b - 1])) <= p.run_regularity) {
@@ -47,6 +51,7 @@ std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_befor
     if (dominant[b] && dominant[b - 1] && !run[b - 1] && !in_af[b]) {
       recent.emplace_back(peaks[b], rr_before[b]);
       if (static_cast<std::int64_t>(recent.size()) > p.reference_intervals) recent.pop_front();
+      changed = true;
     }
   }
   return run;
