@@ -141,20 +141,25 @@ def print_table(title, columns):
         print(f"  {label:22}" + "".join(f"{fmt(columns[n][key]):>14}" for n in names))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_run_arguments(parser, epochs, device, epochs_help=None):
+    """The options every DS1 benchmark takes: which records, which binary, how to train, where."""
     parser.add_argument("--records", nargs="+", default=RECORDS, help="record names (default: all 22 DS1 records)")
     parser.add_argument("--bin", type=pathlib.Path, default=ROOT / "build" / "default" / "zeroflow")
-    parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    parser.add_argument("--epochs", type=int, default=epochs, help=epochs_help)
+    parser.add_argument("--device", default=device, choices=["auto", "cpu", "cuda"])
+    parser.add_argument("--data", type=pathlib.Path, default=ROOT.parent / "shared" / "data" / "mitdb")
+    parser.add_argument("--work", type=pathlib.Path, help="where run folders go (default: a temporary folder)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_run_arguments(parser, epochs=30, device="auto")
     parser.add_argument(
         "--labels",
         default="atr",
         choices=["atr", "csv"],
         help="reference beats: the WFDB annotations (NNN.atr) or NNN.labels.csv",
     )
-    parser.add_argument("--data", type=pathlib.Path, default=ROOT.parent / "shared" / "data" / "mitdb")
-    parser.add_argument("--work", type=pathlib.Path, help="where run folders go (default: a temporary folder)")
     args = parser.parse_args()
 
     run_help = zeroflow(args.bin, "run", "--help").stdout

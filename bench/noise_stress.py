@@ -36,10 +36,9 @@ import tempfile
 
 import numpy as np
 import wfdb
-from mitdb_ds1 import RECORDS, zeroflow  # the same records and the same way of running the CLI
+from mitdb_ds1 import add_run_arguments, zeroflow  # the same records, options and CLI runner
 from scipy import signal as sps
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 SNRS = [24, 18, 12, 6, 0, -6]
 NOISES = ["em", "ma", "bw"]
 LEARNING_SECONDS = 300
@@ -136,15 +135,10 @@ def gross(results):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--records", nargs="+", default=RECORDS, help="record names (default: all 22 DS1 records)")
+    add_run_arguments(parser, epochs=5, device="cpu", epochs_help="VAE epochs (detection does not depend on them)")
     parser.add_argument("--noise", nargs="+", default=NOISES, choices=NOISES, help="kinds of noise (default: all)")
     parser.add_argument("--snr", nargs="+", type=float, default=SNRS, help="SNRs in dB (default: 24 18 12 6 0 -6)")
-    parser.add_argument("--bin", type=pathlib.Path, default=ROOT / "build" / "default" / "zeroflow")
-    parser.add_argument("--epochs", type=int, default=5, help="VAE epochs (detection does not depend on them)")
-    parser.add_argument("--device", default="cpu", choices=["auto", "cpu", "cuda"])
     parser.add_argument("--seed", type=int, default=2024, help="seed of the synthesized noise")
-    parser.add_argument("--data", type=pathlib.Path, default=ROOT.parent / "shared" / "data" / "mitdb")
-    parser.add_argument("--work", type=pathlib.Path, help="where run folders go (default: a temporary folder)")
     args = parser.parse_args()
     print(f"zeroflow {args.bin}; records {' '.join(args.records)}; device {args.device}; noise seed {args.seed}")
 

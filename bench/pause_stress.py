@@ -32,10 +32,9 @@ import tempfile
 
 import numpy as np
 import wfdb
-from mitdb_ds1 import RECORDS, zeroflow
+from mitdb_ds1 import add_run_arguments, zeroflow
 from noise_stress import BEAT_SYMBOLS, LEARNING_SECONDS
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: Beats of normal conduction (AAMI N: normal, bundle branch blocks) that a pause may follow.
 NORMAL = set("NLR")
 
@@ -102,15 +101,10 @@ def run_and_evaluate(args, record, lead, samples, symbols, rate, folder):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--records", nargs="+", default=RECORDS, help="record names (default: all 22 DS1 records)")
+    add_run_arguments(parser, epochs=1, device="cpu", epochs_help="VAE epochs (detection does not depend on them)")
     parser.add_argument("--pauses", nargs="+", type=float, default=[2, 3, 4, 6], help="pause lengths in s")
     parser.add_argument("--every", type=float, default=40, help="seconds between pauses (default 40)")
-    parser.add_argument("--bin", type=pathlib.Path, default=ROOT / "build" / "default" / "zeroflow")
-    parser.add_argument("--epochs", type=int, default=1, help="VAE epochs (detection does not depend on them)")
-    parser.add_argument("--device", default="cpu", choices=["auto", "cpu", "cuda"])
     parser.add_argument("--seed", type=int, default=2024, help="seed of the pauses' noise")
-    parser.add_argument("--data", type=pathlib.Path, default=ROOT.parent / "shared" / "data" / "mitdb")
-    parser.add_argument("--work", type=pathlib.Path, help="where run folders go (default: a temporary folder)")
     args = parser.parse_args()
     print(f"zeroflow {args.bin}; records {' '.join(args.records)}; pauses {args.pauses} s every {args.every} s")
 
