@@ -49,6 +49,18 @@ def test_beats_atr_reads_back_with_wfdb(run_119):
     assert all(note in ("(N", "(AFIB") for _, note in rhythm)
 
 
+def test_scores_follow_the_classes(run_119):
+    # Every beat the rule calls S, V or Q ranks above every N beat; within each, shape and rhythm
+    # order them: score = [class != N] + 0.5 + atan(max(0, morphology) + max(0, rhythm)) / pi.
+    rows = beats_csv(run_119)
+    score = np.array([float(r["score"]) for r in rows])
+    evidence = np.array([max(0.0, float(r["morphology"])) + max(0.0, float(r["rhythm"])) for r in rows])
+    abnormal = np.array([r["class"] != "N" for r in rows])
+    np.testing.assert_allclose(score, abnormal + 0.5 + np.arctan(evidence) / np.pi, rtol=1e-5, atol=1e-6)
+    assert abnormal.any() and (~abnormal).any()
+    assert score[abnormal].min() > score[~abnormal].max()
+
+
 def test_classes_find_the_bigeminy(run_119):
     rows = beats_csv(run_119)
     summary = json.loads((run_119 / "summary.json").read_text())

@@ -2,6 +2,7 @@
 #include "zeroflow/classify/beat_classes.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "features.hpp"
@@ -201,6 +202,18 @@ std::vector<std::int64_t> class_counts(std::span<const char> classes) {
     }
   }
   return counts;
+}
+
+std::vector<float> scores_following_classes(std::span<const float> score, std::span<const char> classes) {
+  ZF_EXPECTS(score.size() == classes.size(), "expected a class for each of the ", score.size(), " scores, got ",
+             classes.size());
+  std::vector<float> out(score.size());
+  for (std::size_t b = 0; b < score.size(); ++b) {
+    // atan squeezes the evidence into one unit without changing its order, so the class decides first.
+    const double evidence = 0.5 + std::atan(static_cast<double>(score[b])) / std::numbers::pi;
+    out[b] = static_cast<float>(evidence + (classes[b] == 'N' ? 0.0 : 1.0));
+  }
+  return out;
 }
 
 }  // namespace zeroflow::classify

@@ -510,6 +510,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       auto classes = classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
                                               result.sample_rate, stream);
       result.beat_class = std::move(classes.classes);
+      // The ranking follows the answer: beats called S, V or Q first (scores_following_classes).
+      result.score = classify::scores_following_classes(result.score, result.beat_class);
       result.similarity = std::move(classes.similarity);
       result.prematurity = std::move(classes.prematurity);
       result.episodes = std::move(classes.episodes);

@@ -22,7 +22,9 @@ nlohmann::json score_json(const pipeline::run_result& r) {
           : "reconstruction error mean_t (decode(mu) - x)^2 of the normalised beat (the VAE's view of its shape)";
   if (r.method != "robust") return json{{"definition", std::string(morphology) + "; higher = more anomalous"}};
   return json{
-      {"definition", "max(0, z(morphology)) + max(0, z(irregularity)); higher = more anomalous"},
+      {"definition",
+       "the class first, then the evidence: 0.5 + atan(e) / pi for a beat of class N and 1.5 + atan(e) / pi for S, V "
+       "and Q, with e = max(0, z(morphology)) + max(0, z(irregularity)); higher = more anomalous"},
       {"morphology", morphology},
       {"irregularity",
        "max(0, ln(local_rr / rr_before)) + max(0, ln(rr_after / rr_before)): early beats and the pause after them"},

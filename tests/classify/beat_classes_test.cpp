@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -169,6 +170,25 @@ TEST(BeatClasses, SimilarityIsOneForTheDominantShapeAndLowForAnother) {
     else
       EXPECT_GT(c.similarity[b], 0.95F) << b;
   }
+}
+
+TEST(BeatClasses, ScoresFollowTheClassesThenTheEvidence) {
+  const std::vector<float> evidence{0.0F, 3.0F, 0.5F, 40.0F, std::nanf(""), 1.0F};
+  const std::vector<char> classes{'N', 'N', 'V', 'N', 'S', 'Q'};
+  const auto s = zc::scores_following_classes(evidence, classes);
+  ASSERT_EQ(s.size(), evidence.size());
+  for (std::size_t b = 0; b < s.size(); ++b) {
+    if (std::isnan(evidence[b])) {
+      EXPECT_TRUE(std::isnan(s[b]));
+      continue;
+    }
+    const double want = (classes[b] == 'N' ? 0.5 : 1.5) + std::atan(static_cast<double>(evidence[b])) / std::numbers::pi;
+    EXPECT_NEAR(s[b], want, 1e-6) << b;
+  }
+  EXPECT_GT(s[2], s[3]);  // a V with little evidence above an N with much
+  EXPECT_GT(s[1], s[0]);  // within a class, the evidence orders
+  EXPECT_GT(s[5], s[2]);
+  EXPECT_THROW((void)zc::scores_following_classes(evidence, std::vector<char>(2, 'N')), zeroflow::invalid_argument);
 }
 
 TEST(BeatClasses, RefusesInputThatDoesNotFit) {

@@ -129,4 +129,11 @@ struct beat_rows {
 /// @brief Counts of each class, in the order N, S, V, Q.
 [[nodiscard]] std::vector<std::int64_t> class_counts(std::span<const char> classes);
 
+/// @brief Anomaly scores that follow the answer: every beat the rule calls S, V or Q ranks above
+///        every beat it calls N, and within each of the two the evidence (`score`, ≥ 0: shape and
+///        rhythm) orders the beats. The result is 0.5 + atan(score) / π, in [0.5, 1), for N and
+///        1 more for the others; NaN stays NaN (an unscored beat).
+/// @throws zeroflow::invalid_argument when the two spans differ in length
+[[nodiscard]] std::vector<float> scores_following_classes(std::span<const float> score, std::span<const char> classes);
+
 }  // namespace zeroflow::classify
