@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <numbers>
 #include <cstdint>
+#include <numbers>
 #include <random>
 #include <vector>
 
@@ -182,7 +182,8 @@ TEST(BeatClasses, ScoresFollowTheClassesThenTheEvidence) {
       EXPECT_TRUE(std::isnan(s[b]));
       continue;
     }
-    const double want = (classes[b] == 'N' ? 0.5 : 1.5) + std::atan(static_cast<double>(evidence[b])) / std::numbers::pi;
+    const double want =
+        (classes[b] == 'N' ? 0.5 : 1.5) + std::atan(static_cast<double>(evidence[b])) / std::numbers::pi;
     EXPECT_NEAR(s[b], want, 1e-6) << b;
   }
   EXPECT_GT(s[2], s[3]);  // a V with little evidence above an N with much
