@@ -47,6 +47,16 @@ PERIOD_SECONDS = 120
 BEAT_SYMBOLS = set("NLRBAaJSVrFejnE/fQ?")
 
 
+def read_lead_and_beats(data, record):
+    """The lead zeroflow reads by default (MLII, else the first), its rate, and the reference beats
+    (sample, MIT symbol) of NNN.atr, rhythm, noise and comment annotations left out."""
+    rec = wfdb.rdrecord(str(data / record))
+    lead = rec.sig_name.index("MLII") if "MLII" in rec.sig_name else 0
+    ann = wfdb.rdann(str(data / record), "atr")
+    beats = [(int(s), sym) for s, sym in zip(ann.sample, ann.symbol) if sym in BEAT_SYMBOLS]
+    return rec.p_signal[:, lead], rec.fs, [s for s, _ in beats], [sym for _, sym in beats]
+
+
 def lowpass(x, hz, rate, order=2):
     return sps.sosfiltfilt(sps.butter(order, hz, "lowpass", fs=rate, output="sos"), x)
 
@@ -146,11 +156,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="zeroflow-nst-") as scratch:
         work = args.work or pathlib.Path(scratch)
         for i, record in enumerate(args.records):
-            rec = wfdb.rdrecord(str(args.data / record))
-            lead = rec.sig_name.index("MLII") if "MLII" in rec.sig_name else 0
-            ecg, rate = rec.p_signal[:, lead], rec.fs
-            ann = wfdb.rdann(str(args.data / record), "atr")
-            beats = np.array([s for s, sym in zip(ann.sample, ann.symbol) if sym in BEAT_SYMBOLS])
+            ecg, rate, samples, _ = read_lead_and_beats(args.data, record)
+            beats = np.array(samples)
             power = qrs_power(ecg, beats, rate)
             gate = noisy_periods(len(ecg), rate)
             rows.setdefault(("clean", None), []).append(run_one(args, record, ecg, rate, work / "clean" / record))

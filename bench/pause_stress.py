@@ -31,9 +31,8 @@ import sys
 import tempfile
 
 import numpy as np
-import wfdb
 from mitdb_ds1 import add_run_arguments, zeroflow
-from noise_stress import BEAT_SYMBOLS, LEARNING_SECONDS
+from noise_stress import LEARNING_SECONDS, read_lead_and_beats
 
 #: Beats of normal conduction (AAMI N: normal, bundle branch blocks) that a pause may follow.
 NORMAL = set("NLR")
@@ -114,12 +113,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="zeroflow-pauses-") as scratch:
         work = args.work or pathlib.Path(scratch)
         for i, record in enumerate(args.records):
-            rec = wfdb.rdrecord(str(args.data / record))
-            lead_index = rec.sig_name.index("MLII") if "MLII" in rec.sig_name else 0
-            ecg, rate = rec.p_signal[:, lead_index], rec.fs
-            ann = wfdb.rdann(str(args.data / record), "atr")
-            kept = [(s, sym) for s, sym in zip(ann.sample, ann.symbol) if sym in BEAT_SYMBOLS]
-            samples, symbols = [s for s, _ in kept], [sym for _, sym in kept]
+            ecg, rate, samples, symbols = read_lead_and_beats(args.data, record)
             clean, _ = run_and_evaluate(args, record, ecg, samples, symbols, rate, work / "clean" / record)
             rng = np.random.default_rng([args.seed, i])
             lead, moved, pauses = with_pauses(ecg, samples, symbols, rate, args.every, args.pauses, rng)
