@@ -247,8 +247,8 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
   require_replaceable_file(json_file, "the evaluation");
   if (!f.per_beat.empty()) require_replaceable_file(f.per_beat, "--per-beat");
   // Never over a file this evaluation reads: the run's results or the labels.
-  std::vector<std::filesystem::path> reads = {out / "beats.csv", out / "beats.atr", out / "summary.json",
-                                              out / "report.html", out / "model.pt"};
+  std::vector<std::filesystem::path> reads = {out / "beats.csv",   out / "beats.atr",         out / "summary.json",
+                                              out / "report.html", out / "model.safetensors", out / "model.pt"};
   if (!f.labels.empty()) reads.emplace_back(f.labels);
   const auto summary_text = read_text(out / "summary.json", "summary.json gives the sample rate");
   const auto summary = nlohmann::json::parse(summary_text, nullptr, /*allow_exceptions=*/false);

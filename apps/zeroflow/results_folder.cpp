@@ -70,9 +70,10 @@ std::string pid_suffix() { return std::to_string(::getpid()) + ".tmp"; }
 }  // namespace
 
 const std::vector<std::string>& result_names() {
-  static const std::vector<std::string> names = {"beats.csv", "summary.json", "report.html", "model.pt",
-                                                 "beats.atr", "episodes.csv", "figures",     "evaluation.json",
-                                                 "runs.csv",  "points.csv"};
+  // model.pt: what earlier zeroflows wrote instead of model.safetensors (a rerun replaces it too).
+  static const std::vector<std::string> names = {"beats.csv",       "summary.json", "report.html",  "model.safetensors",
+                                                 "model.pt",        "beats.atr",    "episodes.csv", "figures",
+                                                 "evaluation.json", "runs.csv",     "points.csv"};
   return names;
 }
 

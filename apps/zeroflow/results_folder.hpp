@@ -16,8 +16,8 @@
 namespace zeroflow::cli {
 
 /// @brief The names a run's results have in its folder: beats.csv, summary.json, report.html,
-/// model.pt, figures, evaluation.json (`zeroflow evaluate`), runs.csv (several recordings),
-/// points.csv (`zeroflow timeseries`).
+/// model.safetensors (model.pt of earlier versions), figures, evaluation.json (`zeroflow evaluate`), runs.csv (several
+/// recordings), points.csv (`zeroflow timeseries`).
 [[nodiscard]] const std::vector<std::string>& result_names();
 
 /// @brief Results of earlier runs in `out`: its entries named in result_names(), the result

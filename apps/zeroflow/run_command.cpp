@@ -57,7 +57,7 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--out,-o", f.out,
-                 "output folder: beats.csv, summary.json, report.html, model.pt (figures/ with --figures png)")
+                 "output folder: beats.csv, summary.json, report.html, model.safetensors (figures/ with --figures png)")
       ->capture_default_str();
   cmd.add_option("--lead,--column,-c", f.options.column,
                  "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF "
@@ -185,7 +185,7 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& staging, const st
   // Read now, not after training: a labels file that cannot be read is a warning said up front.
   if (labels) o.labels = readable_labels(*labels, &progress);
   if (!training) o.model = f.model;
-  const auto result = pipeline::run(o, training ? staging / "model.pt" : std::filesystem::path{});
+  const auto result = pipeline::run(o, training ? staging / "model.safetensors" : std::filesystem::path{});
   const auto& say = o.progress;  // this recording's progress lines
   say("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
   report::write_all(result, o, staging);
@@ -380,8 +380,8 @@ void add_score(CLI::App& app) {
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, false);
   cmd->add_option("--model,-m", flags->model,
-                  "model.pt written by `zeroflow run` (either model), or a LightVAE saved from Python with its rows "
-                  "described (zeroflow.model.VAE.describe_rows)")
+                  "model.safetensors written by `zeroflow run` (either model; the model.pt of earlier versions "
+                  "too), or a LightVAE saved from Python with its rows described (zeroflow.model.VAE.describe_rows)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->callback([flags, cmd] {

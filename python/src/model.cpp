@@ -125,7 +125,7 @@ void bind_model(nb::module_& m) {
       .def_static(
           "load",
           [](const std::string& path, nb::handle device) { return model::vae::load(path, parse_device(device)); },
-          "path"_a, "device"_a = "cpu", "Reads a model written by save() (or `zeroflow run`'s model.pt).")
+          "path"_a, "device"_a = "cpu", "Reads a model written by save() (or `zeroflow run`'s model.safetensors).")
       .def(
           "_train",
           [](model::vae& self, const py_array& rows, int epochs, int batch, double test_fraction, std::uint64_t seed,

@@ -196,8 +196,8 @@ def test_run_returns_arrays_and_writes_the_contract(recording, tmp_path):
     assert summary["beats_found"] == n
     beats = np.genfromtxt(tmp_path / "beats.csv", delimiter=",", names=True, dtype=None, encoding="utf-8")
     assert np.array_equal(beats["start"], np.asarray(r.start))
-    assert (tmp_path / "model.pt").exists() and (tmp_path / "report.html").exists()
-    scored = zf.run(path, device="cpu", model=tmp_path / "model.pt", labels=None)
+    assert (tmp_path / "model.safetensors").exists() and (tmp_path / "report.html").exists()
+    scored = zf.run(path, device="cpu", model=tmp_path / "model.safetensors", labels=None)
     assert not scored.trained and "evaluation" not in scored.summary
     assert np.allclose(np.asarray(scored.score)[kept], score[kept], equal_nan=True)
 

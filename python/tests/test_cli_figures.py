@@ -86,7 +86,7 @@ def test_score_writes_the_figures_but_no_loss(zeroflow_bin, short_recording, fig
         "score",
         short_recording,
         "--model",
-        out / "model.pt",
+        out / "model.safetensors",
         "--out",
         tmp_path,
         "--device",
@@ -102,7 +102,17 @@ def test_score_writes_the_figures_but_no_loss(zeroflow_bin, short_recording, fig
 
 def test_no_figures_by_default(zeroflow_bin, short_recording, figures_run, tmp_path):
     out, _ = figures_run
-    run_cli(zeroflow_bin, "score", short_recording, "--model", out / "model.pt", "--out", tmp_path, "--device", "cpu")
+    run_cli(
+        zeroflow_bin,
+        "score",
+        short_recording,
+        "--model",
+        out / "model.safetensors",
+        "--out",
+        tmp_path,
+        "--device",
+        "cpu",
+    )
     assert (tmp_path / "beats.csv").exists()
     assert not (tmp_path / "figures").exists()
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import run_cli
 
 # What `zeroflow run` leaves in --out, and nothing else.
-RUN_RESULTS = ["beats.atr", "beats.csv", "episodes.csv", "model.pt", "report.html", "summary.json"]
+RUN_RESULTS = ["beats.atr", "beats.csv", "episodes.csv", "model.safetensors", "report.html", "summary.json"]
 BAD_CSV = "x\nabc\n"  # a header, then a value that is no number: the recording fails to load
 
 
@@ -249,7 +249,7 @@ def test_earlier_results_are_not_replaced_without_force(zeroflow_bin, recording,
     assert proc.returncode == 1
     assert error_lines(proc) == [
         f"zeroflow: error: {out} already holds the results of an earlier run (beats.atr, "
-        "beats.csv, episodes.csv, model.pt, ...); add --force to replace them all, or choose "
+        "beats.csv, episodes.csv, model.safetensors, ...); add --force to replace them all, or choose "
         "another --out"
     ]
     assert "load..." not in proc.stderr  # refused before the recording is read
@@ -341,7 +341,7 @@ def test_sigint_leaves_no_folder_and_no_temporary(zeroflow_bin, long_recording, 
             "beats.csv",
             "episodes.csv",
             "figures",
-            "model.pt",
+            "model.safetensors",
             "report.html",
             "summary.json",
         ]
@@ -403,7 +403,7 @@ def test_a_folder_as_input_or_model_is_refused(zeroflow_bin, recording, tmp_path
     assert len(error_lines(proc)) == 1 and "a.csv" in error_lines(proc)[0]
     proc = run_cli(zeroflow_bin, "score", recording, "--model", tmp_path / "fifo.pt", check=False)
     assert proc.returncode == 2
-    os.mkfifo(tmp_path / "model.pt")
+    os.mkfifo(tmp_path / "model.safetensors")
     before = snapshot(tmp_path)
     proc = subprocess.run(
         [
@@ -411,7 +411,7 @@ def test_a_folder_as_input_or_model_is_refused(zeroflow_bin, recording, tmp_path
             "score",
             str(recording),
             "--model",
-            str(tmp_path / "model.pt"),
+            str(tmp_path / "model.safetensors"),
             "--out",
             str(tmp_path / "out"),
             "--device",
@@ -423,7 +423,7 @@ def test_a_folder_as_input_or_model_is_refused(zeroflow_bin, recording, tmp_path
     )
     assert proc.returncode == 1
     assert error_lines(proc) == [
-        f"zeroflow: error: {tmp_path / 'model.pt'} is not a regular file (a FIFO, socket or "
+        f"zeroflow: error: {tmp_path / 'model.safetensors'} is not a regular file (a FIFO, socket or "
         "device); zeroflow reads the model from a file: save it to one first"
     ]
     assert snapshot(tmp_path) == before

@@ -1,12 +1,10 @@
 """`zeroflow run --model` and `zeroflow score` with either model, against independent references:
 the MLP autoencoder's scores re-computed in NumPy from the weights in its model file (read with
-PyTorch) and the scaling re-computed with scikit-learn; a LightVAE trained and saved from Python
+PyPI's safetensors) and the scaling re-computed with scikit-learn; a LightVAE trained and saved from Python
 scored by the CLI as Python scores it."""
 
 import csv
-import io
 import json
-import struct
 
 import numpy as np
 import pytest
@@ -16,6 +14,10 @@ from sklearn.preprocessing import MinMaxScaler as SkMinMaxScaler
 import zeroflow as zf
 
 torch = pytest.importorskip("torch")
+pytest.importorskip("safetensors")
+import safetensors  # noqa: E402
+import safetensors.numpy  # noqa: E402
+
 pytestmark = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch: no model")
 
 
@@ -39,13 +41,12 @@ def seed_rows(recording):
 
 
 def read_mlp_file(path):
-    """The MLP model file as documented (src/pipeline/beat_model.hpp): archive, JSON, trailer."""
-    data = path.read_bytes()
-    assert data[-8:] == b"ZFMLPAE\0"
-    archive, metadata, _, version = struct.unpack("<4Q", data[-40:-8])
-    assert version == 1 and archive + metadata == len(data) - 40
-    weights = dict(torch.jit.load(io.BytesIO(data[:archive])).named_parameters())
-    return {k: v.detach().double().numpy() for k, v in weights.items()}, json.loads(data[archive : archive + metadata])
+    """The MLP model file through PyPI's safetensors (the format's reference reader): weights as
+    float64 arrays, and the metadata."""
+    weights = safetensors.numpy.load_file(str(path))
+    with safetensors.safe_open(str(path), framework="numpy") as f:
+        meta = f.metadata()
+    return {k: v.astype(np.float64) for k, v in weights.items()}, meta
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +72,13 @@ def mlp_run(zeroflow_bin, short_recording, tmp_path_factory):
 
 def test_mlp_scores_are_a_numpy_forward_pass_of_the_saved_weights(mlp_run, short_recording):
     out, proc = mlp_run
-    weights, meta = read_mlp_file(out / "model.pt")
-    assert meta["model"] == "mlp" and meta["epochs"] == 30
-    assert meta["rows"]["segmentation"] == "seed" and meta["rows"]["sample_rate"] == 250
+    weights, meta = read_mlp_file(out / "model.safetensors")
+    assert meta["model"] == "mlp" and meta["epochs"] == "30" and meta["format"] == "zeroflow-model"
+    assert meta["rows.segmentation"] == "seed" and float(meta["rows.sample_rate"]) == 250
     rows = seed_rows(short_recording)
     scaler = SkMinMaxScaler().fit(rows)  # the seed-004 notebook's preprocessing, per sample position
-    np.testing.assert_allclose(meta["scale"], scaler.scale_, rtol=1e-6)
-    np.testing.assert_allclose(meta["offset"], scaler.min_, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(weights["scale"], scaler.scale_, rtol=1e-6)
+    np.testing.assert_allclose(weights["offset"], scaler.min_, rtol=1e-6, atol=1e-7)
 
     x = scaler.transform(rows).astype(np.float64)
     h = x
@@ -95,7 +96,7 @@ def test_mlp_scores_are_a_numpy_forward_pass_of_the_saved_weights(mlp_run, short
 
 def test_summary_says_which_model_scored(mlp_run, short_run):
     out, _ = mlp_run
-    weights, _ = read_mlp_file(out / "model.pt")
+    weights, _ = read_mlp_file(out / "model.safetensors")
     model = json.loads((out / "summary.json").read_text())["model"]
     assert model["name"] == "mlp"
     assert model["parameters"] == sum(w.size for k, w in weights.items() if "layer" in k)
@@ -110,7 +111,7 @@ def test_score_takes_the_mlp_model_file(zeroflow_bin, mlp_run, short_recording, 
         "score",
         short_recording,
         "--model",
-        out / "model.pt",
+        out / "model.safetensors",
         "--segmentation",
         "seed",
         "--device",
@@ -125,7 +126,7 @@ def test_score_takes_the_mlp_model_file(zeroflow_bin, mlp_run, short_recording, 
         "score",
         short_recording,
         "--model",
-        out / "model.pt",
+        out / "model.safetensors",
         "--device",
         "cpu",
         "--out",
@@ -140,7 +141,7 @@ def test_score_takes_the_mlp_model_file(zeroflow_bin, mlp_run, short_recording, 
     "name, needle",
     [
         ("monai", 'VAEOutlierDetector(model="monai")'),
-        ("model.pt", "zeroflow score INPUT --model model.pt"),
+        ("model.safetensors", "zeroflow score INPUT --model model.safetensors"),
         ("vae", "expected lightvae or mlp"),
     ],
 )

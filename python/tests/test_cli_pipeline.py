@@ -85,7 +85,7 @@ def test_run_outputs_follow_the_contract(short_run):
         float(r["morphology"]), float(r["rhythm"])
     n_test = sum(r["split"] == "test" for r in kept)
     assert abs(n_test - 0.25 * len(kept)) <= 1
-    assert (out / "model.pt").exists() and (out / "report.html").exists()
+    assert (out / "model.safetensors").exists() and (out / "report.html").exists()
     assert "epoch 8/8" in proc.stderr  # progress reaches the user
     # Loss goes down during training.
     assert summary["loss_per_epoch"][-1] < summary["loss_per_epoch"][0]
@@ -125,7 +125,17 @@ def test_detection_and_ranking_quality_on_synthetic_data(short_run):
 
 def test_score_with_saved_model_reproduces_scores(zeroflow_bin, short_recording, short_run, tmp_path):
     out, _ = short_run
-    run_cli(zeroflow_bin, "score", short_recording, "--model", out / "model.pt", "--out", tmp_path, "--device", "cpu")
+    run_cli(
+        zeroflow_bin,
+        "score",
+        short_recording,
+        "--model",
+        out / "model.safetensors",
+        "--out",
+        tmp_path,
+        "--device",
+        "cpu",
+    )
     trained = {r["beat"]: r for r in read_beats(out)}
     scored = read_beats(tmp_path)
     assert len(scored) == len(trained)
@@ -188,7 +198,7 @@ def test_many_recordings_one_folder_each_and_a_failure_skipped(zeroflow_bin, sho
     single, _ = short_run
     expected = [(r["start"], r["peak"], r["length"], r["kept"]) for r in read_beats(single)]
     for folder in ("a", "a-2"):
-        for name in ("beats.csv", "summary.json", "report.html", "model.pt"):
+        for name in ("beats.csv", "summary.json", "report.html", "model.safetensors"):
             assert (out / folder / name).exists(), f"{folder}/{name}"
         beats = [(r["start"], r["peak"], r["length"], r["kept"]) for r in read_beats(out / folder)]
         assert beats == expected  # the same segmentation as a run on its own

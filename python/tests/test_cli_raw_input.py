@@ -98,7 +98,7 @@ def test_score_picks_a_channel_of_an_interleaved_raw_recording(zeroflow_bin, rec
         "--sample-rate",
         RATE,
         "--model",
-        csv_run / "model.pt",
+        csv_run / "model.safetensors",
         "--out",
         out,
         "--device",

@@ -44,7 +44,7 @@ def test_force_never_deletes_labels_or_a_model_inside_the_results(zeroflow_bin, 
     labels = out / "figures" / "mine.labels.csv"
     shutil.copy(recording.with_suffix(".labels.csv"), labels)
     model = out / "figures" / "kept.pt"
-    shutil.copy(out / "model.pt", model)
+    shutil.copy(out / "model.safetensors", model)
     before = snapshot(tmp_path)
     proc = run(zeroflow_bin, recording, "--out", out, "--force", "--labels", labels)
     assert proc.returncode == 1 and str(labels) in error_lines(proc)[0]
@@ -59,7 +59,7 @@ def test_an_input_that_is_itself_an_earlier_result_is_kept(zeroflow_bin, tmp_pat
     out = tmp_path / "o"
     recording = generate_into(zeroflow_bin, tmp_path / "rec.csv")
     assert run(zeroflow_bin, recording, "--out", out).returncode == 0
-    model = out / "model.pt"
+    model = out / "model.safetensors"
     data = model.read_bytes()
     proc = run_cli(
         zeroflow_bin, "score", recording, "--model", model, "--out", out, "--force", "--device", "cpu", check=False

@@ -6,12 +6,10 @@ files (NumPy, wfdb-python); the model file's trailer against an FNV-1a written h
 definition; a model with NaN weights is made with PyTorch itself."""
 
 import csv
-import io
 import json
 import math
 import os
 import struct
-import zlib
 
 import numpy as np
 import pytest
@@ -59,7 +57,7 @@ def model(zeroflow_bin, clean_csv, tmp_path_factory):
     """A model trained by `zeroflow run` on the clean recording, and that run's folder."""
     out = tmp_path_factory.mktemp("trained")
     run_cli(zeroflow_bin, "run", clean_csv, "--out", out, "--device", "cpu", "--epochs", 1)
-    return out / "model.pt", out
+    return out / "model.safetensors", out
 
 
 def write_csv(path, values):
@@ -151,43 +149,60 @@ def test_gaps_run_with_finite_losses_and_scores(zeroflow_bin, samples, tmp_path)
 # ---- model files --------------------------------------------------------------------------------------
 
 
-def fnv1a(data):
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
+def load_with_reference(path):
+    """Metadata and tensors of a model file through PyPI's safetensors (the format's reference)."""
+    pytest.importorskip("safetensors")
+    import safetensors
+    import safetensors.numpy
+
+    with safetensors.safe_open(str(path), framework="numpy") as f:
+        meta = f.metadata()
+    return meta, safetensors.numpy.load_file(str(path))
 
 
-def with_trailer(archive):
-    """A LibTorch archive as a zeroflow model file: length, FNV-1a, format 2, magic."""
-    return archive + struct.pack("<QQQ", len(archive), fnv1a(archive), 2) + b"ZEROFLOW"
+def resealed(tensors, meta):
+    """A model file written by the reference writer, its checksum recomputed (zeroflow._model_file)."""
+    import safetensors.numpy
+
+    from zeroflow import _model_file
+
+    parts = {k: ("F32", tuple(v.shape), np.ascontiguousarray(v, dtype="<f4").tobytes()) for k, v in tensors.items()}
+    meta = dict(meta, checksum=_model_file.checksum(meta, parts))
+    return safetensors.numpy.save(tensors, metadata=meta)
 
 
-def test_the_trailer_is_what_the_format_says(model):
-    data = model[0].read_bytes()
-    length, checksum, version = struct.unpack("<QQQ", data[-32:-8])
-    assert data[-8:] == b"ZEROFLOW" and version == 2 and length == len(data) - 32
-    assert checksum == fnv1a(data[:length])
-    assert data[:4] == b"PK\x03\x04"  # the archive itself is LibTorch's zip
+def test_the_file_is_what_the_format_says(model):
+    from zeroflow import _model_file
+
+    meta, tensors = load_with_reference(model[0])
+    assert meta["format"] == "zeroflow-model" and meta["format_version"] == "3" and meta["model"] == "lightvae"
+    assert meta["rows.segmentation"] == "robust" and meta["epochs"] == "1"
+    assert all(t.dtype == np.float32 for t in tensors.values()) and "restore.weight" in tensors
+    parts = {k: ("F32", tuple(v.shape), v.tobytes()) for k, v in tensors.items()}
+    assert meta["checksum"] == _model_file.checksum(meta, parts)
 
 
 def damaged_files(data, rng):
+    (header,) = struct.unpack("<Q", data[:8])
     yield "empty", b"", "is an empty file"
     yield "random", rng.integers(0, 256, 5000, dtype=np.uint8).tobytes(), "is not a zeroflow model file or is damaged"
     for cut in (1, 100, len(data) // 2, len(data) - 33, len(data) - 1):
         yield f"cut to {cut}", data[:cut], "is not a zeroflow model file or is damaged"
-    for at in sorted(set(rng.integers(0, len(data), 12).tolist()) | {0, len(data) // 2, len(data) - 40, len(data) - 1}):
+    # Flips in the weights, the header length and the metadata (a flip in the header's trailing
+    # spaces can leave the content as it was: the checksum covers the content).
+    weights = rng.integers(8 + header, len(data), 12).tolist()
+    meta_value = data.index(b'"lightvae"') + 3
+    for at in sorted(set(weights) | {0, 3, meta_value, len(data) - 1}):
         flipped = bytearray(data)
         flipped[at] ^= 0x10
         yield f"byte {at} flipped", bytes(flipped), "is not a zeroflow model file or is damaged"
-    yield "bare archive", data[:-32], "from an older zeroflow or another program"
 
 
 def test_damaged_model_files_are_refused(zeroflow_bin, clean_csv, model, tmp_path):
     data = model[0].read_bytes()
     rng = np.random.default_rng(11)
     for k, (what, content, phrase) in enumerate(damaged_files(data, rng)):
-        path = tmp_path / f"model{k}.pt"
+        path = tmp_path / f"model{k}.safetensors"
         path.write_bytes(content)
         out = tmp_path / f"out{k}"
         line = refused(cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out), out, phrase)
@@ -214,42 +229,50 @@ def test_models_of_another_rate_or_normalisation_are_refused(zeroflow_bin, clean
     run_cli(zeroflow_bin, "run", clean_csv, "--out", raw, "--device", "cpu", "--epochs", 1, "--normalize", "none")
     out = tmp_path / "robust"
     refused(
-        cli(zeroflow_bin, "score", clean_csv, "--model", raw / "model.pt", "--out", out),
+        cli(zeroflow_bin, "score", clean_csv, "--model", raw / "model.safetensors", "--out", out),
         out,
         "normalisation none (this run: robust)",
         "--normalize none",
     )
     # The control: with its own settings the raw model scores.
     ok = cli(
-        zeroflow_bin, "score", clean_csv, "--model", raw / "model.pt", "--out", tmp_path / "ok", "--normalize", "none"
+        zeroflow_bin,
+        "score",
+        clean_csv,
+        "--model",
+        raw / "model.safetensors",
+        "--out",
+        tmp_path / "ok",
+        "--normalize",
+        "none",
     )
     assert ok.returncode == 0, ok.stderr
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit: the format LibTorch's archives use
 def test_a_model_with_nan_weights_is_refused(zeroflow_bin, clean_csv, model, tmp_path):
-    torch = pytest.importorskip("torch")
-    data = model[0].read_bytes()
-    module = torch.jit.load(io.BytesIO(data[:-32]))
-    with torch.no_grad():
-        module.state_dict()["conv3.weight"].view(-1)[5] = float("nan")
-    buffer = io.BytesIO()
-    torch.jit.save(module, buffer)
-    path = tmp_path / "nan.pt"
-    path.write_bytes(with_trailer(buffer.getvalue()))
+    meta, tensors = load_with_reference(model[0])
+    poisoned = {k: v.copy() for k, v in tensors.items()}
+    poisoned["conv3.weight"].reshape(-1)[5] = np.nan
+    path = tmp_path / "nan.safetensors"
+    path.write_bytes(resealed(poisoned, meta))
     out = tmp_path / "out"
     refused(
         cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out),
         out,
         "holds 1 weight that is NaN or infinite",
     )
-    # The control: the same round trip without the NaN loads and scores.
-    module = torch.jit.load(io.BytesIO(data[:-32]))
-    buffer = io.BytesIO()
-    torch.jit.save(module, buffer)
-    path.write_bytes(with_trailer(buffer.getvalue()))
+    # The control: the reference writer's file of the same weights without the NaN scores alike.
+    path.write_bytes(resealed(tensors, meta))
     ok = cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", tmp_path / "ok")
     assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "ok" / "beats.csv").read_bytes() == (model[1] / "beats.csv").read_bytes()
+    # Another program's safetensors file (no zeroflow metadata) is refused in the user's terms.
+    path.write_bytes(resealed(tensors, {}))
+    refused(
+        cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", tmp_path / "foreign"),
+        tmp_path / "foreign",
+        "not one zeroflow wrote",
+    )
 
 
 # ---- the Python model API -------------------------------------------------------------------------------
@@ -275,40 +298,20 @@ def test_python_training_refuses_nan_rows():
         model.train(rows, epochs=2, batch=64)
 
 
-def with_scaled_weights(data, factor):
-    """The model file with every weight matrix (tensor storages over 64 bytes, float32) times
-    `factor`, the zip's CRCs and zeroflow's trailer made right again: a valid file of absurd weights."""
-    length = struct.unpack("<Q", data[-32:-24])[0]
-    archive = bytearray(data[:length])
-    end = archive.rfind(b"PK\x05\x06")
-    entries, at = (
-        struct.unpack("<H", archive[end + 10 : end + 12])[0],
-        struct.unpack("<I", archive[end + 16 : end + 20])[0],
-    )
-    for _ in range(entries):
-        assert archive[at : at + 4] == b"PK\x01\x02"
-        size = struct.unpack("<I", archive[at + 24 : at + 28])[0]
-        name_length, extra_length, comment_length = struct.unpack("<HHH", archive[at + 28 : at + 34])
-        local = struct.unpack("<I", archive[at + 42 : at + 46])[0]
-        name = bytes(archive[at + 46 : at + 46 + name_length]).decode()
-        if "/data/" in name and size > 64 and size % 4 == 0:
-            local_name, local_extra = struct.unpack("<HH", archive[local + 26 : local + 30])
-            begin = local + 30 + local_name + local_extra
-            weights = np.frombuffer(bytes(archive[begin : begin + size]), dtype="<f4") * np.float32(factor)
-            assert np.isfinite(weights).all()
-            archive[begin : begin + size] = weights.astype("<f4").tobytes()
-            crc = struct.pack("<I", zlib.crc32(archive[begin : begin + size]))
-            archive[local + 14 : local + 18] = crc
-            archive[at + 16 : at + 20] = crc
-        at += 46 + name_length + extra_length + comment_length
-    return with_trailer(bytes(archive))
+def with_scaled_weights(path, factor):
+    """The model file with every weight matrix (more than 16 floats) times `factor`, sealed again:
+    a valid file of absurd weights."""
+    meta, tensors = load_with_reference(path)
+    scaled = {k: (v * np.float32(factor) if v.size > 16 else v) for k, v in tensors.items()}
+    assert all(np.isfinite(v).all() for v in scaled.values())
+    return resealed(scaled, meta)
 
 
 def test_a_model_of_absurd_but_finite_weights_is_refused_before_anything_is_written(
     zeroflow_bin, clean_csv, model, tmp_path
 ):
-    path = tmp_path / "huge.pt"
-    path.write_bytes(with_scaled_weights(model[0].read_bytes(), 1e30))
+    path = tmp_path / "huge.safetensors"
+    path.write_bytes(with_scaled_weights(model[0], 1e30))
     out = tmp_path / "out"
     line = refused(cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out), out, "not finite")
     assert str(path) in line and "train a new model" in line

@@ -17,6 +17,15 @@ pytestmark = pytest.mark.skipif(not zf.has_torch, reason="the model needs LibTor
 population = pytest.importorskip("zeroflow.population")
 from zeroflow import _model_file  # noqa: E402
 
+pytest.importorskip("safetensors")
+import safetensors.torch  # noqa: E402
+
+
+def state_of(path):
+    """Every tensor of a model file, through PyPI's safetensors (the format's reference reader)."""
+    return safetensors.torch.load_file(str(path))
+
+
 OPTIONS = dict(epochs=4, batch=64, seed=42, device="cpu")
 # Two processes add the same per-beat gradients as one, in another order: float32 rounding only.
 # Measured: 6e-9 relative after 5 epochs; 1e-5 leaves room for other CPUs' kernels.
@@ -39,7 +48,7 @@ def recordings(tmp_path_factory):
 @pytest.fixture(scope="module")
 def one_process(recordings, tmp_path_factory):
     paths, broken = recordings
-    out = tmp_path_factory.mktemp("one") / "population.pt"
+    out = tmp_path_factory.mktemp("one") / "population.safetensors"
     return population.train_population(paths + [broken], out, threads=1, **OPTIONS)
 
 
@@ -57,12 +66,12 @@ def rows_of(paths):
 
 def test_two_gloo_processes_match_one(recordings, one_process, tmp_path):
     paths, broken = recordings
-    two = population.train_population(paths + [broken], tmp_path / "two.pt", processes=2, threads=1, **OPTIONS)
+    two = population.train_population(paths + [broken], tmp_path / "two.safetensors", processes=2, threads=1, **OPTIONS)
     assert (two.processes, two.backend) == (2, "gloo") and (one_process.processes, one_process.backend) == (1, "")
     assert (two.beats, two.train_beats, two.recordings) == (one_process.beats, one_process.train_beats, 4)
     np.testing.assert_allclose(two.epoch_loss, one_process.epoch_loss, rtol=SAME_STEPS_RTOL)
     np.testing.assert_allclose(two.test_loss, one_process.test_loss, rtol=SAME_STEPS_RTOL)
-    a, b = _model_file.state_of(one_process.model_file), _model_file.state_of(two.model_file)
+    a, b = state_of(one_process.model_file), state_of(two.model_file)
     for name in a:
         torch.testing.assert_close(a[name], b[name], rtol=1e-4, atol=1e-5, msg=name)
     assert [p for p, _ in two.skipped] == [broken] and "broken.csv:4" in two.skipped[0][1]
@@ -84,8 +93,12 @@ def test_replica_computes_zeroflows_lightvae(recordings, one_process):
     rows = rows_of(recordings[0][:1])
     scored = zf.model.VAE.load(one_process.model_file).score(rows.numpy())
     replica = population.LightVAE(rows.shape[1])
-    state = _model_file.state_of(one_process.model_file)
-    replica.load_state_dict({k: state[k] for k in replica.state_dict()})
+    state = state_of(one_process.model_file)
+    assert set(state) == set(replica.state_dict())
+    replica.load_state_dict(state)
+    built = zf.model.torch_light_vae(one_process.model_file)  # the same network, from zeroflow
+    for name, value in built.state_dict().items():
+        torch.testing.assert_close(value, state[name], rtol=0, atol=0, msg=name)
     with torch.no_grad():
         mu, _ = replica.encode(rows)
         expected = torch.square(replica.decode(mu) - rows).mean(1)
@@ -120,10 +133,10 @@ def test_population_model_scores_a_new_recording(one_process, tmp_path, zeroflow
 def test_damaged_model_file_is_refused(one_process, tmp_path):
     data = bytearray(open(one_process.model_file, "rb").read())
     data[100] ^= 0xFF
-    bad = tmp_path / "bad.pt"
+    bad = tmp_path / "bad.safetensors"
     bad.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="damaged"):
-        _model_file.read_archive(bad)
+        _model_file.read(bad)
     with pytest.raises(zf.Error):
         zf.model.VAE.load(bad)
 

@@ -37,7 +37,7 @@ RUNS_COLUMNS = ["input", "out", "status", "samples", "beats_found", "beats_kept"
 #: run_many's DataFrame: one row per recording, in the order given.
 RESULT_COLUMNS = ["input", "out", "status", "samples", "beats", "beats_kept", "seconds", "error", "worker"]
 #: The files of one recording's run; a folder holding any of them is an earlier result.
-_RESULT_FILES = ("beats.csv", "summary.json", "report.html", "model.pt", "beats.atr", "episodes.csv")
+_RESULT_FILES = ("beats.csv", "summary.json", "report.html", "model.safetensors", "beats.atr", "episodes.csv")
 
 
 def _require_distributed():
@@ -93,7 +93,7 @@ def run_recording(input: str, out_dir: str, name: str, options: Dict[str, Any], 
                 f"{target} already exists; pass force=True (--force) to replace it, or choose another output folder"
             )
         os.makedirs(staging)
-        result = run_pipeline(input, out=staging, model_out=os.path.join(staging, "model.pt"), **options)
+        result = run_pipeline(input, out=staging, model_out=os.path.join(staging, "model.safetensors"), **options)
         if os.path.lexists(target):  # force: the old results go only once the new ones are complete
             old = staging + ".old"
             os.rename(target, old)

@@ -45,7 +45,7 @@ class VAE:
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike], device: Any = "cpu") -> "VAE":
-        """Reads a model written by :meth:`save` (or ``zeroflow run``'s model.pt)."""
+        """Reads a model written by :meth:`save` (or ``zeroflow run``'s model.safetensors)."""
         _require_torch()
         model = cls.__new__(cls)
         model._vae = _core.VAE.load(os.fspath(path), device)
@@ -240,3 +240,25 @@ def set_cpu_threads(threads: int) -> None:
     """Threads of LibTorch's CPU pool (process-wide)."""
     _require_torch()
     _core.set_cpu_threads(threads)
+
+
+def torch_light_vae(path: Union[str, os.PathLike], device: Any = "cpu") -> "torch.nn.Module":  # noqa: F821
+    """The PyTorch LightVAE (:class:`zeroflow.population.LightVAE`, the same layers and names as
+    zeroflow's) with the weights of a zeroflow model file (``model.safetensors``), on ``device``:
+    for fine-tuning, inspection or export in PyTorch. ``encode(x)`` gives (mu, logvar) and
+    ``decode(mu)`` the reconstruction that zeroflow's score compares with ``x``.
+
+    Raises:
+        ValueError: the file is not a zeroflow LightVAE model file, or it is damaged.
+    """
+    import torch
+
+    from . import _model_file
+    from .population import LightVAE
+
+    meta, tensors = _model_file.read(path)
+    if meta.get("model") != "lightvae":
+        raise ValueError(f"{os.fspath(path)} holds a model of kind {meta.get('model')!r}, not a LightVAE")
+    net = LightVAE(int(meta["width"]))
+    net.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in tensors.items()})
+    return net.to(device).eval()

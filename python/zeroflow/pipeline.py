@@ -82,7 +82,7 @@ def run(
         labels: R-peak labels (sample,label) to evaluate against; "auto" takes INPUT's .labels.csv
             when it exists, None evaluates nothing.
         model: score with this saved model instead of training one.
-        out: a folder to write beats.csv, summary.json and report.html into (and model.pt unless
+        out: a folder to write beats.csv, summary.json and report.html into (and model.safetensors unless
             ``model_out`` says otherwise).
         model_out: where to save the trained model.
         route_torch_memory: on CUDA, make LibTorch allocate from zeroflow's pool. Only possible
@@ -101,7 +101,7 @@ def run(
         guess = os.path.splitext(input)[0] + ".labels.csv"
         labels = guess if os.path.exists(guess) else None
     if model_out is None and out is not None and model is None:
-        model_out = os.path.join(os.fspath(out), "model.pt")
+        model_out = os.path.join(os.fspath(out), "model.safetensors")
     d = _core._run(
         input,
         "" if column is None else str(column),

@@ -17,7 +17,7 @@ How (docs/scaling.md has the reasoning):
   whatever the number of processes: every process computes the seed's loss over the beats of the
   batch that it holds, and DDP's all-reduce adds the gradients. One process and W processes take
   the same steps, up to the order of floating-point sums.
-- Rank 0 writes the weights into a model file that zeroflow wrote (``zeroflow._model_file``),
+- Rank 0 writes the weights as a zeroflow model file (safetensors, ``zeroflow._model_file``),
   recording the rows' provenance (sample rate, segmentation, normalisation, window), and reads it
   back with zeroflow's verifying loader.
 
@@ -280,80 +280,64 @@ def train(
     t_rows = time.perf_counter() - t0
 
     # zeroflow's own initial weights for this seed, so that one process trains as zeroflow would start.
-    template = _model_file.temporary_template(width, seed)
-    try:
-        model = LightVAE(width)
-        initial = _model_file.state_of(template)
-        model.load_state_dict({k: initial[k] for k in model.state_dict()})
-        model.to(dev)
-        net: torch.nn.Module = model
-        if world > 1:
-            net = torch.nn.parallel.DistributedDataParallel(
-                model, device_ids=[dev.index] if dev.type == "cuda" else None
-            )
-        optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    initial = _model_file.template_weights(width, seed)
+    model = LightVAE(width)
+    model.load_state_dict({k: torch.from_numpy(initial[k]) for k in model.state_dict()})
+    model.to(dev)
+    net: torch.nn.Module = model
+    if world > 1:
+        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
+    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
 
-        generator = torch.Generator().manual_seed(seed)  # the same draws in every process
-        split = torch.randperm(n, generator=generator)
-        n_train = int(math.floor((1 - test_fraction) * n))
-        train_ids, test_ids = split[:n_train], split[n_train:]
+    generator = torch.Generator().manual_seed(seed)  # the same draws in every process
+    split = torch.randperm(n, generator=generator)
+    n_train = int(math.floor((1 - test_fraction) * n))
+    train_ids, test_ids = split[:n_train], split[n_train:]
 
-        def batch_loss(ids: torch.Tensor, module: torch.nn.Module) -> torch.Tensor:
-            noise = torch.randn(len(ids), 2, generator=generator)
-            where = lookup[ids.to(dev)]
-            held = where >= 0
-            x = local_rows[where[held]]
-            recon, mu, logvar = module(x, noise.to(dev)[held])
-            return seed_loss(recon, x, mu, logvar)
+    def batch_loss(ids: torch.Tensor, module: torch.nn.Module) -> torch.Tensor:
+        noise = torch.randn(len(ids), 2, generator=generator)
+        where = lookup[ids.to(dev)]
+        held = where >= 0
+        x = local_rows[where[held]]
+        recon, mu, logvar = module(x, noise.to(dev)[held])
+        return seed_loss(recon, x, mu, logvar)
 
-        t1 = time.perf_counter()
-        epoch_loss: List[float] = []
-        for epoch in range(epochs):
-            order = train_ids[torch.randperm(n_train, generator=generator)]
-            total = torch.zeros((), dtype=torch.float64, device=dev)
-            for start in range(0, n_train, batch):
-                loss = batch_loss(order[start : start + batch], net)
-                optimizer.zero_grad(set_to_none=True)
-                # DDP averages the processes' gradients; the seed's loss is a sum over the batch.
-                (loss * world).backward()
-                optimizer.step()
-                total += loss.detach().double()
-            value = float(_sum(total).item()) / max(1, n_train)
-            if not math.isfinite(value):
-                raise ValueError(f"training diverged at epoch {epoch + 1} (loss {value})")
-            epoch_loss.append(value)
-            if progress and rank == 0:
-                progress(f"epoch {epoch + 1}/{epochs}  loss {value:.6f}")
-        with torch.no_grad():
-            total = torch.zeros((), dtype=torch.float64, device=dev)
-            for start in range(0, len(test_ids), batch):
-                total += batch_loss(test_ids[start : start + batch], model).double()
-            test_loss = float(_sum(total).item()) / len(test_ids) if len(test_ids) else math.nan
-        t_train = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    epoch_loss: List[float] = []
+    for epoch in range(epochs):
+        order = train_ids[torch.randperm(n_train, generator=generator)]
+        total = torch.zeros((), dtype=torch.float64, device=dev)
+        for start in range(0, n_train, batch):
+            loss = batch_loss(order[start : start + batch], net)
+            optimizer.zero_grad(set_to_none=True)
+            # DDP averages the processes' gradients; the seed's loss is a sum over the batch.
+            (loss * world).backward()
+            optimizer.step()
+            total += loss.detach().double()
+        value = float(_sum(total).item()) / max(1, n_train)
+        if not math.isfinite(value):
+            raise ValueError(f"training diverged at epoch {epoch + 1} (loss {value})")
+        epoch_loss.append(value)
+        if progress and rank == 0:
+            progress(f"epoch {epoch + 1}/{epochs}  loss {value:.6f}")
+    with torch.no_grad():
+        total = torch.zeros((), dtype=torch.float64, device=dev)
+        for start in range(0, len(test_ids), batch):
+            total += batch_loss(test_ids[start : start + batch], model).double()
+        test_loss = float(_sum(total).item()) / len(test_ids) if len(test_ids) else math.nan
+    t_train = time.perf_counter() - t1
 
-        t2 = time.perf_counter()
-        out = os.fspath(out)
-        if rank == 0:
-            values = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-            values.update(
-                {
-                    "rows_described": torch.tensor([1]),
-                    "rows_sample_rate": torch.tensor([rate], dtype=torch.float64),
-                    "rows_segmentation": torch.tensor([1]),
-                    "rows_normalized": torch.tensor([1]),
-                    "rows_window": torch.tensor(list(window)),
-                    "rows_lengths": torch.tensor([0, 0]),
-                    "train_seed": torch.tensor([1, seed]),
-                    "epochs": torch.tensor([epochs]),
-                }
-            )
-            _model_file.rewrite(template, values, out)
-            from .model import VAE
+    t2 = time.perf_counter()
+    out = os.fspath(out)
+    if rank == 0:
+        rows = {"sample_rate": rate, "segmentation": "robust", "normalized": True}
+        rows.update(window_before=window[0], window_after=window[1])
+        meta = _model_file.metadata("lightvae", width, rows=rows, init_seed=seed, train_seed=seed, epochs=epochs)
+        _model_file.write(out, model.state_dict(), meta)
+        from .model import VAE
 
-            VAE.load(out)  # zeroflow's verifying reader: what `zeroflow score` will read
-        t_save = time.perf_counter() - t2
-    finally:
-        os.remove(template)
+        VAE.load(out)  # zeroflow's verifying reader: what `zeroflow score` will read
+    t_save = time.perf_counter() - t2
     # DDP's reducer holds the process group's pending work: gone before the group is destroyed.
     del net
     if world > 1:

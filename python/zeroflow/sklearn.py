@@ -751,7 +751,7 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
             return model.to_bytes()
         # The VAE writes files only (a verified model file): through a temporary one.
         with tempfile.TemporaryDirectory(prefix="zeroflow-vae-") as folder:
-            path = os.path.join(folder, "model.pt")
+            path = os.path.join(folder, "model.safetensors")
             model.save(path)
             with open(path, "rb") as f:
                 return f.read()
@@ -765,7 +765,7 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
             return _monai_vae.MonaiVAE.from_bytes(data, device)
 
         with tempfile.TemporaryDirectory(prefix="zeroflow-vae-") as folder:
-            path = os.path.join(folder, "model.pt")
+            path = os.path.join(folder, "model.safetensors")
             with open(path, "wb") as f:
                 f.write(data)
             return VAE.load(path, device)

@@ -29,6 +29,7 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/model/model_file.hpp"
 
 #if ZEROFLOW_HAS_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -435,6 +436,34 @@ array mlp_autoencoder::score(const array& rows) const {
   torch::Tensor out = torch::empty({data.size(0)}, data.options().dtype(torch::kFloat));
   run_forward(*impl_->net, impl_->shape, data, out, torch::Tensor());
   return export_to(out, rows.where());
+}
+
+std::vector<io::safetensor> mlp_autoencoder::weights() const {
+  std::vector<io::safetensor> out;
+  for (const auto& p : impl_->net->named_parameters(true)) {
+    const torch::Tensor t = p.value().detach().to(torch::kCPU, torch::kFloat).contiguous();
+    out.push_back(float_tensor(p.key(), t.sizes().vec(), t.data_ptr<float>()));
+  }
+  return out;
+}
+
+mlp_autoencoder mlp_autoencoder::from_weights(const mlp_shape& shape, const io::safetensors_content& content,
+                                              device where) {
+  detail::check_model_device(where);
+  detail::configure_torch_threads();
+  auto state = std::make_unique<impl>(shape, cpu_device);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : state->net->named_parameters(true)) {
+      const std::vector<float> values = read_float_tensor(content, p.key(), p.value().sizes().vec());
+      p.value().copy_(torch::from_blob(const_cast<float*>(values.data()), p.value().sizes(), torch::kFloat));
+    }
+  }
+  state->place = where;
+  state->tdevice = detail::to_torch(where);
+  state->net->to(state->tdevice);
+  state->net->eval();
+  return mlp_autoencoder{std::move(state)};
 }
 
 std::string mlp_autoencoder::to_bytes() const {

@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <string_view>
 
 #include "vae_impl.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/model/model_file.hpp"
 
 namespace zeroflow::model {
 
@@ -144,7 +146,19 @@ std::uint64_t fnv1a(std::string_view bytes) {
   return hash;
 }
 
-void write_model_file(const model_metadata& meta, const light_vae& module, std::ostream& file) {
+std::string model_file_bytes(const model_metadata& meta, const light_vae& module) {
+  io::safetensors_content content;
+  content.metadata = model_file_metadata({"lightvae", meta.width, meta.rows, meta.history});
+  const auto add = [&](const std::string& name, const torch::Tensor& value) {
+    const torch::Tensor t = value.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    content.tensors.push_back(float_tensor(name, t.sizes().vec(), t.data_ptr<float>()));
+  };
+  for (const auto& p : module->named_parameters(true)) add(p.key(), p.value());
+  for (const auto& b : module->named_buffers(true)) add(b.key(), b.value());
+  return sealed_model_file(std::move(content));
+}
+
+void write_format2_file(const model_metadata& meta, const light_vae& module, std::ostream& file) {
   torch::serialize::OutputArchive archive;
   for (const auto& [name, t] : metadata_to_entries(meta)) archive.write(name, t);
   module->save(archive);
@@ -166,7 +180,8 @@ std::string_view verified_archive(std::string_view file) {
   const std::string_view trailer = file.substr(file.size() - trailer_bytes);
   const std::uint64_t format = get_u64(trailer.substr(16));
   if (format != static_cast<std::uint64_t>(model_file_format))
-    ZF_THROW(error, "it is of model format ", format, ", this zeroflow reads format ", model_file_format);
+    ZF_THROW(error, "it is of model format ", format, ", this zeroflow reads formats ", model_file_format, " and ",
+             model::model_file_version);
   const std::uint64_t length = get_u64(trailer);
   if (length != file.size() - trailer_bytes)
     ZF_THROW(error, "it is ", file.size(), " bytes long, but was written ", length + trailer_bytes, " bytes long");
@@ -205,7 +220,25 @@ std::int64_t non_finite_weights(const detail::light_vae& module) {
 // The largest width's weights (detail::largest_width) take about 50 MB.
 constexpr std::uintmax_t largest_file = std::uintmax_t{256} << 20;
 
-constexpr const char* start_again = "train the model again (`zeroflow run` writes OUT/model.pt)";
+constexpr const char* start_again = "train the model again (`zeroflow run` writes OUT/model.safetensors)";
+
+/// The weights of a format-3 file, copied into a fresh module of its width.
+void read_weights(const io::safetensors_content& content, detail::light_vae& module) {
+  std::set<std::string> expected;
+  torch::NoGradGuard no_grad;
+  const auto fill = [&](const std::string& name, torch::Tensor& target) {
+    expected.insert(name);
+    const std::vector<float> values = read_float_tensor(content, name, target.sizes().vec());
+    target.copy_(torch::from_blob(const_cast<float*>(values.data()), target.sizes(), torch::kFloat));
+  };
+  for (auto& p : module->named_parameters(true)) fill(p.key(), p.value());
+  for (auto& b : module->named_buffers(true)) fill(b.key(), b.value());
+  for (const auto& t : content.tensors)
+    if (!expected.contains(t.name)) ZF_THROW(error, "it holds the tensor ", t.name, ", which no LightVAE has");
+}
+
+/// A format-2 file (a LibTorch archive with zeroflow's trailer) into a model on the CPU.
+std::unique_ptr<vae::impl> read_format2(const std::string& bytes, const std::string& name);
 
 }  // namespace
 
@@ -225,7 +258,9 @@ void vae::save(const std::filesystem::path& path) const {
              " NaN or infinite (training went wrong; such a model scores nothing)");
   const detail::model_metadata meta{width(), impl_->rows, impl_->history};
   try {
-    io::write_atomically(path, [&](std::ostream& out) { detail::write_model_file(meta, impl_->module, out); });
+    const std::string bytes = detail::model_file_bytes(meta, impl_->module);
+    io::write_atomically(
+        path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
   } catch (const c10::Error&) {
     ZF_THROW(error, "cannot write the model to ", path.string(), ": LibTorch could not serialise it");
   }
@@ -251,6 +286,35 @@ vae vae::load(const std::filesystem::path& path, device where) {
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) ZF_THROW(error, "cannot read the model ", name);
   }
+  std::unique_ptr<impl> state;
+  if (looks_like_safetensors(bytes)) {
+    try {
+      auto [content, header] = open_model_file(bytes);
+      if (header.model != "lightvae")
+        ZF_THROW(error, "it holds a model of kind '", header.model,
+                 "', not a LightVAE (`zeroflow score` reads either kind)");
+      if (header.width < 16 || header.width > detail::largest_width || (header.width & (header.width - 1)) != 0)
+        ZF_THROW(error, "its row width ", header.width, " is not a power of two from 16 to ", detail::largest_width);
+      state = std::make_unique<impl>(header.width, cpu_device);
+      read_weights(content, state->module);
+      state->rows = header.rows;
+      state->history = header.history;
+    } catch (const error& e) {
+      ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (", e.what(), "); ",
+               start_again);
+    }
+  } else {
+    state = read_format2(bytes, name);
+  }
+  state->place = where;
+  state->tdevice = detail::to_torch(where);
+  state->module->to(state->tdevice);
+  return vae{std::move(state)};
+}
+
+namespace {
+
+std::unique_ptr<vae::impl> read_format2(const std::string& bytes, const std::string& name) {
   std::string_view verified;
   try {
     verified = detail::verified_archive(bytes);
@@ -274,7 +338,7 @@ vae vae::load(const std::filesystem::path& path, device where) {
     ZF_THROW(error, "the model ", name, " is damaged: its metadata cannot be read; ", start_again);
   }
 
-  auto state = std::make_unique<impl>(meta.width, where);
+  auto state = std::make_unique<vae::impl>(meta.width, cpu_device);
   // LibTorch's reader replaces a parameter with whatever tensor the file holds, of any shape.
   std::vector<std::vector<std::int64_t>> shapes;
   for (const auto& p : state->module->parameters(true)) shapes.push_back(p.sizes().vec());
@@ -298,8 +362,9 @@ vae vae::load(const std::filesystem::path& path, device where) {
              " NaN or infinite: it cannot score anything; ", start_again);
   state->rows = meta.rows;
   state->history = meta.history;
-  state->module->to(state->tdevice);
-  return vae{std::move(state)};
+  return state;
 }
+
+}  // namespace
 
 }  // namespace zeroflow::model

@@ -1,5 +1,9 @@
 #pragma once
-// Private to src/model (and its tests): the model file's layout. A model file is a LibTorch
+// Private to src/model (and its tests): the LightVAE's model files. save() writes format 3, a
+// safetensors file (model/model_file.hpp) whose tensors are the module's parameters and buffers
+// under their state_dict names (sigma.alpha, down.filter, conv0.weight, ..., restore.bias).
+//
+// load() also reads format 2, which earlier zeroflows wrote (model.pt): a LibTorch
 // archive (the bytes of torch::serialize::OutputArchive::save_to) followed by a 32-byte trailer:
 //
 //   u64 LE  archive length in bytes (the file's size minus 32)
@@ -39,7 +43,7 @@
 namespace zeroflow::model::detail {
 
 /// Format 1 was a bare archive recording only the width; format 2 adds the trailer, the row
-/// provenance and the history.
+/// provenance and the history; format 3 is safetensors.
 inline constexpr std::int64_t model_file_format = 2;
 inline constexpr std::size_t trailer_bytes = 32;
 
@@ -67,9 +71,13 @@ using metadata_entries = std::vector<std::pair<std::string, torch::Tensor>>;
 /// FNV-1a (64-bit) of `bytes`.
 [[nodiscard]] std::uint64_t fnv1a(std::string_view bytes);
 
-/// Writes `module` with `meta`, then the trailer, to `file` (not atomically, no checks: vae::save
-/// adds those). Tests use it to make files that save() would refuse to write.
-void write_model_file(const model_metadata& meta, const light_vae& module, std::ostream& file);
+/// The bytes of a format-3 file of `module` with `meta` (no checks: vae::save adds those). Tests
+/// use it to make files that save() would refuse to write.
+[[nodiscard]] std::string model_file_bytes(const model_metadata& meta, const light_vae& module);
+
+/// Writes `module` with `meta` as format 2 (the LibTorch archive and its trailer) to `file`: the
+/// files earlier zeroflows wrote, for the tests that they are still read.
+void write_format2_file(const model_metadata& meta, const light_vae& module, std::ostream& file);
 
 /// The archive inside a model file's bytes, once the trailer and the checksum match.
 /// @throws zeroflow::error saying what is wrong (the caller names the file).

@@ -13,10 +13,20 @@
 #include "cuda_graph_trainer.hpp"
 #include "fused_step.hpp"
 #include "light_vae.hpp"
+#include "light_vae_init.hpp"
+#include "row_split.hpp"
 #include "run_generators.hpp"
 #include "vae_impl.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/vae.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "gpu_light_vae_trainer.hpp"
+#endif
 
 namespace zeroflow::model {
 
@@ -116,6 +126,56 @@ double test_loss(detail::light_vae& net, const torch::Tensor& data, const torch:
   return total.item<double>() / static_cast<double>(n_test);
 }
 
+#if ZEROFLOW_HAS_CUDA
+// The fused_kernels path: zeroflow's own kernels from the first step to the test loss
+// (gpu_light_vae_trainer.hpp); the module's parameters are packed into one array for it and
+// copied back afterwards.
+void train_on_own_kernels(detail::light_vae& net, const torch::Tensor& data, const torch::Tensor& train_index,
+                          const torch::Tensor& test_index, const train_options& options, train_result& result) {
+  const c10::cuda::CUDAGuard on_device(data.device());
+  const auto stream = stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()};
+  auto named = net->named_parameters();
+  std::vector<torch::Tensor> slots;
+  for (const char* name : detail::light_vae_slot_names) slots.push_back(named[name].detach().reshape({-1}));
+  torch::Tensor packed = torch::cat(slots).contiguous();
+  detail::gpu_light_vae_trainer trainer(packed.data_ptr<float>(), net->width(), data.data_ptr<float>(), data.size(0),
+                                        options.learning_rate, stream);
+  detail::gpu_training_options o;
+  o.epochs = options.epochs;
+  o.batch = options.batch;
+  o.learning_rate = options.learning_rate;
+  o.seed = options.seed;
+  if (options.on_epoch) {
+    o.on_epoch = [&](int epoch, double loss) {
+      if (!std::isfinite(loss)) throw_diverged(epoch, loss, data, options);
+      options.on_epoch(epoch, loss);
+    };
+  }
+  const auto store = [&] {
+    torch::NoGradGuard no_grad;
+    std::int64_t at = 0;
+    for (const char* name : detail::light_vae_slot_names) {
+      torch::Tensor p = named[name];
+      p.view({-1}).copy_(packed.slice(0, at, at + p.numel()));
+      at += p.numel();
+    }
+  };
+  try {
+    result.epoch_loss = trainer.train(train_index.data_ptr<std::int64_t>(), train_index.size(0), o).epoch_loss;
+  } catch (...) {
+    store();  // the weights of the failed epoch, as the other paths leave them
+    throw;
+  }
+  store();
+  for (std::size_t epoch = 0; epoch < result.epoch_loss.size(); ++epoch)
+    if (!std::isfinite(result.epoch_loss[epoch]))
+      throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], data, options);
+  const std::int64_t n_test = test_index.size(0);
+  result.test_loss = n_test == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                 : trainer.mean_loss(test_index.data_ptr<std::int64_t>(), n_test, options.seed);
+}
+#endif
+
 // The run's device generator drives the network's noise and the loop's draws while it trains.
 class noise_scope {
  public:
@@ -151,24 +211,33 @@ train_result vae::train(const array& rows, const train_options& options) {
   const std::int64_t n_test = n - n_train;
   detail::check_finite_rows(data);
 
-  // The split is drawn on the CPU, so it is the same on every device for a given seed; the run's
-  // own generators, so that runs in other threads do not change what this one draws.
-  const detail::run_generators generators = detail::generators_for(options.seed, dev);
-  const torch::Tensor shuffle = torch::randperm(n, generators.split, torch::TensorOptions().dtype(torch::kLong));
-  const torch::Tensor train_index = std::get<0>(shuffle.slice(0, 0, n_train).sort()).to(dev);
-  const torch::Tensor test_index = std::get<0>(shuffle.slice(0, n_train, n).sort()).to(dev);
+  // The split is made on the host by zeroflow's own shuffle (row_split.hpp), so it is the same on
+  // every path and device for a given seed. The LibTorch paths draw their shuffles and noise from
+  // the run's own generators, so that runs in other threads do not change what this one draws.
+  const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
+  const auto longs = torch::TensorOptions().dtype(torch::kLong);
+  const torch::Tensor train_index = torch::tensor(split.train, longs).to(dev);
+  const torch::Tensor test_index = (n_test > 0 ? torch::tensor(split.test, longs) : torch::empty({0}, longs)).to(dev);
 
   train_result result;
   result.path = run.path;
-  const noise_scope noise(net, generators.device);
-  net->train();
-  if (run.path == training_path::eager)
-    train_eagerly(net, data, train_index, run, result);
-  else
-    train_with_graphs(net, data, train_index, run, result);
-
+#if ZEROFLOW_HAS_CUDA
+  if (run.path == training_path::fused_kernels) {
+    train_on_own_kernels(net, data, train_index, test_index, run, result);
+  } else
+#endif
+  {
+    const detail::run_generators generators = detail::generators_for(options.seed, dev);
+    const noise_scope noise(net, generators.device);
+    net->train();
+    if (run.path == training_path::eager)
+      train_eagerly(net, data, train_index, run, result);
+    else
+      train_with_graphs(net, data, train_index, run, result);
+    net->eval();
+    result.test_loss = n_test == 0 ? std::numeric_limits<double>::quiet_NaN() : test_loss(net, data, test_index, run);
+  }
   net->eval();
-  result.test_loss = n_test == 0 ? std::numeric_limits<double>::quiet_NaN() : test_loss(net, data, test_index, run);
   if (n_test > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, data, options);
   impl_->history.train_seed = options.seed;
   impl_->history.epochs += options.epochs;

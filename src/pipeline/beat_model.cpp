@@ -12,6 +12,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/model/model_file.hpp"
 #include "zeroflow/signal/min_max.hpp"
 
 namespace zeroflow::pipeline::detail {
@@ -23,7 +24,7 @@ constexpr std::int64_t mlp_hidden = 32, mlp_code = 32;
 constexpr double mlp_learning_rate = 0.01, mlp_weight_decay = 1e-5, vae_learning_rate = 1e-3;
 // No MLP model file of sane widths comes near this (a 2^20-wide row's weights are ~270 MB).
 constexpr std::uintmax_t largest_mlp_file = std::uintmax_t{512} << 20;
-constexpr const char* start_again = "train the model again (`zeroflow run --model mlp` writes OUT/model.pt)";
+constexpr const char* start_again = "train the model again (`zeroflow run --model mlp` writes OUT/model.safetensors)";
 
 std::uint64_t fnv1a(std::string_view bytes) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;
@@ -140,6 +141,35 @@ scaled_mlp load_mlp(std::string_view bytes, const std::string& name, device wher
           epochs};
 }
 
+/// An MLP autoencoder's model file of format 3 (safetensors), already opened and verified.
+scaled_mlp load_mlp(const io::safetensors_content& content, const model::model_file_header& header,
+                    const std::string& name, device where) {
+  try {
+    const model::mlp_shape shape{header.width, model::metadata_integer(content.metadata, "hidden"),
+                                 model::metadata_integer(content.metadata, "code")};
+    if (shape.features < 1 || shape.hidden < 1 || shape.code < 1 || shape.features > (1 << 20) ||
+        shape.hidden > (1 << 16) || shape.code > (1 << 16))
+      ZF_THROW(error, "its layer widths (", shape.features, ", ", shape.hidden, ", ", shape.code, ") are not sane");
+    const std::vector<std::int64_t> columns{shape.features};
+    const std::vector<float> scale = model::read_float_tensor(content, "scale", columns);
+    const std::vector<float> offset = model::read_float_tensor(content, "offset", columns);
+    if (std::any_of(scale.begin(), scale.end(), [](float v) { return v == 0.0F; }))
+      ZF_THROW(error, "its input scaling divides by zero");
+    auto net = model::mlp_autoencoder::from_weights(shape, content, where);
+    const std::size_t known = net.weights().size() + 2;
+    if (content.tensors.size() != known) ZF_THROW(error, "it holds tensors no MLP autoencoder has");
+    const stream_view stream{};
+    return {std::move(net),
+            device_floats(scale, where, stream),
+            device_floats(offset, where, stream),
+            header.rows,
+            header.history.init_seed,
+            header.history.epochs};
+  } catch (const error& e) {
+    ZF_THROW(error, "the model ", name, " is damaged: ", e.what(), "; ", start_again);
+  }
+}
+
 }  // namespace
 
 bool is_mlp_file(std::string_view bytes) {
@@ -149,6 +179,25 @@ bool is_mlp_file(std::string_view bytes) {
 std::string mlp_file_bytes(const model::mlp_autoencoder& net, const std::vector<float>& scale,
                            const std::vector<float>& offset, const std::optional<model::row_provenance>& rows,
                            std::uint64_t seed, std::int64_t epochs) {
+  io::safetensors_content content;
+  model::training_history history;
+  history.init_seed = seed;
+  if (epochs > 0) history.train_seed = seed;
+  history.epochs = epochs;
+  const model::mlp_shape& shape = net.shape();
+  content.metadata = model::model_file_metadata({"mlp", shape.features, rows, history});
+  content.metadata["hidden"] = std::to_string(shape.hidden);
+  content.metadata["code"] = std::to_string(shape.code);
+  content.tensors = net.weights();
+  const std::vector<std::int64_t> columns{static_cast<std::int64_t>(scale.size())};
+  content.tensors.push_back(model::float_tensor("scale", columns, scale.data()));
+  content.tensors.push_back(model::float_tensor("offset", columns, offset.data()));
+  return model::sealed_model_file(std::move(content));
+}
+
+std::string mlp_format2_file_bytes(const model::mlp_autoencoder& net, const std::vector<float>& scale,
+                                   const std::vector<float>& offset, const std::optional<model::row_provenance>& rows,
+                                   std::uint64_t seed, std::int64_t epochs) {
   std::string content = net.to_bytes();
   const std::uint64_t archive = content.size();
   const nlohmann::json meta = {{"model", model_kind_name(model_kind::mlp_autoencoder)},
@@ -179,23 +228,28 @@ beat_model beat_model::create(model_kind kind, std::int64_t row_width, device wh
 }
 
 beat_model beat_model::load(const std::filesystem::path& file, device where) {
-  // The trailer says which kind the file holds; anything that is not an MLP file is the
-  // LightVAE's to read (and to refuse with its own reasons).
+  // The file says which kind it holds: format 3 in its metadata, format 2 in its trailer.
+  // Anything that is not an MLP autoencoder's is the LightVAE's to read (and to refuse with its
+  // own reasons).
   std::error_code ec;
   const auto size = std::filesystem::is_regular_file(file, ec) ? std::filesystem::file_size(file, ec) : 0;
-  if (size < mlp_trailer_bytes || ec) return beat_model{model::vae::load(file, where)};
-  std::ifstream in(file, std::ios::binary);
-  std::string tail(mlp_file_magic.size(), '\0');
-  in.seekg(static_cast<std::streamoff>(size - tail.size()));
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  if (!in || tail != mlp_file_magic) return beat_model{model::vae::load(file, where)};
+  if (size < mlp_trailer_bytes || ec || size > largest_mlp_file) return beat_model{model::vae::load(file, where)};
   const std::string name = file.string();
-  if (size > largest_mlp_file)
-    ZF_THROW(error, "the model ", name, " is ", size >> 20, " MiB, larger than any zeroflow model; ", start_again);
-  in.seekg(0);
+  std::ifstream in(file, std::ios::binary);
   std::string bytes(static_cast<std::size_t>(size), '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!in) ZF_THROW(error, "cannot read the model ", name);
+  if (model::looks_like_safetensors(bytes)) {
+    std::optional<std::pair<io::safetensors_content, model::model_file_header>> opened;
+    try {
+      opened = model::open_model_file(bytes);
+    } catch (const error&) {
+    }
+    if (opened && opened->second.model == model_kind_name(model_kind::mlp_autoencoder))
+      return beat_model{load_mlp(opened->first, opened->second, name, where)};
+    return beat_model{model::vae::load(file, where)};
+  }
+  if (!is_mlp_file(bytes)) return beat_model{model::vae::load(file, where)};
   return beat_model{load_mlp(bytes, name, where)};
 }
 

@@ -1,9 +1,12 @@
 #pragma once
 // The model that scores the beats' shapes in a run, whichever kind was chosen (`zeroflow run
 // --model`): the seed's LightVAE, or the seed-004 MLP autoencoder on min-max scaled rows. Private
-// to the pipeline; it also reads and writes model.pt, so that `zeroflow score` takes either kind.
+// to the pipeline; it also reads and writes the model file, so that `zeroflow score` takes either
+// kind.
 //
-// The LightVAE's file is model::vae's (model/vae.hpp). The MLP autoencoder's file is written here:
+// Both kinds write format 3, safetensors (model/model_file.hpp); the LightVAE's file is
+// model::vae's (model/vae.hpp), the MLP autoencoder's is written here (mlp_file_bytes). Format 2,
+// which earlier zeroflows wrote (model.pt), is still read; the MLP autoencoder's was:
 //
 //   the autoencoder's bytes (model::mlp_autoencoder::to_bytes, a LibTorch archive)
 //   metadata, JSON text: {"model": "mlp", "rows": {row provenance}, "scale": [W], "offset": [W],
@@ -84,13 +87,22 @@ class beat_model {
   std::variant<model::vae, scaled_mlp> model_;
 };
 
-/// The model file's bytes for an MLP autoencoder and its scaling (host vectors of W floats).
+/// The model file's bytes (format 3, model/model_file.hpp) for an MLP autoencoder and its scaling
+/// (host vectors of W floats): the network's weights, "scale" and "offset" (W floats each), and
+/// the hidden and code widths in the metadata.
 [[nodiscard]] std::string mlp_file_bytes(const model::mlp_autoencoder& net, const std::vector<float>& scale,
                                          const std::vector<float>& offset,
                                          const std::optional<model::row_provenance>& rows, std::uint64_t seed,
                                          std::int64_t epochs);
 
-/// True when `bytes` end as an MLP autoencoder's model file does (the magic only; not verified).
+/// The same as format 2 (the trailer layout above), which earlier zeroflows wrote: for the tests
+/// that such files are still read.
+[[nodiscard]] std::string mlp_format2_file_bytes(const model::mlp_autoencoder& net, const std::vector<float>& scale,
+                                                 const std::vector<float>& offset,
+                                                 const std::optional<model::row_provenance>& rows, std::uint64_t seed,
+                                                 std::int64_t epochs);
+
+/// True when `bytes` end as an MLP autoencoder's model file of format 2 does (the magic only; not verified).
 [[nodiscard]] bool is_mlp_file(std::string_view bytes);
 
 }  // namespace zeroflow::pipeline::detail

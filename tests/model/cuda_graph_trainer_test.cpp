@@ -118,9 +118,10 @@ TEST(CudaGraphTrainer, RunsOnlyTheGraphPaths) {
 
 namespace {
 
-// Both graph paths against the eager loop on the same rows, weights and random streams: per-epoch
-// and test losses within 2 %, and the trained models' scores close. `learns`: the last epoch's loss
-// must be under this fraction of the first.
+// Both graph paths against the eager loop on the same rows, weights and split: per-epoch and test
+// losses within 2 % for cuda_graph (the same random streams), within 10 % for fused_kernels (its
+// own kernels draw their own shuffles and noise, gpu_light_vae_trainer.hpp), and the trained
+// models' scores close. `learns`: the last epoch's loss must be under this fraction of the first.
 void expect_graph_paths_match_eager(int rows_count, int epochs, int batch, double learns) {
   const zf::array rows = zf::copy_to(make_rows(rows_count, 64, 5), zf::cuda_device(0));
   zf::model::train_options opt;
@@ -132,15 +133,17 @@ void expect_graph_paths_match_eager(int rows_count, int epochs, int batch, doubl
     SCOPED_TRACE(zf::model::training_path_name(path));
     std::vector<float> graph_scores;
     const auto graph = train_with(path, rows, opt, &graph_scores);
+    const double tolerance = path == training_path::fused_kernels ? 0.1 : 0.02;
     ASSERT_EQ(graph.epoch_loss.size(), static_cast<std::size_t>(epochs));
     double worst = 0;
     for (std::size_t e = 0; e < graph.epoch_loss.size(); ++e) {
       const double d = relative_difference(graph.epoch_loss[e], eager.epoch_loss[e]);
       worst = std::max(worst, d);
-      EXPECT_LT(d, 0.02) << "epoch " << e << ": graph " << graph.epoch_loss[e] << ", eager " << eager.epoch_loss[e];
+      EXPECT_LT(d, tolerance) << "epoch " << e << ": graph " << graph.epoch_loss[e] << ", eager "
+                              << eager.epoch_loss[e];
     }
     std::printf("[ info ] largest relative epoch-loss difference graph vs eager: %.3g\n", worst);
-    EXPECT_LT(relative_difference(graph.test_loss, eager.test_loss), 0.02);
+    EXPECT_LT(relative_difference(graph.test_loss, eager.test_loss), tolerance);
     EXPECT_LT(graph.epoch_loss.back(), learns * graph.epoch_loss.front());
     // The trained models agree on the rows, not only on the loss.
     ASSERT_EQ(eager_scores.size(), graph_scores.size());
@@ -155,6 +158,7 @@ void expect_graph_paths_match_eager(int rows_count, int epochs, int batch, doubl
 
 // The fused path against the eager loop at batch sizes around the training rows' count
 // (`rows_count` rows, a quarter held out): one full batch, one partial, several full, one row.
+// Its own random draws: within 10 %.
 void expect_edge_batches_match_eager(int rows_count) {
   const zf::array rows = zf::copy_to(make_rows(rows_count, 32, 9), zf::cuda_device(0));
   const int train_rows = rows_count - rows_count / 4;
@@ -167,7 +171,7 @@ void expect_edge_batches_match_eager(int rows_count) {
     const auto graph = train_with(training_path::fused_kernels, rows, opt);
     ASSERT_EQ(graph.epoch_loss.size(), eager.epoch_loss.size());
     for (std::size_t e = 0; e < graph.epoch_loss.size(); ++e)
-      EXPECT_LT(relative_difference(graph.epoch_loss[e], eager.epoch_loss[e]), 0.02) << "epoch " << e;
+      EXPECT_LT(relative_difference(graph.epoch_loss[e], eager.epoch_loss[e]), 0.1) << "epoch " << e;
   }
 }
 

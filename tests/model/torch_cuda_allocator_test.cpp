@@ -72,7 +72,9 @@ std::vector<double> graph_training_losses() {
   const zf::array rows = zf::copy_to(make_rows(800, 64, 21), zf::cuda_device(0));
   vae m = vae::create(64, zf::cuda_device(0), 4);
   zf::model::train_options opt = small_training();
-  opt.path = zf::model::training_path::fused_kernels;
+  // LibTorch's graphs: the fused_kernels path trains on zeroflow's own kernels and buffers and
+  // allocates nothing through LibTorch.
+  opt.path = zf::model::training_path::cuda_graph;
   return m.train(rows, opt).epoch_loss;
 }
 

@@ -1,5 +1,6 @@
 // The model file (src/model/vae_file.hpp): what it records, and that a damaged, foreign, old or
 // non-finite file is refused with a zeroflow::error instead of loading as a different model.
+// Format 2 (a LibTorch archive with a trailer) is still read; save() writes format 3 (safetensors).
 // The reference for "the same model" is the saved model's own scores: a file that loads must
 // score exactly as the model that wrote it.
 #include "../../src/model/vae_file.hpp"
@@ -16,11 +17,14 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/safetensors.hpp"
+#include "zeroflow/model/model_file.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zf = zeroflow;
@@ -104,7 +108,7 @@ saved_model save_small_model(const fs::path& dir, const zf::array& rows) {
   opt.batch = 64;
   opt.seed = 5;
   (void)m.train(rows, opt);
-  const fs::path path = dir / "model.pt";
+  const fs::path path = dir / "model.safetensors";
   m.save(path);
   return {path, to_vector(m.score(rows).score)};
 }
@@ -198,12 +202,33 @@ TEST_F(VaeFile, EmptyMissingAndForeignFilesAreRefused) {
   // A LibTorch archive with a trailer of a newer format.
   std::string newer = read_bytes(dir_ / "other.pt");
   const std::uint64_t length = newer.size();
-  for (const std::uint64_t v : {length, zf::model::detail::fnv1a(newer), std::uint64_t{3}})
+  for (const std::uint64_t v : {length, zf::model::detail::fnv1a(newer), std::uint64_t{4}})
     for (int i = 0; i < 8; ++i) newer += static_cast<char>((v >> (8 * i)) & 0xFF);
   newer += "ZEROFLOW";
   write_bytes(dir_ / "newer.pt", newer);
-  EXPECT_NE(load_error(dir_ / "newer.pt").find("model format 3, this zeroflow reads format 2"), std::string::npos)
+  EXPECT_NE(load_error(dir_ / "newer.pt").find("model format 4, this zeroflow reads formats 2 and 3"),
+            std::string::npos)
       << load_error(dir_ / "newer.pt");
+
+  // safetensors files: another program's, a newer zeroflow's, and an MLP autoencoder's.
+  const float ones[3] = {1, 1, 1};
+  zf::io::safetensors_content foreign;
+  foreign.tensors.push_back(zf::model::float_tensor("weights", {3}, ones));
+  write_bytes(dir_ / "foreign.safetensors", zf::io::to_safetensors(foreign));
+  EXPECT_NE(load_error(dir_ / "foreign.safetensors").find("not one zeroflow wrote"), std::string::npos)
+      << load_error(dir_ / "foreign.safetensors");
+  zf::io::safetensors_content later = foreign;
+  later.metadata = zf::model::model_file_metadata({"lightvae", 32, std::nullopt, {}});
+  later.metadata["format_version"] = "4";
+  write_bytes(dir_ / "later.safetensors", zf::model::sealed_model_file(later));
+  EXPECT_NE(load_error(dir_ / "later.safetensors").find("model format 4, this zeroflow reads formats 2 and 3"),
+            std::string::npos)
+      << load_error(dir_ / "later.safetensors");
+  zf::io::safetensors_content mlp = foreign;
+  mlp.metadata = zf::model::model_file_metadata({"mlp", 1, std::nullopt, {}});
+  write_bytes(dir_ / "mlp.safetensors", zf::model::sealed_model_file(mlp));
+  EXPECT_NE(load_error(dir_ / "mlp.safetensors").find("kind 'mlp', not a LightVAE"), std::string::npos)
+      << load_error(dir_ / "mlp.safetensors");
 }
 
 TEST_F(VaeFile, AnOlderFormatIsRefusedWithAReason) {
@@ -218,33 +243,47 @@ TEST_F(VaeFile, AnOlderFormatIsRefusedWithAReason) {
   EXPECT_NE(message.find("from an older zeroflow"), std::string::npos) << message;
 }
 
-// Every truncation and every flipped byte is refused before LibTorch parses anything (a damaged
-// pickle can keep LibTorch's reader busy for half a minute): every one against the file check in
-// memory, a sample of them through files and vae::load. The untouched file still loads and scores
-// as the model that wrote it.
+// Format 3: every truncation is refused, and every flipped byte either is refused or leaves the
+// content as it was (a flip of the header's space padding to NUL, where JSON ends anyway): the
+// checksum covers every metadata value, tensor name, dtype, shape and weight. Every one against
+// the file check in memory, a sample of them through files and vae::load. The untouched file
+// still loads and scores as the model that wrote it.
 TEST_F(VaeFile, EveryTruncationAndFlippedByteIsRefused) {
   const zf::array rows = make_rows(200, 32, 3);
   const saved_model saved = save_small_model(dir_, rows);
   const std::string bytes = read_bytes(saved.path);
   ASSERT_GT(bytes.size(), 1000U);
-  EXPECT_EQ(zf::model::detail::verified_archive(bytes).size(), bytes.size() - zf::model::detail::trailer_bytes);
+  ASSERT_TRUE(zf::model::looks_like_safetensors(bytes));
+  const auto original = zf::model::open_model_file(bytes).first;
   auto flipped = [&](std::size_t at) {
     std::string copy = bytes;
     copy[at] = static_cast<char>(copy[at] ^ (1 << (at % 8)));
     return copy;
   };
   for (std::size_t keep = 0; keep < bytes.size(); ++keep)
-    ASSERT_THROW((void)zf::model::detail::verified_archive(std::string_view(bytes).substr(0, keep)), zf::error) << keep;
-  for (std::size_t at = 0; at < bytes.size(); ++at)
-    ASSERT_THROW((void)zf::model::detail::verified_archive(flipped(at)), zf::error) << at;
+    ASSERT_THROW((void)zf::model::open_model_file(std::string_view(bytes).substr(0, keep)), zf::error) << keep;
+  int harmless = 0;
+  for (std::size_t at = 0; at < bytes.size(); ++at) {
+    try {
+      const auto content = zf::model::open_model_file(flipped(at)).first;
+      ASSERT_EQ(content.metadata, original.metadata) << at;
+      ASSERT_EQ(content.tensors.size(), original.tensors.size()) << at;
+      for (std::size_t i = 0; i < content.tensors.size(); ++i)
+        ASSERT_EQ(content.tensors[i].bytes, original.tensors[i].bytes) << at;
+      ++harmless;
+    } catch (const zf::error&) {
+    }
+  }
+  EXPECT_LT(harmless, 8) << "flips that parse to the same content: only the header's padding";
 
-  const fs::path damaged = dir_ / "damaged.pt";
+  const fs::path damaged = dir_ / "damaged.safetensors";
   std::mt19937_64 rng(29);
   std::uniform_int_distribution<std::size_t> anywhere(0, bytes.size() - 1);
   for (int k = 0; k < 100; ++k) {
     const std::size_t at = anywhere(rng);
     write_bytes(damaged, k % 2 == 0 ? bytes.substr(0, at) : flipped(at));
     const std::string message = load_error(damaged);
+    if (message.empty()) continue;  // a harmless flip, checked above
     EXPECT_NE(message.find(at == 0 && k % 2 == 0 ? "empty" : "is not a zeroflow model file or is damaged"),
               std::string::npos)
         << (k % 2 == 0 ? "cut at " : "flipped ") << at << ": " << message;
@@ -252,6 +291,81 @@ TEST_F(VaeFile, EveryTruncationAndFlippedByteIsRefused) {
   }
   write_bytes(damaged, bytes);
   EXPECT_EQ(to_vector(vae::load(damaged).score(rows).score), saved.score);
+}
+
+// The same checks on files of format 2, which earlier zeroflows wrote and load() still reads.
+TEST_F(VaeFile, Format2FilesStillLoadAndAreChecked) {
+  const zf::array rows = make_rows(200, 32, 3);
+  vae m = vae::create(32, zf::cpu_device, 11);
+  m.describe_rows(robust_rows());
+  const fs::path modern = dir_ / "model.safetensors";
+  m.save(modern);
+  zf::model::detail::light_vae net(32);
+  {
+    // The same weights as m's, through its format-3 file.
+    const auto content = zf::model::open_model_file(read_bytes(modern)).first;
+    torch::NoGradGuard no_grad;
+    for (auto& p : net->named_parameters(true)) {
+      const auto values = zf::model::read_float_tensor(content, p.key(), p.value().sizes().vec());
+      p.value().copy_(torch::tensor(values).view(p.value().sizes()));
+    }
+  }
+  std::string bytes;
+  {
+    std::ostringstream out;
+    zf::model::detail::write_format2_file({32, robust_rows(), m.history()}, net, out);
+    bytes = out.str();
+  }
+  write_bytes(dir_ / "model.pt", bytes);
+  const vae old = vae::load(dir_ / "model.pt");
+  EXPECT_EQ(old.described_rows(), std::optional(robust_rows()));
+  EXPECT_EQ(to_vector(old.score(rows).score), to_vector(m.score(rows).score));
+
+  EXPECT_EQ(zf::model::detail::verified_archive(bytes).size(), bytes.size() - zf::model::detail::trailer_bytes);
+  for (std::size_t keep = 0; keep < bytes.size(); keep += 7)
+    ASSERT_THROW((void)zf::model::detail::verified_archive(std::string_view(bytes).substr(0, keep)), zf::error) << keep;
+  for (std::size_t at = 0; at < bytes.size(); at += 5) {
+    std::string copy = bytes;
+    copy[at] = static_cast<char>(copy[at] ^ (1 << (at % 8)));
+    ASSERT_THROW((void)zf::model::detail::verified_archive(copy), zf::error) << at;
+  }
+}
+
+// What PyTorch, JAX or NumPy see: a safetensors file whose tensors are the LightVAE's state_dict
+// under its names, float32, and whose metadata records the rows and the history.
+TEST_F(VaeFile, TheFileIsSafetensorsWithTheStateDictsNames) {
+  vae m = vae::create(32, zf::cpu_device, 11);
+  m.describe_rows(robust_rows(250));
+  m.save(dir_ / "m.safetensors");
+  const std::string bytes = read_bytes(dir_ / "m.safetensors");
+  std::uint64_t header = 0;
+  for (int i = 7; i >= 0; --i) header = (header << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  EXPECT_EQ(header % 8, 0U);  // tensors start 8-byte aligned
+  EXPECT_EQ(bytes[8], '{');
+  const auto content = zf::io::from_safetensors(bytes);
+  std::set<std::string> names;
+  std::int64_t floats = 0;
+  for (const auto& t : content.tensors) {
+    names.insert(t.name);
+    EXPECT_EQ(t.dtype, "F32") << t.name;
+    floats += static_cast<std::int64_t>(t.bytes.size()) / 4;
+  }
+  zf::model::detail::light_vae net(32);
+  std::set<std::string> expected;
+  std::int64_t expected_floats = 0;
+  for (const auto& p : net->named_parameters(true)) expected.insert(p.key()), expected_floats += p.value().numel();
+  for (const auto& b : net->named_buffers(true)) expected.insert(b.key()), expected_floats += b.value().numel();
+  EXPECT_EQ(names, expected);
+  EXPECT_TRUE(names.contains("sigma.alpha") && names.contains("restore.weight") && names.contains("conv5.bias"));
+  EXPECT_EQ(floats, expected_floats);
+  EXPECT_EQ(content.metadata.at("format"), "zeroflow-model");
+  EXPECT_EQ(content.metadata.at("model"), "lightvae");
+  EXPECT_EQ(content.metadata.at("width"), "32");
+  EXPECT_EQ(content.metadata.at("rows.sample_rate"), "250");
+  EXPECT_EQ(content.metadata.at("rows.window_after"), "162");
+  EXPECT_EQ(content.metadata.at("init_seed"), "11");
+  EXPECT_FALSE(content.metadata.contains("train_seed"));
+  EXPECT_EQ(content.metadata.at("checksum"), zf::io::content_checksum(content));
 }
 
 TEST_F(VaeFile, NonFiniteWeightsAreRefusedEvenWithAValidChecksum) {
@@ -262,11 +376,8 @@ TEST_F(VaeFile, NonFiniteWeightsAreRefusedEvenWithAValidChecksum) {
       net->parameters().back().view({-1})[0] = poison;
     }
     zf::model::detail::model_metadata meta{32, robust_rows(), {}};
-    {
-      std::ofstream out(dir_ / "poisoned.pt", std::ios::binary);
-      zf::model::detail::write_model_file(meta, net, out);
-    }
-    const std::string message = load_error(dir_ / "poisoned.pt");
+    write_bytes(dir_ / "poisoned.safetensors", zf::model::detail::model_file_bytes(meta, net));
+    const std::string message = load_error(dir_ / "poisoned.safetensors");
     EXPECT_NE(message.find("1 weight that is NaN or infinite"), std::string::npos) << message;
   }
 }
@@ -274,20 +385,20 @@ TEST_F(VaeFile, NonFiniteWeightsAreRefusedEvenWithAValidChecksum) {
 TEST_F(VaeFile, MetadataNoSaveWritesIsRefused) {
   zf::model::detail::light_vae net(32);
   auto write = [&](const zf::model::detail::model_metadata& meta) {
-    std::ofstream out(dir_ / "odd.pt", std::ios::binary | std::ios::trunc);
-    zf::model::detail::write_model_file(meta, net, out);
+    write_bytes(dir_ / "odd.pt", zf::model::detail::model_file_bytes(meta, net));
   };
   auto rows = robust_rows();
   rows.segmentation = "fancy";
   write({32, rows, {}});
-  EXPECT_NE(load_error(dir_ / "odd.pt").find("unknown segmentation"), std::string::npos) << load_error(dir_ / "odd.pt");
+  EXPECT_NE(load_error(dir_ / "odd.pt").find("segmentation is robust or seed"), std::string::npos)
+      << load_error(dir_ / "odd.pt");
   rows = robust_rows(-250);
   write({32, rows, {}});
   EXPECT_NE(load_error(dir_ / "odd.pt").find("sample rate"), std::string::npos) << load_error(dir_ / "odd.pt");
   write({48, robust_rows(), {}});  // not a power of two
   EXPECT_NE(load_error(dir_ / "odd.pt").find("power of two"), std::string::npos) << load_error(dir_ / "odd.pt");
   write({64, robust_rows(), {}});  // says 64, holds the weights of a 32-wide model
-  EXPECT_NE(load_error(dir_ / "odd.pt").find("do not fit a model of width 64"), std::string::npos)
+  EXPECT_NE(load_error(dir_ / "odd.pt").find("is not float32 of shape"), std::string::npos)
       << load_error(dir_ / "odd.pt");
   write({32, robust_rows(), {}});  // the control: the same writer, sane metadata, loads
   EXPECT_EQ(load_error(dir_ / "odd.pt"), "");

@@ -1,15 +1,15 @@
 // `zeroflow run --model mlp`: the seed-004 MLP autoencoder scores the beats. Its scores are checked
 // against a re-computation that shares no code with the pipeline's model: the weights read from
-// the model file with LibTorch's archive reader, the min-max scaling computed here from the rows,
+// the model file (safetensors) by hand, the min-max scaling computed here from the rows,
 // and the forward pass written out as loops in double. The model file round-trips through
 // `score`, is refused when damaged or made for other rows, and the LightVAE stays the default.
 #include <gtest/gtest.h>
-#include <torch/serialize/input-archive.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,9 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "../../src/pipeline/beat_model.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/recording.hpp"
+#include "zeroflow/io/safetensors.hpp"
+#include "zeroflow/model/mlp_autoencoder.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/signal/segment.hpp"
 #include "zeroflow/synth/ecg.hpp"
@@ -76,39 +79,49 @@ std::uint64_t u64_at(const std::string& bytes, std::size_t at) {
   return v;
 }
 
-/// The model file's layout, read as its documentation says (beat_model.hpp).
+/// The model file read by hand as the safetensors format defines it (u64 header length, JSON
+/// header, raw little-endian tensors): no zeroflow reader involved.
 struct mlp_file {
-  std::string archive;
-  nlohmann::json meta;
+  nlohmann::json header;  ///< the JSON header, tensors and "__metadata__"
+  nlohmann::json meta;    ///< header["__metadata__"]
+  std::string data;       ///< the bytes after the header
+
+  [[nodiscard]] std::vector<double> tensor(const std::string& name, std::vector<std::int64_t>* shape = nullptr) const {
+    const auto& entry = header.at(name);
+    EXPECT_EQ(entry.at("dtype"), "F32") << name;
+    if (shape != nullptr) *shape = entry.at("shape").get<std::vector<std::int64_t>>();
+    const auto begin = entry.at("data_offsets")[0].get<std::size_t>(),
+               end = entry.at("data_offsets")[1].get<std::size_t>();
+    std::vector<float> f((end - begin) / 4);
+    std::memcpy(f.data(), data.data() + begin, end - begin);
+    return {f.begin(), f.end()};
+  }
 };
 
 mlp_file read_mlp_file(const fs::path& path) {
   const std::string bytes = file_bytes(path);
-  EXPECT_GE(bytes.size(), 40U);
-  EXPECT_EQ(bytes.substr(bytes.size() - 8), std::string("ZFMLPAE\0", 8));
-  const std::size_t trailer = bytes.size() - 40;
-  const auto archive = u64_at(bytes, trailer), metadata = u64_at(bytes, trailer + 8);
-  EXPECT_EQ(archive + metadata, trailer);
-  EXPECT_EQ(u64_at(bytes, trailer + 24), 1U);
-  return {bytes.substr(0, archive), nlohmann::json::parse(bytes.substr(archive, metadata))};
+  EXPECT_GE(bytes.size(), 8U);
+  const auto n = u64_at(bytes, 0);
+  mlp_file f;
+  f.header = nlohmann::json::parse(bytes.substr(8, n));
+  f.meta = f.header.at("__metadata__");
+  f.data = bytes.substr(8 + n);
+  return f;
 }
 
-/// A layer's weights (out × in) and bias as doubles, from the archive.
+/// A layer's weights (out × in) and bias as doubles, from the file.
 struct layer {
   std::vector<double> w, b;
   std::int64_t in = 0, out = 0;
 };
 
-layer read_layer(torch::serialize::InputArchive& archive, const std::string& name) {
-  torch::Tensor w, b;
-  archive.read(name + ".weight", w);
-  archive.read(name + ".bias", b);
+layer read_layer(const mlp_file& file, const std::string& name) {
   layer l;
-  l.out = w.size(0);
-  l.in = w.size(1);
-  const auto wd = w.to(torch::kDouble).contiguous(), bd = b.to(torch::kDouble).contiguous();
-  l.w.assign(wd.data_ptr<double>(), wd.data_ptr<double>() + wd.numel());
-  l.b.assign(bd.data_ptr<double>(), bd.data_ptr<double>() + bd.numel());
+  std::vector<std::int64_t> shape;
+  l.w = file.tensor(name + ".weight", &shape);
+  l.b = file.tensor(name + ".bias");
+  l.out = shape.at(0);
+  l.in = shape.at(1);
   return l;
 }
 
@@ -137,7 +150,7 @@ std::string error_of(const zf::pipeline::run_options& o) {
 class MlpRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    model_ = folder() / "mlp_model.pt";
+    model_ = folder() / "mlp_model.safetensors";
     trained_ = new zf::pipeline::run_result(zf::pipeline::run(mlp_options(), model_));
   }
   static void TearDownTestSuite() {
@@ -187,8 +200,9 @@ TEST_F(MlpRun, SummarySaysWhichModelAndItsParameters) {
 TEST_F(MlpRun, ScoresAreTheReconstructionErrorOfTheSavedWeights) {
   const auto file = read_mlp_file(model_);
   EXPECT_EQ(file.meta.at("model"), "mlp");
-  EXPECT_EQ(file.meta.at("rows").at("segmentation"), "seed");
-  EXPECT_EQ(file.meta.at("epochs"), 20);
+  EXPECT_EQ(file.meta.at("rows.segmentation"), "seed");
+  EXPECT_EQ(file.meta.at("epochs"), "20");
+  EXPECT_EQ(file.meta.at("format"), "zeroflow-model");
 
   // The rows, as the run made them.
   const auto o = mlp_options();
@@ -199,8 +213,8 @@ TEST_F(MlpRun, ScoresAreTheReconstructionErrorOfTheSavedWeights) {
   ASSERT_EQ(w, trained_->sizes.row_width);
 
   // scikit-learn's MinMaxScaler per column, in float32 as it computes for float32 data.
-  const auto scale = file.meta.at("scale").get<std::vector<float>>();
-  const auto offset = file.meta.at("offset").get<std::vector<float>>();
+  const auto scale = file.tensor("scale");
+  const auto offset = file.tensor("offset");
   ASSERT_EQ(static_cast<std::int64_t>(scale.size()), w);
   for (std::int64_t j = 0; j < w; ++j) {
     float lo = rows[static_cast<std::size_t>(j)], hi = lo;
@@ -209,14 +223,12 @@ TEST_F(MlpRun, ScoresAreTheReconstructionErrorOfTheSavedWeights) {
       hi = std::max(hi, rows[static_cast<std::size_t>(i * w + j)]);
     }
     const float range = hi - lo < 10 * std::numeric_limits<float>::epsilon() ? 1.0F : hi - lo;
-    EXPECT_FLOAT_EQ(scale[static_cast<std::size_t>(j)], 1.0F / range) << j;
+    EXPECT_FLOAT_EQ(static_cast<float>(scale[static_cast<std::size_t>(j)]), 1.0F / range) << j;
     EXPECT_NEAR(offset[static_cast<std::size_t>(j)], -lo / range, 1e-6) << j;
   }
 
-  torch::serialize::InputArchive archive;
-  archive.load_from(file.archive.data(), file.archive.size());
-  const layer l1 = read_layer(archive, "first_layer_encoder"), l2 = read_layer(archive, "second_layer_encoder");
-  const layer l3 = read_layer(archive, "first_layer_decoder"), l4 = read_layer(archive, "second_layer_decoder");
+  const layer l1 = read_layer(file, "first_layer_encoder"), l2 = read_layer(file, "second_layer_encoder");
+  const layer l3 = read_layer(file, "first_layer_decoder"), l4 = read_layer(file, "second_layer_decoder");
   ASSERT_EQ(l1.in, w);
   ASSERT_EQ(l4.out, w);
 
@@ -225,7 +237,8 @@ TEST_F(MlpRun, ScoresAreTheReconstructionErrorOfTheSavedWeights) {
     std::vector<double> x(static_cast<std::size_t>(w));
     for (std::int64_t j = 0; j < w; ++j) {
       const auto k = static_cast<std::size_t>(j);
-      x[k] = static_cast<double>(rows[static_cast<std::size_t>(i * w + j)] * scale[k] + offset[k]);
+      x[k] = static_cast<double>(rows[static_cast<std::size_t>(i * w + j)] * static_cast<float>(scale[k]) +
+                                 static_cast<float>(offset[k]));
     }
     const auto y = apply(l4, apply(l3, apply(l2, apply(l1, x, true), true), true), false);
     double e = 0;
@@ -269,6 +282,32 @@ TEST_F(MlpRun, ADamagedFileIsRefusedBeforeItIsRead) {
     changed[changed.size() / 2] = static_cast<char>(changed[changed.size() / 2] ^ 0x10);
     std::ofstream(flipped, std::ios::binary) << changed;
     std::ofstream(cut, std::ios::binary) << bytes.substr(0, 100) << bytes.substr(bytes.size() - 40);
+  }
+  // A file of format 2, as earlier zeroflows wrote it, still loads and scores alike.
+  {
+    const fs::path old = folder() / "format2.pt";
+    const auto file = read_mlp_file(model_);
+    auto net = zf::model::mlp_autoencoder::from_weights({std::stoll(file.meta.at("width").get<std::string>()), 32, 32},
+                                                        zf::io::from_safetensors(bytes));
+    auto floats = [&](const char* name) {
+      const auto d = file.tensor(name);
+      return std::vector<float>(d.begin(), d.end());
+    };
+    auto integer = [&](const char* key) { return std::stoll(file.meta.at(key).get<std::string>()); };
+    zf::model::row_provenance rows;
+    rows.sample_rate = std::stod(file.meta.at("rows.sample_rate").get<std::string>());
+    rows.segmentation = file.meta.at("rows.segmentation").get<std::string>();
+    rows.normalized = integer("rows.normalized") == 1;
+    rows.window_before = integer("rows.window_before");
+    rows.window_after = integer("rows.window_after");
+    rows.min_length = integer("rows.min_length");
+    rows.max_length = integer("rows.max_length");
+    std::ofstream(old, std::ios::binary) << zf::pipeline::detail::mlp_format2_file_bytes(
+        net, floats("scale"), floats("offset"), rows, 42, 20);
+    const auto r = zf::pipeline::run(scoring(old));
+    ASSERT_EQ(r.score.size(), trained_->score.size());
+    for (std::size_t c = 0; c < r.score.size(); ++c)
+      if (!std::isnan(trained_->score[c])) EXPECT_EQ(r.score[c], trained_->score[c]) << c;
   }
   std::string message = error_of<zf::error>(scoring(flipped));
   EXPECT_NE(message.find("changed after it was saved"), std::string::npos) << message;

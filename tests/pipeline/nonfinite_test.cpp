@@ -307,10 +307,10 @@ TEST_F(ModelFit, ModelsWithoutRowsOrWithNanWeightsAreRefused) {
   rows.segmentation = "robust";
   rows.window_before = trained_->sizes.window_before;
   rows.window_after = trained_->sizes.window_after;
-  const fs::path poisoned = folder() / "poisoned.pt";
+  const fs::path poisoned = folder() / "poisoned.safetensors";
   {
     std::ofstream out(poisoned, std::ios::binary);
-    zf::model::detail::write_model_file({256, rows, {}}, net, out);
+    out << zf::model::detail::model_file_bytes({256, rows, {}}, net);
   }
   message = error_of<zf::error>(scoring(poisoned));
   EXPECT_NE(message.find("holds 1 weight that is NaN or infinite"), std::string::npos) << message;

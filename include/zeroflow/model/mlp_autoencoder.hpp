@@ -19,6 +19,7 @@
 
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/device.hpp"
+#include "zeroflow/io/safetensors.hpp"
 
 namespace zeroflow::model {
 
@@ -101,6 +102,15 @@ class mlp_autoencoder {
   /// row and the weights, not on how many rows are scored together.
   /// @throws invalid_argument as train.
   [[nodiscard]] array score(const array& rows) const;
+
+  /// The weights as float32 tensors under their state_dict names (first_layer_encoder.weight,
+  /// ..., second_layer_decoder.bias), for model files (model/model_file.hpp).
+  [[nodiscard]] std::vector<io::safetensor> weights() const;
+  /// A model of `shape` on `where` with the weights of a model file: every tensor weights()
+  /// writes, float32, of its layer's shape, finite (other tensors are the caller's).
+  /// @throws zeroflow::error saying which weight is missing or wrong; invalid_argument for widths < 1.
+  [[nodiscard]] static mlp_autoencoder from_weights(const mlp_shape& shape, const io::safetensors_content& content,
+                                                    device where = cpu_device);
 
   /// The weights and widths as bytes (a LibTorch archive), for pickling and files.
   [[nodiscard]] std::string to_bytes() const;

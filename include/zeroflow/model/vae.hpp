@@ -107,11 +107,12 @@ class vae {
   ///         LibTorch has no GPU.
   [[nodiscard]] static vae create(std::int64_t width, device where = cpu_device, std::uint64_t seed = 42);
 
-  /// Reads a model written by save() onto `where`, verified: the file must be a LibTorch archive
-  /// holding this format's metadata, sane (a power-of-two width, a known segmentation, a positive
-  /// sample rate), a checksum that matches the metadata and every weight as read, and finite
-  /// weights. A file cut short, overwritten in part, of another program or of an older zeroflow
-  /// is refused, never scored with.
+  /// Reads a model written by save() onto `where`, verified: the file must be a zeroflow model
+  /// file (model/model_file.hpp: safetensors, or the LibTorch archive of format 2 that earlier
+  /// versions wrote) holding this format's metadata, sane (a power-of-two width, a known
+  /// segmentation, a positive sample rate), a checksum that matches the metadata and every weight
+  /// as read, and finite weights. A file cut short, overwritten in part, of another program or of
+  /// a zeroflow older than format 2 is refused, never scored with.
   /// @throws zeroflow::error naming the file and what is wrong with it.
   [[nodiscard]] static vae load(const std::filesystem::path& path, device where = cpu_device);
 
@@ -156,10 +157,10 @@ class vae {
   /// @throws invalid_argument for a bad n, extent or path.
   [[nodiscard]] array decode_grid(int n = 5, double extent = 2.0, training_path path = training_path::automatic) const;
 
-  /// Writes the model file (a LibTorch archive, src/model/vae_file.cpp): format version, width,
-  /// row provenance (when described), training history, parameters and buffers, and a checksum
-  /// over all of them. Written to a temporary file beside `path`, flushed, then renamed over
-  /// `path`, so readers never see half a model.
+  /// Writes the model file (safetensors, model/model_file.hpp): the parameters and buffers under
+  /// their PyTorch state_dict names, and in its metadata the format version, width, row
+  /// provenance (when described), training history and a checksum over all of them. Written to a temporary file beside
+  /// `path`, flushed, then renamed over `path`, so readers never see half a model.
   /// @throws zeroflow::error when the file cannot be written or a weight is NaN or infinite.
   void save(const std::filesystem::path& path) const;
 

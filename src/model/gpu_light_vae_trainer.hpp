@@ -1,0 +1,74 @@
+#pragma once
+/// @file gpu_light_vae_trainer.hpp
+/// Internal, torch-free: the LightVAE's training on a GPU with zeroflow's own kernels only — the
+/// fused step (fused_vae_step.hpp), an Adam kernel, shuffles and noise from a counter-based
+/// generator (counter_rng.hpp) — every optimisation step captured once in a CUDA graph and
+/// replayed. No LibTorch symbol is touched: the parameters are one packed float array (slot
+/// order, light_vae_init.hpp) and every buffer comes from zeroflow's memory manager.
+///
+/// The mathematics is the eager LibTorch path's (vae::train with torch::optim::Adam): the same
+/// split, per-epoch permutations of the training rows cut into batches, the same loss, the same
+/// Adam. The random draws differ (Philox here, LibTorch's generators there), so losses agree in
+/// distribution, not number for number; one step on the same batch and noise agrees to float
+/// rounding (tests/model/gpu_light_vae_trainer_cuda_test.cpp).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "zeroflow/core/stream.hpp"
+
+namespace zeroflow::model::detail {
+
+/// How gpu_light_vae_trainer::train runs (vae::train's options that concern the steps).
+struct gpu_training_options {
+  int epochs = 30;
+  std::int64_t batch = 1024;
+  double learning_rate = 1e-3;
+  std::uint64_t seed = 42;  ///< keys the shuffles and the noise
+  /// After every epoch with its loss (one synchronisation each; without it the losses are read
+  /// once, after the last epoch).
+  std::function<void(int epoch, double loss)> on_epoch;
+};
+
+/// What train did.
+struct gpu_training_report {
+  std::vector<double> epoch_loss;  ///< per epoch: Σ batch losses / training rows (vae's figure)
+  int graphs = 0;                  ///< captured steps: 1, or 2 with a smaller last batch
+  std::int64_t replays = 0;        ///< graph launches (= optimisation steps)
+  int host_syncs = 0;              ///< waits for the GPU to read losses
+};
+
+class gpu_light_vae_trainer {
+ public:
+  /// @param params packed parameters on the current GPU (light_vae_slot_offsets(width)), trained
+  ///        in place. @param data rows × width contiguous float32 on the same GPU.
+  /// @param stream the caller's stream: work starts after what it queued, and it waits for the
+  ///        training before its next work.
+  /// @throws invalid_argument for a width the fused kernels do not handle, a bad learning rate.
+  gpu_light_vae_trainer(float* params, std::int64_t width, const float* data, std::int64_t rows, double learning_rate,
+                        stream_view stream);
+  ~gpu_light_vae_trainer();
+  gpu_light_vae_trainer(const gpu_light_vae_trainer&) = delete;
+  gpu_light_vae_trainer& operator=(const gpu_light_vae_trainer&) = delete;
+
+  /// Trains options.epochs epochs on the rows `train_index` (n_train int64 indices into the rows,
+  /// on the GPU), continuing from the current parameters with a fresh Adam.
+  gpu_training_report train(const std::int64_t* train_index, std::int64_t n_train, const gpu_training_options& options);
+
+  /// One Adam step on the batch `rows` (int64 indices on the GPU) with reparameterisation noise
+  /// `eps` (batch × 2 floats on the GPU), queued on the caller's stream, no graph: for the tests
+  /// that compare a step with LibTorch's. Returns the batch's loss (reads it back).
+  double step(const std::int64_t* rows, const float* eps, std::int64_t batch);
+
+  /// The seed's loss over `rows` (n int64 indices) with noise from (seed, test stream), per row
+  /// summed and divided by n: vae::train's test loss. Reads it back.
+  [[nodiscard]] double mean_loss(const std::int64_t* rows, std::int64_t n, std::uint64_t seed) const;
+
+  struct state;
+
+ private:
+  std::unique_ptr<state> state_;
+};
+
+}  // namespace zeroflow::model::detail

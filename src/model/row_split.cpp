@@ -1,0 +1,27 @@
+/// @file row_split.cpp
+/// vae::train's split of its rows (row_split.hpp).
+#include "row_split.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace zeroflow::model::detail {
+
+row_split split_rows(std::int64_t n, double test_fraction, std::uint64_t seed) {
+  std::vector<std::int64_t> order(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  std::mt19937_64 engine(seed);
+  for (std::int64_t i = n - 1; i >= 1; --i)
+    std::swap(order[static_cast<std::size_t>(i)], order[engine() % static_cast<std::uint64_t>(i + 1)]);
+  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - test_fraction) * static_cast<double>(n)));
+  row_split split;
+  split.train.assign(order.begin(), order.begin() + n_train);
+  split.test.assign(order.begin() + n_train, order.end());
+  std::sort(split.train.begin(), split.train.end());
+  std::sort(split.test.begin(), split.test.end());
+  return split;
+}
+
+}  // namespace zeroflow::model::detail
