@@ -14,7 +14,15 @@
 #include "run_generators.hpp"
 #include "tensor_bridge.hpp"
 #include "vae_impl.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "finite_rows.hpp"
+#endif
 
 namespace zeroflow::model {
 
@@ -102,7 +110,20 @@ non_finite_values find_non_finite(const torch::Tensor& data) {
 // A NaN or an infinity in one row makes every batch loss that contains it NaN, and the first
 // step spreads NaN into every weight: refused before it can happen.
 void check_finite_rows(const torch::Tensor& data) {
-  const non_finite_values bad = find_non_finite(data);
+  non_finite_values bad;
+#if ZEROFLOW_HAS_CUDA
+  if (data.is_cuda()) {
+    // zeroflow's own kernel: the GPU paths launch no LibTorch kernel.
+    const c10::cuda::CUDAGuard on_device(data.device());
+    const auto census = count_non_finite_on_gpu(data.data_ptr<float>(), data.size(0), data.size(1), data.stride(0),
+                                                data.stride(1),
+                                                stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()});
+    bad = {census.count, census.first};
+  } else
+#endif
+  {
+    bad = find_non_finite(data);
+  }
   if (bad.count == 0) return;
   const std::int64_t width = data.size(1);
   ZF_THROW(invalid_argument, "rows hold ", bad.count, bad.count == 1 ? " value that is" : " values that are",

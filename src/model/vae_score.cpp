@@ -47,10 +47,11 @@ array vae::decode_grid(int n, double extent, training_path path) const {
   ZF_EXPECTS(std::isfinite(extent) && extent >= 0.0, "decode_grid needs a finite extent >= 0, got ", extent);
   const bool fused = choose_training_path(where(), width(), path) == training_path::fused_kernels;
   torch::NoGradGuard no_grad;
-  const auto float_on_dev = torch::TensorOptions().dtype(torch::kFloat).device(impl_->tdevice);
-  const torch::Tensor g = torch::linspace(-extent, extent, n, float_on_dev);
+  // Made on the host and copied: a run on the fused kernels launches no LibTorch kernel.
+  const auto on_host = torch::TensorOptions().dtype(torch::kFloat);
+  const torch::Tensor g = torch::linspace(-extent, extent, n, on_host);
   // meshgrid(g, g, indexing='ij') flattened: row i·n + j is (g[i], g[j]).
-  const torch::Tensor latents = torch::stack({g.repeat_interleave(n), g.repeat({n})}, 1);
+  const torch::Tensor latents = torch::stack({g.repeat_interleave(n), g.repeat({n})}, 1).to(impl_->tdevice);
   if (fused)  // no cuDNN in a run on the fused kernels
     return detail::to_array(detail::fused_decode(impl_->module, latents.contiguous()));
   return detail::to_array(impl_->module->decode(latents));

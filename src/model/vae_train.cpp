@@ -26,6 +26,8 @@
 #include <c10/cuda/CUDAStream.h>
 
 #include "gpu_light_vae_trainer.hpp"
+#include "zeroflow/core/detail/cuda_check.hpp"
+#include "zeroflow/memory/allocate.hpp"
 #endif
 
 namespace zeroflow::model {
@@ -134,11 +136,22 @@ void train_on_own_kernels(detail::light_vae& net, const torch::Tensor& data, con
                           const torch::Tensor& test_index, const train_options& options, train_result& result) {
   const c10::cuda::CUDAGuard on_device(data.device());
   const auto stream = stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()};
+  // Packed with copies, not LibTorch's cat: the path launches no LibTorch kernel.
   auto named = net->named_parameters();
-  std::vector<torch::Tensor> slots;
-  for (const char* name : detail::light_vae_slot_names) slots.push_back(named[name].detach().reshape({-1}));
-  torch::Tensor packed = torch::cat(slots).contiguous();
-  detail::gpu_light_vae_trainer trainer(packed.data_ptr<float>(), net->width(), data.data_ptr<float>(), data.size(0),
+  const auto offsets = detail::light_vae_slot_offsets(net->width());
+  const array packed = empty({offsets.back()}, float32, cuda_device(data.device().index()), stream);
+  auto* params = static_cast<float*>(packed.data());
+  const auto copy_slots = [&](bool into_packed) {
+    for (std::size_t s = 0; s < detail::light_vae_slot_names.size(); ++s) {
+      torch::Tensor p = named[detail::light_vae_slot_names[s]];
+      float* slot = params + offsets[s];
+      const auto bytes = static_cast<std::size_t>(p.numel()) * sizeof(float);
+      ZF_CUDA_TRY(cudaMemcpyAsync(into_packed ? slot : p.data_ptr<float>(), into_packed ? p.data_ptr<float>() : slot,
+                                  bytes, cudaMemcpyDeviceToDevice, stream.value()));
+    }
+  };
+  copy_slots(true);
+  detail::gpu_light_vae_trainer trainer(params, net->width(), data.data_ptr<float>(), data.size(0),
                                         options.learning_rate, stream);
   detail::gpu_training_options o;
   o.epochs = options.epochs;
@@ -151,15 +164,7 @@ void train_on_own_kernels(detail::light_vae& net, const torch::Tensor& data, con
       options.on_epoch(epoch, loss);
     };
   }
-  const auto store = [&] {
-    torch::NoGradGuard no_grad;
-    std::int64_t at = 0;
-    for (const char* name : detail::light_vae_slot_names) {
-      torch::Tensor p = named[name];
-      p.view({-1}).copy_(packed.slice(0, at, at + p.numel()));
-      at += p.numel();
-    }
-  };
+  const auto store = [&] { copy_slots(false); };
   try {
     result.epoch_loss = trainer.train(train_index.data_ptr<std::int64_t>(), train_index.size(0), o).epoch_loss;
   } catch (...) {
