@@ -47,8 +47,7 @@ non_finite_count count_non_finite_on_gpu(const float* data, std::int64_t rows, s
   census host{};
   ZF_CUDA_TRY(cudaMemcpyAsync(device_census, &start, sizeof start, cudaMemcpyHostToDevice, s));
   const std::int64_t blocks = std::min<std::int64_t>((rows * width + 255) / 256, 4096);
-  count_kernel<<<static_cast<unsigned>(blocks), 256, 0, s>>>(data, rows, width, row_stride, col_stride,
-                                                             device_census);
+  count_kernel<<<static_cast<unsigned>(blocks), 256, 0, s>>>(data, rows, width, row_stride, col_stride, device_census);
   ZF_CUDA_TRY(cudaGetLastError());
   ZF_CUDA_TRY(cudaMemcpyAsync(&host, device_census, sizeof host, cudaMemcpyDeviceToHost, s));
   ZF_CUDA_TRY(cudaStreamSynchronize(s));

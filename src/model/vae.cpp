@@ -115,9 +115,9 @@ void check_finite_rows(const torch::Tensor& data) {
   if (data.is_cuda()) {
     // zeroflow's own kernel: the GPU paths launch no LibTorch kernel.
     const c10::cuda::CUDAGuard on_device(data.device());
-    const auto census = count_non_finite_on_gpu(data.data_ptr<float>(), data.size(0), data.size(1), data.stride(0),
-                                                data.stride(1),
-                                                stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()});
+    const auto census =
+        count_non_finite_on_gpu(data.data_ptr<float>(), data.size(0), data.size(1), data.stride(0), data.stride(1),
+                                stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()});
     bad = {census.count, census.first};
   } else
 #endif
