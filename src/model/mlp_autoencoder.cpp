@@ -23,9 +23,11 @@
 #include "capturable_adam.hpp"
 #include "fused_mlp_step.hpp"
 #include "mlp_forward.hpp"
+#include "model_stream.hpp"
 #include "run_generators.hpp"
 #include "tensor_bridge.hpp"
-#include "vae_impl.hpp"
+#include "torch_stream_guard.hpp"
+#include "torch_support.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
@@ -351,6 +353,8 @@ mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, st
 }
 
 mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_options& options) {
+  // LibTorch works on the stream a torch_stream_scope chose for the models of this thread.
+  const detail::torch_stream_guard on_stream(impl_->place, detail::model_stream(impl_->place));
   ZF_EXPECTS(options.epochs >= 0, "epochs must be >= 0, got ", options.epochs);
   ZF_EXPECTS(options.batch >= 0, "batch must be >= 0 (0: all rows in one step), got ", options.batch);
   ZF_EXPECTS(std::isfinite(options.learning_rate) && options.learning_rate > 0.0, "learning_rate must be > 0, got ",
@@ -416,6 +420,8 @@ mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_optio
 }
 
 array mlp_autoencoder::reconstruct(const array& rows) const {
+  // LibTorch works on the stream a torch_stream_scope chose for the models of this thread.
+  const detail::torch_stream_guard on_stream(impl_->place, detail::model_stream(impl_->place));
   detail::configure_torch_threads();
   const torch::Tensor data = impl_->rows_on(rows).contiguous();
   check_finite_rows(data);
@@ -428,6 +434,8 @@ array mlp_autoencoder::reconstruct(const array& rows) const {
 }
 
 array mlp_autoencoder::score(const array& rows) const {
+  // LibTorch works on the stream a torch_stream_scope chose for the models of this thread.
+  const detail::torch_stream_guard on_stream(impl_->place, detail::model_stream(impl_->place));
   detail::configure_torch_threads();
   const torch::Tensor data = impl_->rows_on(rows).contiguous();
   check_finite_rows(data);

@@ -8,14 +8,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "vae_state.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::model {
-
-namespace detail {
-// vae_file.cpp: the one check of a row description (declared in vae_impl.hpp, which pulls in LibTorch).
-void check_row_provenance(const row_provenance& rows);
-}  // namespace detail
 
 namespace {
 

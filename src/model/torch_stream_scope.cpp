@@ -1,35 +1,51 @@
 /// @file torch_stream_scope.cpp
-/// LibTorch's current stream for the calling thread set to a zeroflow stream (torch_stream_scope.hpp).
+/// The models' stream per thread and GPU (torch_stream_scope.hpp, model_stream.hpp): zeroflow's own
+/// kernels queue on it, and the LibTorch backend makes it LibTorch's current stream for its calls.
 #include "zeroflow/model/torch_stream_scope.hpp"
 
-#include <optional>
+#include <map>
 
-#include "zeroflow/config.hpp"
-
-#if ZEROFLOW_HAS_CUDA
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
-#endif
+#include "model_stream.hpp"
 
 namespace zeroflow::model {
 
+namespace {
+
+thread_local std::map<int, stream_view> streams;
+
+}  // namespace
+
+namespace detail {
+
+stream_view model_stream(device where) {
+  if (where.type != device_type::cuda) return {};
+  const auto it = streams.find(where.id);
+  return it == streams.end() ? stream_view{} : it->second;
+}
+
+}  // namespace detail
+
 struct torch_stream_scope::impl {
-#if ZEROFLOW_HAS_CUDA
-  std::optional<c10::cuda::CUDAStreamGuard> guard;
-#endif
+  device where;
+  bool had = false;
+  stream_view previous;
 };
 
 torch_stream_scope::torch_stream_scope(device where, stream_view stream) : impl_{std::make_unique<impl>()} {
-#if ZEROFLOW_HAS_CUDA
-  if (where.type != device_type::cuda || stream.is_default()) return;
-  const auto index = static_cast<c10::DeviceIndex>(where.id);
-  impl_->guard.emplace(c10::cuda::getStreamFromExternal(stream.value(), index));
-#else
-  (void)where;
-  (void)stream;
-#endif
+  impl_->where = where;
+  if (where.type != device_type::cuda) return;
+  const auto it = streams.find(where.id);
+  impl_->had = it != streams.end();
+  if (impl_->had) impl_->previous = it->second;
+  streams[where.id] = stream;
 }
 
-torch_stream_scope::~torch_stream_scope() = default;
+torch_stream_scope::~torch_stream_scope() {
+  if (impl_->where.type != device_type::cuda) return;
+  if (impl_->had)
+    streams[impl_->where.id] = impl_->previous;
+  else
+    streams.erase(impl_->where.id);
+}
 
 }  // namespace zeroflow::model

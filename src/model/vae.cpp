@@ -1,148 +1,158 @@
 /// @file vae.cpp
-/// zeroflow::model::vae: creation, LibTorch's threads and the helpers that training
-/// (vae_train.cpp), scoring (vae_score.cpp) and the model file (vae_file.cpp) share.
+/// zeroflow::model::vae without LibTorch: the weights as one packed array, creation from
+/// LibTorch's default initialisation (light_vae_init.hpp), the GPU fast path on zeroflow's own
+/// kernels (fused scoring and decoding, gpu_light_vae_trainer), and the other paths through the
+/// LibTorch backend (torch_backend.hpp).
 #include "zeroflow/model/vae.hpp"
 
-#include <ATen/Parallel.h>
-#include <sched.h>
-#include <torch/cuda.h>
-#include <torch/utils.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
 
-#include <mutex>
-
-#include "light_vae.hpp"
-#include "run_generators.hpp"
-#include "tensor_bridge.hpp"
-#include "vae_impl.hpp"
+#include "light_vae_init.hpp"
+#include "model_stream.hpp"
+#include "row_split.hpp"
+#include "torch_backend.hpp"
+#include "vae_state.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
 
 #if ZEROFLOW_HAS_CUDA
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
 
 #include "finite_rows.hpp"
+#include "fused_vae_step.hpp"
+#include "gpu_light_vae_trainer.hpp"
+#include "zeroflow/core/detail/cuda_check.hpp"
 #endif
 
 namespace zeroflow::model {
 
 namespace {
 
-// LibTorch sizes its intra-op pool from the machine's cores; inside a container restricted to a
-// few of them that oversubscribes (and small convolutions then crawl), so cap it at the CPUs
-// this process may run on. Done once: the setting is process-wide.
-std::once_flag threads_configured;
-
-void configure_threads() {
-  std::call_once(threads_configured, [] {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return;
-    const int usable = CPU_COUNT(&set);
-    if (usable > 0 && at::get_num_threads() > usable) at::set_num_threads(usable);
-  });
-}
-
-void check_device(device where) {
-  ZF_EXPECTS(where.type == device_type::cpu || where.type == device_type::cuda,
-             "a model lives on the CPU or a CUDA device, not on ", where.name());
-  if (where.type == device_type::cuda) {
-    if (!torch::cuda::is_available())
-      ZF_THROW(cuda_error, "a model on ", where.name(), " needs LibTorch with a GPU, and none is available");
-    const int gpus = static_cast<int>(torch::cuda::device_count());
-    ZF_EXPECTS(where.id >= 0 && where.id < gpus, "no GPU ", where.id, " (LibTorch sees ", gpus, ")");
-  }
-}
-
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// NaN and ±inf among N × W float32 rows wherever they live: a host loop, or one kernel on a GPU.
+struct non_finite {
+  std::int64_t count = 0;
+  std::int64_t first = -1;
+};
+
+non_finite count_non_finite(const array& rows, stream_view stream) {
+  const std::int64_t n = rows.shape(0), w = rows.shape(1);
+  const std::int64_t rs = rows.strides()[0], cs = rows.strides()[1];
+  const auto* data = static_cast<const float*>(rows.data());
+  non_finite found;
+  if (rows.where().type == device_type::cuda) {
+#if ZEROFLOW_HAS_CUDA
+    const zeroflow::detail::cuda_device_guard on(rows.where().id);
+    const auto c = detail::count_non_finite_on_gpu(data, n, w, rs, cs, stream);
+    return {c.count, c.first};
+#else
+    ZF_THROW(cuda_error, "rows on ", rows.where().name(), " in a build without CUDA");
+#endif
+  }
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < w; ++j)
+      if (!std::isfinite(data[i * rs + j * cs])) {
+        if (found.first < 0) found.first = i * w + j;
+        ++found.count;
+      }
+  return found;
+}
+
+/// Says why an epoch's loss is not finite: rows whose squares overflow float32, or steps that
+/// blew up (the rows are known to be finite). epoch < 0: the test split's loss after training.
+[[noreturn]] void throw_diverged(int epoch, double loss, const train_options& options, const array& rows) {
+  const array host = rows.where().type == device_type::cpu ? rows : copy_to(rows, cpu_device);
+  const std::int64_t n = host.shape(0), w = host.shape(1), rs = host.strides()[0], cs = host.strides()[1];
+  const auto* data = static_cast<const float*>(host.data());
+  double largest = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < w; ++j) largest = std::max(largest, std::abs(static_cast<double>(data[i * rs + j * cs])));
+  char magnitude[32];
+  std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
+  const std::string why =
+      largest > 1e15 ? std::string("the rows reach ") + magnitude +
+                           " in magnitude, too large for float32 arithmetic: normalise them (robust z-scores) or "
+                           "remove the spikes that make them"
+                     : "lower the learning rate (now " + std::to_string(options.learning_rate) + ")";
+  const char* value = std::isnan(loss) ? "NaN" : "infinite";
+  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", value, "; ", why);
+  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", value, "; ", why);
+}
+
+/// Rows a model of `width` can take: float32, N × width, finite.
+void check_rows(const array& rows, std::int64_t width, stream_view stream) {
+  ZF_EXPECTS(rows.valid(), "rows: empty array");
+  ZF_EXPECTS(rows.type() == float32, "rows must be float32, got ", rows.type().name());
+  ZF_EXPECTS(rows.ndim() == 2, "rows must be N x W, got ", rows.ndim(), " dimensions");
+  ZF_EXPECTS(rows.shape(1) == width, "rows have width ", rows.shape(1), ", the model ", width);
+  const non_finite bad = count_non_finite(rows, stream);
+  if (bad.count == 0) return;
+  ZF_THROW(invalid_argument, "rows hold ", bad.count, bad.count == 1 ? " value that is" : " values that are",
+           " NaN or infinite (the first in row ", bad.first / width, ", column ", bad.first % width,
+           "); the model needs finite rows: fill gaps (e.g. with the row's median) or leave those rows out");
+}
+
+/// The rows as one C-contiguous array on `where` (the same array when they already are).
+array contiguous_on(const array& rows, device where, stream_view stream) {
+  if (rows.where() == where && rows.is_contiguous()) return rows;
+  return copy_to(rows, where, stream);
+}
+
+/// Host indices as an int64 array on `where`.
+array indices_on(const std::vector<std::int64_t>& values, device where, stream_view stream) {
+  array host = empty({static_cast<std::int64_t>(values.size())}, int64, cpu_device);
+  if (!values.empty()) std::memcpy(host.data(), values.data(), values.size() * sizeof(std::int64_t));
+  return where.type == device_type::cpu ? host : copy_to(host, where, stream);
+}
+
+#if ZEROFLOW_HAS_CUDA
+/// The kernels' view of the packed weights.
+template <class Args>
+void point_at(Args& a, const float* params, std::int64_t width) {
+  const auto offsets = detail::light_vae_slot_offsets(width);
+  for (int s = 0; s < detail::fused_vae::slot_count; ++s) a.params[s] = params + offsets[static_cast<std::size_t>(s)];
+}
+#endif
 
 }  // namespace
 
 namespace detail {
 
-void check_model_device(device where) { check_device(where); }
-
-void configure_torch_threads() { configure_threads(); }
-
-torch::Tensor rows_on(const array& rows, std::int64_t width, const c10::Device& target) {
-  ZF_EXPECTS(rows.valid(), "rows: empty array");
-  ZF_EXPECTS(rows.type() == float32, "rows must be float32, got ", rows.type().name());
-  ZF_EXPECTS(rows.ndim() == 2, "rows must be N x W, got ", rows.ndim(), " dimensions");
-  ZF_EXPECTS(rows.shape(1) == width, "rows have width ", rows.shape(1), ", the model ", width);
-  torch::Tensor t = to_tensor(rows);
-  return t.device() == target ? t : t.to(target);
-}
-
-array export_to(const torch::Tensor& t, device rows_device) {
-  const c10::Device target = to_torch(rows_device);
-  return to_array(t.device() == target ? t : t.to(target));
-}
-
-// The rows may be far larger than the device memory left (a run under --max-device-memory reads
-// them in place from mapped host memory), so they are read in slices of finite_check_bytes, and the
-// common case makes no temporary of a slice's size: a slice's smallest and largest values are
-// finite exactly when all of its values are (NaN propagates into both, an infinity is one of them).
-// One read-back for all slices; the count and the position are looked up, slice by slice, only when
-// there is something to report.
-non_finite_values find_non_finite(const torch::Tensor& data) {
-  constexpr std::int64_t finite_check_bytes = std::int64_t{16} << 20;
-  const std::int64_t n = data.size(0), width = data.size(1);
-  if (n == 0 || width == 0) return {};
-  const std::int64_t step = std::max<std::int64_t>(1, finite_check_bytes / (width * data.element_size()));
-  std::vector<torch::Tensor> extremes;
-  for (std::int64_t begin = 0; begin < n; begin += step) {
-    auto [lowest, highest] = torch::aminmax(data.slice(0, begin, std::min(n, begin + step)));
-    extremes.push_back(std::move(lowest));
-    extremes.push_back(std::move(highest));
-  }
-  if (torch::isfinite(torch::stack(extremes)).all().item<bool>()) return {};
-  non_finite_values found;
-  for (std::int64_t begin = 0; begin < n; begin += step) {
-    const torch::Tensor bad = torch::logical_not(torch::isfinite(data.slice(0, begin, std::min(n, begin + step))));
-    const auto in_slice = bad.sum().item<std::int64_t>();
-    if (in_slice > 0 && found.first < 0)
-      found.first = begin * width + bad.reshape({-1}).to(torch::kByte).argmax().item<std::int64_t>();
-    found.count += in_slice;
-  }
-  return found;
-}
-
-// A NaN or an infinity in one row makes every batch loss that contains it NaN, and the first
-// step spreads NaN into every weight: refused before it can happen.
-void check_finite_rows(const torch::Tensor& data) {
-  non_finite_values bad;
+void wait_for_stream(stream_view stream, device where) {
 #if ZEROFLOW_HAS_CUDA
-  if (data.is_cuda()) {
-    // zeroflow's own kernel: the GPU paths launch no LibTorch kernel.
-    const c10::cuda::CUDAGuard on_device(data.device());
-    const auto census =
-        count_non_finite_on_gpu(data.data_ptr<float>(), data.size(0), data.size(1), data.stride(0), data.stride(1),
-                                stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()});
-    bad = {census.count, census.first};
-  } else
+  if (where.type == device_type::cuda) ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+#else
+  (void)stream;
+  (void)where;
 #endif
-  {
-    bad = find_non_finite(data);
+}
+
+void check_vae_device(device where) {
+  ZF_EXPECTS(where.type == device_type::cpu || where.type == device_type::cuda,
+             "a model lives on the CPU or a CUDA device, not on ", where.name());
+  if (where.type == device_type::cuda) {
+    if (!cuda_available()) ZF_THROW(cuda_error, "a model on ", where.name(), " needs a GPU, and none is available");
+    const int gpus = cuda_device_count();
+    ZF_EXPECTS(where.id >= 0 && where.id < gpus, "no GPU ", where.id, " (", gpus, " visible)");
   }
-  if (bad.count == 0) return;
-  const std::int64_t width = data.size(1);
-  ZF_THROW(invalid_argument, "rows hold ", bad.count, bad.count == 1 ? " value that is" : " values that are",
-           " NaN or infinite (the first in row ", bad.first / width, ", column ", bad.first % width,
-           "); the model needs finite rows: fill gaps (e.g. with the row's median) or leave those rows out");
 }
 
 }  // namespace detail
 
 void set_cpu_threads(int threads) {
   ZF_EXPECTS(threads >= 1, "set_cpu_threads needs at least 1 thread, got ", threads);
-  configure_threads();  // so that the automatic cap never runs after an explicit choice
-  at::set_num_threads(threads);
+  detail::load_torch_backend().set_cpu_threads(threads);
 }
 
-int cpu_threads() {
-  configure_threads();
-  return at::get_num_threads();
-}
+int cpu_threads() { return detail::load_torch_backend().cpu_threads(); }
 
 vae::vae(std::unique_ptr<impl> state) : impl_{std::move(state)} {}
 vae::vae(vae&&) noexcept = default;
@@ -151,24 +161,159 @@ vae::~vae() = default;
 
 vae vae::create(std::int64_t width, device where, std::uint64_t seed) {
   ZF_EXPECTS(width >= 16 && is_power_of_two(width), "the VAE's width must be a power of two >= 16, got ", width);
-  check_device(where);
-  configure_threads();
-  // Weights are drawn on the CPU from the seed, so they are the same whatever the device.
-  std::unique_ptr<impl> state;
-  {
-    const auto drawing = detail::lock_global_generator();
-    torch::manual_seed(seed);
-    state = std::make_unique<impl>(width, where);
-  }
+  detail::check_vae_device(where);
+  // LibTorch's default initialisation for the seed, drawn on the host: the same on every device.
+  const std::vector<float> initial = detail::light_vae_initial_parameters(width, seed);
+  array host = empty({static_cast<std::int64_t>(initial.size())}, float32, cpu_device);
+  std::memcpy(host.data(), initial.data(), initial.size() * sizeof(float));
+  auto state = std::make_unique<impl>();
+  state->width = width;
+  state->place = where;
+  const stream_view stream = detail::model_stream(where);
+  state->params = where.type == device_type::cpu ? host : copy_to(host, where, stream);
+  detail::wait_for_stream(stream, where);
   state->history.init_seed = seed;
-  state->module->to(state->tdevice);
   return vae{std::move(state)};
 }
 
-std::int64_t vae::width() const { return impl_->module->width(); }
+std::int64_t vae::width() const { return impl_->width; }
 
 device vae::where() const { return impl_->place; }
 
-std::int64_t vae::parameter_count() const { return detail::count_parameters(*impl_->module); }
+std::int64_t vae::parameter_count() const { return detail::light_vae_slot_offsets(impl_->width).back(); }
+
+train_result vae::train(const array& rows, const train_options& options) {
+  ZF_EXPECTS(options.epochs >= 0, "epochs must be >= 0, got ", options.epochs);
+  ZF_EXPECTS(options.batch >= 1, "batch must be >= 1, got ", options.batch);
+  ZF_EXPECTS(options.test_fraction >= 0.0 && options.test_fraction < 1.0, "test_fraction must be in [0, 1), got ",
+             options.test_fraction);
+  ZF_EXPECTS(options.learning_rate > 0.0, "learning_rate must be > 0, got ", options.learning_rate);
+  // The one decision of this run; everything below follows it.
+  train_options run = options;
+  run.path = choose_training_path(where(), width(), options.path);
+  const stream_view stream = detail::model_stream(where());
+  const std::int64_t n = rows.valid() && rows.ndim() == 2 ? rows.shape(0) : 0;
+  check_rows(rows, width(), stream);
+  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
+  ZF_EXPECTS(n_train >= 1, "too few rows to train on: ", n, " rows, test_fraction ", options.test_fraction);
+
+  // zeroflow's own split (row_split.hpp): the same on every path and device for a given seed.
+  const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
+  train_result result;
+  result.path = run.path;
+#if ZEROFLOW_HAS_CUDA
+  if (run.path == training_path::fused_kernels) {
+    const zeroflow::detail::cuda_device_guard on(where().id);
+    const array data = contiguous_on(rows, where(), stream);
+    const array train_index = indices_on(split.train, where(), stream);
+    detail::gpu_light_vae_trainer trainer(static_cast<float*>(impl_->params.data()), width(),
+                                          static_cast<const float*>(data.data()), n, options.learning_rate, stream);
+    detail::gpu_training_options o;
+    o.epochs = options.epochs;
+    o.batch = options.batch;
+    o.learning_rate = options.learning_rate;
+    o.seed = options.seed;
+    if (options.on_epoch) {
+      o.on_epoch = [&](int epoch, double loss) {
+        if (!std::isfinite(loss)) throw_diverged(epoch, loss, options, rows);
+        options.on_epoch(epoch, loss);
+      };
+    }
+    result.epoch_loss = trainer.train(static_cast<const std::int64_t*>(train_index.data()), n_train, o).epoch_loss;
+    for (std::size_t epoch = 0; epoch < result.epoch_loss.size(); ++epoch)
+      if (!std::isfinite(result.epoch_loss[epoch]))
+        throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], options, rows);
+    const std::int64_t n_test = n - n_train;
+    if (n_test > 0) {
+      const array test_index = indices_on(split.test, where(), stream);
+      result.test_loss = trainer.mean_loss(static_cast<const std::int64_t*>(test_index.data()), n_test, options.seed);
+    } else {
+      result.test_loss = std::numeric_limits<double>::quiet_NaN();
+    }
+  } else
+#endif
+  {
+    detail::load_torch_backend().train_vae(impl_->packed(stream), rows, split.train, split.test, run, result);
+  }
+  if (n - n_train > 0 && !std::isfinite(result.test_loss))
+    throw_diverged(-1, result.test_loss, options, rows);
+  impl_->history.train_seed = options.seed;
+  impl_->history.epochs += options.epochs;
+  result.train_index = indices_on(split.train, rows.where(), stream);
+  result.test_index = indices_on(split.test, rows.where(), stream);
+  detail::wait_for_stream(stream, where());
+  return result;
+}
+
+scores vae::score(const array& rows, std::int64_t batch, training_path path) const {
+  ZF_EXPECTS(batch >= 1, "batch must be >= 1, got ", batch);
+  const bool fused = choose_training_path(where(), width(), path) == training_path::fused_kernels;
+  const stream_view stream = detail::model_stream(where());
+  check_rows(rows, width(), stream);
+  const std::int64_t n = rows.shape(0);
+  const array data = contiguous_on(rows, where(), stream);
+  scores out{empty({n}, float32, where(), stream), empty({n, 2}, float32, where(), stream)};
+  if (fused) {
+#if ZEROFLOW_HAS_CUDA
+    const zeroflow::detail::cuda_device_guard on(where().id);
+    detail::fused_vae::score_args a{};
+    point_at(a, static_cast<const float*>(impl_->params.data()), width());
+    a.data = static_cast<const float*>(data.data());
+    a.width = width();
+    a.rows = n;
+    a.score = static_cast<float*>(out.score.data());
+    a.mu = static_cast<float*>(out.mu.data());
+    if (n > 0) detail::fused_vae::score(a, stream);
+#endif
+  } else {
+    detail::load_torch_backend().score_vae(impl_->packed(stream), data, batch, static_cast<float*>(out.score.data()),
+                                           static_cast<float*>(out.mu.data()));
+  }
+  if (rows.where() != where()) out = {copy_to(out.score, rows.where(), stream), copy_to(out.mu, rows.where(), stream)};
+  detail::wait_for_stream(stream, where());
+  return out;
+}
+
+array vae::decode_grid(int n, double extent, training_path path) const {
+  ZF_EXPECTS(n >= 1, "decode_grid needs n >= 1, got ", n);
+  ZF_EXPECTS(std::isfinite(extent) && extent >= 0.0, "decode_grid needs a finite extent >= 0, got ", extent);
+  const bool fused = choose_training_path(where(), width(), path) == training_path::fused_kernels;
+  const stream_view stream = detail::model_stream(where());
+  // meshgrid(g, g, indexing='ij') flattened, g = linspace(-extent, extent, n): row i·n + j is
+  // (g[i], g[j]); linspace's float steps as LibTorch computes them.
+  const std::int64_t points = std::int64_t{n} * n;
+  array latents_host = empty({points, 2}, float32, cpu_device);
+  auto* z = static_cast<float*>(latents_host.data());
+  const auto g = [&](int i) {
+    if (n == 1) return static_cast<float>(-extent);
+    const float step = static_cast<float>((2.0 * extent) / (n - 1));
+    return i < n / 2 ? static_cast<float>(-extent) + step * static_cast<float>(i)
+                     : static_cast<float>(extent) - step * static_cast<float>(n - 1 - i);
+  };
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      z[2 * (i * n + j)] = g(i);
+      z[2 * (i * n + j) + 1] = g(j);
+    }
+  const array latents = where().type == device_type::cpu ? latents_host : copy_to(latents_host, where(), stream);
+  array out = empty({points, width()}, float32, where(), stream);
+  if (fused) {
+#if ZEROFLOW_HAS_CUDA
+    const zeroflow::detail::cuda_device_guard on(where().id);
+    detail::fused_vae::decode_args a{};
+    point_at(a, static_cast<const float*>(impl_->params.data()), width());
+    a.latents = static_cast<const float*>(latents.data());
+    a.width = width();
+    a.rows = points;
+    a.decoded = static_cast<float*>(out.data());
+    detail::fused_vae::decode(a, stream);
+#endif
+  } else {
+    detail::load_torch_backend().decode_vae(impl_->packed(stream), static_cast<const float*>(latents.data()), points,
+                                            static_cast<float*>(out.data()));
+  }
+  detail::wait_for_stream(stream, where());
+  return out;
+}
 
 }  // namespace zeroflow::model

@@ -1,195 +1,28 @@
 /// @file vae_file.cpp
-/// zeroflow::model::vae's model file: what it records (vae_file.hpp), atomic writing, and reading
-/// that verifies everything before a model is handed out.
-#include "vae_file.hpp"
-
-#include <torch/serialize/output-archive.h>
-#include <torch/torch.h>
-
-#include <bit>
+/// zeroflow::model::vae's model file without LibTorch: format 3 (safetensors, model_file.hpp)
+/// written atomically and read with every check before a model is handed out; format 2 (a
+/// LibTorch archive) read through the LibTorch backend.
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
-#include <sstream>
-#include <string_view>
+#include <string>
 
-#include "vae_impl.hpp"
+#include "light_vae_init.hpp"
+#include "model_stream.hpp"
+#include "torch_backend.hpp"
+#include "vae_state.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/model_file.hpp"
+#include "zeroflow/model/vae.hpp"
 
 namespace zeroflow::model {
 
 namespace detail {
-
-namespace {
-
-// Widths beyond this are no beat row (a 1 MHz recording's row is 2^20 samples), and no file of
-// model size holds their weights.
-constexpr std::int64_t largest_width = std::int64_t{1} << 22;
-
-std::int64_t segmentation_code(const std::string& name) { return name == "robust" ? 1 : name == "seed" ? 2 : -1; }
-
-torch::Tensor longs(std::initializer_list<std::int64_t> values) {
-  return torch::tensor(std::vector<std::int64_t>(values), torch::TensorOptions().dtype(torch::kLong));
-}
-
-std::int64_t bits_of(std::uint64_t v) { return std::bit_cast<std::int64_t>(v); }
-std::uint64_t unsigned_of(std::int64_t v) { return std::bit_cast<std::uint64_t>(v); }
-
-/// The layout's entries: name, dtype and element count.
-struct entry_spec {
-  const char* name;
-  torch::ScalarType type;
-  std::int64_t elements;
-};
-constexpr entry_spec layout[] = {
-    {"zeroflow_format", torch::kLong, 1},
-    {"width", torch::kLong, 1},
-    {"rows_described", torch::kLong, 1},
-    {"rows_sample_rate", torch::kDouble, 1},
-    {"rows_segmentation", torch::kLong, 1},
-    {"rows_normalized", torch::kLong, 1},
-    {"rows_window", torch::kLong, 2},
-    {"rows_lengths", torch::kLong, 2},
-    {"init_seed", torch::kLong, 1},
-    {"train_seed", torch::kLong, 2},
-    {"epochs", torch::kLong, 1},
-};
-constexpr char magic[8] = {'Z', 'E', 'R', 'O', 'F', 'L', 'O', 'W'};
-
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-}
-
-std::uint64_t get_u64(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-  return v;
-}
-
-}  // namespace
-
-metadata_entries metadata_to_entries(const model_metadata& meta) {
-  const row_provenance rows = meta.rows.value_or(row_provenance{});
-  const auto& h = meta.history;
-  metadata_entries e;
-  e.emplace_back("zeroflow_format", longs({model_file_format}));
-  e.emplace_back("width", longs({meta.width}));
-  e.emplace_back("rows_described", longs({meta.rows ? 1 : 0}));
-  e.emplace_back("rows_sample_rate", torch::tensor({rows.sample_rate}, torch::TensorOptions().dtype(torch::kDouble)));
-  e.emplace_back("rows_segmentation", longs({meta.rows ? segmentation_code(rows.segmentation) : 0}));
-  e.emplace_back("rows_normalized", longs({rows.normalized ? 1 : 0}));
-  e.emplace_back("rows_window", longs({rows.window_before, rows.window_after}));
-  e.emplace_back("rows_lengths", longs({rows.min_length, rows.max_length}));
-  e.emplace_back("init_seed", longs({bits_of(h.init_seed)}));
-  e.emplace_back("train_seed", longs({h.train_seed ? 1 : 0, bits_of(h.train_seed.value_or(0))}));
-  e.emplace_back("epochs", longs({h.epochs}));
-  return e;
-}
-
-metadata_entries read_metadata_entries(torch::serialize::InputArchive& archive) {
-  metadata_entries e;
-  for (const auto& spec : layout) {
-    torch::Tensor t;
-    if (!archive.try_read(spec.name, t)) ZF_THROW(error, "its metadata lacks the entry ", spec.name);
-    if (t.scalar_type() != spec.type || t.numel() != spec.elements)
-      ZF_THROW(error, "its metadata entry ", spec.name, " has the wrong type or size");
-    e.emplace_back(spec.name, t.reshape({-1}).contiguous());
-  }
-  return e;
-}
-
-model_metadata entries_to_metadata(const metadata_entries& entries) {
-  auto at = [&](std::string_view name) -> const torch::Tensor& {
-    for (const auto& [key, t] : entries)
-      if (key == name) return t;
-    ZF_THROW(error, "its metadata lacks the entry ", name);
-  };
-  auto longs_of = [&](std::string_view name, int i = 0) { return at(name)[i].item<std::int64_t>(); };
-  model_metadata meta;
-  if (longs_of("zeroflow_format") != model_file_format)
-    ZF_THROW(error, "its metadata names model format ", longs_of("zeroflow_format"));
-  meta.width = longs_of("width");
-  if (meta.width < 16 || meta.width > largest_width || (meta.width & (meta.width - 1)) != 0)
-    ZF_THROW(error, "its row width ", meta.width, " is not a power of two from 16 to ", largest_width);
-  if (longs_of("rows_described") == 1) {
-    row_provenance rows;
-    rows.sample_rate = at("rows_sample_rate").item<double>();
-    const std::int64_t code = longs_of("rows_segmentation");
-    if (code != 1 && code != 2) ZF_THROW(error, "it names an unknown segmentation (code ", code, ")");
-    rows.segmentation = code == 1 ? "robust" : "seed";
-    const std::int64_t normalized = longs_of("rows_normalized");
-    if (normalized != 0 && normalized != 1) ZF_THROW(error, "its normalisation flag is ", normalized, ", not 0 or 1");
-    rows.normalized = normalized == 1;
-    rows.window_before = longs_of("rows_window", 0);
-    rows.window_after = longs_of("rows_window", 1);
-    rows.min_length = longs_of("rows_lengths", 0);
-    rows.max_length = longs_of("rows_lengths", 1);
-    check_row_provenance(rows);
-    meta.rows = rows;
-  } else if (longs_of("rows_described") != 0) {
-    ZF_THROW(error, "its row description flag is ", longs_of("rows_described"), ", not 0 or 1");
-  }
-  meta.history.init_seed = unsigned_of(longs_of("init_seed"));
-  if (longs_of("train_seed", 0) == 1) meta.history.train_seed = unsigned_of(longs_of("train_seed", 1));
-  meta.history.epochs = longs_of("epochs");
-  if (meta.history.epochs < 0) ZF_THROW(error, "it says it was trained for ", meta.history.epochs, " epochs");
-  return meta;
-}
-
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return hash;
-}
-
-std::string model_file_bytes(const model_metadata& meta, const light_vae& module) {
-  io::safetensors_content content;
-  content.metadata = model_file_metadata({"lightvae", meta.width, meta.rows, meta.history});
-  const auto add = [&](const std::string& name, const torch::Tensor& value) {
-    const torch::Tensor t = value.detach().to(torch::kCPU, torch::kFloat).contiguous();
-    content.tensors.push_back(float_tensor(name, t.sizes().vec(), t.data_ptr<float>()));
-  };
-  for (const auto& p : module->named_parameters(true)) add(p.key(), p.value());
-  for (const auto& b : module->named_buffers(true)) add(b.key(), b.value());
-  return sealed_model_file(std::move(content));
-}
-
-void write_format2_file(const model_metadata& meta, const light_vae& module, std::ostream& file) {
-  torch::serialize::OutputArchive archive;
-  for (const auto& [name, t] : metadata_to_entries(meta)) archive.write(name, t);
-  module->save(archive);
-  std::ostringstream bytes;
-  archive.save_to(bytes);
-  std::string content = std::move(bytes).str();
-  const std::uint64_t length = content.size();
-  const std::uint64_t hash = fnv1a(content);
-  put_u64(content, length);
-  put_u64(content, hash);
-  put_u64(content, static_cast<std::uint64_t>(model_file_format));
-  content.append(magic, sizeof magic);
-  file.write(content.data(), static_cast<std::streamsize>(content.size()));
-}
-
-std::string_view verified_archive(std::string_view file) {
-  if (file.size() < trailer_bytes || file.substr(file.size() - sizeof magic) != std::string_view(magic, sizeof magic))
-    ZF_THROW(error, "it does not end as a zeroflow model file does");
-  const std::string_view trailer = file.substr(file.size() - trailer_bytes);
-  const std::uint64_t format = get_u64(trailer.substr(16));
-  if (format != static_cast<std::uint64_t>(model_file_format))
-    ZF_THROW(error, "it is of model format ", format, ", this zeroflow reads formats ", model_file_format, " and ",
-             model::model_file_version);
-  const std::uint64_t length = get_u64(trailer);
-  if (length != file.size() - trailer_bytes)
-    ZF_THROW(error, "it is ", file.size(), " bytes long, but was written ", length + trailer_bytes, " bytes long");
-  const std::string_view archive = file.substr(0, length);
-  if (fnv1a(archive) != get_u64(trailer.substr(8)))
-    ZF_THROW(error, "its contents do not match the checksum written with them (changed after it was saved)");
-  return archive;
-}
 
 void check_row_provenance(const row_provenance& rows) {
   ZF_EXPECTS(std::isfinite(rows.sample_rate) && rows.sample_rate > 0,
@@ -207,38 +40,32 @@ void check_row_provenance(const row_provenance& rows) {
 
 namespace {
 
-/// How many weights (parameters and buffers) are NaN or infinite.
-std::int64_t non_finite_weights(const detail::light_vae& module) {
-  std::int64_t bad = 0;
-  for (const auto& p : module->parameters(true))
-    bad += torch::logical_not(torch::isfinite(p.detach())).sum().item<std::int64_t>();
-  for (const auto& b : module->buffers(true))
-    bad += torch::logical_not(torch::isfinite(b.detach())).sum().item<std::int64_t>();
-  return bad;
-}
-
-// The largest width's weights (detail::largest_width) take about 50 MB.
+// Widths beyond this are no beat row (a 1 MHz recording's row is 2^20 samples), and no file of
+// model size holds their weights, which take about 50 MB at that width.
+constexpr std::int64_t largest_width = std::int64_t{1} << 22;
 constexpr std::uintmax_t largest_file = std::uintmax_t{256} << 20;
 
 constexpr const char* start_again = "train the model again (`zeroflow run` writes OUT/model.safetensors)";
+constexpr const char* filter_name = "down.filter";
 
-/// The weights of a format-3 file, copied into a fresh module of its width.
-void read_weights(const io::safetensors_content& content, detail::light_vae& module) {
-  std::set<std::string> expected;
-  torch::NoGradGuard no_grad;
-  const auto fill = [&](const std::string& name, torch::Tensor& target) {
+/// The packed weights of a format-3 file (every slot, the fixed filter, nothing else).
+std::vector<float> read_weights(const io::safetensors_content& content, std::int64_t width) {
+  const auto offsets = detail::light_vae_slot_offsets(width);
+  std::vector<float> params(static_cast<std::size_t>(offsets.back()));
+  std::set<std::string> expected{filter_name};
+  for (std::size_t s = 0; s < detail::light_vae_slot_names.size(); ++s) {
+    const char* name = detail::light_vae_slot_names[s];
     expected.insert(name);
-    const std::vector<float> values = read_float_tensor(content, name, target.sizes().vec());
-    target.copy_(torch::from_blob(const_cast<float*>(values.data()), target.sizes(), torch::kFloat));
-  };
-  for (auto& p : module->named_parameters(true)) fill(p.key(), p.value());
-  for (auto& b : module->named_buffers(true)) fill(b.key(), b.value());
+    const std::vector<float> values = read_float_tensor(content, name, detail::light_vae_slot_shape(static_cast<int>(s), width));
+    std::copy(values.begin(), values.end(), params.begin() + offsets[s]);
+  }
+  const std::vector<float> filter = read_float_tensor(content, filter_name, {1, 1, 3});
+  if (filter != std::vector<float>(detail::light_vae_down_filter.begin(), detail::light_vae_down_filter.end()))
+    ZF_THROW(error, "its downsampling filter is not [1, 2, 1]");
   for (const auto& t : content.tensors)
     if (!expected.contains(t.name)) ZF_THROW(error, "it holds the tensor ", t.name, ", which no LightVAE has");
+  return params;
 }
-
-/// A format-2 file (a LibTorch archive with zeroflow's trailer) into a model on the CPU.
-std::unique_ptr<vae::impl> read_format2(const std::string& bytes, const std::string& name);
 
 }  // namespace
 
@@ -252,29 +79,36 @@ const std::optional<row_provenance>& vae::described_rows() const { return impl_-
 const training_history& vae::history() const { return impl_->history; }
 
 void vae::save(const std::filesystem::path& path) const {
-  const std::int64_t bad = non_finite_weights(impl_->module);
+  const stream_view stream = detail::model_stream(impl_->place);
+  const array host = impl_->place.type == device_type::cpu ? impl_->params : copy_to(impl_->params, cpu_device, stream);
+  detail::wait_for_stream(stream, impl_->place);
+  const auto* params = static_cast<const float*>(host.data());
+  const auto offsets = detail::light_vae_slot_offsets(width());
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < offsets.back(); ++i) bad += std::isfinite(params[i]) ? 0 : 1;
   if (bad > 0)
     ZF_THROW(error, "cannot save the model to ", path.string(), ": ", bad, bad == 1 ? " weight is" : " weights are",
              " NaN or infinite (training went wrong; such a model scores nothing)");
-  const detail::model_metadata meta{width(), impl_->rows, impl_->history};
-  try {
-    const std::string bytes = detail::model_file_bytes(meta, impl_->module);
-    io::write_atomically(
-        path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
-  } catch (const c10::Error&) {
-    ZF_THROW(error, "cannot write the model to ", path.string(), ": LibTorch could not serialise it");
-  }
+  io::safetensors_content content;
+  content.metadata = model_file_metadata({"lightvae", width(), impl_->rows, impl_->history});
+  for (std::size_t s = 0; s < detail::light_vae_slot_names.size(); ++s)
+    content.tensors.push_back(float_tensor(detail::light_vae_slot_names[s],
+                                           detail::light_vae_slot_shape(static_cast<int>(s), width()),
+                                           params + offsets[s]));
+  content.tensors.push_back(float_tensor(filter_name, {1, 1, 3}, detail::light_vae_down_filter.data()));
+  const std::string bytes = sealed_model_file(std::move(content));
+  io::write_atomically(path,
+                       [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
 
 vae vae::load(const std::filesystem::path& path, device where) {
-  detail::check_model_device(where);
-  detail::configure_torch_threads();
+  detail::check_vae_device(where);
   const std::string name = path.string();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) ZF_THROW(error, "cannot read the model ", name, ": no such file");
   if (!std::filesystem::is_regular_file(path, ec))
     ZF_THROW(error, "cannot read the model ", name,
-             ": not a file (a model is the model.pt that `zeroflow run` writes)");
+             ": not a file (a model is the model.safetensors that `zeroflow run` writes)");
   const auto size = std::filesystem::file_size(path, ec);
   if (size == 0) ZF_THROW(error, "the model ", name, " is an empty file; ", start_again);
   if (size > largest_file)
@@ -286,85 +120,36 @@ vae vae::load(const std::filesystem::path& path, device where) {
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) ZF_THROW(error, "cannot read the model ", name);
   }
-  std::unique_ptr<impl> state;
+  std::vector<float> params;
+  model_file_header header;
   if (looks_like_safetensors(bytes)) {
     try {
-      auto [content, header] = open_model_file(bytes);
-      if (header.model != "lightvae")
-        ZF_THROW(error, "it holds a model of kind '", header.model,
+      auto [content, read] = open_model_file(bytes);
+      if (read.model != "lightvae")
+        ZF_THROW(error, "it holds a model of kind '", read.model,
                  "', not a LightVAE (`zeroflow score` reads either kind)");
-      if (header.width < 16 || header.width > detail::largest_width || (header.width & (header.width - 1)) != 0)
-        ZF_THROW(error, "its row width ", header.width, " is not a power of two from 16 to ", detail::largest_width);
-      state = std::make_unique<impl>(header.width, cpu_device);
-      read_weights(content, state->module);
-      state->rows = header.rows;
-      state->history = header.history;
+      if (read.width < 16 || read.width > largest_width || (read.width & (read.width - 1)) != 0)
+        ZF_THROW(error, "its row width ", read.width, " is not a power of two from 16 to ", largest_width);
+      params = read_weights(content, read.width);
+      header = std::move(read);
     } catch (const error& e) {
       ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (", e.what(), "); ",
                start_again);
     }
   } else {
-    state = read_format2(bytes, name);
+    detail::load_torch_backend().read_vae_format2(bytes, name, params, header);
   }
+  array host = empty({static_cast<std::int64_t>(params.size())}, float32, cpu_device);
+  std::memcpy(host.data(), params.data(), params.size() * sizeof(float));
+  auto state = std::make_unique<impl>();
+  state->width = header.width;
   state->place = where;
-  state->tdevice = detail::to_torch(where);
-  state->module->to(state->tdevice);
+  state->rows = header.rows;
+  state->history = header.history;
+  const stream_view stream = detail::model_stream(where);
+  state->params = where.type == device_type::cpu ? host : copy_to(host, where, stream);
+  detail::wait_for_stream(stream, where);
   return vae{std::move(state)};
 }
-
-namespace {
-
-std::unique_ptr<vae::impl> read_format2(const std::string& bytes, const std::string& name) {
-  std::string_view verified;
-  try {
-    verified = detail::verified_archive(bytes);
-  } catch (const error& e) {
-    // A bare LibTorch archive is what zeroflow wrote before format 2 (or another program writes).
-    const bool zip = bytes.starts_with("PK\x03\x04");
-    ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (", e.what(), ")",
-             zip && std::string_view(e.what()).starts_with("it does not end")
-                 ? "; a LibTorch archive without zeroflow's trailer comes from an older zeroflow or another program"
-                 : "",
-             "; ", start_again);
-  }
-  torch::serialize::InputArchive archive;
-  detail::model_metadata meta;
-  try {
-    archive.load_from(verified.data(), verified.size(), torch::Device(torch::kCPU));
-    meta = detail::entries_to_metadata(detail::read_metadata_entries(archive));
-  } catch (const error& e) {
-    ZF_THROW(error, "the model ", name, " is damaged: ", e.what(), "; ", start_again);
-  } catch (const std::exception&) {
-    ZF_THROW(error, "the model ", name, " is damaged: its metadata cannot be read; ", start_again);
-  }
-
-  auto state = std::make_unique<vae::impl>(meta.width, cpu_device);
-  // LibTorch's reader replaces a parameter with whatever tensor the file holds, of any shape.
-  std::vector<std::vector<std::int64_t>> shapes;
-  for (const auto& p : state->module->parameters(true)) shapes.push_back(p.sizes().vec());
-  for (const auto& b : state->module->buffers(true)) shapes.push_back(b.sizes().vec());
-  try {
-    state->module->load(archive);
-  } catch (const std::exception&) {
-    ZF_THROW(error, "the model ", name, " is damaged: its weights cannot be read; ", start_again);
-  }
-  std::size_t k = 0;
-  bool shapes_match = true;
-  for (const auto& p : state->module->parameters(true))
-    shapes_match = shapes_match && p.sizes().vec() == shapes[k++] && p.scalar_type() == torch::kFloat;
-  for (const auto& b : state->module->buffers(true))
-    shapes_match = shapes_match && b.sizes().vec() == shapes[k++] && b.scalar_type() == torch::kFloat;
-  if (!shapes_match)
-    ZF_THROW(error, "the model ", name, " is damaged: its weights do not fit a model of width ", meta.width, "; ",
-             start_again);
-  if (const std::int64_t bad = non_finite_weights(state->module); bad > 0)
-    ZF_THROW(error, "the model ", name, " holds ", bad, bad == 1 ? " weight that is" : " weights that are",
-             " NaN or infinite: it cannot score anything; ", start_again);
-  state->rows = meta.rows;
-  state->history = meta.history;
-  return state;
-}
-
-}  // namespace
 
 }  // namespace zeroflow::model

@@ -1,10 +1,8 @@
-// The model file (src/model/vae_file.hpp): what it records, and that a damaged, foreign, old or
+// The model file (src/model/torch_vae_format2.hpp): what it records, and that a damaged, foreign, old or
 // non-finite file is refused with a zeroflow::error instead of loading as a different model.
 // Format 2 (a LibTorch archive with a trailer) is still read; save() writes format 3 (safetensors).
 // The reference for "the same model" is the saved model's own scores: a file that loads must
 // score exactly as the model that wrote it.
-#include "../../src/model/vae_file.hpp"
-
 #include <gtest/gtest.h>
 #include <torch/serialize/output-archive.h>
 
@@ -21,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/model/torch_vae_format2.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"

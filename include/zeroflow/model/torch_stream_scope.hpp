@@ -11,9 +11,9 @@
 
 namespace zeroflow::model {
 
-/// While it lives, LibTorch's current stream on GPU `where` is `stream` for the calling thread
-/// (LibTorch keeps current streams per thread); afterwards it is what it was. Nothing changes for
-/// the CPU, for the default streams (LibTorch's own default), or without CUDA.
+/// While it lives, the models' GPU work on GPU `where` from the calling thread queues on `stream`:
+/// zeroflow's own kernels directly, LibTorch's (when a path needs LibTorch) by making it LibTorch's
+/// current stream for the call; afterwards it is what it was. Nothing changes for the CPU.
 class torch_stream_scope {
  public:
   torch_stream_scope(device where, stream_view stream);

@@ -1,6 +1,6 @@
-/// @file vae_train.cpp
-/// zeroflow::model::vae::train: the split, the epochs on the chosen training path
-/// (training_path.hpp) and the test loss.
+/// @file torch_vae_train.cpp
+/// The LibTorch backend's LightVAE training (torch_backend.hpp): the epochs on the eager or the
+/// CUDA-graph path and the test loss, on weights packed by the caller.
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
 
@@ -13,22 +13,11 @@
 #include "cuda_graph_trainer.hpp"
 #include "fused_step.hpp"
 #include "light_vae.hpp"
-#include "light_vae_init.hpp"
-#include "row_split.hpp"
 #include "run_generators.hpp"
-#include "vae_impl.hpp"
-#include "zeroflow/config.hpp"
+#include "torch_stream_guard.hpp"
+#include "torch_support.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/vae.hpp"
-
-#if ZEROFLOW_HAS_CUDA
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
-
-#include "gpu_light_vae_trainer.hpp"
-#include "zeroflow/core/detail/cuda_check.hpp"
-#include "zeroflow/memory/allocate.hpp"
-#endif
 
 namespace zeroflow::model {
 
@@ -128,59 +117,6 @@ double test_loss(detail::light_vae& net, const torch::Tensor& data, const torch:
   return total.item<double>() / static_cast<double>(n_test);
 }
 
-#if ZEROFLOW_HAS_CUDA
-// The fused_kernels path: zeroflow's own kernels from the first step to the test loss
-// (gpu_light_vae_trainer.hpp); the module's parameters are packed into one array for it and
-// copied back afterwards.
-void train_on_own_kernels(detail::light_vae& net, const torch::Tensor& data, const torch::Tensor& train_index,
-                          const torch::Tensor& test_index, const train_options& options, train_result& result) {
-  const c10::cuda::CUDAGuard on_device(data.device());
-  const auto stream = stream_view{c10::cuda::getCurrentCUDAStream(data.device().index()).stream()};
-  // Packed with copies, not LibTorch's cat: the path launches no LibTorch kernel.
-  auto named = net->named_parameters();
-  const auto offsets = detail::light_vae_slot_offsets(net->width());
-  const array packed = empty({offsets.back()}, float32, cuda_device(data.device().index()), stream);
-  auto* params = static_cast<float*>(packed.data());
-  const auto copy_slots = [&](bool into_packed) {
-    for (std::size_t s = 0; s < detail::light_vae_slot_names.size(); ++s) {
-      torch::Tensor p = named[detail::light_vae_slot_names[s]];
-      float* slot = params + offsets[s];
-      const auto bytes = static_cast<std::size_t>(p.numel()) * sizeof(float);
-      ZF_CUDA_TRY(cudaMemcpyAsync(into_packed ? slot : p.data_ptr<float>(), into_packed ? p.data_ptr<float>() : slot,
-                                  bytes, cudaMemcpyDeviceToDevice, stream.value()));
-    }
-  };
-  copy_slots(true);
-  detail::gpu_light_vae_trainer trainer(params, net->width(), data.data_ptr<float>(), data.size(0),
-                                        options.learning_rate, stream);
-  detail::gpu_training_options o;
-  o.epochs = options.epochs;
-  o.batch = options.batch;
-  o.learning_rate = options.learning_rate;
-  o.seed = options.seed;
-  if (options.on_epoch) {
-    o.on_epoch = [&](int epoch, double loss) {
-      if (!std::isfinite(loss)) throw_diverged(epoch, loss, data, options);
-      options.on_epoch(epoch, loss);
-    };
-  }
-  const auto store = [&] { copy_slots(false); };
-  try {
-    result.epoch_loss = trainer.train(train_index.data_ptr<std::int64_t>(), train_index.size(0), o).epoch_loss;
-  } catch (...) {
-    store();  // the weights of the failed epoch, as the other paths leave them
-    throw;
-  }
-  store();
-  for (std::size_t epoch = 0; epoch < result.epoch_loss.size(); ++epoch)
-    if (!std::isfinite(result.epoch_loss[epoch]))
-      throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], data, options);
-  const std::int64_t n_test = test_index.size(0);
-  result.test_loss = n_test == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                 : trainer.mean_loss(test_index.data_ptr<std::int64_t>(), n_test, options.seed);
-}
-#endif
-
 // The run's device generator drives the network's noise and the loop's draws while it trains.
 class noise_scope {
  public:
@@ -195,60 +131,38 @@ class noise_scope {
 
 }  // namespace
 
-train_result vae::train(const array& rows, const train_options& options) {
-  ZF_EXPECTS(options.epochs >= 0, "epochs must be >= 0, got ", options.epochs);
-  ZF_EXPECTS(options.batch >= 1, "batch must be >= 1, got ", options.batch);
-  ZF_EXPECTS(options.test_fraction >= 0.0 && options.test_fraction < 1.0, "test_fraction must be in [0, 1), got ",
-             options.test_fraction);
-  ZF_EXPECTS(options.learning_rate > 0.0, "learning_rate must be > 0, got ", options.learning_rate);
-  // The one decision of this run; everything below follows it.
-  train_options run = options;
-  run.path = choose_training_path(where(), width(), options.path);
-  detail::configure_torch_threads();
-  detail::light_vae& net = impl_->module;
-  const c10::Device dev = impl_->tdevice;
-  torch::Tensor data = detail::rows_on(rows, width(), dev);
-  // The fused kernels read rows in place: a strided view is made contiguous once.
-  if (run.path == training_path::fused_kernels) data = data.contiguous();
-  const std::int64_t n = data.size(0);
-  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
-  ZF_EXPECTS(n_train >= 1, "too few rows to train on: ", n, " rows, test_fraction ", options.test_fraction);
-  const std::int64_t n_test = n - n_train;
-  detail::check_finite_rows(data);
+namespace detail {
 
-  // The split is made on the host by zeroflow's own shuffle (row_split.hpp), so it is the same on
-  // every path and device for a given seed. The LibTorch paths draw their shuffles and noise from
-  // the run's own generators, so that runs in other threads do not change what this one draws.
-  const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
+void torch_train_vae(const packed_vae& weights, const array& rows, const std::vector<std::int64_t>& train,
+                     const std::vector<std::int64_t>& test, const train_options& run, train_result& result) {
+  configure_torch_threads();
+  const c10::Device dev = to_torch(weights.where);
+  const torch_stream_guard on_stream(weights);
+  light_vae net = module_of(weights);
+  const torch::Tensor data = rows_on(rows, weights.width, dev);
   const auto longs = torch::TensorOptions().dtype(torch::kLong);
-  const torch::Tensor train_index = torch::tensor(split.train, longs).to(dev);
-  const torch::Tensor test_index = (n_test > 0 ? torch::tensor(split.test, longs) : torch::empty({0}, longs)).to(dev);
-
-  train_result result;
-  result.path = run.path;
-#if ZEROFLOW_HAS_CUDA
-  if (run.path == training_path::fused_kernels) {
-    train_on_own_kernels(net, data, train_index, test_index, run, result);
-  } else
-#endif
+  const torch::Tensor train_index = torch::tensor(train, longs).to(dev);
+  const torch::Tensor test_index = (test.empty() ? torch::empty({0}, longs) : torch::tensor(test, longs)).to(dev);
+  // The run's own generators, so that runs in other threads do not change what this one draws.
+  const run_generators generators = generators_for(run.seed, dev);
   {
-    const detail::run_generators generators = detail::generators_for(options.seed, dev);
     const noise_scope noise(net, generators.device);
     net->train();
-    if (run.path == training_path::eager)
-      train_eagerly(net, data, train_index, run, result);
-    else
-      train_with_graphs(net, data, train_index, run, result);
+    try {
+      if (run.path == training_path::eager)
+        train_eagerly(net, data, train_index, run, result);
+      else
+        train_with_graphs(net, data, train_index, run, result);
+    } catch (...) {
+      store_weights(net, weights);  // the weights of the failed epoch, as the caller's to see
+      throw;
+    }
     net->eval();
-    result.test_loss = n_test == 0 ? std::numeric_limits<double>::quiet_NaN() : test_loss(net, data, test_index, run);
+    result.test_loss = test.empty() ? std::numeric_limits<double>::quiet_NaN() : test_loss(net, data, test_index, run);
   }
-  net->eval();
-  if (n_test > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, data, options);
-  impl_->history.train_seed = options.seed;
-  impl_->history.epochs += options.epochs;
-  result.train_index = detail::export_to(train_index, rows.where());
-  result.test_index = detail::export_to(test_index, rows.where());
-  return result;
+  store_weights(net, weights);
 }
+
+}  // namespace detail
 
 }  // namespace zeroflow::model

@@ -1,28 +1,14 @@
 #pragma once
-// Private to src/model: the LibTorch state behind vae's pimpl, shared by creation (vae.cpp),
-// training (vae_train.cpp), scoring (vae_score.cpp) and persistence (vae_file.cpp).
+// Private to src/model's LibTorch code (the torch backend, the MLP autoencoder): the helpers they
+// share. Pulls in LibTorch.
 #include <cstdint>
-#include <optional>
 
 #include "light_vae.hpp"
 #include "tensor_bridge.hpp"
+#include "torch_backend.hpp"
 #include "zeroflow/core/device.hpp"
-#include "zeroflow/model/vae.hpp"
 
-namespace zeroflow::model {
-
-class vae::impl {
- public:
-  impl(std::int64_t width, device where) : module{width}, place{where}, tdevice{detail::to_torch(where)} {}
-
-  detail::light_vae module;
-  device place;
-  c10::Device tdevice;
-  std::optional<row_provenance> rows;
-  training_history history;
-};
-
-namespace detail {
+namespace zeroflow::model::detail {
 
 /// Refuses a device a model cannot live on (not CPU or CUDA, or a GPU LibTorch does not see).
 void check_model_device(device where);
@@ -30,8 +16,9 @@ void check_model_device(device where);
 /// Caps LibTorch's intra-op threads at the CPUs this process may use (once per process).
 void configure_torch_threads();
 
-/// Refuses a description of rows that no pipeline run makes (vae::describe_rows says what).
-void check_row_provenance(const row_provenance& rows);
+/// LibTorch's intra-op threads: set (at least 1) and read.
+void set_torch_threads(int threads);
+[[nodiscard]] int torch_threads();
 
 /// The rows as a tensor on the model's device: a zero-copy view when they already live there.
 /// @throws invalid_argument for rows that are not float32 N × width.
@@ -52,5 +39,18 @@ struct non_finite_values {
 /// @throws invalid_argument saying how many and where the first is.
 void check_finite_rows(const torch::Tensor& data);
 
-}  // namespace detail
-}  // namespace zeroflow::model
+/// A LibTorch LightVAE on the weights' device holding the packed weights (copied in).
+[[nodiscard]] light_vae module_of(const packed_vae& weights);
+
+/// Copies the module's parameters back into the packed weights.
+void store_weights(light_vae& net, const packed_vae& weights);
+
+// The backend's operations (torch_backend.hpp says what each does).
+void torch_train_vae(const packed_vae& weights, const array& rows, const std::vector<std::int64_t>& train,
+                     const std::vector<std::int64_t>& test, const train_options& run, train_result& result);
+void torch_score_vae(const packed_vae& weights, const array& rows, std::int64_t batch, float* score, float* mu);
+void torch_decode_vae(const packed_vae& weights, const float* latents, std::int64_t n, float* out);
+void torch_read_vae_format2(std::string_view bytes, const std::string& name, std::vector<float>& params,
+                            model_file_header& header);
+
+}  // namespace zeroflow::model::detail

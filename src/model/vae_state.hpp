@@ -1,0 +1,42 @@
+#pragma once
+// Private to src/model: the state behind vae's pimpl, torch-free. The weights are one packed
+// float32 array (light_vae_init.hpp's slot order) in the model's memory: the fused kernels and
+// zeroflow's own trainer use it in place, the LibTorch backend (torch_backend.hpp) builds its
+// module from it when a path needs LibTorch.
+#include <cstdint>
+#include <optional>
+
+#include "torch_backend.hpp"
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/core/device.hpp"
+#include "zeroflow/model/vae.hpp"
+
+namespace zeroflow::model {
+
+class vae::impl {
+ public:
+  std::int64_t width = 0;
+  device place = cpu_device;
+  array params;  ///< packed float32 weights on `place`
+  std::optional<row_provenance> rows;
+  training_history history;
+
+  [[nodiscard]] detail::packed_vae packed(stream_view stream) const {
+    return {static_cast<float*>(params.data()), width, place, stream};
+  }
+};
+
+namespace detail {
+
+/// Refuses a description of rows that no pipeline run makes (vae::describe_rows says what).
+void check_row_provenance(const row_provenance& rows);
+
+/// Refuses a device a model cannot live on (not the CPU or a CUDA device that exists).
+void check_vae_device(device where);
+
+/// Waits for `stream` when `where` is a GPU (results are read on the host right after).
+void wait_for_stream(stream_view stream, device where);
+
+
+}  // namespace detail
+}  // namespace zeroflow::model
