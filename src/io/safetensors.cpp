@@ -103,7 +103,10 @@ safetensors_content from_safetensors(std::string_view file) {
     safetensor tensor;
   };
   std::vector<placed> found;
-  for (const auto& [key, entry] : header.items()) {
+  for (const auto& item : header.items()) {
+    // Named copies, not structured bindings: lambdas below capture them.
+    const std::string key = item.key();
+    const json& entry = item.value();
     if (key == metadata_key) {
       if (!entry.is_object()) ZF_THROW(parse_error, "its __metadata__ is not a JSON object");
       for (const auto& [name, value] : entry.items()) {
