@@ -35,8 +35,7 @@ mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where
 
 mlp_autoencoder mlp_autoencoder::from_weights(const mlp_shape& shape, const io::safetensors_content& content,
                                               device where) {
-  return mlp_autoencoder{
-      std::make_unique<impl>(detail::load_torch_backend().mlp_from_weights(shape, content, where))};
+  return mlp_autoencoder{std::make_unique<impl>(detail::load_torch_backend().mlp_from_weights(shape, content, where))};
 }
 
 mlp_autoencoder mlp_autoencoder::load(const std::filesystem::path& path, device where) {
@@ -61,7 +60,9 @@ array mlp_autoencoder::reconstruct(const array& rows) const {
   return impl_->engine->reconstruct(rows, detail::model_stream(where()));
 }
 
-array mlp_autoencoder::score(const array& rows) const { return impl_->engine->score(rows, detail::model_stream(where())); }
+array mlp_autoencoder::score(const array& rows) const {
+  return impl_->engine->score(rows, detail::model_stream(where()));
+}
 
 std::vector<io::safetensor> mlp_autoencoder::weights() const { return impl_->engine->weights(); }
 

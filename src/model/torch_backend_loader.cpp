@@ -113,7 +113,9 @@ torch_backend& load_torch_backend() {
 
 }  // namespace detail
 
-void route_torch_allocator_to(memory::resource_ptr r) { detail::load_torch_backend().route_cuda_allocator(std::move(r)); }
+void route_torch_allocator_to(memory::resource_ptr r) {
+  detail::load_torch_backend().route_cuda_allocator(std::move(r));
+}
 
 void route_torch_allocator_when_loaded(memory::resource_ptr r) {
   ZF_EXPECTS(r != nullptr, "route_torch_allocator_when_loaded: no resource");
