@@ -45,13 +45,11 @@ class torch_backend {
   /// options.path (eager or cuda_graph), then the test loss over `test`. Fills epoch_loss and
   /// test_loss of `result`. @throws as vae::train.
   virtual void train_vae(const packed_vae& weights, const array& rows, const std::vector<std::int64_t>& train,
-                         const std::vector<std::int64_t>& test, const train_options& options,
-                         train_result& result) = 0;
+                         const std::vector<std::int64_t>& test, const train_options& options, train_result& result) = 0;
 
   /// vae::score's LibTorch forward pass (path eager or cuda_graph): `score` (N floats) and `mu`
   /// (N × 2) on the weights' device. Rows are already checked (shape, dtype, finite) and on that device.
-  virtual void score_vae(const packed_vae& weights, const array& rows, std::int64_t batch, float* score,
-                         float* mu) = 0;
+  virtual void score_vae(const packed_vae& weights, const array& rows, std::int64_t batch, float* score, float* mu) = 0;
 
   /// The decoder on `n` latent points (`latents`: n × 2 floats on the weights' device) into `out`
   /// (n × width on the same device).

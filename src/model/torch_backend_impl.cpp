@@ -1,7 +1,6 @@
 /// @file torch_backend_impl.cpp
 /// The LibTorch backend (torch_backend.hpp): the interface's operations on LibTorch's modules.
 #include "torch_backend.hpp"
-
 #include "torch_support.hpp"
 
 namespace zeroflow::model::detail {

@@ -74,7 +74,8 @@ non_finite count_non_finite(const array& rows, stream_view stream) {
   const auto* data = static_cast<const float*>(host.data());
   double largest = 0;
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < w; ++j) largest = std::max(largest, std::abs(static_cast<double>(data[i * rs + j * cs])));
+    for (std::int64_t j = 0; j < w; ++j)
+      largest = std::max(largest, std::abs(static_cast<double>(data[i * rs + j * cs])));
   char magnitude[32];
   std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
   const std::string why =
@@ -235,8 +236,7 @@ train_result vae::train(const array& rows, const train_options& options) {
   {
     detail::load_torch_backend().train_vae(impl_->packed(stream), rows, split.train, split.test, run, result);
   }
-  if (n - n_train > 0 && !std::isfinite(result.test_loss))
-    throw_diverged(-1, result.test_loss, options, rows);
+  if (n - n_train > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, options, rows);
   impl_->history.train_seed = options.seed;
   impl_->history.epochs += options.epochs;
   result.train_index = indices_on(split.train, rows.where(), stream);

@@ -56,7 +56,8 @@ std::vector<float> read_weights(const io::safetensors_content& content, std::int
   for (std::size_t s = 0; s < detail::light_vae_slot_names.size(); ++s) {
     const char* name = detail::light_vae_slot_names[s];
     expected.insert(name);
-    const std::vector<float> values = read_float_tensor(content, name, detail::light_vae_slot_shape(static_cast<int>(s), width));
+    const std::vector<float> values =
+        read_float_tensor(content, name, detail::light_vae_slot_shape(static_cast<int>(s), width));
     std::copy(values.begin(), values.end(), params.begin() + offsets[s]);
   }
   const std::vector<float> filter = read_float_tensor(content, filter_name, {1, 1, 3});

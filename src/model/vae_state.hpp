@@ -37,6 +37,5 @@ void check_vae_device(device where);
 /// Waits for `stream` when `where` is a GPU (results are read on the host right after).
 void wait_for_stream(stream_view stream, device where);
 
-
 }  // namespace detail
 }  // namespace zeroflow::model
