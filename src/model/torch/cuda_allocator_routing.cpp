@@ -1,4 +1,4 @@
-/// @file torch_cuda_allocator.cpp
+/// @file cuda_allocator_routing.cpp
 /// LibTorch's CUDA allocations routed to zeroflow resources through a pluggable allocator, with
 /// CUDA-graph private pools kept here (see torch_cuda_allocator.hpp).
 #include "zeroflow/config.hpp"

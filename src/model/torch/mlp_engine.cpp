@@ -1,5 +1,5 @@
-/// @file mlp_autoencoder.cpp
-/// The seed-004 MLP autoencoder (mlp_autoencoder.hpp): its LibTorch module, training, scoring
+/// @file mlp_engine.cpp
+/// The LibTorch backend's seed-004 MLP autoencoder (mlp_engine.hpp): its module, training, scoring
 /// and its bytes.
 #include "mlp_engine.hpp"
 
