@@ -358,7 +358,9 @@ class VAE:
 
     @staticmethod
     def load(path: str, device: object = ...) -> VAE:
-        """Reads a model written by save() (or `zeroflow run`'s model.pt)."""
+        """
+        Reads a model written by save() (or `zeroflow run`'s model.safetensors).
+        """
 
     def decode_grid(self, n: int = ..., extent: float = ...) -> Array:
         """
