@@ -16,6 +16,11 @@ foreach(layer IN LISTS zeroflow_installed_layers)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/include/zeroflow/config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zeroflow)
 
+if(ZEROFLOW_HAS_TORCH)
+  # The LibTorch backend the model layer loads on first use, found in this lib folder.
+  set_target_properties(zeroflow_torch PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS zeroflow_torch LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(TARGETS ${zeroflow_install_targets} EXPORT zeroflowTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -7,17 +7,12 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/utf8.hpp"
-#if ZEROFLOW_HAS_TORCH
-#include <c10/util/Exception.h>
-#endif
 
 namespace zeroflow::cli {
 
 namespace {
 
 constexpr std::size_t longest_message = 2000;
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 }  // namespace
 
@@ -48,14 +43,6 @@ std::string one_line(std::string_view text) {
 }
 
 std::string message_of(const std::exception& e) {
-#if ZEROFLOW_HAS_TORCH
-  // LibTorch's what() carries a C++ stack trace; its own message is the first line without it.
-  if (const auto* oom = dynamic_cast<const c10::OutOfMemoryError*>(&e))
-    return one_line("out of GPU memory while running the model (" + first_line(oom->msg()) +
-                    "); try a smaller --batch, or --device cpu");
-  if (const auto* torch_error = dynamic_cast<const c10::Error*>(&e))
-    return one_line("the model failed: " + first_line(torch_error->msg()));
-#endif
   if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr)
     return "out of memory: this machine has too little free memory for the recording and these parameters";
   if (const auto* fs_error = dynamic_cast<const std::filesystem::filesystem_error*>(&e)) {

@@ -7,7 +7,7 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/io/file_loading.hpp"
 #if ZEROFLOW_HAS_TORCH
-#include <torch/version.h>
+#include "zeroflow/model/torch_cuda_allocator.hpp"
 #endif
 
 namespace zeroflow::cli {
@@ -17,7 +17,11 @@ void add_info(CLI::App& app) {
   cmd->callback([] {
     std::printf("zeroflow      %s\n", ZEROFLOW_VERSION);
 #if ZEROFLOW_HAS_TORCH
-    std::printf("LibTorch      %s\n", TORCH_VERSION);
+    // Found, not loaded: this command does not map LibTorch.
+    const std::string backend = model::torch_backend_file();
+    std::printf("LibTorch      %s, %s\n", ZEROFLOW_TORCH_VERSION,
+                backend.empty() ? "backend not found (the CPU paths need it; a GPU run does not)"
+                                : ("backend " + backend + " (loaded when a path needs it)").c_str());
 #else
     std::printf("LibTorch      not built in\n");
 #endif

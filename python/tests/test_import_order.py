@@ -30,8 +30,18 @@ def test_zeroflow_and_torch_import_in_either_order(order):
     assert proc.stdout.strip().endswith("ok")
 
 
-def test_core_knows_whether_it_links_torch():
+def test_the_core_does_not_link_torch():
+    """The core reaches LibTorch only through its backend module, loaded when a path needs it, so
+    importing zeroflow loads no LibTorch library."""
     from zeroflow import _build_config
 
-    assert _build_config.LINKS_TORCH == zf.has_torch
+    assert _build_config.LINKS_TORCH is False
     assert _build_config.HAS_CUDA == zf.has_cuda
+    script = (
+        "import zeroflow, sys"
+        "\nmaps = open('/proc/self/maps').read()"
+        "\nprint('torch' in sys.modules, 'libtorch' in maps, 'libzeroflow_torch' in maps)"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["False", "False", "False"], proc.stdout

@@ -11,14 +11,18 @@
 /// weights back. Outputs go to buffers the caller allocated, so every allocation of a run stays
 /// with zeroflow's memory manager.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "mlp_engine.hpp"
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/device.hpp"
 #include "zeroflow/core/stream.hpp"
+#include "zeroflow/memory/resource.hpp"
 #include "zeroflow/model/model_file.hpp"
+#include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/training_path.hpp"
 #include "zeroflow/model/vae.hpp"
 
@@ -60,10 +64,31 @@ class torch_backend {
   /// @throws zeroflow::error naming `name` and what is wrong.
   virtual void read_vae_format2(std::string_view bytes, const std::string& name, std::vector<float>& params,
                                 model_file_header& header) = 0;
+
+  /// The MLP autoencoder (mlp_autoencoder.hpp's create, from_bytes and from_weights).
+  [[nodiscard]] virtual std::unique_ptr<mlp_engine> create_mlp(const mlp_shape& shape, device where,
+                                                               std::uint64_t seed) = 0;
+  [[nodiscard]] virtual std::unique_ptr<mlp_engine> mlp_from_bytes(std::string_view bytes, device where,
+                                                                   const std::string& what) = 0;
+  [[nodiscard]] virtual std::unique_ptr<mlp_engine> mlp_from_weights(const mlp_shape& shape,
+                                                                     const io::safetensors_content& content,
+                                                                     device where) = 0;
+
+  /// LibTorch's CUDA allocations from `resource` (torch_cuda_allocator.hpp), and what it holds.
+  virtual void route_cuda_allocator(memory::resource_ptr resource) = 0;
+  [[nodiscard]] virtual bool cuda_allocator_routed() = 0;
+  [[nodiscard]] virtual torch_allocation_counts cuda_allocation_counts() = 0;
 };
 
-/// The LibTorch backend, made ready on first use.
-/// @throws zeroflow::error when this zeroflow has no LibTorch backend.
+/// The LibTorch backend, loaded on first use (libzeroflow_torch.so beside the program or module
+/// that holds the model layer, or in the build tree), and LibTorch with it.
+/// @throws zeroflow::error when this zeroflow has no LibTorch backend, saying what needs it.
 [[nodiscard]] torch_backend& load_torch_backend();
+
+/// The backend when something has loaded it already, else nullptr (LibTorch is not loaded).
+[[nodiscard]] torch_backend* loaded_torch_backend();
+
+/// The version of the backend's interface; the module's factory refuses another.
+inline constexpr int torch_backend_version = 1;
 
 }  // namespace zeroflow::model::detail

@@ -318,10 +318,10 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
 
   if (on_gpu) {
     stage("cuda_init", cuda_started, [&] {
-      // One pool for everything: LibTorch's tensors come from the same (statistics-wrapped) pool
-      // as zeroflow's arrays. LibTorch accepts this only before its first CUDA allocation.
-      if (options.route_torch_memory && !model::torch_allocator_routed())
-        model::route_torch_allocator_to(memory::current_resource(result.where));
+      // One pool for everything: LibTorch's tensors, if a path loads LibTorch at all, come from
+      // the same (statistics-wrapped) pool as zeroflow's arrays. LibTorch accepts this only before
+      // its first CUDA allocation.
+      if (options.route_torch_memory) model::route_torch_allocator_when_loaded(memory::current_resource(result.where));
       // The CSV reader's one-time costs (pinned staging buffers, loading its kernels) belong to
       // start-up, not to the load stage they would otherwise inflate.
       io::prepare_csv_reads(result.where, stream);

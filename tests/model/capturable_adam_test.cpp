@@ -1,6 +1,6 @@
 // capturable_adam (device-side step count over the fused Adam kernel) against torch::optim::Adam,
 // the optimiser of the eager training path, on the CPU: same gradients in, same parameters out.
-#include "model/capturable_adam.hpp"
+#include "model/torch/capturable_adam.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/optim/adam.h>

@@ -1,5 +1,5 @@
 // The hand-written CPU convolutions against LibTorch's own conv1d: values and all gradients.
-#include "model/cpu_ops.hpp"
+#include "model/torch/cpu_ops.hpp"
 
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>

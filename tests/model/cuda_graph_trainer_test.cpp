@@ -8,7 +8,7 @@
 // random streams differ entirely — on the CPU, six runs of this set-up that differ only in the
 // shuffles and noise (same weights, same split) end within 0.74 % of each other (sd 0.3 %). The
 // host comparison (different random streams, different kernels) gets 3 %.
-#include "model/cuda_graph_trainer.hpp"
+#include "model/torch/cuda_graph_trainer.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
@@ -19,9 +19,9 @@
 #include <optional>
 #include <vector>
 
-#include "model/light_vae.hpp"
 #include "model/model_test_util.hpp"
-#include "model/tensor_bridge.hpp"
+#include "model/torch/light_vae.hpp"
+#include "model/torch/tensor_bridge.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"

@@ -1,7 +1,7 @@
 // The fused swish and loss kernels (cuda_ops.hpp) against LibTorch's composite ops, values and
 // gradients, on the GPU; and the CPU, which must keep LibTorch's ops exactly. GPU tests skip
 // without a GPU.
-#include "model/cuda_ops.hpp"
+#include "model/torch/cuda_ops.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/cuda.h>

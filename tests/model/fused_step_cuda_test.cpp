@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "model/cuda_graph_trainer.hpp"
-#include "model/cuda_ops.hpp"
-#include "model/fused_step.hpp"
-#include "model/light_vae.hpp"
 #include "model/model_test_util.hpp"
+#include "model/torch/cuda_graph_trainer.hpp"
+#include "model/torch/cuda_ops.hpp"
+#include "model/torch/fused_step.hpp"
+#include "model/torch/light_vae.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"

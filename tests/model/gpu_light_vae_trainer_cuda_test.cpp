@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "model/fused_step.hpp"
 #include "model/gpu_light_vae_trainer.hpp"
-#include "model/light_vae.hpp"
 #include "model/light_vae_init.hpp"
 #include "model/model_test_util.hpp"
+#include "model/torch/fused_step.hpp"
+#include "model/torch/light_vae.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/model/vae.hpp"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../src/model/light_vae.hpp"
+#include "../../src/model/torch/light_vae.hpp"
 
 namespace zfd = zeroflow::model::detail;
 

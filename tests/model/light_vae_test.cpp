@@ -1,6 +1,6 @@
 // The LightVAE module against the seed's Python class: topology, parameter count, the fixed
 // downsample filter, the loss, and outputs of the Python model itself for one seed.
-#include "model/light_vae.hpp"
+#include "model/torch/light_vae.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/utils.h>

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "model/tensor_bridge.hpp"
+#include "model/torch/tensor_bridge.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 

@@ -1,6 +1,6 @@
 // zeroflow arrays ⇄ LibTorch tensors through DLPack: same memory, shapes and strides, and each
 // side keeps the other's memory alive.
-#include "model/tensor_bridge.hpp"
+#include "model/torch/tensor_bridge.hpp"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

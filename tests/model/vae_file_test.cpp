@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/model/torch_vae_format2.hpp"
+#include "../../src/model/torch/torch_vae_format2.hpp"
 #include "model/model_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/model/torch_vae_format2.hpp"
+#include "../../src/model/torch/torch_vae_format2.hpp"
 #include "../../src/pipeline/sample_check.hpp"
 #include "io/signal_file_writers.hpp"
 #include "zeroflow/core/cuda.hpp"

@@ -23,6 +23,7 @@
 /// itself. LibTorch's memory statistics (torch.cuda.memory_stats and the like) are not available
 /// while routed; use the resource's statistics_adaptor instead.
 #include <cstdint>
+#include <string>
 
 #include "zeroflow/memory/resource.hpp"
 
@@ -41,6 +42,16 @@ void route_torch_allocator_to(memory::resource_ptr r);
 
 /// True once route_torch_allocator_to has installed the router.
 [[nodiscard]] bool torch_allocator_routed();
+
+/// route_torch_allocator_to(r) as soon as LibTorch is loaded (now, when it already is): for a run
+/// that may never need LibTorch (a GPU run trains on zeroflow's own kernels) and must not load it
+/// only to route its allocator. Once routed, later calls change nothing.
+/// @throws invalid_argument for a null resource.
+void route_torch_allocator_when_loaded(memory::resource_ptr r);
+
+/// The LibTorch backend module this process would load (libzeroflow_torch.so), found without
+/// loading it; empty when there is none.
+[[nodiscard]] std::string torch_backend_file();
 
 /// What the router holds now (all zero before routing).
 struct torch_allocation_counts {

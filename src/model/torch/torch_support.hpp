@@ -54,3 +54,19 @@ void torch_read_vae_format2(std::string_view bytes, const std::string& name, std
                             model_file_header& header);
 
 }  // namespace zeroflow::model::detail
+
+namespace zeroflow::model {
+
+// The backend's MLP autoencoder (mlp_engine.cpp) and allocator routing (cuda_allocator_routing.cpp).
+[[nodiscard]] std::unique_ptr<detail::mlp_engine> torch_create_mlp(const mlp_shape& shape, device where,
+                                                                   std::uint64_t seed);
+[[nodiscard]] std::unique_ptr<detail::mlp_engine> torch_mlp_from_bytes(std::string_view bytes, device where,
+                                                                       const std::string& what);
+[[nodiscard]] std::unique_ptr<detail::mlp_engine> torch_mlp_from_weights(const mlp_shape& shape,
+                                                                         const io::safetensors_content& content,
+                                                                         device where);
+void torch_route_cuda_allocator(memory::resource_ptr r);
+[[nodiscard]] bool torch_cuda_allocator_routed();
+[[nodiscard]] torch_allocation_counts torch_cuda_allocation_counts();
+
+}  // namespace zeroflow::model

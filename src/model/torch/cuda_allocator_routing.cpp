@@ -1,10 +1,9 @@
-/// @file torch_cuda_allocator.cpp
+/// @file cuda_allocator_routing.cpp
 /// LibTorch's CUDA allocations routed to zeroflow resources through a pluggable allocator, with
 /// CUDA-graph private pools kept here (see torch_cuda_allocator.hpp).
-#include "zeroflow/model/torch_cuda_allocator.hpp"
-
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/model/torch_cuda_allocator.hpp"
 
 #if ZEROFLOW_HAS_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -305,7 +304,7 @@ void check_routable(const memory::resource_ptr& r) {
 
 }  // namespace
 
-void route_torch_allocator_to(memory::resource_ptr r) {
+void torch_route_cuda_allocator(memory::resource_ptr r) {
   check_routable(r);
   router& rt = router::instance();
   const std::lock_guard lock(rt.install_mutex);
@@ -339,26 +338,26 @@ void route_torch_allocator_to(memory::resource_ptr r) {
   rt.bind(std::move(r));
 }
 
-bool torch_allocator_routed() {
+bool torch_cuda_allocator_routed() {
   router& rt = router::instance();
   const std::lock_guard lock(rt.install_mutex);
   return rt.installed;
 }
 
-torch_allocation_counts torch_allocation_counts_now() { return router::instance().counts(); }
+torch_allocation_counts torch_cuda_allocation_counts() { return router::instance().counts(); }
 
 #else
 
-void route_torch_allocator_to(memory::resource_ptr r) {
+void torch_route_cuda_allocator(memory::resource_ptr r) {
   ZF_EXPECTS(r != nullptr, "route_torch_allocator_to needs a resource");
   ZF_EXPECTS(r->where().type == device_type::cuda, "route_torch_allocator_to needs a CUDA resource, got ", r->name(),
              " on ", r->where().name());
   ZF_THROW(cuda_error, "route_torch_allocator_to needs a CUDA build of zeroflow");
 }
 
-bool torch_allocator_routed() { return false; }
+bool torch_cuda_allocator_routed() { return false; }
 
-torch_allocation_counts torch_allocation_counts_now() { return {}; }
+torch_allocation_counts torch_cuda_allocation_counts() { return {}; }
 
 #endif
 
