@@ -25,6 +25,8 @@ void add_info(CLI::App& app) {
 #else
     std::printf("LibTorch      not built in\n");
 #endif
+    std::printf("PNG figures   %s\n",
+                ZEROFLOW_HAS_CAIRO ? "cairo (--figures png)" : "not built in (install libcairo2-dev and rebuild)");
     std::printf("CUDA build    %s\n", ZEROFLOW_HAS_CUDA ? "yes" : "no");
     if (ZEROFLOW_HAS_CUDA) std::printf("GPU code      %s\n", cuda_architectures().c_str());
     std::printf("CUDA runtime  %s, driver %s\n", cuda_runtime_version().c_str(), cuda_driver_version().c_str());

@@ -16,6 +16,16 @@ def zeroflow_bin():
     return path
 
 
+@pytest.fixture(scope="session")
+def png_zeroflow_bin(zeroflow_bin):
+    """The executable, for tests that write --figures png; they skip where it was built without cairo."""
+    info = run_cli(zeroflow_bin, "info").stdout
+    if "PNG figures   not built in" in info:
+        pytest.skip("this zeroflow was built without cairo (--figures png)")
+    assert "PNG figures   cairo" in info, info
+    return zeroflow_bin
+
+
 def run_cli(binary, *args, check=True):
     """Runs the CLI; returns the CompletedProcess (text mode)."""
     proc = subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True, timeout=600)

@@ -6,6 +6,7 @@ one line that names the file, and that every file is still there, byte for byte.
 import json
 import shutil
 
+import pytest
 from conftest import run_cli
 from test_cli_hostile import error_lines, snapshot
 
@@ -37,6 +38,7 @@ def generate_into(zeroflow_bin, path):
     return path
 
 
+@pytest.mark.usefixtures("png_zeroflow_bin")
 def test_force_never_deletes_labels_or_a_model_inside_the_results(zeroflow_bin, tmp_path):
     out = tmp_path / "o"
     recording = generate_into(zeroflow_bin, tmp_path / "rec.csv")
