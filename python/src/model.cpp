@@ -166,7 +166,7 @@ void bind_model(nb::module_& m) {
           "Decodes the n x n latent grid linspace(-extent, extent, n)^2: an (n*n, width) float32 array.")
       .def(
           "save", [](const model::vae& self, const std::string& path) { self.save(path); }, "path"_a,
-          "Writes the model atomically (torch::save archive).")
+          "Writes the model atomically (a safetensors model file).")
       .def(
           "_describe_rows",
           [](model::vae& self, double sample_rate, const std::string& method, bool normalized, double min_beat,

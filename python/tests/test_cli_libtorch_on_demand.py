@@ -1,6 +1,7 @@
 """LibTorch only where it is needed: the tool does not link it (no DT_NEEDED entry), `--help`,
-`info`, `generate` and `evaluate` never load it, a run on a GPU trains and scores on zeroflow's own
-kernels without it, and a CPU run loads the backend (libzeroflow_torch.so) and LibTorch with it.
+`info`, `generate` and `evaluate` never load it, a run and the seed-004 pipeline (`timeseries`) on a
+GPU train and score on zeroflow's own kernels without it, and a CPU run loads the backend
+(libzeroflow_torch.so) and LibTorch with it.
 
 What a process loads is read from the dynamic loader's own account (glibc's LD_DEBUG=files on
 stderr: one "file=... [0];  needed by ..." or "calling init" line per library), which sees every
@@ -86,3 +87,18 @@ def test_a_gpu_run_never_loads_libtorch(zeroflow_bin, short_recording, tmp_path)
         "cuda",
     )
     assert torch_of(scored) == []
+
+
+def test_the_seed004_pipeline_on_a_gpu_never_loads_libtorch(zeroflow_bin, tmp_path):
+    if not zf.has_cuda or not zf.cuda_available():
+        pytest.skip("no GPU")
+    table = tmp_path / "el.csv"
+    run_cli(zeroflow_bin, "generate-electricity", "--days", 30, "--seed", 2, "--out", table)
+    args = ["timeseries", table, "--column", "electricity_consumption", "--epochs", 20]
+    names = loaded_libraries(zeroflow_bin, *args, "--out", tmp_path / "gpu", "--device", "cuda")
+    assert torch_of(names) == []
+    # The same pipeline on the CPU (LibTorch's engine) finds the same points: the engines agree.
+    assert "libzeroflow_torch.so" in loaded_libraries(zeroflow_bin, *args, "--out", tmp_path / "cpu", "--device", "cpu")
+    gpu = (tmp_path / "gpu" / "points.csv").read_text().splitlines()
+    cpu = (tmp_path / "cpu" / "points.csv").read_text().splitlines()
+    assert len(gpu) == len(cpu) > 700

@@ -368,7 +368,7 @@ class VAE:
         """
 
     def save(self, path: str) -> None:
-        """Writes the model atomically (torch::save archive)."""
+        """Writes the model atomically (a safetensors model file)."""
 
     @property
     def described_rows(self) -> object: ...

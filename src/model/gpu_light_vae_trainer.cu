@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cub/device/device_radix_sort.cuh>
 #include <numeric>
 #include <optional>
 
+#include "adam_update.hpp"
 #include "counter_rng.hpp"
 #include "fused_vae_step.hpp"
 #include "gpu_light_vae_trainer.hpp"
@@ -51,25 +53,6 @@ __global__ void advance(step_counters* counters, bool full) {
   if (full) ++counters->batch_index;
   ++counters->noise_step;
   counters->adam_step += 1.0F;
-}
-
-/// torch::optim::Adam's update, element-wise: m ← m + (1−β1)(g − m) (lerp), v ← β2·v + (1−β2)·g²,
-/// p ← p − (lr / (1 − β1^t)) · m / (√v / √(1 − β2^t) + ε), the corrections in double.
-__global__ void adam(float* __restrict__ p, const float* __restrict__ g, float* __restrict__ m, float* __restrict__ v,
-                     const step_counters* __restrict__ counters, std::int64_t n, double lr, float beta1, float beta2,
-                     float eps) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const double t = counters->adam_step;
-  const double correction1 = 1.0 - pow(static_cast<double>(beta1), t);
-  const double correction2_sqrt = sqrt(1.0 - pow(static_cast<double>(beta2), t));
-  const float grad = g[i];
-  const float mi = m[i] + (1.0F - beta1) * (grad - m[i]);
-  const float vi = v[i] * beta2 + (1.0F - beta2) * grad * grad;
-  m[i] = mi;
-  v[i] = vi;
-  const float denom = sqrtf(vi) / static_cast<float>(correction2_sqrt) + eps;
-  p[i] -= static_cast<float>(lr / correction1) * (mi / denom);
 }
 
 /// 32 random bits per training row for this epoch's shuffle.
@@ -178,10 +161,15 @@ struct gpu_light_vae_trainer::state {
   }
 
   void queue_adam(cudaStream_t s) const {
-    const std::int64_t n = parameter_count();
-    adam<<<blocks_for(n), block, 0, s>>>(params, pointer<float>(grads), pointer<float>(exp_avg),
-                                         pointer<float>(exp_avg_sq), pointer<step_counters>(counters), n, learning_rate,
-                                         0.9F, 0.999F, 1e-8F);
+    auto* step = reinterpret_cast<float*>(static_cast<char*>(counters.data()) + offsetof(step_counters, adam_step));
+    queue_adam_update({.params = params,
+                       .grads = pointer<float>(grads),
+                       .exp_avg = pointer<float>(exp_avg),
+                       .exp_avg_sq = pointer<float>(exp_avg_sq),
+                       .step = step,
+                       .count = parameter_count(),
+                       .learning_rate = learning_rate},
+                      stream_view{s});
   }
 
   void fresh_optimiser(cudaStream_t s) {

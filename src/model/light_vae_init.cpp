@@ -2,8 +2,7 @@
 /// The LightVAE's parameter layout and LibTorch's initialisation of it, without LibTorch.
 #include "light_vae_init.hpp"
 
-#include <cmath>
-#include <random>
+#include "torch_cpu_uniform.hpp"
 
 namespace zeroflow::model::detail {
 
@@ -18,23 +17,6 @@ struct conv_layer {
 constexpr conv_layer encoder_layers[] = {{0, 1, 4}, {2, 4, 8}, {4, 8, 16}, {6, 16, 2}, {8, 16, 2}};
 constexpr conv_layer decoder_layers[] = {{12, 8, 4}, {14, 4, 2}, {16, 2, 1}};
 constexpr int restore_weight = 10, alpha = 18;
-
-/// LibTorch's CPU uniform_ for float: 24 random bits of one MT19937 draw, scaled to [from, to)
-/// with the bounds rounded to float and the arithmetic rounded once (as LibTorch's kernel gives).
-class torch_cpu_uniform {
- public:
-  explicit torch_cpu_uniform(std::uint64_t seed) : engine_{static_cast<std::uint32_t>(seed & 0xFFFFFFFFU)} {}
-  void fill(float* out, std::int64_t n, double bound) {
-    const double from = static_cast<float>(-bound), to = static_cast<float>(bound);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double x = static_cast<double>(engine_() & 0xFFFFFFU) / 16777216.0;
-      out[i] = static_cast<float>(x * (to - from) + from);
-    }
-  }
-
- private:
-  std::mt19937 engine_;
-};
 
 }  // namespace
 
@@ -71,18 +53,12 @@ std::vector<float> light_vae_initial_parameters(std::int64_t width, std::uint64_
   const auto offsets = light_vae_slot_offsets(width);
   std::vector<float> p(static_cast<std::size_t>(offsets.back()));
   torch_cpu_uniform uniform(seed);
-  // kaiming_uniform(a = √5): gain √(2 / (1 + a²)), bound gain·√(3 / fan_in) = 1/√fan_in; the
-  // bias's bound is 1/√fan_in too. Both computed in double, as LibTorch does.
   const auto draw = [&](int weight_slot, std::int64_t fan_in) {
-    const double gain = std::sqrt(2.0 / (1.0 + 5.0));
-    const double weight_bound = std::sqrt(3.0) * (gain / std::sqrt(static_cast<double>(fan_in)));
-    const double bias_bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
     const auto at = [&](int s) { return p.data() + offsets[static_cast<std::size_t>(s)]; };
     const auto size = [&](int s) {
       return offsets[static_cast<std::size_t>(s) + 1] - offsets[static_cast<std::size_t>(s)];
     };
-    uniform.fill(at(weight_slot), size(weight_slot), weight_bound);
-    uniform.fill(at(weight_slot + 1), size(weight_slot + 1), bias_bound);
+    uniform.fill_layer(at(weight_slot), size(weight_slot), at(weight_slot + 1), size(weight_slot + 1), fan_in);
   };
   for (const conv_layer& l : encoder_layers) draw(l.slot, l.in * 3);
   draw(restore_weight, 2);

@@ -1,18 +1,91 @@
 /// @file mlp_autoencoder.cpp
-/// zeroflow::model::mlp_autoencoder without LibTorch: the LibTorch backend's engine
-/// (mlp_engine.hpp) behind the public class, and its files.
+/// zeroflow::model::mlp_autoencoder without LibTorch: on a GPU zeroflow's own engine
+/// (gpu_mlp_engine.hpp), on the CPU and for the trainings the GPU engine does not run the LibTorch
+/// backend's (mlp_engine.hpp); the model's bytes (safetensors) and files.
 #include "zeroflow/model/mlp_autoencoder.hpp"
 
 #include <fstream>
 #include <iterator>
 
+#include "mlp_checks.hpp"
 #include "mlp_engine.hpp"
+#include "mlp_init.hpp"
 #include "model_stream.hpp"
 #include "torch_backend.hpp"
+#include "vae_state.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/model/model_file.hpp"
+#if ZEROFLOW_HAS_CUDA
+#include "gpu_mlp_engine.hpp"
+#endif
 
 namespace zeroflow::model {
+
+namespace {
+
+// The bytes of to_bytes(): a safetensors file of the weights whose metadata names this format and
+// the widths, with a content checksum. Earlier zeroflows wrote a LibTorch archive (a zip file),
+// which from_bytes still reads through the LibTorch backend.
+constexpr const char* bytes_format = "zeroflow_mlp_autoencoder";
+constexpr const char* bytes_format_version = "2";
+constexpr std::int64_t widest = std::int64_t{1} << 20;
+
+bool own_engine(device where) { return ZEROFLOW_HAS_CUDA && where.is_cuda(); }
+
+#if ZEROFLOW_HAS_CUDA
+/// The weights of `content` packed in mlp_init.hpp's slot order.
+std::vector<float> packed(const mlp_shape& shape, const io::safetensors_content& content) {
+  std::vector<float> out;
+  for (int s = 0; s < detail::mlp_slots; ++s) {
+    const std::vector<float> slot = read_float_tensor(content, detail::mlp_slot_names[static_cast<std::size_t>(s)],
+                                                      detail::mlp_slot_shape(s, shape));
+    out.insert(out.end(), slot.begin(), slot.end());
+  }
+  return out;
+}
+#endif
+
+/// An engine on `where` with the weights of `content` (checked: every slot, its shape, finite).
+std::unique_ptr<detail::mlp_engine> engine_from(const mlp_shape& shape, const io::safetensors_content& content,
+                                                device where) {
+  detail::check_mlp_shape(shape);
+  detail::check_model_place(where);
+#if ZEROFLOW_HAS_CUDA
+  if (own_engine(where)) return detail::make_gpu_mlp(shape, where, packed(shape, content));
+#endif
+  return detail::load_torch_backend().mlp_from_weights(shape, content, where);
+}
+
+io::safetensors_content content_of(const detail::mlp_engine& engine) {
+  io::safetensors_content content;
+  content.tensors = engine.weights();
+  return content;
+}
+
+std::int64_t width_of(const io::safetensors_content& content, const std::string& key) {
+  const std::int64_t v = metadata_integer(content.metadata, key);
+  if (v < 1 || v > widest) ZF_THROW(error, "its width '", key, "' (", v, ") is not sane");
+  return v;
+}
+
+std::unique_ptr<detail::mlp_engine> engine_from_safetensors(std::string_view bytes, device where) {
+  const io::safetensors_content content = io::from_safetensors(bytes);
+  const auto entry = [&](const char* key) -> std::string {
+    const auto it = content.metadata.find(key);
+    return it == content.metadata.end() ? std::string() : it->second;
+  };
+  if (entry("format") != bytes_format) ZF_THROW(error, "it is not an MLP autoencoder's weights");
+  if (entry("format_version") != bytes_format_version)
+    ZF_THROW(error, "it is of another format version (", entry("format_version"), ")");
+  if (entry(std::string(io::checksum_key).c_str()) != io::content_checksum(content))
+    ZF_THROW(error, "its checksum does not match its content (it was changed or damaged)");
+  const mlp_shape shape{width_of(content, "features"), width_of(content, "hidden"), width_of(content, "code")};
+  return engine_from(shape, content, where);
+}
+
+}  // namespace
 
 class mlp_autoencoder::impl {
  public:
@@ -26,16 +99,42 @@ mlp_autoencoder& mlp_autoencoder::operator=(mlp_autoencoder&&) noexcept = defaul
 mlp_autoencoder::~mlp_autoencoder() = default;
 
 mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, std::uint64_t seed) {
+  detail::check_mlp_shape(shape);
+#if ZEROFLOW_HAS_CUDA
+  if (own_engine(where)) {
+    detail::check_model_place(where);
+    return mlp_autoencoder{
+        std::make_unique<impl>(detail::make_gpu_mlp(shape, where, detail::mlp_initial_parameters(shape, seed)))};
+  }
+#endif
   return mlp_autoencoder{std::make_unique<impl>(detail::load_torch_backend().create_mlp(shape, where, seed))};
 }
 
 mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where, const std::string& what) {
-  return mlp_autoencoder{std::make_unique<impl>(detail::load_torch_backend().mlp_from_bytes(bytes, where, what))};
+  const std::string unreadable = what + " cannot be read as a zeroflow MLP autoencoder: ";
+  if (looks_like_safetensors(bytes)) {
+    try {
+      return mlp_autoencoder{std::make_unique<impl>(engine_from_safetensors(bytes, where))};
+    } catch (const invalid_argument&) {
+      throw;  // the device, not the bytes
+    } catch (const cuda_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      ZF_THROW(error, unreadable, e.what());
+    }
+  }
+  // A LibTorch archive (a zip file) of an earlier zeroflow, read by the backend on the CPU.
+  if (bytes.substr(0, 4) != std::string_view("PK\x03\x04", 4))
+    ZF_THROW(error, unreadable, "it is cut short, damaged or not a model this program wrote");
+  detail::check_model_place(where);
+  auto engine = detail::load_torch_backend().mlp_from_bytes(bytes, own_engine(where) ? cpu_device : where, what);
+  if (own_engine(where)) engine = engine_from(engine->shape(), content_of(*engine), where);
+  return mlp_autoencoder{std::make_unique<impl>(std::move(engine))};
 }
 
 mlp_autoencoder mlp_autoencoder::from_weights(const mlp_shape& shape, const io::safetensors_content& content,
                                               device where) {
-  return mlp_autoencoder{std::make_unique<impl>(detail::load_torch_backend().mlp_from_weights(shape, content, where))};
+  return mlp_autoencoder{std::make_unique<impl>(engine_from(shape, content, where))};
 }
 
 mlp_autoencoder mlp_autoencoder::load(const std::filesystem::path& path, device where) {
@@ -53,7 +152,15 @@ void mlp_autoencoder::save(const std::filesystem::path& path) const {
 }
 
 mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_options& options) {
-  return impl_->engine->train(rows, options, detail::model_stream(where()));
+  detail::check_mlp_train_options(options);
+  const stream_view stream = detail::model_stream(where());
+  if (impl_->engine->trains(rows, options)) return impl_->engine->train(rows, options, stream);
+  // A training the engine does not run (on a GPU: batches, or widths the fused step does not
+  // take): the LibTorch backend's engine trains these weights, and the model takes the result.
+  auto trainer = detail::load_torch_backend().mlp_from_weights(shape(), content_of(*impl_->engine), where());
+  mlp_train_result result = trainer->train(rows, options, stream);
+  impl_->engine = engine_from(shape(), content_of(*trainer), where());
+  return result;
 }
 
 array mlp_autoencoder::reconstruct(const array& rows) const {
@@ -66,7 +173,17 @@ array mlp_autoencoder::score(const array& rows) const {
 
 std::vector<io::safetensor> mlp_autoencoder::weights() const { return impl_->engine->weights(); }
 
-std::string mlp_autoencoder::to_bytes() const { return impl_->engine->to_bytes(); }
+std::string mlp_autoencoder::to_bytes() const {
+  io::safetensors_content content = content_of(*impl_->engine);
+  const mlp_shape& s = shape();
+  content.metadata = {{"format", bytes_format},
+                      {"format_version", bytes_format_version},
+                      {"features", std::to_string(s.features)},
+                      {"hidden", std::to_string(s.hidden)},
+                      {"code", std::to_string(s.code)}};
+  content.metadata[std::string(io::checksum_key)] = io::content_checksum(content);
+  return io::to_safetensors(content);
+}
 
 const mlp_shape& mlp_autoencoder::shape() const { return impl_->engine->shape(); }
 

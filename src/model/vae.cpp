@@ -136,7 +136,7 @@ void wait_for_stream(stream_view stream, device where) {
 #endif
 }
 
-void check_vae_device(device where) {
+void check_model_place(device where) {
   ZF_EXPECTS(where.type == device_type::cpu || where.type == device_type::cuda,
              "a model lives on the CPU or a CUDA device, not on ", where.name());
   if (where.type == device_type::cuda) {
@@ -162,7 +162,7 @@ vae::~vae() = default;
 
 vae vae::create(std::int64_t width, device where, std::uint64_t seed) {
   ZF_EXPECTS(width >= 16 && is_power_of_two(width), "the VAE's width must be a power of two >= 16, got ", width);
-  detail::check_vae_device(where);
+  detail::check_model_place(where);
   // LibTorch's default initialisation for the seed, drawn on the host: the same on every device.
   const std::vector<float> initial = detail::light_vae_initial_parameters(width, seed);
   array host = empty({static_cast<std::int64_t>(initial.size())}, float32, cpu_device);

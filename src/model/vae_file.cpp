@@ -103,7 +103,7 @@ void vae::save(const std::filesystem::path& path) const {
 }
 
 vae vae::load(const std::filesystem::path& path, device where) {
-  detail::check_vae_device(where);
+  detail::check_model_place(where);
   const std::string name = path.string();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) ZF_THROW(error, "cannot read the model ", name, ": no such file");

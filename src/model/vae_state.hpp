@@ -32,7 +32,7 @@ namespace detail {
 void check_row_provenance(const row_provenance& rows);
 
 /// Refuses a device a model cannot live on (not the CPU or a CUDA device that exists).
-void check_vae_device(device where);
+void check_model_place(device where);
 
 /// Waits for `stream` when `where` is a GPU (results are read on the host right after).
 void wait_for_stream(stream_view stream, device where);

@@ -195,11 +195,11 @@ std::string mlp_file_bytes(const model::mlp_autoencoder& net, const std::vector<
   return model::sealed_model_file(std::move(content));
 }
 
-std::string mlp_format2_file_bytes(const model::mlp_autoencoder& net, const std::vector<float>& scale,
+std::string mlp_format2_file_bytes(const std::string& archive, const std::vector<float>& scale,
                                    const std::vector<float>& offset, const std::optional<model::row_provenance>& rows,
                                    std::uint64_t seed, std::int64_t epochs) {
-  std::string content = net.to_bytes();
-  const std::uint64_t archive = content.size();
+  std::string content = archive;
+  const std::uint64_t archive_bytes = content.size();
   const nlohmann::json meta = {{"model", model_kind_name(model_kind::mlp_autoencoder)},
                                {"rows", rows ? rows_json(*rows) : nlohmann::json(nullptr)},
                                {"scale", scale},
@@ -207,9 +207,9 @@ std::string mlp_format2_file_bytes(const model::mlp_autoencoder& net, const std:
                                {"seed", seed},
                                {"epochs", epochs}};
   content += meta.dump();
-  const std::uint64_t metadata = content.size() - archive;
+  const std::uint64_t metadata = content.size() - archive_bytes;
   const std::uint64_t hash = fnv1a(content);
-  put_u64(content, archive);
+  put_u64(content, archive_bytes);
   put_u64(content, metadata);
   put_u64(content, hash);
   put_u64(content, mlp_file_format);

@@ -95,9 +95,10 @@ class beat_model {
                                          const std::optional<model::row_provenance>& rows, std::uint64_t seed,
                                          std::int64_t epochs);
 
-/// The same as format 2 (the trailer layout above), which earlier zeroflows wrote: for the tests
-/// that such files are still read.
-[[nodiscard]] std::string mlp_format2_file_bytes(const model::mlp_autoencoder& net, const std::vector<float>& scale,
+/// The same as format 2 (the trailer layout above), which earlier zeroflows wrote around the MLP's
+/// LibTorch archive (`archive`, as their mlp_autoencoder::to_bytes gave it): for the tests that
+/// such files are still read.
+[[nodiscard]] std::string mlp_format2_file_bytes(const std::string& archive, const std::vector<float>& scale,
                                                  const std::vector<float>& offset,
                                                  const std::optional<model::row_provenance>& rows, std::uint64_t seed,
                                                  std::int64_t epochs);

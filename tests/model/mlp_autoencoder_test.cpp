@@ -21,8 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "legacy_mlp_archive.hpp"
 #include "model/torch/tensor_bridge.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/safetensors.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
@@ -231,6 +233,23 @@ TEST(MlpAutoencoder, BytesAndFilesRoundTrip) {
     }
   }
   EXPECT_THROW((void)zm::mlp_autoencoder::load("/nonexistent/model.zfmlp"), zf::error);
+
+  // The bytes are a safetensors file, which the reference reader takes; earlier zeroflows' LibTorch
+  // archives are still read.
+  const auto content = zf::io::from_safetensors(bytes);
+  EXPECT_EQ(content.metadata.at("format"), "zeroflow_mlp_autoencoder");
+  EXPECT_EQ(content.metadata.at("hidden"), "32");
+  const auto legacy = zm::mlp_autoencoder::from_bytes(zf::testing::legacy_mlp_archive(model));
+  EXPECT_EQ(values_of(legacy.score(rows)), values_of(model.score(rows)));
+  // A changed weight is caught by the checksum.
+  std::string changed = bytes;
+  changed[changed.size() - 3] = static_cast<char>(changed[changed.size() - 3] ^ 0x01);
+  try {
+    (void)zm::mlp_autoencoder::from_bytes(changed, zf::cpu_device, "the pickled model");
+    FAIL() << "changed bytes were accepted";
+  } catch (const zf::error& e) {
+    EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MlpAutoencoder, Refusals) {
@@ -342,4 +361,68 @@ TEST(MlpAutoencoderCuda, FusedStepTrainsAsLibTorchsSteps) {
     const auto sa = values_of(fused.score(dev)), sb = values_of(eager.score(dev));
     for (std::size_t i = 0; i < sa.size(); ++i) ASSERT_NEAR(sa[i], sb[i], 1e-2 * sb[i] + 1e-6) << i;
   }
+}
+
+TEST(MlpAutoencoderCuda, OwnEngineStartsWhereLibTorchStarts) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device for LibTorch";
+  for (const zm::mlp_shape shape : {zm::mlp_shape{}, zm::mlp_shape{40, 24, 8}}) {
+    const auto cpu = zm::mlp_autoencoder::create(shape, zf::cpu_device, 17);
+    const auto gpu = zm::mlp_autoencoder::create(shape, zf::cuda_device(0), 17);
+    EXPECT_EQ(gpu.where(), zf::cuda_device(0));
+    EXPECT_EQ(gpu.parameter_count(), cpu.parameter_count());
+    const auto a = cpu.weights(), b = gpu.weights();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].name, b[i].name);
+      EXPECT_EQ(a[i].shape, b[i].shape);
+      EXPECT_EQ(a[i].bytes, b[i].bytes) << a[i].name;  // bit for bit
+    }
+    // The bytes are the same whichever engine wrote them, and read on the other device.
+    EXPECT_EQ(cpu.to_bytes(), gpu.to_bytes());
+  }
+}
+
+TEST(MlpAutoencoderCuda, BatchedTrainingOnLibTorchKeepsTheModelOnItsGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device for LibTorch";
+  const std::int64_t n = 2000;
+  const zf::array dev = zf::copy_to(host_array(scaled_series(n, 6), {n, 1}), zf::cuda_device(0));
+  auto model = zm::mlp_autoencoder::create({}, zf::cuda_device(0), 8);
+  zm::mlp_train_options o;
+  o.epochs = 4;
+  o.batch = 256;  // not the fused step's: LibTorch's engine trains, the model keeps the weights
+  const auto batched = model.train(dev, o);
+  ASSERT_EQ(batched.epoch_loss.size(), 4U);
+  EXPECT_LT(batched.epoch_loss.back(), batched.epoch_loss.front());
+  EXPECT_EQ(model.where(), zf::cuda_device(0));
+  // The trained weights moved back: the CPU copy of the model scores as the GPU model does.
+  const auto moved = zm::mlp_autoencoder::from_bytes(model.to_bytes(), zf::cpu_device);
+  const auto sa = values_of(model.score(dev)), sb = values_of(moved.score(host_array(scaled_series(n, 6), {n, 1})));
+  for (std::size_t i = 0; i < sa.size(); ++i) ASSERT_NEAR(sa[i], sb[i], 1e-5 * sb[i] + 1e-7) << i;
+  // Full batches again: the fused step continues from the batched training's weights.
+  o.batch = 0;
+  const auto full = model.train(dev, o);
+  EXPECT_LT(full.epoch_loss.front(), batched.epoch_loss.front());
+}
+
+TEST(MlpAutoencoderCuda, RefusesWhatTheCpuRefuses) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device for LibTorch";
+  auto gpu = zm::mlp_autoencoder::create({}, zf::cuda_device(0));
+  auto cpu = zm::mlp_autoencoder::create({});
+  std::vector<float> values = scaled_series(10, 1);
+  values[4] = std::numeric_limits<float>::quiet_NaN();
+  const auto message = [](auto&& call) {
+    try {
+      call();
+    } catch (const zf::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const zf::array bad = host_array(values, {10, 1});
+  const zf::array bad_on_gpu = zf::copy_to(bad, zf::cuda_device(0));
+  EXPECT_EQ(message([&] { (void)gpu.train(bad_on_gpu); }), message([&] { (void)cpu.train(bad); }));
+  EXPECT_EQ(message([&] { (void)gpu.score(bad); }), message([&] { (void)cpu.score(bad); }));
+  const zf::array wide = host_array(scaled_series(10, 1), {5, 2});
+  EXPECT_EQ(message([&] { (void)gpu.score(wide); }), message([&] { (void)cpu.score(wide); }));
+  EXPECT_NE(message([&] { (void)gpu.score(wide); }), "accepted");
 }

@@ -5,15 +5,17 @@
 // scored with it; its exp against the C library's. GPU cases skip without a GPU.
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
-#include <torch/serialize/input-archive.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -73,13 +75,13 @@ struct reference {
 };
 
 reference reference_forward(const zm::mlp_autoencoder& model, const std::vector<float>& x, std::int64_t width) {
-  const std::string bytes = model.to_bytes();
-  torch::serialize::InputArchive archive;
-  archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));
+  const std::vector<zeroflow::io::safetensor> weights = model.weights();
   const auto param = [&](const std::string& key) {
-    torch::Tensor t;
-    archive.read(key, t);
-    return t.to(torch::kDouble);
+    const auto it = std::find_if(weights.begin(), weights.end(), [&](const auto& t) { return t.name == key; });
+    if (it == weights.end()) throw std::runtime_error("no weights " + key);
+    std::vector<float> values(it->bytes.size() / sizeof(float));
+    std::memcpy(values.data(), it->bytes.data(), it->bytes.size());
+    return torch::tensor(values, torch::kFloat).reshape(it->shape).to(torch::kDouble);
   };
   const auto layer = [&](const std::string& name, const torch::Tensor& h) {
     return torch::addmm(param(name + ".bias"), h, param(name + ".weight").t());

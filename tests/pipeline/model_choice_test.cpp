@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../../src/pipeline/beat_model.hpp"
+#include "../model/legacy_mlp_archive.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/recording.hpp"
@@ -303,7 +304,7 @@ TEST_F(MlpRun, ADamagedFileIsRefusedBeforeItIsRead) {
     rows.min_length = integer("rows.min_length");
     rows.max_length = integer("rows.max_length");
     std::ofstream(old, std::ios::binary) << zf::pipeline::detail::mlp_format2_file_bytes(
-        net, floats("scale"), floats("offset"), rows, 42, 20);
+        zf::testing::legacy_mlp_archive(net), floats("scale"), floats("offset"), rows, 42, 20);
     const auto r = zf::pipeline::run(scoring(old));
     ASSERT_EQ(r.score.size(), trained_->score.size());
     for (std::size_t c = 0; c < r.score.size(); ++c)

@@ -6,9 +6,11 @@
 /// defaults (F = 1, hidden = code = 32, the whole series as one batch, 100 epochs) it is the notebook's model and
 /// training loop. The reconstruction error of a row is its anomaly score.
 ///
-/// LibTorch stays behind a pimpl, as in vae.hpp: rows reach it through DLPack without a copy
-/// when they already live on the model's device, and results come back as arrays viewing
-/// LibTorch's memory, on the rows' device.
+/// On a GPU the model lives in zeroflow's own memory and trains and scores with zeroflow's own
+/// kernels (no LibTorch is loaded) whenever every epoch is one step on all rows and the widths fit
+/// the fused step (fused_kernels below); other trainings, and the CPU, run on LibTorch, loaded on
+/// first use. Rows reach the model without a copy when they already live on its device, and
+/// results come back on the rows' device.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -39,8 +41,9 @@ struct mlp_train_options {
   std::uint64_t seed = 42;     ///< seeds the per-epoch shuffles when batch > 0
   /// On a GPU, when every epoch is one step on all rows and the widths are at most 16 features
   /// and 64 hidden and code units: forward, loss and backward as two kernels of our own (no
-  /// cuBLAS, whose start-up alone costs more than the seed's 100 epochs), then the fused Adam.
-  /// The same mathematics in another summation order: losses agree with LibTorch's to ~1e-5.
+  /// cuBLAS, whose start-up alone costs more than the seed's 100 epochs), then Adam as one more,
+  /// without LibTorch. The same mathematics in another summation order: losses agree with
+  /// LibTorch's to ~1e-4. false trains on LibTorch.
   bool fused_kernels = true;
   /// On a GPU, when every epoch is one step on all rows and the fused kernels do not run: capture
   /// that step (forward, loss, backward, Adam) once in a CUDA graph and replay it, one launch an
@@ -65,7 +68,7 @@ class mlp_autoencoder {
   /// A freshly initialised model (LibTorch's default Linear initialisation, drawn on the CPU
   /// from `seed`, so the same on every device).
   /// @throws invalid_argument for widths < 1 or a device a model cannot live on; cuda_error when
-  ///         CUDA is asked for and LibTorch has no GPU.
+  ///         CUDA is asked for and no GPU is available.
   [[nodiscard]] static mlp_autoencoder create(const mlp_shape& shape, device where = cpu_device,
                                               std::uint64_t seed = 42);
 
@@ -112,7 +115,9 @@ class mlp_autoencoder {
   [[nodiscard]] static mlp_autoencoder from_weights(const mlp_shape& shape, const io::safetensors_content& content,
                                                     device where = cpu_device);
 
-  /// The weights and widths as bytes (a LibTorch archive), for pickling and files.
+  /// The weights and widths as bytes, for pickling and files: a safetensors file whose metadata
+  /// names the format ("zeroflow_mlp_autoencoder", version 2), the widths and a content checksum.
+  /// from_bytes also reads the LibTorch archives earlier zeroflows wrote (through LibTorch).
   [[nodiscard]] std::string to_bytes() const;
   /// Writes to_bytes() to `path` atomically (a temporary beside it, renamed into place).
   void save(const std::filesystem::path& path) const;

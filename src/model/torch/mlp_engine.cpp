@@ -9,7 +9,6 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/adam.h>
 #include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
 #include <torch/utils.h>
 
 #include <algorithm>
@@ -17,11 +16,10 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
-#include <sstream>
 #include <utility>
 
 #include "capturable_adam.hpp"
-#include "fused_mlp_step.hpp"
+#include "mlp_checks.hpp"
 #include "mlp_forward.hpp"
 #include "run_generators.hpp"
 #include "tensor_bridge.hpp"
@@ -69,12 +67,6 @@ constexpr const char* shape_key = "zeroflow_mlp_autoencoder_shape";
 // Multiply-adds a host task gets at least: enough that splitting the rows over threads pays.
 constexpr std::int64_t host_task_work = std::int64_t{1} << 18;
 
-void check_shape(const mlp_shape& s) {
-  ZF_EXPECTS(s.features >= 1 && s.hidden >= 1 && s.code >= 1,
-             "the autoencoder's widths must be at least 1, got features ", s.features, ", hidden ", s.hidden, ", code ",
-             s.code);
-}
-
 std::int64_t non_finite_count(const torch::Tensor& t) {
   return torch::logical_not(torch::isfinite(t)).sum().item<std::int64_t>();
 }
@@ -87,13 +79,9 @@ class mlp_state {
 
   /// The rows as an N×F tensor on the model's device: a view when they already live there.
   torch::Tensor rows_on(const array& rows) const {
-    ZF_EXPECTS(rows.valid(), "rows: empty array");
-    ZF_EXPECTS(rows.type() == float32, "rows must be float32, got ", rows.type().name());
-    ZF_EXPECTS(rows.ndim() == 2 || (rows.ndim() == 1 && shape.features == 1), "rows must be N x ", shape.features,
-               shape.features == 1 ? " (or 1-D)" : "", ", got ", rows.ndim(), " dimensions");
+    detail::check_mlp_rows(rows, shape.features);
     torch::Tensor t = detail::to_tensor(rows);
     if (t.dim() == 1) t = t.unsqueeze(1);
-    ZF_EXPECTS(t.size(1) == shape.features, "rows have ", t.size(1), " values each, the model ", shape.features);
     return t.device() == tdevice ? t : t.to(tdevice);
   }
 
@@ -109,9 +97,7 @@ namespace {
 void check_finite_rows(const torch::Tensor& data) {
   const detail::non_finite_values bad = detail::find_non_finite(data);
   if (bad.count == 0) return;
-  ZF_THROW(invalid_argument, "rows hold ", bad.count, bad.count == 1 ? " value that is" : " values that are",
-           " NaN or infinite (the first in row ", bad.first / data.size(1),
-           "); the autoencoder needs finite values: fill or drop the gaps first");
+  detail::throw_mlp_non_finite(bad.count, bad.first / data.size(1));
 }
 
 // The parameters in the order the forward pass and the fused step take them. Linear keeps its
@@ -208,49 +194,7 @@ class adam_step {
   std::optional<torch::optim::Adam> eager_;
 };
 
-[[noreturn]] void throw_diverged(int epoch, double loss, const mlp_train_options& options) {
-  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", loss,
-           "; scale the data to [0, 1] first (min-max) or lower the learning rate (now ", options.learning_rate, ")");
-}
-
 #if ZEROFLOW_HAS_CUDA
-
-/// Full-batch epochs on a GPU with the fused step (see mlp_train_options::fused_kernels): per
-/// epoch the two step kernels write the gradients and the epoch's loss into `losses`, then the
-/// fused Adam steps. on_epoch, when set, reads each loss (one synchronisation an epoch).
-void train_full_batch_fused(const mlp_net_impl& net, const mlp_shape& shape, adam_step& optimiser,
-                            const torch::Tensor& x, const torch::Tensor& losses, const mlp_train_options& options) {
-  const c10::cuda::CUDAGuard device_guard(x.device());
-  const stream_view stream{c10::cuda::getCurrentCUDAStream(x.device().index()).stream()};
-  const std::int64_t n = x.size(0);
-  detail::fused_mlp::gradients g;
-  float** slots[] = {&g.w1, &g.b1, &g.w2, &g.b2, &g.w3, &g.b3, &g.w4, &g.b4};
-  std::size_t slot = 0;
-  for (const torch::Tensor& p : ordered_parameters(net)) {  // the optimiser's tensors, in the kernels' order
-    torch::Tensor grad = torch::empty_like(p);
-    *slots[slot++] = grad.data_ptr<float>();
-    p.mutable_grad() = grad;
-  }
-  const torch::Tensor scratch =
-      torch::empty({detail::fused_mlp::scratch_floats(n, shape.features, shape.hidden, shape.code)}, x.options());
-  detail::fused_mlp::step_args args{.w = weights_of(net, shape),
-                                    .grads = g,
-                                    .x = x.data_ptr<float>(),
-                                    .rows = n,
-                                    .loss = nullptr,
-                                    .scratch = scratch.data_ptr<float>()};
-  for (int epoch = 0; epoch < options.epochs; ++epoch) {
-    args.loss = losses.data_ptr<double>() + epoch;
-    detail::fused_mlp::train_step(args, stream);
-    optimiser.step();
-    if (options.on_epoch) {
-      const double loss = losses.select(0, epoch).item<double>();
-      if (!std::isfinite(loss)) throw_diverged(epoch, loss, options);
-      options.on_epoch(epoch, loss);
-    }
-  }
-  optimiser.zero_grad();
-}
 
 // Eager steps before capture, as in PyTorch's whole-network capture example: they create cuBLAS's
 // handle and workspace for the capturing stream and autograd's lazy state, which must not be
@@ -318,7 +262,7 @@ void train_full_batch_from_graph(mlp_net& net, adam_step& optimiser, const torch
       losses.select(0, epoch).copy_(step_loss);
       if (options.on_epoch) {
         const double loss = step_loss.item<double>();
-        if (!std::isfinite(loss)) throw_diverged(epoch, loss, options);
+        if (!std::isfinite(loss)) detail::throw_mlp_diverged(epoch, loss, options);
         options.on_epoch(epoch, loss);
       }
     }
@@ -341,7 +285,6 @@ class torch_mlp final : public detail::mlp_engine {
   [[nodiscard]] array reconstruct(const array& rows, stream_view stream) const override;
   [[nodiscard]] array score(const array& rows, stream_view stream) const override;
   [[nodiscard]] std::vector<io::safetensor> weights() const override;
-  [[nodiscard]] std::string to_bytes() const override;
   [[nodiscard]] const mlp_shape& shape() const override { return impl_->shape; }
   [[nodiscard]] device where() const override { return impl_->place; }
   [[nodiscard]] std::int64_t parameter_count() const override;
@@ -351,7 +294,7 @@ class torch_mlp final : public detail::mlp_engine {
 };
 
 std::unique_ptr<detail::mlp_engine> torch_create_mlp(const mlp_shape& shape, device where, std::uint64_t seed) {
-  check_shape(shape);
+  detail::check_mlp_shape(shape);
   detail::check_model_device(where);
   detail::configure_torch_threads();
   std::unique_ptr<mlp_state> state;
@@ -367,12 +310,6 @@ std::unique_ptr<detail::mlp_engine> torch_create_mlp(const mlp_shape& shape, dev
 mlp_train_result torch_mlp::train(const array& rows, const mlp_train_options& options, stream_view stream) {
   // LibTorch works on the stream a torch_stream_scope chose for the models of this thread.
   const detail::torch_stream_guard on_stream(impl_->place, stream);
-  ZF_EXPECTS(options.epochs >= 0, "epochs must be >= 0, got ", options.epochs);
-  ZF_EXPECTS(options.batch >= 0, "batch must be >= 0 (0: all rows in one step), got ", options.batch);
-  ZF_EXPECTS(std::isfinite(options.learning_rate) && options.learning_rate > 0.0, "learning_rate must be > 0, got ",
-             options.learning_rate);
-  ZF_EXPECTS(std::isfinite(options.weight_decay) && options.weight_decay >= 0.0, "weight_decay must be >= 0, got ",
-             options.weight_decay);
   detail::configure_torch_threads();
   const torch::Tensor data = impl_->rows_on(rows);
   const std::int64_t n = data.size(0);
@@ -393,14 +330,12 @@ mlp_train_result torch_mlp::train(const array& rows, const mlp_train_options& op
   mlp_train_result result;
   const mlp_shape& shape = impl_->shape;
   const bool one_step_an_epoch = ZEROFLOW_HAS_CUDA && dev.is_cuda() && batch == n && options.epochs > 0;
-  const bool fused = one_step_an_epoch && options.fused_kernels &&
-                     detail::fused_mlp::supported(shape.features, shape.hidden, shape.code);
-  const bool from_graph = one_step_an_epoch && !fused && options.cuda_graph;
+  // Trainings the fused step takes run on zeroflow's own GPU engine (gpu_mlp_engine.hpp), never here.
+  const bool from_graph = one_step_an_epoch && options.cuda_graph;
 #if ZEROFLOW_HAS_CUDA
-  if (fused) train_full_batch_fused(*net, shape, optimiser, data.contiguous(), losses, options);
   if (from_graph) train_full_batch_from_graph(net, optimiser, data, losses, options);
 #endif
-  for (int epoch = 0; epoch < (fused || from_graph ? 0 : options.epochs); ++epoch) {
+  for (int epoch = 0; epoch < (from_graph ? 0 : options.epochs); ++epoch) {
     torch::Tensor order;
     if (batch < n) order = torch::randperm(n, shuffles, torch::TensorOptions().dtype(torch::kLong).device(dev));
     torch::Tensor total = losses.select(0, epoch);
@@ -415,7 +350,7 @@ mlp_train_result torch_mlp::train(const array& rows, const mlp_train_options& op
     }
     if (options.on_epoch) {
       const double loss = total.item<double>();
-      if (!std::isfinite(loss)) throw_diverged(epoch, loss, options);
+      if (!std::isfinite(loss)) detail::throw_mlp_diverged(epoch, loss, options);
       options.on_epoch(epoch, loss);
     }
   }
@@ -425,7 +360,7 @@ mlp_train_result torch_mlp::train(const array& rows, const mlp_train_options& op
     result.epoch_loss.assign(values, values + options.epochs);
     for (int epoch = 0; epoch < options.epochs; ++epoch)
       if (!std::isfinite(result.epoch_loss[static_cast<std::size_t>(epoch)]))
-        throw_diverged(epoch, result.epoch_loss[static_cast<std::size_t>(epoch)], options);
+        detail::throw_mlp_diverged(epoch, result.epoch_loss[static_cast<std::size_t>(epoch)], options);
   }
   net->eval();
   return result;
@@ -484,17 +419,6 @@ std::unique_ptr<detail::mlp_engine> torch_mlp_from_weights(const mlp_shape& shap
   state->net->to(state->tdevice);
   state->net->eval();
   return std::make_unique<torch_mlp>(std::move(state));
-}
-
-std::string torch_mlp::to_bytes() const {
-  torch::serialize::OutputArchive archive;
-  archive.write(format_key, torch::tensor({bytes_format}, torch::kLong));
-  const mlp_shape& s = impl_->shape;
-  archive.write(shape_key, torch::tensor({s.features, s.hidden, s.code}, torch::kLong));
-  for (const auto& p : impl_->net->named_parameters(true)) archive.write(p.key(), p.value().detach().to(torch::kCPU));
-  std::ostringstream out;
-  archive.save_to(out);
-  return std::move(out).str();
 }
 
 std::unique_ptr<detail::mlp_engine> torch_mlp_from_bytes(std::string_view bytes, device where,

@@ -41,9 +41,6 @@ class translating_mlp final : public mlp_engine {
   std::vector<io::safetensor> weights() const override {
     return translated([&] { return inner_->weights(); });
   }
-  std::string to_bytes() const override {
-    return translated([&] { return inner_->to_bytes(); });
-  }
   const mlp_shape& shape() const override { return inner_->shape(); }
   device where() const override { return inner_->where(); }
   std::int64_t parameter_count() const override { return inner_->parameter_count(); }

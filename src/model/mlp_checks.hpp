@@ -1,0 +1,28 @@
+#pragma once
+/// @file mlp_checks.hpp
+/// Internal, torch-free: what every MLP autoencoder engine refuses, in the same words whichever
+/// engine (zeroflow's GPU kernels or the LibTorch backend) runs the model.
+#include <cstdint>
+
+#include "zeroflow/core/array.hpp"
+#include "zeroflow/model/mlp_autoencoder.hpp"
+
+namespace zeroflow::model::detail {
+
+/// @throws invalid_argument for widths < 1.
+void check_mlp_shape(const mlp_shape& shape);
+
+/// @throws invalid_argument for epochs or batch < 0, a learning rate ≤ 0 or a weight decay < 0.
+void check_mlp_train_options(const mlp_train_options& options);
+
+/// Rows a model of `features` values a row takes: a float32 array, N × features (or 1-D when
+/// features is 1). @throws invalid_argument saying what is wrong.
+void check_mlp_rows(const array& rows, std::int64_t features);
+
+/// @throws invalid_argument: `count` values of the rows are NaN or infinite, the first in row `first_row`.
+[[noreturn]] void throw_mlp_non_finite(std::int64_t count, std::int64_t first_row);
+
+/// @throws error: epoch `epoch`'s loss is not finite (training diverged), with what to do about it.
+[[noreturn]] void throw_mlp_diverged(int epoch, double loss, const mlp_train_options& options);
+
+}  // namespace zeroflow::model::detail
