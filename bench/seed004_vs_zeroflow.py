@@ -13,7 +13,8 @@ the table says so), scikit-learn's `MinMaxScaler` on the host, the `Encoder` MLP
 trained for 100 full-batch epochs with Adam (lr 0.01, weight decay 1e-5), printing the loss every
 10 epochs. One stage is added so that both sides do the same work: scoring every point by its
 squared reconstruction error. The zeroflow side is one `zeroflow timeseries` process per run
-(read on the device, min-max on the device, the same model and training in LibTorch C++, scores,
+(read on the device, min-max on the device, the same model and training — on a GPU zeroflow's own
+kernels, which load no LibTorch; on the CPU LibTorch C++ — scores,
 points.csv and summary.json written).
 
 Each stage is timed inside its process (GPU stages end with a synchronisation); "end to end" is

@@ -9,6 +9,16 @@
 
 namespace zeroflow::model::detail {
 
+/// The rounding of an update: the same formula with different intermediates, for the LibTorch
+/// optimiser a trainer is checked against.
+enum class adam_rounding {
+  /// torch::optim::Adam's per-tensor ops: every step in float, m updated by lerp.
+  per_tensor_ops,
+  /// at::_fused_adam_ (torch.optim.Adam(fused=True) and LibTorch's capturable step): the moments
+  /// and the weight decay computed in double from the float values and rounded once.
+  fused_kernel,
+};
+
 /// What one update touches: device pointers, `count` floats each.
 struct adam_update {
   float* params = nullptr;
@@ -21,13 +31,14 @@ struct adam_update {
   std::int64_t count = 0;
   double learning_rate = 1e-3;
   double weight_decay = 0.0;  ///< L2 penalty added to the gradients, as torch.optim.Adam's
-  float beta1 = 0.9F;
-  float beta2 = 0.999F;
-  float eps = 1e-8F;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  adam_rounding rounding = adam_rounding::per_tensor_ops;
 };
 
-/// Queues g ← g + wd·p, m ← m + (1−β1)(g − m), v ← β2·v + (1−β2)·g²,
-/// p ← p − (lr / (1 − β1^t)) · m / (√v / √(1 − β2^t) + ε), the corrections in double.
+/// Queues g ← g + wd·p, m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g²,
+/// p ← p − (lr / (1 − β1^t)) · m / (√v / √(1 − β2^t) + ε), rounded as `update.rounding` says.
 /// @throws cuda_error when the launch fails.
 void queue_adam_update(const adam_update& update, stream_view stream);
 

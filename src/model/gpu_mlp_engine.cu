@@ -73,7 +73,9 @@ class gpu_mlp final : public mlp_engine {
                              .step = pointer<float>(step),
                              .count = count,
                              .learning_rate = options.learning_rate,
-                             .weight_decay = options.weight_decay};
+                             .weight_decay = options.weight_decay,
+                             // as the LibTorch engine's capturable step, which the tests compare with
+                             .rounding = adam_rounding::fused_kernel};
     for (int epoch = 0; epoch < options.epochs; ++epoch) {
       args.loss = pointer<double>(losses) + epoch;
       fused_mlp::train_step(args, stream);

@@ -19,8 +19,7 @@ void check_mlp_train_options(const mlp_train_options& o) {
   ZF_EXPECTS(o.batch >= 0, "batch must be >= 0 (0: all rows in one step), got ", o.batch);
   ZF_EXPECTS(std::isfinite(o.learning_rate) && o.learning_rate > 0.0, "learning_rate must be > 0, got ",
              o.learning_rate);
-  ZF_EXPECTS(std::isfinite(o.weight_decay) && o.weight_decay >= 0.0, "weight_decay must be >= 0, got ",
-             o.weight_decay);
+  ZF_EXPECTS(std::isfinite(o.weight_decay) && o.weight_decay >= 0.0, "weight_decay must be >= 0, got ", o.weight_decay);
 }
 
 void check_mlp_rows(const array& rows, std::int64_t features) {

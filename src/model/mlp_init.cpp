@@ -6,10 +6,10 @@
 
 namespace zeroflow::model::detail {
 
-const std::array<const char*, mlp_slots> mlp_slot_names = {
-    "first_layer_encoder.weight", "first_layer_encoder.bias", "second_layer_encoder.weight",
-    "second_layer_encoder.bias",  "first_layer_decoder.weight", "first_layer_decoder.bias",
-    "second_layer_decoder.weight", "second_layer_decoder.bias"};
+const std::array<const char*, mlp_slots> mlp_slot_names = {"first_layer_encoder.weight",  "first_layer_encoder.bias",
+                                                           "second_layer_encoder.weight", "second_layer_encoder.bias",
+                                                           "first_layer_decoder.weight",  "first_layer_decoder.bias",
+                                                           "second_layer_decoder.weight", "second_layer_decoder.bias"};
 
 namespace {
 

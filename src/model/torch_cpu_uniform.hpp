@@ -27,8 +27,7 @@ class torch_cpu_uniform {
   /// A layer's reset_parameters(): the weight from kaiming_uniform(a = √5), i.e. bound
   /// gain·√(3 / fan_in) with gain √(2 / (1 + a²)), then the bias from U(−1/√fan_in, 1/√fan_in),
   /// both bounds in double as LibTorch computes them.
-  void fill_layer(float* weight, std::int64_t weight_count, float* bias, std::int64_t bias_count,
-                  std::int64_t fan_in) {
+  void fill_layer(float* weight, std::int64_t weight_count, float* bias, std::int64_t bias_count, std::int64_t fan_in) {
     const double gain = std::sqrt(2.0 / (1.0 + 5.0));
     fill(weight, weight_count, std::sqrt(3.0) * (gain / std::sqrt(static_cast<double>(fan_in))));
     fill(bias, bias_count, 1.0 / std::sqrt(static_cast<double>(fan_in)));
