@@ -39,8 +39,7 @@ class gpu_mlp final : public mlp_engine {
   [[nodiscard]] bool trains(const array& rows, const mlp_train_options& options) const override {
     if (options.epochs == 0 || !rows.valid() || rows.ndim() < 1) return true;  // nothing to run, or refusals
     const std::int64_t n = rows.shape(0);
-    return options.fused_kernels && (options.batch == 0 || options.batch >= n) &&
-           fused_mlp::supported(shape_.features, shape_.hidden, shape_.code);
+    return options.fused_kernels && (options.batch == 0 || options.batch >= n);
   }
 
   mlp_train_result train(const array& rows, const mlp_train_options& options, stream_view stream) override {
@@ -153,6 +152,8 @@ class gpu_mlp final : public mlp_engine {
 std::unique_ptr<mlp_engine> make_gpu_mlp(const mlp_shape& shape, device gpu, const std::vector<float>& params) {
   check_mlp_shape(shape);
   ZF_EXPECTS(gpu.is_cuda(), "the GPU MLP engine needs a CUDA device, got ", gpu.name());
+  ZF_EXPECTS(fused_mlp::supported(shape.features, shape.hidden, shape.code),
+             "the GPU MLP engine takes at most 16 features and 64 hidden and code units");
   const zeroflow::detail::cuda_device_guard on(gpu.id);
   return std::make_unique<gpu_mlp>(shape, gpu, params);
 }

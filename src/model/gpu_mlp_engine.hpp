@@ -3,9 +3,9 @@
 /// Internal, torch-free: the MLP autoencoder on a GPU on zeroflow's own parameter storage (one
 /// packed array from the memory manager, mlp_init.hpp's layout) and kernels — the fused training
 /// step (fused_mlp_step.hpp), Adam (adam_update.hpp) and the scoring pass (mlp_forward.hpp) — so
-/// that the seed-004 pipeline on a GPU needs no LibTorch. It trains what the fused step takes
-/// (every epoch one step on all rows, widths it supports); mlp_autoencoder hands other trainings
-/// to the LibTorch backend's engine with these weights.
+/// that the seed-004 pipeline on a GPU needs no LibTorch. It holds models of the widths the fused
+/// step takes and trains them when every epoch is one step on all rows; mlp_autoencoder hands
+/// batched trainings to the LibTorch backend's engine with these weights.
 #include <memory>
 #include <vector>
 
@@ -14,7 +14,8 @@
 namespace zeroflow::model::detail {
 
 /// An engine on `gpu` holding `params` (host floats, mlp_initial_parameters' layout).
-/// @throws invalid_argument for widths < 1; cuda_error when the GPU cannot be used.
+/// @throws invalid_argument for widths < 1 or beyond the fused step's; cuda_error when the GPU
+///         cannot be used.
 [[nodiscard]] std::unique_ptr<mlp_engine> make_gpu_mlp(const mlp_shape& shape, device gpu,
                                                        const std::vector<float>& params);
 

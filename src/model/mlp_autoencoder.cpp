@@ -18,6 +18,7 @@
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/model/model_file.hpp"
 #if ZEROFLOW_HAS_CUDA
+#include "fused_mlp_step.hpp"
 #include "gpu_mlp_engine.hpp"
 #endif
 
@@ -32,9 +33,14 @@ constexpr const char* bytes_format = "zeroflow_mlp_autoencoder";
 constexpr const char* bytes_format_version = "2";
 constexpr std::int64_t widest = std::int64_t{1} << 20;
 
-bool own_engine(device where) { return ZEROFLOW_HAS_CUDA && where.is_cuda(); }
-
 #if ZEROFLOW_HAS_CUDA
+/// Whether a model of `shape` on `where` lives on zeroflow's own GPU engine: on a GPU, when the
+/// fused step takes its widths (the seed-004 network and its like). Wider models stay with LibTorch's
+/// engine throughout, whose training those widths need anyway.
+bool own_engine(device where, const mlp_shape& shape) {
+  return where.is_cuda() && detail::fused_mlp::supported(shape.features, shape.hidden, shape.code);
+}
+
 /// The weights of `content` packed in mlp_init.hpp's slot order.
 std::vector<float> packed(const mlp_shape& shape, const io::safetensors_content& content) {
   std::vector<float> out;
@@ -53,7 +59,7 @@ std::unique_ptr<detail::mlp_engine> engine_from(const mlp_shape& shape, const io
   detail::check_mlp_shape(shape);
   detail::check_model_place(where);
 #if ZEROFLOW_HAS_CUDA
-  if (own_engine(where)) return detail::make_gpu_mlp(shape, where, packed(shape, content));
+  if (own_engine(where, shape)) return detail::make_gpu_mlp(shape, where, packed(shape, content));
 #endif
   return detail::load_torch_backend().mlp_from_weights(shape, content, where);
 }
@@ -101,7 +107,7 @@ mlp_autoencoder::~mlp_autoencoder() = default;
 mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, std::uint64_t seed) {
   detail::check_mlp_shape(shape);
 #if ZEROFLOW_HAS_CUDA
-  if (own_engine(where)) {
+  if (own_engine(where, shape)) {
     detail::check_model_place(where);
     return mlp_autoencoder{
         std::make_unique<impl>(detail::make_gpu_mlp(shape, where, detail::mlp_initial_parameters(shape, seed)))};
@@ -127,8 +133,8 @@ mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where
   if (bytes.substr(0, 4) != std::string_view("PK\x03\x04", 4))
     ZF_THROW(error, unreadable, "it is cut short, damaged or not a model this program wrote");
   detail::check_model_place(where);
-  auto engine = detail::load_torch_backend().mlp_from_bytes(bytes, own_engine(where) ? cpu_device : where, what);
-  if (own_engine(where)) engine = engine_from(engine->shape(), content_of(*engine), where);
+  auto engine = detail::load_torch_backend().mlp_from_bytes(bytes, cpu_device, what);
+  if (where != cpu_device) engine = engine_from(engine->shape(), content_of(*engine), where);
   return mlp_autoencoder{std::make_unique<impl>(std::move(engine))};
 }
 
@@ -155,8 +161,8 @@ mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_optio
   detail::check_mlp_train_options(options);
   const stream_view stream = detail::model_stream(where());
   if (impl_->engine->trains(rows, options)) return impl_->engine->train(rows, options, stream);
-  // A training the engine does not run (on a GPU: batches, or widths the fused step does not
-  // take): the LibTorch backend's engine trains these weights, and the model takes the result.
+  // A training the engine does not run (batches on zeroflow's GPU engine): the LibTorch backend's
+  // engine trains these weights, and the model takes the result.
   auto trainer = detail::load_torch_backend().mlp_from_weights(shape(), content_of(*impl_->engine), where());
   mlp_train_result result = trainer->train(rows, options, stream);
   impl_->engine = engine_from(shape(), content_of(*trainer), where());

@@ -6,11 +6,11 @@
 /// defaults (F = 1, hidden = code = 32, the whole series as one batch, 100 epochs) it is the notebook's model and
 /// training loop. The reconstruction error of a row is its anomaly score.
 ///
-/// On a GPU the model lives in zeroflow's own memory and trains and scores with zeroflow's own
-/// kernels (no LibTorch is loaded) whenever every epoch is one step on all rows and the widths fit
-/// the fused step (fused_kernels below); other trainings, and the CPU, run on LibTorch, loaded on
-/// first use. Rows reach the model without a copy when they already live on its device, and
-/// results come back on the rows' device.
+/// On a GPU, a model of the widths the fused step takes (fused_kernels below: the seed's and its
+/// like) lives in zeroflow's own memory and trains and scores with zeroflow's own kernels (no
+/// LibTorch is loaded) whenever every epoch is one step on all rows; batched trainings, wider
+/// models and the CPU run on LibTorch, loaded on first use. Rows reach the model without a copy when they already live
+/// on its device, and results come back on the rows' device.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
