@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -16,6 +15,7 @@
 #include "model_stream.hpp"
 #include "row_split.hpp"
 #include "torch_backend.hpp"
+#include "vae_checks.hpp"
 #include "vae_state.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
@@ -43,7 +43,7 @@ struct non_finite {
   std::int64_t first = -1;
 };
 
-non_finite count_non_finite(const array& rows, stream_view stream) {
+non_finite count_non_finite(const array& rows, [[maybe_unused]] stream_view stream) {
   const std::int64_t n = rows.shape(0), w = rows.shape(1);
   const std::int64_t rs = rows.strides()[0], cs = rows.strides()[1];
   const auto* data = static_cast<const float*>(rows.data());
@@ -66,8 +66,8 @@ non_finite count_non_finite(const array& rows, stream_view stream) {
   return found;
 }
 
-/// Says why an epoch's loss is not finite: rows whose squares overflow float32, or steps that
-/// blew up (the rows are known to be finite). epoch < 0: the test split's loss after training.
+/// Says why an epoch's loss is not finite (vae_checks.hpp), from the rows' largest magnitude.
+/// epoch < 0: the test split's loss after training.
 [[noreturn]] void throw_diverged(int epoch, double loss, const train_options& options, const array& rows) {
   const array host = rows.where().type == device_type::cpu ? rows : copy_to(rows, cpu_device);
   const std::int64_t n = host.shape(0), w = host.shape(1), rs = host.strides()[0], cs = host.strides()[1];
@@ -76,16 +76,7 @@ non_finite count_non_finite(const array& rows, stream_view stream) {
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < w; ++j)
       largest = std::max(largest, std::abs(static_cast<double>(data[i * rs + j * cs])));
-  char magnitude[32];
-  std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
-  const std::string why =
-      largest > 1e15 ? std::string("the rows reach ") + magnitude +
-                           " in magnitude, too large for float32 arithmetic: normalise them (robust z-scores) or "
-                           "remove the spikes that make them"
-                     : "lower the learning rate (now " + std::to_string(options.learning_rate) + ")";
-  const char* value = std::isnan(loss) ? "NaN" : "infinite";
-  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", value, "; ", why);
-  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", value, "; ", why);
+  detail::throw_vae_diverged(epoch, loss, largest, options);
 }
 
 /// Rows a model of `width` can take: float32, N × width, finite.

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -16,6 +15,7 @@
 #include "run_generators.hpp"
 #include "torch_stream_guard.hpp"
 #include "torch_support.hpp"
+#include "vae_checks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/vae.hpp"
 
@@ -23,22 +23,12 @@ namespace zeroflow::model {
 
 namespace {
 
-// Says why an epoch's loss is not finite: rows whose squares overflow float32, or steps that
-// blew up. The rows are known to be finite here (check_finite_rows).
-// epoch < 0: the test split's loss after training.
+// Says why an epoch's loss is not finite (vae_checks.hpp). The rows are known to be finite here
+// (check_finite_rows). epoch < 0: the test split's loss after training.
 [[noreturn]] void throw_diverged(int epoch, double loss, const torch::Tensor& data, const train_options& options) {
   // max and min, not abs(): no temporary the size of the rows (they may fill the budget).
   const double largest = data.numel() > 0 ? std::max(data.max().item<double>(), -data.min().item<double>()) : 0.0;
-  char magnitude[32];
-  std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
-  const std::string why =
-      largest > 1e15 ? std::string("the rows reach ") + magnitude +
-                           " in magnitude, too large for float32 arithmetic: normalise them (robust z-scores) or "
-                           "remove the spikes that make them"
-                     : "lower the learning rate (now " + std::to_string(options.learning_rate) + ")";
-  const char* value = std::isnan(loss) ? "NaN" : "infinite";
-  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", value, "; ", why);
-  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", value, "; ", why);
+  detail::throw_vae_diverged(epoch, loss, largest, options);
 }
 
 // The eager path: the training epochs one kernel launch at a time, with torch::optim::Adam (the

@@ -1,0 +1,14 @@
+#pragma once
+/// @file vae_checks.hpp
+/// Internal, torch-free: why the VAE's training diverged, in the same words whichever trainer
+/// (zeroflow's GPU trainer, the fused path or the LibTorch backend's) found the loss not finite.
+#include "zeroflow/model/vae.hpp"
+
+namespace zeroflow::model::detail {
+
+/// @throws error: epoch `epoch`'s loss (epoch < 0: the test rows' loss after training) is `loss`,
+///         not finite; `largest` is the rows' largest magnitude, which says whether the rows are
+///         too large for float32 arithmetic or the steps blew up (the rows are known finite).
+[[noreturn]] void throw_vae_diverged(int epoch, double loss, double largest, const train_options& options);
+
+}  // namespace zeroflow::model::detail
