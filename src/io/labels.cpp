@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include "zeroflow/io/byte_fields.hpp"
 #include "zeroflow/io/mapped_file.hpp"
 
 namespace zeroflow::io {
@@ -26,8 +27,7 @@ beat_labels read_labels(const std::filesystem::path& path) {
 
 std::string file_fingerprint(const std::filesystem::path& path) {
   const mapped_file file(path);
-  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a, 64 bits
-  for (const char c : file.view()) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  const std::uint64_t hash = fnv1a64_of(file.view());
   char text[48];
   std::snprintf(text, sizeof text, "%zu:%016llx", file.size(), static_cast<unsigned long long>(hash));
   return text;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/byte_fields.hpp"
 
 namespace zeroflow::io {
 
@@ -20,16 +21,6 @@ using nlohmann::json;
 // and it keeps a damaged length from making the reader allocate without bound.
 constexpr std::uint64_t largest_header = 100'000'000;
 constexpr std::string_view metadata_key = "__metadata__";
-
-std::uint64_t read_u64(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-  return v;
-}
-
-void append_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-}
 
 /// Elements of `shape`, or -1 when a size is negative or the product overflows.
 std::int64_t element_count(const std::vector<std::int64_t>& shape) {
@@ -79,7 +70,7 @@ std::string to_safetensors(const safetensors_content& content) {
   text.append((8 - text.size() % 8) % 8, ' ');
   std::string out;
   out.reserve(8 + text.size() + offset);
-  append_u64(out, text.size());
+  append_u64_le(out, text.size());
   out += text;
   for (const auto& t : content.tensors) out += t.bytes;
   return out;
@@ -87,7 +78,7 @@ std::string to_safetensors(const safetensors_content& content) {
 
 safetensors_content from_safetensors(std::string_view file) {
   if (file.size() < 8) ZF_THROW(parse_error, "it is ", file.size(), " bytes long, too short for a safetensors file");
-  const std::uint64_t header_bytes = read_u64(file);
+  const std::uint64_t header_bytes = read_u64_le(file);
   if (header_bytes < 2 || header_bytes > largest_header || header_bytes > file.size() - 8)
     ZF_THROW(parse_error, "its first 8 bytes give a header of ", header_bytes, " bytes, which does not fit its ",
              file.size(), " bytes");
@@ -165,10 +156,10 @@ safetensors_content from_safetensors(std::string_view file) {
 }
 
 std::string content_checksum(const safetensors_content& content) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  fnv1a64 hash;
   const auto add = [&](std::string_view bytes) {
-    for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-    hash = (hash ^ 0U) * 0x100000001b3ULL;  // the NUL after each field
+    hash.add(bytes);
+    hash.add_byte(0);  // the NUL after each field
   };
   for (const auto& [key, value] : content.metadata) {
     if (key == checksum_key) continue;
@@ -187,11 +178,11 @@ std::string content_checksum(const safetensors_content& content) {
       dims += std::to_string(t->shape[i]);
     }
     add(dims);
-    for (const char c : t->bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    hash.add(t->bytes);
   }
   static constexpr char hex[] = "0123456789abcdef";
   std::string out = "fnv1a64:";
-  for (int i = 15; i >= 0; --i) out += hex[(hash >> (4 * i)) & 0xF];
+  for (int i = 15; i >= 0; --i) out += hex[(hash.value() >> (4 * i)) & 0xF];
   return out;
 }
 

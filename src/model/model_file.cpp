@@ -10,6 +10,7 @@
 
 #include "vae_state.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/byte_fields.hpp"
 
 namespace zeroflow::model {
 
@@ -68,8 +69,7 @@ std::string sealed_model_file(io::safetensors_content content) {
 
 bool looks_like_safetensors(std::string_view bytes) {
   if (bytes.size() < 10) return false;
-  std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  const std::uint64_t n = io::read_u64_le(bytes);
   return n >= 2 && n <= bytes.size() - 8 && bytes[8] == '{';
 }
 

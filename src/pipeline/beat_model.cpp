@@ -11,6 +11,7 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/io/byte_fields.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/model_file.hpp"
 #include "zeroflow/signal/min_max.hpp"
@@ -25,22 +26,6 @@ constexpr double mlp_learning_rate = 0.01, mlp_weight_decay = 1e-5, vae_learning
 // No MLP model file of sane widths comes near this (a 2^20-wide row's weights are ~270 MB).
 constexpr std::uintmax_t largest_mlp_file = std::uintmax_t{512} << 20;
 constexpr const char* start_again = "train the model again (`zeroflow run --model mlp` writes OUT/model.safetensors)";
-
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return hash;
-}
-
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-}
-
-std::uint64_t get_u64(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-  return v;
-}
 
 std::vector<float> host_floats(const array& a, stream_view stream) {
   const array host = a.where().host_accessible() ? a : copy_to(a, cpu_device, stream);
@@ -90,14 +75,14 @@ struct mlp_file_parts {
 mlp_file_parts verified_mlp_file(std::string_view file) {
   if (!is_mlp_file(file)) ZF_THROW(error, "it does not end as a zeroflow MLP model file does");
   const std::string_view trailer = file.substr(file.size() - mlp_trailer_bytes);
-  const std::uint64_t format = get_u64(trailer.substr(24));
+  const std::uint64_t format = io::read_u64_le(trailer.substr(24));
   if (format != mlp_file_format)
     ZF_THROW(error, "it is of MLP model format ", format, ", this zeroflow reads format ", mlp_file_format);
-  const std::uint64_t archive = get_u64(trailer), metadata = get_u64(trailer.substr(8));
+  const std::uint64_t archive = io::read_u64_le(trailer), metadata = io::read_u64_le(trailer.substr(8));
   const std::uint64_t content = file.size() - mlp_trailer_bytes;
   if (archive > content || metadata != content - archive)
     ZF_THROW(error, "it is ", file.size(), " bytes long, but its parts add up to another length");
-  if (fnv1a(file.substr(0, content)) != get_u64(trailer.substr(16)))
+  if (io::fnv1a64_of(file.substr(0, content)) != io::read_u64_le(trailer.substr(16)))
     ZF_THROW(error, "its contents do not match the checksum written with them (changed after it was saved)");
   return {file.substr(0, archive), file.substr(archive, metadata)};
 }
@@ -208,11 +193,11 @@ std::string mlp_format2_file_bytes(const std::string& archive, const std::vector
                                {"epochs", epochs}};
   content += meta.dump();
   const std::uint64_t metadata = content.size() - archive_bytes;
-  const std::uint64_t hash = fnv1a(content);
-  put_u64(content, archive_bytes);
-  put_u64(content, metadata);
-  put_u64(content, hash);
-  put_u64(content, mlp_file_format);
+  const std::uint64_t hash = io::fnv1a64_of(content);
+  io::append_u64_le(content, archive_bytes);
+  io::append_u64_le(content, metadata);
+  io::append_u64_le(content, hash);
+  io::append_u64_le(content, mlp_file_format);
   content.append(mlp_file_magic);
   return content;
 }

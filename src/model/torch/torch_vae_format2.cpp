@@ -20,6 +20,7 @@
 #include "vae_state.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/io/byte_fields.hpp"
 #include "zeroflow/model/model_file.hpp"
 
 namespace zeroflow::model {
@@ -61,16 +62,6 @@ constexpr entry_spec layout[] = {
     {"epochs", torch::kLong, 1},
 };
 constexpr char magic[8] = {'Z', 'E', 'R', 'O', 'F', 'L', 'O', 'W'};
-
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-}
-
-std::uint64_t get_u64(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-  return v;
-}
 
 }  // namespace
 
@@ -142,11 +133,7 @@ model_metadata entries_to_metadata(const metadata_entries& entries) {
   return meta;
 }
 
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return hash;
-}
+std::uint64_t fnv1a(std::string_view bytes) { return io::fnv1a64_of(bytes); }
 
 std::string model_file_bytes(const model_metadata& meta, const light_vae& module) {
   io::safetensors_content content;
@@ -169,9 +156,9 @@ void write_format2_file(const model_metadata& meta, const light_vae& module, std
   std::string content = std::move(bytes).str();
   const std::uint64_t length = content.size();
   const std::uint64_t hash = fnv1a(content);
-  put_u64(content, length);
-  put_u64(content, hash);
-  put_u64(content, static_cast<std::uint64_t>(model_file_format));
+  io::append_u64_le(content, length);
+  io::append_u64_le(content, hash);
+  io::append_u64_le(content, static_cast<std::uint64_t>(model_file_format));
   content.append(magic, sizeof magic);
   file.write(content.data(), static_cast<std::streamsize>(content.size()));
 }
@@ -180,15 +167,15 @@ std::string_view verified_archive(std::string_view file) {
   if (file.size() < trailer_bytes || file.substr(file.size() - sizeof magic) != std::string_view(magic, sizeof magic))
     ZF_THROW(error, "it does not end as a zeroflow model file does");
   const std::string_view trailer = file.substr(file.size() - trailer_bytes);
-  const std::uint64_t format = get_u64(trailer.substr(16));
+  const std::uint64_t format = io::read_u64_le(trailer.substr(16));
   if (format != static_cast<std::uint64_t>(model_file_format))
     ZF_THROW(error, "it is of model format ", format, ", this zeroflow reads formats ", model_file_format, " and ",
              model::model_file_version);
-  const std::uint64_t length = get_u64(trailer);
+  const std::uint64_t length = io::read_u64_le(trailer);
   if (length != file.size() - trailer_bytes)
     ZF_THROW(error, "it is ", file.size(), " bytes long, but was written ", length + trailer_bytes, " bytes long");
   const std::string_view archive = file.substr(0, length);
-  if (fnv1a(archive) != get_u64(trailer.substr(8)))
+  if (fnv1a(archive) != io::read_u64_le(trailer.substr(8)))
     ZF_THROW(error, "its contents do not match the checksum written with them (changed after it was saved)");
   return archive;
 }
