@@ -34,6 +34,11 @@ def run_cli(binary, *args, check=True):
     return proc
 
 
+def score_on_cpu(binary, recording, model, out, *args, check=True):
+    """`zeroflow score RECORDING --model MODEL --out OUT --device cpu ARGS...` (run_cli's result)."""
+    return run_cli(binary, "score", recording, "--model", model, "--out", out, "--device", "cpu", *args, check=check)
+
+
 @pytest.fixture(scope="session")
 def short_recording(zeroflow_bin, tmp_path_factory):
     """12 minutes of synthetic ECG at 250 Hz, 90 bpm, 5 % PVCs and no atrial premature beats, and its

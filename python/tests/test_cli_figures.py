@@ -4,7 +4,7 @@ import struct
 import zlib
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, score_on_cpu
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 ALL_FIGURES = {
@@ -102,17 +102,7 @@ def test_score_writes_the_figures_but_no_loss(zeroflow_bin, short_recording, fig
 
 def test_no_figures_by_default(zeroflow_bin, short_recording, figures_run, tmp_path):
     out, _ = figures_run
-    run_cli(
-        zeroflow_bin,
-        "score",
-        short_recording,
-        "--model",
-        out / "model.safetensors",
-        "--out",
-        tmp_path,
-        "--device",
-        "cpu",
-    )
+    score_on_cpu(zeroflow_bin, short_recording, out / "model.safetensors", tmp_path)
     assert (tmp_path / "beats.csv").exists()
     assert not (tmp_path / "figures").exists()
 

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import run_cli, score_on_cpu
 from sklearn.preprocessing import MinMaxScaler as SkMinMaxScaler
 
 import zeroflow as zf
@@ -106,33 +106,10 @@ def test_summary_says_which_model_scored(mlp_run, short_run):
 
 def test_score_takes_the_mlp_model_file(zeroflow_bin, mlp_run, short_recording, tmp_path):
     out, _ = mlp_run
-    run_cli(
-        zeroflow_bin,
-        "score",
-        short_recording,
-        "--model",
-        out / "model.safetensors",
-        "--segmentation",
-        "seed",
-        "--device",
-        "cpu",
-        "--out",
-        tmp_path,
-    )
+    score_on_cpu(zeroflow_bin, short_recording, out / "model.safetensors", tmp_path, "--segmentation", "seed")
     np.testing.assert_array_equal(scores_of(tmp_path), scores_of(out))
     # ... and refuses it for rows made another way, in one line.
-    proc = run_cli(
-        zeroflow_bin,
-        "score",
-        short_recording,
-        "--model",
-        out / "model.safetensors",
-        "--device",
-        "cpu",
-        "--out",
-        tmp_path / "robust",
-        check=False,
-    )
+    proc = score_on_cpu(zeroflow_bin, short_recording, out / "model.safetensors", tmp_path / "robust", check=False)
     assert proc.returncode == 1
     assert "segmentation seed (this run: robust)" in error_line(proc)
 
@@ -158,19 +135,8 @@ def test_a_vae_saved_from_python_is_scored_by_the_cli(zeroflow_bin, short_record
     vae.train(rows, epochs=2, seed=3)
     plain = tmp_path / "plain.pt"
     vae.save(plain)  # rows not described: the CLI cannot know what the model is for
-    proc = run_cli(
-        zeroflow_bin,
-        "score",
-        short_recording,
-        "--model",
-        plain,
-        "--segmentation",
-        "seed",
-        "--device",
-        "cpu",
-        "--out",
-        tmp_path / "refused",
-        check=False,
+    proc = score_on_cpu(
+        zeroflow_bin, short_recording, plain, tmp_path / "refused", "--segmentation", "seed", check=False
     )
     assert proc.returncode == 1 and "VAE.describe_rows" in error_line(proc)
 
@@ -189,18 +155,6 @@ def test_a_vae_saved_from_python_is_scored_by_the_cli(zeroflow_bin, short_record
     described = tmp_path / "described.pt"
     vae.save(described)
     assert zf.model.VAE.load(described).described_rows == vae.described_rows
-    run_cli(
-        zeroflow_bin,
-        "score",
-        short_recording,
-        "--model",
-        described,
-        "--segmentation",
-        "seed",
-        "--device",
-        "cpu",
-        "--out",
-        tmp_path / "scored",
-    )
+    score_on_cpu(zeroflow_bin, short_recording, described, tmp_path / "scored", "--segmentation", "seed")
     want = np.from_dlpack(vae.score(rows).score)
     np.testing.assert_allclose(scores_of(tmp_path / "scored"), want, rtol=1e-6)

@@ -7,7 +7,7 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import run_cli, score_on_cpu
 from seed_reference import segment
 
 # The outputs contract's columns come first and keep their meaning; the rhythm columns follow.
@@ -125,17 +125,7 @@ def test_detection_and_ranking_quality_on_synthetic_data(short_run):
 
 def test_score_with_saved_model_reproduces_scores(zeroflow_bin, short_recording, short_run, tmp_path):
     out, _ = short_run
-    run_cli(
-        zeroflow_bin,
-        "score",
-        short_recording,
-        "--model",
-        out / "model.safetensors",
-        "--out",
-        tmp_path,
-        "--device",
-        "cpu",
-    )
+    score_on_cpu(zeroflow_bin, short_recording, out / "model.safetensors", tmp_path)
     trained = {r["beat"]: r for r in read_beats(out)}
     scored = read_beats(tmp_path)
     assert len(scored) == len(trained)
