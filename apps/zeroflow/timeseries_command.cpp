@@ -86,6 +86,7 @@ void generate_electricity_files(const electricity_flags& f) {
 
 struct timeseries_flags {
   std::string input;
+  io::io_method io = io::io_method::automatic;
   std::string column;
   std::string out;
   std::string device = "auto";
@@ -206,6 +207,7 @@ std::string write_timeseries(const timeseries_flags& f, const std::filesystem::p
   io::csv_options read;
   read.columns = {column_of(f.column)};
   read.where = where;
+  read.io = f.io;
   read.blank = io::blank_lines::refuse;  // rows are points in time, and labels name them by row
   const table t = io::read_csv(input, read);
   const array values = t.columns.at(0);
@@ -369,7 +371,7 @@ void add_timeseries(CLI::App& app) {
   cmd->add_flag("--force,-f", f->force,
                 "replace the results of an earlier run in --out: all of them together, and only once this run has "
                 "succeeded");
-  add_io_flag(*cmd);
+  add_io_flag(*cmd, f->io);
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
