@@ -13,6 +13,8 @@
 
 namespace zeroflow::python {
 
+using namespace nb::literals;
+
 namespace {
 
 const char* kind_name(pipeline::option_kind kind) {

@@ -298,7 +298,10 @@ std::string option_range_text(const option_info& o) {
       return "at least " + std::to_string(static_cast<std::int64_t>(o.low) >> 20) + "M";
     case option_kind::choice: {
       std::string r;
-      for (auto c : o.choices) r += (r.empty() ? "" : "|") + std::string(c);
+      for (auto c : o.choices) {
+        if (!r.empty()) r += '|';
+        r += c;
+      }
       return r;
     }
     default:
