@@ -23,6 +23,7 @@
 #include "raw_input.hpp"
 #include "results_folder.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
@@ -305,7 +306,7 @@ void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
   auto& o = f.options;
   check_flags(f);
   o.where = pipeline::parse_device_choice(f.device);
-  if (o.where == pipeline::device_choice::cuda) (void)pipeline::resolve(o.where);  // no GPU: said now
+  if (o.where == pipeline::device_choice::cuda) require_cuda("--device cuda");  // no GPU: said now
   o.sample_rate_explicit = sample_rate_given;
   o.progress = progress;
   const bool batch = f.inputs.size() > 1;
