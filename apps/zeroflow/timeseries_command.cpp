@@ -148,8 +148,8 @@ void run_timeseries(const timeseries_flags& f) {
     flagged = r.outliers;
     rows = r.rows;
   });
-  progress("wrote " + (request.out / "points.csv").string() + " and " + (request.out / "summary.json").string() +
-           ": " + std::to_string(flagged) + " of " + std::to_string(rows) + " points above the threshold");
+  progress("wrote " + (request.out / "points.csv").string() + " and " + (request.out / "summary.json").string() + ": " +
+           std::to_string(flagged) + " of " + std::to_string(rows) + " points above the threshold");
 }
 
 #endif

@@ -51,9 +51,8 @@ void bind_timeseries(nb::module_& m) {
   using namespace nb::literals;
   m.def(
       "_run_timeseries",
-      [](const std::string& input, const std::string& column, const std::string& device, int epochs,
-         std::int64_t batch, double learning_rate, double weight_decay, std::uint64_t seed, nb::handle labels,
-         nb::handle progress) {
+      [](const std::string& input, const std::string& column, const std::string& device, int epochs, std::int64_t batch,
+         double learning_rate, double weight_decay, std::uint64_t seed, nb::handle labels, nb::handle progress) {
         pipeline::timeseries_options o;
         o.input = input;
         o.column = column;

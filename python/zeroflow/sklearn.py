@@ -453,6 +453,7 @@ def expected_failed_checks(estimator: BaseEstimator) -> dict:
 
 # ---- outlier detectors ---------------------------------------------------------------------
 
+
 def _offset(scores: Any, contamination: Any) -> float:
     """The offset below which a training score is an outlier, by the library's order statistics
     (eval/quantile.hpp, the ones ``zeroflow timeseries`` uses), computed on the scores' device

@@ -35,8 +35,7 @@ __global__ void widen_kernel(const T* __restrict__ x, std::int64_t n, std::int64
 
 }  // namespace
 
-order_statistics order_statistics_cuda(const array& values, std::span<const std::int64_t> ranks,
-                                       stream_view stream) {
+order_statistics order_statistics_cuda(const array& values, std::span<const std::int64_t> ranks, stream_view stream) {
   const int id = values.where().id;
   const zeroflow::detail::cuda_device_guard on_device(id);
   const cudaStream_t raw = stream.value();
@@ -62,8 +61,8 @@ order_statistics order_statistics_cuda(const array& values, std::span<const std:
   auto* sorted_data = static_cast<double*>(sorted.data());
   std::size_t scratch_bytes = 0;
   ZF_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, scratch_bytes, key_data, sorted_data, n, 0, 64, raw));
-  const array scratch = empty({static_cast<std::int64_t>(std::max<std::size_t>(scratch_bytes, 1))}, uint8,
-                              values.where(), stream);
+  const array scratch =
+      empty({static_cast<std::int64_t>(std::max<std::size_t>(scratch_bytes, 1))}, uint8, values.where(), stream);
   ZF_CUDA_TRY(cub::DeviceRadixSort::SortKeys(scratch.data(), scratch_bytes, key_data, sorted_data, n, 0, 64, raw));
 
   // The NaN count and the asked order statistics, in one synchronisation.
@@ -72,8 +71,7 @@ order_statistics order_statistics_cuda(const array& values, std::span<const std:
   zeroflow::detail::note_device_to_host(sizeof nan_total + picked.size() * sizeof(double));
   ZF_CUDA_TRY(cudaMemcpyAsync(&nan_total, nan_count, sizeof nan_total, cudaMemcpyDeviceToHost, raw));
   for (std::size_t j = 0; j < ranks.size(); ++j)
-    ZF_CUDA_TRY(
-        cudaMemcpyAsync(&picked[j], sorted_data + ranks[j], sizeof(double), cudaMemcpyDeviceToHost, raw));
+    ZF_CUDA_TRY(cudaMemcpyAsync(&picked[j], sorted_data + ranks[j], sizeof(double), cudaMemcpyDeviceToHost, raw));
   ZF_CUDA_TRY(cudaStreamSynchronize(raw));
   if (nan_total > 0) return {true, {}};
   return {false, std::move(picked)};

@@ -112,8 +112,7 @@ std::vector<double> device_quantiles(const array& values, std::initializer_list<
   const detail::order_statistics picked = detail::order_statistics_cuda(values, ranks, stream);
   std::vector<double> out;
   for (std::size_t j = 0; j < at.size(); ++j)
-    out.push_back(picked.has_nan ? not_a_number
-                                 : interpolate(picked.values[2 * j], picked.values[2 * j + 1], at[j].t));
+    out.push_back(picked.has_nan ? not_a_number : interpolate(picked.values[2 * j], picked.values[2 * j + 1], at[j].t));
   return out;
 #else
   (void)stream;

@@ -45,9 +45,8 @@ void check(const timeseries_options& o) {
 }
 
 /// Per row, 1 where `column`'s point is labelled; counts the labelled rows.
-timeseries_evaluation labelled_rows(const std::filesystem::path& path,
-                                    const std::vector<synth::labelled_point>& points, const std::string& column,
-                                    std::int64_t rows) {
+timeseries_evaluation labelled_rows(const std::filesystem::path& path, const std::vector<synth::labelled_point>& points,
+                                    const std::string& column, std::int64_t rows) {
   timeseries_evaluation e;
   e.labels = path;
   e.label.assign(static_cast<std::size_t>(rows), 0);

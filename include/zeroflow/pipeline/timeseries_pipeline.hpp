@@ -39,15 +39,15 @@ struct timeseries_options {
 
 /// The scores against the labels (timeseries_options::labels).
 struct timeseries_evaluation {
-  std::filesystem::path labels;       ///< the labels file
-  std::vector<std::uint8_t> label;    ///< per row: 1 where the column's point is labelled anomalous
-  std::int64_t anomalies = 0;         ///< labelled rows
+  std::filesystem::path labels;     ///< the labels file
+  std::vector<std::uint8_t> label;  ///< per row: 1 where the column's point is labelled anomalous
+  std::int64_t anomalies = 0;       ///< labelled rows
   /// The ranking and the flags measured; only when some rows are labelled and some are not.
   bool measured = false;
-  double auroc = 0;                   ///< of the scores (eval::auroc)
-  double average_precision = 0;       ///< of the scores (eval::average_precision)
-  double flagged_precision = 0;       ///< share of the flagged rows that are labelled (0 when none is flagged)
-  double flagged_recall = 0;          ///< share of the labelled rows that are flagged
+  double auroc = 0;              ///< of the scores (eval::auroc)
+  double average_precision = 0;  ///< of the scores (eval::average_precision)
+  double flagged_precision = 0;  ///< share of the flagged rows that are labelled (0 when none is flagged)
+  double flagged_recall = 0;     ///< share of the labelled rows that are flagged
 };
 
 /// What run_timeseries hands back, on the host.
