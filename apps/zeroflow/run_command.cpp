@@ -22,6 +22,7 @@
 #include "results_folder.hpp"
 #include "run_option_flags.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/pipeline/chunked.hpp"

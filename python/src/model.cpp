@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "results.hpp"
 #include "zeroflow/config.hpp"
 
 #if ZEROFLOW_HAS_TORCH
@@ -30,25 +31,6 @@ namespace zeroflow::python {
 
 #if ZEROFLOW_HAS_TORCH
 namespace {
-
-/// A host array that owns `values` (moved in, no copy); not from a zeroflow resource.
-template <class T>
-py_array host_array(std::vector<T> values, dtype type) {
-  auto* held = new std::vector<T>(std::move(values));
-  const auto n = static_cast<std::int64_t>(held->size());
-  auto owner =
-      buffer::adopt(held->data(), held->size() * sizeof(T), cpu_device, [held](void*, std::size_t) { delete held; });
-  return {array(std::move(owner), type, {n}), legacy_stream};
-}
-
-/// A callback from C++ worker code into Python (takes the GIL; a Python error stops the work).
-template <class... Args>
-auto python_callback(nb::handle f) {
-  return [f = nb::borrow<nb::object>(f)](Args... args) {
-    nb::gil_scoped_acquire acquire;
-    f(args...);
-  };
-}
 
 nb::dict train_result_dict(model::train_result r) {
   nb::dict d;
@@ -72,8 +54,6 @@ nb::object rows_dict(const std::optional<model::row_provenance>& rows) {
   d["max_length"] = rows->max_length;
   return d;
 }
-
-nb::object json_to_python(const nlohmann::json& j) { return nb::module_::import_("json").attr("loads")(j.dump()); }
 
 nb::dict result_dict(pipeline::run_result r, const pipeline::run_options& options) {
   nb::dict d;

@@ -254,14 +254,13 @@ def run_many(
         FileExistsError: `out_dir` holds earlier results and `force` is False (nothing is run).
         TypeError: an option that :func:`zeroflow.run` does not take (before anything is run).
     """
-    import inspect
-
     import pandas as pd
 
-    from .pipeline import run as run_pipeline
+    from .pipeline import OPTION_TABLE
 
     distributed = _require_distributed()
-    unknown = sorted(set(run_options) - set(inspect.signature(run_pipeline).parameters) - {"input"})
+    known = {o["name"] for o in OPTION_TABLE} | {"column", "options", "figures"}
+    unknown = sorted(set(run_options) - known)
     unknown += sorted({"out", "model_out", "progress", "input"} & set(run_options))
     if unknown:
         raise TypeError(f"run_many() got option(s) zeroflow.run does not take here: {', '.join(unknown)}")

@@ -1,6 +1,11 @@
-"""The whole ECG outlier pipeline in one call: load, segment, train (or load a model), score,
-classify, evaluate against labels, and optionally write ``zeroflow run``'s files (beats.csv,
-summary.json, report.html, figures).
+"""The pipelines in one call each.
+
+* :func:`run` -- the ECG outlier pipeline of ``zeroflow run`` and ``zeroflow score``: load, segment,
+  train (or load a model), score, classify, evaluate against labels, and optionally write the
+  command's files (beats.csv, summary.json, report.html, figures).
+* :func:`run_timeseries` -- the seed-004 pipeline of ``zeroflow timeseries``: one column of a CSV
+  table, min-max scaled, the notebook's MLP autoencoder, a reconstruction-error score per point
+  and Tukey's fence over the scores.
 
 Every option of ``zeroflow run`` and ``zeroflow score`` is a keyword argument of :func:`run` (and a
 field of :class:`RunOptions`), under the library's name for it: the names, defaults, ranges and help
@@ -14,6 +19,8 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+
+import numpy as np
 
 from ._interop import Array, _core
 from .signal import Normalization
@@ -181,3 +188,88 @@ run.__doc__ = f"""Runs the pipeline of ``zeroflow run`` (training) or ``zeroflow
         ValueError: a value an option does not take, or options that contradict each other; the
             message names the option as ``name=``.
     """
+
+
+@dataclass
+class TimeseriesResult:
+    """What :func:`run_timeseries` returns: per-point NumPy arrays, the threshold and the summary.
+
+    Per row of the table: ``value`` (as read), ``scaled`` (min-max scaled to [0, 1]),
+    ``reconstruction`` (the model's), ``score`` (squared reconstruction error of the scaled
+    value; higher = more anomalous), all float32, and ``outlier`` (bool: score > threshold).
+    ``threshold`` is Tukey's fence ``q3 + 1.5 (q3 - q1)`` over the scores. ``label`` (bool) marks
+    the rows labelled anomalous in the column when labels were given, else None. ``summary`` is
+    the content of ``zeroflow timeseries``'s summary.json (without the writing stage).
+    """
+
+    summary: Dict[str, Any]
+    column: str
+    device: str
+    value: np.ndarray
+    scaled: np.ndarray
+    reconstruction: np.ndarray
+    score: np.ndarray
+    outlier: np.ndarray
+    label: Optional[np.ndarray]
+    threshold: float
+    q1: float
+    q3: float
+    epoch_loss: List[float]
+    stages_ms: Dict[str, float]
+
+
+def run_timeseries(
+    input: PathLike,
+    *,
+    column: Union[str, int],
+    device: str = "auto",
+    epochs: int = 100,
+    batch: int = 0,
+    learning_rate: float = 0.01,
+    weight_decay: float = 1e-5,
+    seed: int = 42,
+    labels: Union[PathLike, str, None] = "auto",
+    progress: Optional[Callable[[str], None]] = None,
+) -> TimeseriesResult:
+    """Runs the seed-004 pipeline of ``zeroflow timeseries`` on one column of a CSV table.
+
+    The same computation as the command (the library's ``pipeline::run_timeseries``): the
+    column is read onto the device, min-max scaled there, the notebook's MLP autoencoder
+    (1-32-32-32-1) trains on it, and every point is scored and flagged.
+
+    Args:
+        input: the CSV table (with a header; one row per point in time).
+        column: the column's name, or its 0-based index.
+        device: "auto" (the GPU when present), "cpu" or "cuda".
+        epochs: training epochs (the notebook: 100).
+        batch: rows per Adam step; 0: every row in one step, as the notebook.
+        learning_rate: Adam's learning rate.
+        weight_decay: Adam's L2 weight decay.
+        seed: seeds the initial weights (and the shuffles of a batched training).
+        labels: anomaly labels (row,datetime,column,kind) to evaluate against; "auto" takes
+            INPUT's .labels.csv when it exists, None evaluates nothing.
+        progress: called with one line per stage as it ends.
+    """
+    if not _core.has_torch:
+        raise RuntimeError("this zeroflow was built without LibTorch (ZEROFLOW_TORCH=OFF): no pipeline")
+    input = os.fspath(input)
+    if labels == "auto":
+        guess = os.path.splitext(input)[0] + ".labels.csv"
+        labels = guess if os.path.exists(guess) else None
+    d = _core._run_timeseries(
+        input,
+        str(column),
+        device,
+        int(epochs),
+        int(batch),
+        float(learning_rate),
+        float(weight_decay),
+        int(seed),
+        None if labels is None else os.fspath(labels),
+        progress,
+    )
+    for name in ("value", "scaled", "reconstruction", "score", "outlier"):
+        d[name] = np.from_dlpack(d[name])
+    if d["label"] is not None:
+        d["label"] = np.from_dlpack(d["label"])
+    return TimeseriesResult(**d)

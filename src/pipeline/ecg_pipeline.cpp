@@ -29,6 +29,7 @@
 #include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/torch_stream_scope.hpp"
 #include "zeroflow/model/vae.hpp"
+#include "zeroflow/pipeline/stage_clock.hpp"
 #include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/warm_up.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
@@ -65,41 +66,6 @@ model::row_provenance rows_made_by(const signal::segment_params& params, const s
 }
 
 namespace {
-
-/// Times one stage; the stream is synchronised first so that GPU work is counted where it runs.
-class stage_clock {
- public:
-  stage_clock(run_result& result, stream_view stream, const run_options& options)
-      : result_{result}, stream_{stream}, options_{options} {}
-  template <class Fn>
-  decltype(auto) operator()(const char* name, Fn&& fn) {
-    return (*this)(name, std::chrono::steady_clock::now(), std::forward<Fn>(fn));
-  }
-  /// A stage whose first part already ran, from `start` (work that had to come first).
-  template <class Fn>
-  decltype(auto) operator()(const char* name, std::chrono::steady_clock::time_point start, Fn&& fn) {
-    if (options_.progress) options_.progress(std::string(name) + "...");
-    const std::int64_t copied_before = device_to_host_transfers().bytes;
-    auto finish = [&] {
-      synchronize(stream_);
-      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-      result_.stages.push_back({name, took.count(), device_to_host_transfers().bytes - copied_before});
-    };
-    if constexpr (std::is_void_v<decltype(fn())>) {
-      fn();
-      finish();
-    } else {
-      decltype(auto) value = fn();
-      finish();
-      return value;
-    }
-  }
-
- private:
-  run_result& result_;
-  stream_view stream_;
-  const run_options& options_;
-};
 
 /// Copies a 1-D array to a host std::vector (the final hand-off to the report).
 template <class T>
@@ -299,7 +265,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // --max-device-memory: installed before LibTorch's allocator is routed, so training counts too.
   std::optional<detail::chunked_run> chunked;
   if (options.max_device_memory > 0) chunked.emplace(result.where, options.max_device_memory, options.progress);
-  stage_clock stage(result, stream, options);
+  stage_clock stage(result.stages, stream, options.progress);
 
   if (on_gpu) {
     stage("cuda_init", cuda_started, [&] {
