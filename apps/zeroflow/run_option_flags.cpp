@@ -28,9 +28,8 @@ bool taken_by(const option_info& o, bool training) {
 const char* type_name(option_kind kind) {
   switch (kind) {
     case option_kind::number:
-      return "NUMBER";
     case option_kind::beat_seconds:
-      return "SECONDS";
+      return "FLOAT";
     case option_kind::integer:
       return "INT";
     case option_kind::seed:
@@ -74,7 +73,8 @@ void add_run_option_flags(CLI::App& cmd, bool training, given_options& given) {
     const std::string flags(o.flags), name(o.name), help = in_flag_terms(std::string(o.help));
     CLI::Option* added = nullptr;
     if (o.kind == option_kind::flag) {
-      added = cmd.add_flag_callback(flags, [&given, name] { given.emplace_back(name, "true"); }, help);
+      added = cmd.add_flag_callback(
+          flags, [&given, name] { given.emplace_back(name, "true"); }, help);
     } else {
       added = cmd.add_option_function<std::string>(
                      flags, [&given, name](const std::string& text) { given.emplace_back(name, text); }, help)

@@ -1,8 +1,8 @@
 // The library's table of run options (zeroflow/pipeline/run_option_table.hpp), for zeroflow.pipeline
 // to build run()'s keyword arguments, their docstrings and RunOptions from, and zeroflow.dask its
 // command line: an option or a default is written once, in C++.
-#include <nanobind/stl/string.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <string>

@@ -65,7 +65,7 @@ def test_run_timeseries_refusals_name_no_flags(table):
     with pytest.raises(ValueError, match="epochs") as e:
         zf.pipeline.run_timeseries(table, column=7, device="cpu", epochs=-1)
     assert "--" not in str(e.value)
-    with pytest.raises(zf.Error, match="power"):
+    with pytest.raises(ValueError, match="power"):
         zf.pipeline.run_timeseries(table, column="power", device="cpu", epochs=1)
 
 

@@ -54,8 +54,8 @@ std::string yes_no(bool v) { return v ? "true" : "false"; }
 bool truth(std::string_view text) { return text == "true" || text == "1" || text == "on" || text == "yes"; }
 
 // Setters and getters by option, captureless so that the table holds plain function pointers.
-#define ZF_SEG_SECONDS(field)                                                                          \
-  [](run_options& o, std::string_view text) { o.segmentation.field = number(text); },                  \
+#define ZF_SEG_SECONDS(field)                                                         \
+  [](run_options& o, std::string_view text) { o.segmentation.field = number(text); }, \
       [](const run_options& o) { return shown(o.segmentation.field); }
 
 std::vector<option_info> make_table() {
@@ -65,13 +65,31 @@ std::vector<option_info> make_table() {
   const auto add = [&table](option_info info) { table.push_back(std::move(info)); };
 
   // ---- the recording
-  add({"lead", "--lead,--column,-c", k::text, u::both, "", 0, 0, false, "", {},
+  add({"lead",
+       "--lead,--column,-c",
+       k::text,
+       u::both,
+       "",
+       0,
+       0,
+       false,
+       "",
+       {},
        "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF lead "
        "(default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)",
-       "recording", [](run_options& o, std::string_view v) { o.lead = std::string(v); },
+       "recording",
+       [](run_options& o, std::string_view v) { o.lead = std::string(v); },
        [](const run_options& o) { return o.lead; }});
-  add({"sample_rate", "--sample-rate,-r", k::number, u::both, "250", io::lowest_sample_rate, io::highest_sample_rate,
-       false, "Hz", {},
+  add({"sample_rate",
+       "--sample-rate,-r",
+       k::number,
+       u::both,
+       "250",
+       io::lowest_sample_rate,
+       io::highest_sample_rate,
+       false,
+       "Hz",
+       {},
        "samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own; a "
        "different value given for them is refused)",
        "recording",
@@ -80,17 +98,46 @@ std::vector<option_info> make_table() {
          o.sample_rate_explicit = true;
        },
        [](const run_options& o) { return shown(o.segmentation.sample_rate); }});
-  add({"channels", "--channels", k::integer, u::both, "1", 1, 4096, false, "", {},
+  add({"channels",
+       "--channels",
+       k::integer,
+       u::both,
+       "1",
+       1,
+       4096,
+       false,
+       "",
+       {},
        "channels interleaved frame by frame in a raw recording (.f32, .i16, .i32); `lead` picks one by 0-based "
        "index",
-       "recording", [](run_options& o, std::string_view v) { o.raw.channels = static_cast<std::size_t>(whole(v)); },
+       "recording",
+       [](run_options& o, std::string_view v) { o.raw.channels = static_cast<std::size_t>(whole(v)); },
        [](const run_options& o) { return std::to_string(o.raw.channels); }});
-  add({"gain", "--gain", k::number, u::both, "1", 0, 1e9, false, "", {},
+  add({"gain",
+       "--gain",
+       k::number,
+       u::both,
+       "1",
+       0,
+       1e9,
+       false,
+       "",
+       {},
        "stored units per physical unit of a raw recording (e.g. ADC units per mV for .i16): its samples are divided "
        "by it (1: taken as stored)",
-       "recording", [](run_options& o, std::string_view v) { o.raw.gain = number(v); },
+       "recording",
+       [](run_options& o, std::string_view v) { o.raw.gain = number(v); },
        [](const run_options& o) { return shown(o.raw.gain); }});
-  add({"allow_outside_record", "--allow-outside-record", k::flag, u::both, "false", 0, 0, false, "", {},
+  add({"allow_outside_record",
+       "--allow-outside-record",
+       k::flag,
+       u::both,
+       "false",
+       0,
+       0,
+       false,
+       "",
+       {},
        "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
        "default a record reads only files beside its header, so that a record from elsewhere cannot read the rest "
        "of the machine",
@@ -99,33 +146,81 @@ std::vector<option_info> make_table() {
          o.record_files = truth(v) ? io::record_files::anywhere : io::record_files::own_folder;
        },
        [](const run_options& o) { return yes_no(o.record_files == io::record_files::anywhere); }});
-  add({"io", "--io", k::choice, u::both, "auto", 0, 0, false, "", {"auto", "kvikio", "posix", "mmap"},
+  add({"io",
+       "--io",
+       k::choice,
+       u::both,
+       "auto",
+       0,
+       0,
+       false,
+       "",
+       {"auto", "kvikio", "posix", "mmap"},
        "how files reach the GPU: auto (KvikIO where GPUDirect Storage runs, else posix), kvikio (KvikIO/cuFile; its "
        "compatibility mode without the nvidia-fs driver), posix (threads pread into pinned buffers, pipelined with "
        "the copies) or mmap (a memory map copied by the driver); `zeroflow info` says which GDS mode is active",
-       "recording", [](run_options& o, std::string_view v) { o.io = io::parse_io_method(v); },
+       "recording",
+       [](run_options& o, std::string_view v) { o.io = io::parse_io_method(v); },
        [](const run_options& o) { return std::string(io::to_string(o.io)); }});
-  add({"threads", "--threads", k::integer, u::both, "0", 0, 4096, false, "", {}, "CSV parser threads (0: all cores)",
-       "recording", [](run_options& o, std::string_view v) { o.threads = static_cast<int>(whole(v)); },
+  add({"threads",
+       "--threads",
+       k::integer,
+       u::both,
+       "0",
+       0,
+       4096,
+       false,
+       "",
+       {},
+       "CSV parser threads (0: all cores)",
+       "recording",
+       [](run_options& o, std::string_view v) { o.threads = static_cast<int>(whole(v)); },
        [](const run_options& o) { return std::to_string(o.threads); }});
-  add({"labels", "--labels", k::path, u::both, "", 0, 0, false, "", {},
+  add({"labels",
+       "--labels",
+       k::path,
+       u::both,
+       "",
+       0,
+       0,
+       false,
+       "",
+       {},
        "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / sample,symbol,aami) or "
        "WFDB annotations (NAME.atr); a file that cannot be read is a warning, not a failed run",
-       "recording", [](run_options& o, std::string_view v) { o.labels = std::filesystem::path(v); },
+       "recording",
+       [](run_options& o, std::string_view v) { o.labels = std::filesystem::path(v); },
        [](const run_options& o) { return o.labels ? o.labels->string() : std::string(); }});
 
   // ---- where and how the beats are found
-  add({"device", "--device,-d", k::choice, u::both, "auto", 0, 0, false, "", {"auto", "cpu", "cuda"},
-       "auto (GPU when present), cpu or cuda", "run",
+  add({"device",
+       "--device,-d",
+       k::choice,
+       u::both,
+       "auto",
+       0,
+       0,
+       false,
+       "",
+       {"auto", "cpu", "cuda"},
+       "auto (GPU when present), cpu or cuda",
+       "run",
        [](run_options& o, std::string_view v) {
          o.where = v == "cpu" ? device_choice::cpu : v == "cuda" ? device_choice::cuda : device_choice::automatic;
        },
        [](const run_options& o) {
-         return std::string(o.where == device_choice::cpu    ? "cpu"
-                            : o.where == device_choice::cuda ? "cuda"
-                                                             : "auto");
+         return std::string(o.where == device_choice::cpu ? "cpu" : o.where == device_choice::cuda ? "cuda" : "auto");
        }});
-  add({"segmentation", "--segmentation", k::choice, u::both, "robust", 0, 0, false, "", {"robust", "seed"},
+  add({"segmentation",
+       "--segmentation",
+       k::choice,
+       u::both,
+       "robust",
+       0,
+       0,
+       false,
+       "",
+       {"robust", "seed"},
        "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or seed (the "
        "seed's NMS gate and length filter, exactly; beats outside `min_beat_seconds`/`max_beat_seconds` are not "
        "scored)",
@@ -136,23 +231,70 @@ std::vector<option_info> make_table() {
        [](const run_options& o) {
          return std::string(o.segmentation.method == signal::segmentation_method::seed ? "seed" : "robust");
        }});
-  add({"normalize", "--normalize", k::choice, u::both, "robust", 0, 0, false, "", {"robust", "none"},
+  add({"normalize",
+       "--normalize",
+       k::choice,
+       u::both,
+       "robust",
+       0,
+       0,
+       false,
+       "",
+       {"robust", "none"},
        "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none (raw samples, as "
        "the seed; its losses are then comparable)",
        "segmentation",
        [](run_options& o, std::string_view v) { o.segmentation.normalize_rows = v == "robust"; },
        [](const run_options& o) { return std::string(o.segmentation.normalize_rows ? "robust" : "none"); }});
-  add({"min_beat_seconds", "--min-beat", k::beat_seconds, u::both, "0.4", 0, 10, false, "", {},
-       "shortest kept beat, seconds (seed: 0.4); below `max_beat_seconds`", "segmentation",
+  add({"min_beat_seconds",
+       "--min-beat",
+       k::beat_seconds,
+       u::both,
+       "0.4",
+       0,
+       10,
+       false,
+       "",
+       {},
+       "shortest kept beat, seconds (seed: 0.4); below `max_beat_seconds`",
+       "segmentation",
        ZF_SEG_SECONDS(min_beat_seconds)});
-  add({"max_beat_seconds", "--max-beat", k::beat_seconds, u::both, "1.024", 0, 10, false, "", {},
-       "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)", "segmentation",
+  add({"max_beat_seconds",
+       "--max-beat",
+       k::beat_seconds,
+       u::both,
+       "1.024",
+       0,
+       10,
+       false,
+       "",
+       {},
+       "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)",
+       "segmentation",
        ZF_SEG_SECONDS(max_beat_seconds)});
-  add({"min_peak_ratio", "--min-peak-ratio", k::number, u::both, "0.1", 0, 1, false, "", {},
+  add({"min_peak_ratio",
+       "--min-peak-ratio",
+       k::number,
+       u::both,
+       "0.1",
+       0,
+       1,
+       false,
+       "",
+       {},
        "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)",
-       "segmentation", ZF_SEG_SECONDS(min_peak_ratio)});
-  add({"max_device_memory", "--max-device-memory", k::byte_size, u::both, "", static_cast<double>(min_device_budget),
-       0, false, "", {},
+       "segmentation",
+       ZF_SEG_SECONDS(min_peak_ratio)});
+  add({"max_device_memory",
+       "--max-device-memory",
+       k::byte_size,
+       u::both,
+       "",
+       static_cast<double>(min_device_budget),
+       0,
+       false,
+       "",
+       {},
        "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and is "
        "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)",
        "run",
@@ -162,36 +304,96 @@ std::vector<option_info> make_table() {
        [](const run_options& o) { return o.max_device_memory > 0 ? std::to_string(o.max_device_memory) : ""; }});
 
   // ---- the model
-  add({"model", "--model,-m", k::path, u::scoring, "", 0, 0, false, "", {},
+  add({"model",
+       "--model,-m",
+       k::path,
+       u::scoring,
+       "",
+       0,
+       0,
+       false,
+       "",
+       {},
        "model.safetensors written by `zeroflow run` (either model; the model.pt of earlier versions too), or a "
        "LightVAE saved from Python with its rows described (zeroflow.model.VAE.describe_rows)",
-       "model", [](run_options& o, std::string_view v) { o.model = std::filesystem::path(v); },
+       "model",
+       [](run_options& o, std::string_view v) { o.model = std::filesystem::path(v); },
        [](const run_options& o) { return o.model ? o.model->string() : std::string(); }});
-  add({"model_kind", "--model,-m", k::choice, u::training, "lightvae", 0, 0, false, "", {"lightvae", "mlp"},
+  add({"model_kind",
+       "--model,-m",
+       k::choice,
+       u::training,
+       "lightvae",
+       0,
+       0,
+       false,
+       "",
+       {"lightvae", "mlp"},
        "the model that scores the beats' shapes: lightvae (the seed's LightVAE) or mlp (the seed-004 MLP "
        "autoencoder on min-max scaled beats; 100 full-batch epochs unless `epochs` or `batch` say otherwise). "
        "MONAI's VarAutoEncoder is Python's: zeroflow.sklearn.VAEOutlierDetector(model=\"monai\")",
-       "model", [](run_options& o, std::string_view v) { o.model_type = parse_model_kind(std::string(v)); },
+       "model",
+       [](run_options& o, std::string_view v) { o.model_type = parse_model_kind(std::string(v)); },
        [](const run_options& o) { return std::string(model_kind_name(o.model_type)); }});
-  add({"epochs", "--epochs", k::integer, u::training, "30", 1, 100000, false, "", {},
-       "training epochs (`model_kind`=mlp: 100)", "model",
+  add({"epochs",
+       "--epochs",
+       k::integer,
+       u::training,
+       "30",
+       1,
+       100000,
+       false,
+       "",
+       {},
+       "training epochs (`model_kind`=mlp: 100)",
+       "model",
        [](run_options& o, std::string_view v) { o.epochs = static_cast<int>(whole(v)); },
        [](const run_options& o) { return std::to_string(o.epochs); }});
-  add({"batch", "--batch", k::integer, u::training, "1024", 1, 1 << 24, false, "", {},
-       "training batch size (`model_kind`=mlp: all beats in one batch)", "model",
+  add({"batch",
+       "--batch",
+       k::integer,
+       u::training,
+       "1024",
+       1,
+       1 << 24,
+       false,
+       "",
+       {},
+       "training batch size (`model_kind`=mlp: all beats in one batch)",
+       "model",
        [](run_options& o, std::string_view v) { o.batch = static_cast<int>(whole(v)); },
        [](const run_options& o) { return std::to_string(o.batch); }});
-  add({"seed", "--seed", k::seed, u::training, "42", 0, 0, false, "", {},
-       "seed of the shuffle, split and initial weights", "model",
+  add({"seed",
+       "--seed",
+       k::seed,
+       u::training,
+       "42",
+       0,
+       0,
+       false,
+       "",
+       {},
+       "seed of the shuffle, split and initial weights",
+       "model",
        [](run_options& o, std::string_view v) {
          if (!v.empty() && v.front() == '+') v.remove_prefix(1);
          std::from_chars(v.data(), v.data() + v.size(), o.seed);
        },
        [](const run_options& o) { return std::to_string(o.seed); }});
-  add({"route_torch_memory", "", k::flag, u::library, "true", 0, 0, false, "", {},
+  add({"route_torch_memory",
+       "",
+       k::flag,
+       u::library,
+       "true",
+       0,
+       0,
+       false,
+       "",
+       {},
        "on CUDA, make LibTorch allocate from zeroflow's pool too; only possible before LibTorch's first CUDA "
        "allocation in the process",
-       "run", [](run_options& o, std::string_view v) { o.route_torch_memory = truth(v); },
+       "run",
+       [](run_options& o, std::string_view v) { o.route_torch_memory = truth(v); },
        [](const run_options& o) { return yes_no(o.route_torch_memory); }});
 
   // ---- the detector's windows (signal/params.hpp says what each one is for)
@@ -206,16 +408,16 @@ std::vector<option_info> make_table() {
          ZF_SEG_SECONDS(nms_window_seconds));
   window("refractory_seconds", "--refractory-seconds", "0.2", 10, "no two beats closer than this",
          ZF_SEG_SECONDS(refractory_seconds));
-  window("t_wave_seconds", "--t-wave-seconds", "0.36", 10,
-         "a slower, weaker peak this soon after a beat is its T wave", ZF_SEG_SECONDS(t_wave_seconds));
+  window("t_wave_seconds", "--t-wave-seconds", "0.36", 10, "a slower, weaker peak this soon after a beat is its T wave",
+         ZF_SEG_SECONDS(t_wave_seconds));
   window("replace_seconds", "--replace-seconds", "0.25", 10,
          "a stronger peak this soon after a beat replaces it (it was a P wave)", ZF_SEG_SECONDS(replace_seconds));
   window("slope_seconds", "--slope-seconds", "0.075", 10,
          "half-width of the window in which a candidate's steepest slope is taken", ZF_SEG_SECONDS(slope_seconds));
   window("learn_seconds", "--learn-seconds", "8", 3600, "the detector's levels start from this much of the recording",
          ZF_SEG_SECONDS(learn_seconds));
-  window("stretch_seconds", "--stretch-seconds", "300", 86400,
-         "the detector decides stretches this long independently", ZF_SEG_SECONDS(stretch_seconds));
+  window("stretch_seconds", "--stretch-seconds", "300", 86400, "the detector decides stretches this long independently",
+         ZF_SEG_SECONDS(stretch_seconds));
   window("overlap_seconds", "--overlap-seconds", "30", 3600,
          "each stretch starts this much earlier (at least `learn_seconds`)", ZF_SEG_SECONDS(overlap_seconds));
   window("window_before_seconds", "--window-before-seconds", "0.25", 10,
@@ -231,8 +433,8 @@ std::string in_range(const option_info& o, bool low_open) {
   const auto bound = [&o](double v) {
     return o.kind == option_kind::integer ? std::to_string(static_cast<long long>(v)) : shown_g(v);
   };
-  std::string r = std::string("in ") + (low_open ? "(" : "[") + bound(o.low) + ", " + bound(o.high) +
-                  (o.high_open ? ")" : "]");
+  std::string r =
+      std::string("in ") + (low_open ? "(" : "[") + bound(o.low) + ", " + bound(o.high) + (o.high_open ? ")" : "]");
   return o.unit.empty() ? r : r + " " + std::string(o.unit);
 }
 
@@ -284,14 +486,13 @@ const option_info& run_option(std::string_view name) {
   ZF_THROW(invalid_argument, "'", name, "' is no option of a run; the options are ", names);
 }
 
-std::string_view long_flag(const option_info& option) {
-  return option.flags.substr(0, option.flags.find(','));
-}
+std::string_view long_flag(const option_info& option) { return option.flags.substr(0, option.flags.find(',')); }
 
 std::string option_range_text(const option_info& o) {
   switch (o.kind) {
-    case option_kind::number:
     case option_kind::beat_seconds:
+      return "seconds " + in_range(o, true);
+    case option_kind::number:
     case option_kind::integer:
       return in_range(o, low_excluded(o));
     case option_kind::byte_size:

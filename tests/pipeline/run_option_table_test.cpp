@@ -1,6 +1,8 @@
 // The table of run options (pipeline/run_option_table.hpp): its defaults are run_options' own, every
 // value it accepts lands in the options, its refusals name the option in the library's spelling,
 // and spell_options puts that into each front's.
+#include "zeroflow/pipeline/run_option_table.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -10,7 +12,6 @@
 
 #include "io/io_test_util.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/pipeline/run_option_table.hpp"
 
 namespace pl = zeroflow::pipeline;
 using zeroflow::test::message_of;
@@ -108,11 +109,13 @@ TEST(RunOptionTable, RefusalsNameTheOptionAndTheValue) {
 }
 
 TEST(RunOptionTable, ContradictionsNameBothOptions) {
-  const auto order =
-      message_of([] { (void)pl::make_run_options({{"min_beat_seconds", "2"}, {"max_beat_seconds", "1"}}); });
+  const auto order = message_of([] {
+    (void)pl::make_run_options({{"min_beat_seconds", "2"}, {"max_beat_seconds", "1"}});
+  });
   EXPECT_EQ(order, "`min_beat_seconds`=2 s must be shorter than `max_beat_seconds`=1 s");
-  const auto chunks =
-      message_of([] { (void)pl::make_run_options({{"max_device_memory", "1G"}, {"segmentation", "seed"}}); });
+  const auto chunks = message_of([] {
+    (void)pl::make_run_options({{"max_device_memory", "1G"}, {"segmentation", "seed"}});
+  });
   EXPECT_NE(chunks.find("`max_device_memory`"), std::string::npos) << chunks;
 }
 

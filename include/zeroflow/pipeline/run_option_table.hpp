@@ -20,15 +20,15 @@ namespace zeroflow::pipeline {
 
 /// What kind of value an option takes (how its text is read and checked).
 enum class option_kind {
-  number,         ///< a finite number in [low, high] (`high_open`: [low, high))
-  beat_seconds,   ///< seconds of a heartbeat, in (0, high]; a value in milliseconds is pointed out
-  integer,        ///< a whole number in [low, high]
-  seed,           ///< a whole number from 0 to 2^64 - 1
-  choice,         ///< one of `choices`
-  byte_size,      ///< bytes, or a size such as 2G or 512M (parse_byte_size); at least `low`
-  text,           ///< any text (a lead's name or index)
-  path,           ///< a file
-  flag,           ///< true or false; on the command line a flag without a value
+  number,        ///< a finite number in [low, high] (`high_open`: [low, high))
+  beat_seconds,  ///< seconds of a heartbeat, in (0, high]; a value in milliseconds is pointed out
+  integer,       ///< a whole number in [low, high]
+  seed,          ///< a whole number from 0 to 2^64 - 1
+  choice,        ///< one of `choices`
+  byte_size,     ///< bytes, or a size such as 2G or 512M (parse_byte_size); at least `low`
+  text,          ///< any text (a lead's name or index)
+  path,          ///< a file
+  flag,          ///< true or false; on the command line a flag without a value
 };
 
 /// Which commands take an option.

@@ -26,11 +26,11 @@ struct timeseries_options {
   std::string column;
   device_choice where = device_choice::automatic;
   io::io_method io = io::io_method::automatic;  ///< how the table's bytes reach a CUDA device
-  int epochs = 100;             ///< training epochs, >= 0
-  std::int64_t batch = 0;       ///< rows per Adam step; 0: every row in one step, as the notebook
-  double learning_rate = 0.01;  ///< Adam's step size, > 0
-  double weight_decay = 1e-5;   ///< Adam's L2 weight decay, >= 0
-  std::uint64_t seed = 42;      ///< seeds the initial weights (and the shuffles of a batched training)
+  int epochs = 100;                             ///< training epochs, >= 0
+  std::int64_t batch = 0;                       ///< rows per Adam step; 0: every row in one step, as the notebook
+  double learning_rate = 0.01;                  ///< Adam's step size, > 0
+  double weight_decay = 1e-5;                   ///< Adam's L2 weight decay, >= 0
+  std::uint64_t seed = 42;                      ///< seeds the initial weights (and the shuffles of a batched training)
   /// Anomaly labels (synth::write_electricity_labels' `row,datetime,column,kind`) to evaluate
   /// against; only the rows labelled in the column that was read count.
   std::optional<std::filesystem::path> labels;
