@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io_test_util.hpp"
+#include "io/io_test_util.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "../../src/model/torch/torch_vae_format2.hpp"
-#include "../../src/pipeline/sample_check.hpp"
 #include "io/signal_file_writers.hpp"
+#include "model/torch/torch_vae_format2.hpp"
+#include "pipeline/sample_check.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"

@@ -23,7 +23,7 @@
 #if ZEROFLOW_HAS_CAIRO
 #include <cairo.h>
 
-#include "../../src/report/png_axes.hpp"
+#include "report/png_axes.hpp"
 #endif
 
 namespace zeroflow::report {

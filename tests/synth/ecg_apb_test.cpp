@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "synth_test_helpers.hpp"
+#include "synth/synth_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
