@@ -52,7 +52,8 @@ void bind_timeseries(nb::module_& m) {
   m.def(
       "_run_timeseries",
       [](const std::string& input, const std::string& column, const std::string& device, int epochs, std::int64_t batch,
-         double learning_rate, double weight_decay, std::uint64_t seed, nb::handle labels, nb::handle progress) {
+         double learning_rate, double weight_decay, std::uint64_t seed, nb::handle labels, nb::handle progress,
+         const std::string& loading) {
         pipeline::timeseries_options o;
         o.input = input;
         o.column = column;
@@ -62,6 +63,7 @@ void bind_timeseries(nb::module_& m) {
         o.learning_rate = learning_rate;
         o.weight_decay = weight_decay;
         o.seed = seed;
+        o.io = io::parse_io_method(loading);
         if (!labels.is_none()) o.labels = nb::cast<std::string>(nb::str(labels));
         if (!progress.is_none()) o.progress = python_callback<const std::string&>(progress);
         pipeline::timeseries_result r;
@@ -72,7 +74,7 @@ void bind_timeseries(nb::module_& m) {
         return timeseries_dict(std::move(r), o);
       },
       "input"_a, "column"_a, "device"_a, "epochs"_a, "batch"_a, "learning_rate"_a, "weight_decay"_a, "seed"_a,
-      "labels"_a.none(), "progress"_a.none());
+      "labels"_a.none(), "progress"_a.none(), "io"_a = "auto");
 }
 
 #else

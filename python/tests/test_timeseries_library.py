@@ -89,3 +89,11 @@ def test_library_quantiles_round_as_numpy(dtype):
         _core._quantile(zf.asarray(np.zeros(0, dtype)), 0.5)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         _core._quantile(zf.asarray(x), 1.5)
+
+
+def test_run_timeseries_takes_its_loading_method_per_call(table):
+    a = zf.pipeline.run_timeseries(table, column=7, device="cpu", epochs=2, io="posix")
+    b = zf.pipeline.run_timeseries(table, column=7, device="cpu", epochs=2)
+    np.testing.assert_array_equal(a.value, b.value)
+    with pytest.raises(ValueError, match=r"io=gds: not a loading method; choose auto, kvikio, posix or mmap"):
+        zf.pipeline.run_timeseries(table, column=7, device="cpu", epochs=1, io="gds")

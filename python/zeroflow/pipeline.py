@@ -230,6 +230,7 @@ def run_timeseries(
     seed: int = 42,
     labels: Union[PathLike, str, None] = "auto",
     progress: Optional[Callable[[str], None]] = None,
+    io: str = "auto",
 ) -> TimeseriesResult:
     """Runs the seed-004 pipeline of ``zeroflow timeseries`` on one column of a CSV table.
 
@@ -249,6 +250,7 @@ def run_timeseries(
         labels: anomaly labels (row,datetime,column,kind) to evaluate against; "auto" takes
             INPUT's .labels.csv when it exists, None evaluates nothing.
         progress: called with one line per stage as it ends.
+        io: how the table's bytes reach a GPU: "auto", "kvikio", "posix" or "mmap" (as ``--io``).
     """
     if not _core.has_torch:
         raise RuntimeError("this zeroflow was built without LibTorch (ZEROFLOW_TORCH=OFF): no pipeline")
@@ -267,6 +269,7 @@ def run_timeseries(
         int(seed),
         None if labels is None else os.fspath(labels),
         progress,
+        io=io,
     )
     for name in ("value", "scaled", "reconstruction", "score", "outlier"):
         d[name] = np.from_dlpack(d[name])
