@@ -91,7 +91,8 @@ void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset
         ZF_THROW(error, "reading ", path.string(), ": it has ", source.size(), " bytes, fewer than the ",
                  offset + bytes, " needed (was it truncated?)");
       const unsigned n = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-      detail::staged_copy copy(source, static_cast<std::size_t>(offset), bytes, device_dst, 0, n, s, {});
+      detail::staged_copy copy(source, static_cast<std::size_t>(offset), bytes, device_dst, 0, n, s, {},
+                               io_method::posix);
       copy.finish();
       break;
     }
