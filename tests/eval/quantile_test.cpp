@@ -12,23 +12,16 @@
 #include <span>
 #include <vector>
 
+#include "eval/sorted_quantile.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
 namespace ev = zeroflow::eval;
+using zeroflow::test::sorted_quantile;
 
 namespace {
-
-/// The q-quantile by a full sort: the order statistics at floor and ceil of q (n - 1), weighted.
-double sorted_quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(at);
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
 
 TEST(Quantile, QuartilesOfFourValuesWorkedByHand) {
   // Sorted 1 2 3 4: Q1 at index 0.75 = 1 + 0.75 = 1.75, Q3 at index 2.25 = 3 + 0.25 = 3.25,

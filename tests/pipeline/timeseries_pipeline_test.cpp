@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/sorted_quantile.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/mlp_autoencoder.hpp"
@@ -23,6 +24,7 @@
 
 namespace zf = zeroflow;
 namespace fs = std::filesystem;
+using zeroflow::test::sorted_quantile;
 
 namespace {
 
@@ -59,15 +61,6 @@ zf::pipeline::timeseries_options options() {
   o.epochs = 20;
   o.seed = 5;
   return o;
-}
-
-/// The q-quantile from a full sort, interpolated between the order statistics around q (n - 1).
-double sorted_quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(at);
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 TEST(TimeseriesPipeline, ComputesTheSeedPipelineOnTheColumn) {
