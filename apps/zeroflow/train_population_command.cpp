@@ -1,5 +1,7 @@
-// zeroflow train-population: one LightVAE over the beats of many recordings, data-parallel with
-// torch.distributed, in Python (zeroflow.population; python_front.hpp says why).
+// zeroflow train-population: one LightVAE over the beats of many recordings. On GPUs zeroflow's
+// own fused training step, one process per GPU with NCCL between them (population_gpus.hpp); on
+// CPUs data-parallel with torch.distributed's gloo, in Python (zeroflow.population;
+// python_front.hpp says why).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -7,7 +9,10 @@
 
 #include "commands.hpp"
 #include "flag_checks.hpp"
+#include "population_gpus.hpp"
 #include "python_front.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
 
 namespace zeroflow::cli {
 
@@ -17,26 +22,66 @@ struct population_flags {
   std::vector<std::string> inputs;
   std::string out, device = "auto", lead, backend;
   double sample_rate = 250;
-  int processes = 1, epochs = 30, batch = 1024, threads = 0;
+  int processes = 1, epochs = 30, batch = 1024, threads = 0, gpus = 1, checkpoint_every = 1, rank = -1;
   std::uint64_t seed = 42;
-  bool force = false;
+  std::string checkpoint, group;
+  bool force = false, resume = false;
 };
+
+/// The GPU path's flags from the command's.
+gpu_population_flags on_gpus(const population_flags& f, const CLI::App& cmd) {
+  gpu_population_flags g;
+  g.inputs = f.inputs;
+  g.out = f.out;
+  g.lead = f.lead;
+  g.sample_rate = f.sample_rate;
+  g.sample_rate_given = cmd.count("--sample-rate") > 0;
+  g.epochs = f.epochs;
+  g.gpus = f.gpus;
+  g.checkpoint_every = f.checkpoint_every;
+  g.batch = f.batch;
+  g.seed = f.seed;
+  g.checkpoint = f.checkpoint;
+  g.resume = f.resume;
+  g.force = f.force;
+  g.rank = f.rank;
+  g.group = f.group;
+  return g;
+}
 
 }  // namespace
 
 void add_train_population(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "train-population",
-      "Train one VAE on the beats of many recordings (data-parallel with torch.distributed: gloo on CPUs, NCCL on "
-      "GPUs); `zeroflow score --model MODEL` then scores any recording with it");
+      "Train one VAE on the beats of many recordings; `zeroflow score --model MODEL` then scores any recording "
+      "with it. On GPUs: zeroflow's fused training step, --gpus N processes with NCCL between them; on CPUs: "
+      "torch.distributed (gloo) in Python, --processes N");
   auto f = std::make_shared<population_flags>();
   cmd->add_option("INPUT", f->inputs, "recordings of one sample rate: CSV, WFDB (NAME.hea) or EDF")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--out,-o", f->out, "the model file to write (e.g. population.pt)")->required();
+  cmd->add_option("--gpus", f->gpus,
+                  "GPUs of this machine to train on together, one process each (NCCL sums their gradients); the "
+                  "batch is split among them")
+      ->capture_default_str()
+      ->check(integer_in(1, 1024));
+  cmd->add_option("--checkpoint", f->checkpoint,
+                  "where the run keeps its checkpoint (default: the model file's path + .checkpoint); GPU path")
+      ->check(CLI::NonexistentPath | CLI::ExistingFile);
+  cmd->add_option("--checkpoint-every", f->checkpoint_every, "epochs between checkpoints (0: none); GPU path")
+      ->capture_default_str()
+      ->check(integer_in(0, 100000));
+  cmd->add_flag("--resume", f->resume,
+                "continue an interrupted run from its checkpoint (same recordings and "
+                "settings; --epochs may be raised); GPU path");
+  // Given by the process that starts one process per GPU, to each of them.
+  cmd->add_option("--rank", f->rank)->group("")->check(integer_in(0, 1023));
+  cmd->add_option("--group", f->group)->group("");
   cmd->add_option("--processes,-n", f->processes,
-                  "data-parallel processes on this machine (one per GPU); several machines: torchrun, see "
-                  "docs/scaling.md")
+                  "CPU path: data-parallel processes on this machine (torch.distributed, gloo); several machines: "
+                  "torchrun, see docs/scaling.md")
       ->capture_default_str()
       ->check(integer_in(1, 4096));
   cmd->add_option("--backend", f->backend, "torch.distributed backend (default: nccl on GPUs, gloo on CPUs)")
@@ -60,6 +105,17 @@ void add_train_population(CLI::App& app) {
       ->check(integer_in(0, 4096));
   cmd->add_flag("--force,-f", f->force, "replace an existing model file");
   cmd->callback([f, cmd] {
+    const bool gpu = f->device == "cuda" || (f->device == "auto" && cuda_available());
+    if (gpu && cmd->count("--backend") == 0 && f->processes == 1 && cmd->count("--threads") == 0) {
+      const int code = train_population_on_gpus(on_gpus(*f, *cmd));
+      if (code != 0) throw error("population training on " + std::to_string(f->gpus) + " GPUs failed (see above)");
+      return;
+    }
+    if (gpu && f->device == "cuda")
+      throw CLI::ValidationError(
+          "--processes, --backend and --threads belong to the CPU path (torch.distributed); on GPUs, --gpus N "
+          "sets the processes");
+    if (f->gpus > 1) throw CLI::ValidationError("--gpus needs GPUs (--device cuda, or auto on a machine with them)");
     std::vector<std::string> args = f->inputs;
     args.insert(args.end(), {"--out", f->out, "--processes", std::to_string(f->processes), "--device", f->device,
                              "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",

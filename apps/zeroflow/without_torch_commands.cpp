@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "population_gpus.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::cli {
@@ -27,6 +28,14 @@ void add_run(CLI::App& app) {
 
 void add_score(CLI::App& app) {
   add_unavailable(app, "score", "Score a recording's beats with a model trained by `zeroflow run`");
+}
+
+std::filesystem::path checkpoint_path(const gpu_population_flags& f) { return f.out + ".checkpoint"; }
+
+int train_population_on_gpus(const gpu_population_flags&) {
+  throw error(
+      "`zeroflow train-population` on GPUs needs the model layer, which this zeroflow was built without "
+      "(ZEROFLOW_TORCH=OFF); train on the CPU (--device cpu) or rebuild with LibTorch");
 }
 
 }  // namespace zeroflow::cli

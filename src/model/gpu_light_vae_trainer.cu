@@ -20,6 +20,7 @@
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/model/population.hpp"
 
 namespace zeroflow::model::detail {
 
@@ -36,15 +37,18 @@ struct step_counters {
   float adam_step;           ///< Adam's step count (as float, as LibTorch's fused Adam keeps it)
 };
 
-/// Rows of the next batch from this epoch's order, and their noise.
+/// Rows of the next batch from this epoch's order, and their noise. A full batch is this
+/// process's slice of the global batch `batch_index`: positions offset … offset + batch − 1 of it.
 __global__ void gather_batch(const std::int64_t* __restrict__ order, const step_counters* __restrict__ counters,
-                             std::int64_t first_row, bool full, std::int64_t batch, std::uint64_t key,
-                             std::int64_t* __restrict__ rows, float* __restrict__ eps) {
+                             std::int64_t first_row, bool full, std::int64_t batch, std::int64_t global_batch,
+                             std::int64_t offset, std::uint64_t key, std::int64_t* __restrict__ rows,
+                             float* __restrict__ eps) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= batch) return;
-  const std::int64_t start = full ? counters->batch_index * batch : first_row;
+  const std::int64_t start = full ? counters->batch_index * global_batch + offset : first_row;
   rows[i] = order[start + i];
-  const normal_pair n = normal2(key, static_cast<std::uint32_t>(i), counters->noise_step, rng_stream::training_noise);
+  const normal_pair n =
+      normal2(key, static_cast<std::uint32_t>(offset + i), counters->noise_step, rng_stream::training_noise);
   eps[2 * i] = n.a;
   eps[2 * i + 1] = n.b;
 }
@@ -178,6 +182,19 @@ struct gpu_light_vae_trainer::state {
     ZF_CUDA_TRY(cudaMemsetAsync(exp_avg_sq.data(), 0, static_cast<std::size_t>(n) * sizeof(float), s));
     reset_counters<<<1, 1, 0, s>>>(pointer<step_counters>(counters), pointer<double>(total));
   }
+
+  /// The optimiser of a training being resumed (the host values stay alive until `s` has copied them).
+  void restore_optimiser(const optimiser_state& from, const step_counters& start, cudaStream_t s) {
+    const std::int64_t n = parameter_count();
+    ZF_EXPECTS(
+        static_cast<std::int64_t>(from.exp_avg.size()) == n && static_cast<std::int64_t>(from.exp_avg_sq.size()) == n,
+        "the optimiser state to resume holds ", from.exp_avg.size(), " moments, the model ", n, " parameters");
+    const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
+    ZF_CUDA_TRY(cudaMemcpyAsync(exp_avg.data(), from.exp_avg.data(), bytes, cudaMemcpyHostToDevice, s));
+    ZF_CUDA_TRY(cudaMemcpyAsync(exp_avg_sq.data(), from.exp_avg_sq.data(), bytes, cudaMemcpyHostToDevice, s));
+    ZF_CUDA_TRY(cudaMemcpyAsync(counters.data(), &start, sizeof start, cudaMemcpyHostToDevice, s));
+    ZF_CUDA_TRY(cudaMemsetAsync(total.data(), 0, sizeof(double), s));
+  }
 };
 
 gpu_light_vae_trainer::gpu_light_vae_trainer(float* params, std::int64_t width, const float* data, std::int64_t rows,
@@ -207,6 +224,23 @@ gpu_light_vae_trainer::gpu_light_vae_trainer(float* params, std::int64_t width, 
 
 gpu_light_vae_trainer::~gpu_light_vae_trainer() = default;
 
+optimiser_state gpu_light_vae_trainer::optimiser() const {
+  const state& s = *state_;
+  const auto stream = s.caller.value();
+  optimiser_state out;
+  out.exp_avg.resize(static_cast<std::size_t>(s.parameter_count()));
+  out.exp_avg_sq.resize(out.exp_avg.size());
+  step_counters counters{};
+  const auto bytes = out.exp_avg.size() * sizeof(float);
+  ZF_CUDA_TRY(cudaMemcpyAsync(out.exp_avg.data(), s.exp_avg.data(), bytes, cudaMemcpyDeviceToHost, stream));
+  ZF_CUDA_TRY(cudaMemcpyAsync(out.exp_avg_sq.data(), s.exp_avg_sq.data(), bytes, cudaMemcpyDeviceToHost, stream));
+  ZF_CUDA_TRY(cudaMemcpyAsync(&counters, s.counters.data(), sizeof counters, cudaMemcpyDeviceToHost, stream));
+  ZF_CUDA_TRY(cudaStreamSynchronize(stream));
+  out.adam_step = counters.adam_step;
+  out.noise_step = counters.noise_step;
+  return out;
+}
+
 double gpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, std::int64_t batch) {
   state& s = *state_;
   const auto stream = s.caller.value();
@@ -226,12 +260,21 @@ double gpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, s
 gpu_training_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std::int64_t n_train,
                                                  const gpu_training_options& options) {
   ZF_EXPECTS(options.epochs >= 0 && options.batch >= 1, "GPU training: epochs must be >= 0 and batch >= 1");
+  ZF_EXPECTS(options.first_epoch >= 0 && options.first_epoch <= options.epochs,
+             "GPU training: the first epoch must be in [0, epochs]");
   ZF_EXPECTS(n_train >= 1, "GPU training: no training rows");
+  gradient_group* const group = options.group;
+  const int ranks = group != nullptr ? group->size() : 1;
+  const std::int64_t offset = group != nullptr ? group->rank() * options.batch : 0;
+  ZF_EXPECTS(ranks == 1 || options.drop_last, "GPU training: a group trains whole global batches only");
   gpu_training_report report;
-  if (options.epochs == 0) return report;
+  if (options.first_epoch == options.epochs) return report;
   state& s = *state_;
-  const std::int64_t full_steps = n_train / options.batch;
-  const std::int64_t tail = n_train % options.batch;
+  const std::int64_t global_batch = options.batch * ranks;
+  const std::int64_t full_steps = n_train / global_batch;
+  const std::int64_t tail = options.drop_last ? 0 : n_train % global_batch;
+  ZF_EXPECTS(full_steps + (tail > 0 ? 1 : 0) >= 1, "GPU training: ", n_train, " training rows make no whole batch of ",
+             global_batch, " rows");
 
   // Capture needs a stream other than the legacy default one; it starts after the caller's work
   // and the caller's stream waits for it at the end.
@@ -263,7 +306,13 @@ gpu_training_report gpu_light_vae_trainer::train(const std::int64_t* train_index
                                               pointer<std::uint32_t>(sorted_keys), train_index,
                                               pointer<std::int64_t>(order), n_train, 0, 32, side));
   array sort_scratch = empty({static_cast<std::int64_t>(std::max<std::size_t>(sort_bytes, 1))}, uint8, s.gpu, on_side);
-  s.fresh_optimiser(side);
+  if (options.resume_from != nullptr)
+    s.restore_optimiser(
+        *options.resume_from,
+        {.batch_index = 0, .noise_step = options.resume_from->noise_step, .adam_step = options.resume_from->adam_step},
+        side);
+  else
+    s.fresh_optimiser(side);
 
   array full_grads, full_loss, tail_grads, tail_loss;
   captured_graph full_graph, tail_graph;
@@ -272,12 +321,15 @@ gpu_training_report gpu_light_vae_trainer::train(const std::int64_t* train_index
     const fused_vae::launch_plan plan = fused_vae::plan(batch, s.width);
     const fused_vae::step_args args = s.step_args(pointer<std::int64_t>(batch_rows), pointer<float>(eps), batch, plan,
                                                   full ? full_grads : tail_grads, full ? full_loss : tail_loss);
-    return [&s, args, plan, full, batch, first = full_steps * options.batch, key = options.seed, side, &order,
-            &batch_rows, &eps] {
-      gather_batch<<<blocks_for(batch), block, 0, side>>>(pointer<std::int64_t>(order),
-                                                          pointer<step_counters>(s.counters), first, full, batch, key,
-                                                          pointer<std::int64_t>(batch_rows), pointer<float>(eps));
+    return [&s, args, plan, full, batch, global_batch, offset, group, first = full_steps * global_batch,
+            key = options.seed, side, &order, &batch_rows, &eps] {
+      gather_batch<<<blocks_for(batch), block, 0, side>>>(
+          pointer<std::int64_t>(order), pointer<step_counters>(s.counters), first, full, batch, global_batch, offset,
+          key, pointer<std::int64_t>(batch_rows), pointer<float>(eps));
       fused_vae::train_step(args, plan, stream_view{side});
+      // The group's gradients summed on the devices, inside the graph: the steps of every
+      // process then apply the same Adam update to the same weights.
+      if (group != nullptr) group->sum(pointer<float>(s.grads), s.parameter_count(), stream_view{side});
       advance<<<1, 1, 0, side>>>(pointer<step_counters>(s.counters), full);
       s.queue_adam(side);
     };
@@ -291,8 +343,8 @@ gpu_training_report gpu_light_vae_trainer::train(const std::int64_t* train_index
     ++report.graphs;
   }
 
-  const auto n = static_cast<double>(n_train);
-  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+  const auto trained = static_cast<double>(full_steps * global_batch + tail);
+  for (int epoch = options.first_epoch; epoch < options.epochs; ++epoch) {
     shuffle_keys<<<blocks_for(n_train), block, 0, side>>>(pointer<std::uint32_t>(keys), n_train, options.seed,
                                                           static_cast<std::uint32_t>(epoch));
     ZF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_scratch.data(), sort_bytes, pointer<std::uint32_t>(keys),
@@ -304,21 +356,23 @@ gpu_training_report gpu_light_vae_trainer::train(const std::int64_t* train_index
     close_epoch<<<1, 1, 0, side>>>(pointer<double>(s.total), pointer<double>(epoch_sums) + epoch,
                                    pointer<step_counters>(s.counters));
     ZF_CUDA_TRY(cudaGetLastError());
+    if (group != nullptr) group->sum(pointer<double>(epoch_sums) + epoch, 1, on_side);
     if (options.on_epoch) {
       double sum = 0;
       ZF_CUDA_TRY(
           cudaMemcpyAsync(&sum, pointer<double>(epoch_sums) + epoch, sizeof(double), cudaMemcpyDeviceToHost, side));
       ZF_CUDA_TRY(cudaStreamSynchronize(side));
       ++report.host_syncs;
-      options.on_epoch(epoch, sum / n);
+      options.on_epoch(epoch, sum / trained);
     }
   }
-  std::vector<double> sums(static_cast<std::size_t>(options.epochs));
-  ZF_CUDA_TRY(
-      cudaMemcpyAsync(sums.data(), epoch_sums.data(), sums.size() * sizeof(double), cudaMemcpyDeviceToHost, side));
+  const auto first = static_cast<std::size_t>(options.first_epoch);
+  std::vector<double> sums(static_cast<std::size_t>(options.epochs) - first);
+  ZF_CUDA_TRY(cudaMemcpyAsync(sums.data(), pointer<double>(epoch_sums) + first, sums.size() * sizeof(double),
+                              cudaMemcpyDeviceToHost, side));
   ZF_CUDA_TRY(cudaStreamSynchronize(side));
   ++report.host_syncs;
-  for (const double sum : sums) report.epoch_loss.push_back(sum / n);
+  for (const double sum : sums) report.epoch_loss.push_back(sum / trained);
   ZF_CUDA_TRY(cudaEventRecord(ready, side));
   ZF_CUDA_TRY(cudaStreamWaitEvent(s.caller.value(), ready, 0));
   return report;

@@ -203,7 +203,6 @@ train_result vae::train(const array& rows, const train_options& options) {
     detail::gpu_training_options o;
     o.epochs = options.epochs;
     o.batch = options.batch;
-    o.learning_rate = options.learning_rate;
     o.seed = options.seed;
     if (options.on_epoch) {
       o.on_epoch = [&](int epoch, double loss) {

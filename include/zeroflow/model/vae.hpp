@@ -23,6 +23,10 @@
 
 namespace zeroflow::model {
 
+struct population_options;
+struct population_result;
+class gradient_group;
+
 /// How vae::train runs; the defaults are the seed's (30 epochs, batch 1024, 25 % test, seed 42,
 /// Adam with its default learning rate and betas).
 struct train_options {
@@ -181,9 +185,13 @@ class vae {
   /// Number of learnable scalars (850 + 3·W for the seed's topology).
   [[nodiscard]] std::int64_t parameter_count() const;
 
-  class impl;  ///< LibTorch state (src/model/vae_impl.hpp)
+  class impl;  ///< the weights and what describes them (src/model/vae_state.hpp)
 
  private:
+  // Trains the packed weights in place (population.hpp).
+  friend population_result train_population(vae& model, const array& rows, const population_options& options,
+                                            gradient_group* group);
+
   explicit vae(std::unique_ptr<impl> state);
   std::unique_ptr<impl> impl_;
 };

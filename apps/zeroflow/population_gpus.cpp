@@ -1,0 +1,191 @@
+// zeroflow train-population on GPUs (population_gpus.hpp): one process per GPU, NCCL between them.
+//
+// Why processes and not threads: NCCL, CUDA graphs and the memory manager are per process, a
+// crashed GPU takes down only its process (the others are stopped), and the same program runs
+// one process per GPU on other machines too. Why this launcher and not torchrun: it needs no
+// Python; the group's rendezvous is NCCL's own (its identity made here, passed on the command line).
+#include "population_gpus.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/model/nccl_group.hpp"
+#include "zeroflow/model/population.hpp"
+#include "zeroflow/model/vae.hpp"
+#include "zeroflow/pipeline/population_rows.hpp"
+
+extern char** environ;
+
+namespace zeroflow::cli {
+
+namespace {
+
+/// The command line of GPU `rank`'s process: these flags, with its rank and the group.
+std::vector<std::string> rank_arguments(const gpu_population_flags& f, int rank) {
+  std::vector<std::string> a{"zeroflow", "train-population"};
+  a.insert(a.end(), f.inputs.begin(), f.inputs.end());
+  a.insert(a.end(), {"--out", f.out, "--device", "cuda", "--gpus", std::to_string(f.gpus), "--epochs",
+                     std::to_string(f.epochs), "--batch", std::to_string(f.batch), "--seed", std::to_string(f.seed),
+                     "--checkpoint", checkpoint_path(f).string(), "--checkpoint-every",
+                     std::to_string(f.checkpoint_every), "--rank", std::to_string(rank), "--group", f.group});
+  if (f.sample_rate_given) {
+    char rate[40];
+    std::snprintf(rate, sizeof rate, "%.17g", f.sample_rate);
+    a.insert(a.end(), {"--sample-rate", rate});
+  }
+  if (!f.lead.empty()) a.insert(a.end(), {"--lead", f.lead});
+  if (f.resume) a.emplace_back("--resume");
+  if (f.force) a.emplace_back("--force");
+  return a;
+}
+
+/// Starts one process per GPU and waits for them all; when one fails, the others are stopped
+/// (they would wait for it forever in the group's next sum).
+int start_and_wait(gpu_population_flags f) {
+  f.group = model::nccl_group::new_identity();
+  std::vector<pid_t> children;
+  const auto stop_all = [&] {
+    for (const pid_t c : children)
+      if (c > 0) kill(c, SIGTERM);
+  };
+  for (int rank = 0; rank < f.gpus; ++rank) {
+    std::vector<std::string> args = rank_arguments(f, rank);
+    std::vector<char*> argv;
+    for (auto& s : args) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int failed = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
+    if (failed != 0) {
+      stop_all();
+      ZF_THROW(error, "cannot start the process of GPU ", rank, ": ", std::strerror(failed));
+    }
+    children.push_back(pid);
+  }
+  int code = 0;
+  for (std::size_t left = children.size(); left > 0; --left) {
+    int status = 0;
+    const pid_t done = waitpid(-1, &status, 0);
+    if (done < 0) {
+      if (errno == EINTR) {
+        ++left;
+        continue;
+      }
+      break;
+    }
+    int rank = 0;
+    for (std::size_t k = 0; k < children.size(); ++k)
+      if (children[k] == done) {
+        rank = static_cast<int>(k);
+        children[k] = -1;
+      }
+    const int child_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (child_code != 0 && code == 0) {
+      code = child_code;
+      std::fprintf(stderr, "zeroflow: the process of GPU %d stopped (exit status %d); stopping the others\n", rank,
+                   child_code);
+      stop_all();
+    }
+  }
+  return code;
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  if (s < 120) std::snprintf(text, sizeof text, "%.1f s", s);
+  else std::snprintf(text, sizeof text, "%.1f min", s / 60);
+  return text;
+}
+
+}  // namespace
+
+std::filesystem::path checkpoint_path(const gpu_population_flags& f) {
+  return f.checkpoint.empty() ? std::filesystem::path(f.out + ".checkpoint") : std::filesystem::path(f.checkpoint);
+}
+
+int train_population_on_gpus(const gpu_population_flags& f) {
+  const int gpus = cuda_device_count();
+  ZF_EXPECTS(gpus >= f.gpus, "training on ", f.gpus, " GPUs needs as many; this machine has ", gpus);
+  const std::filesystem::path checkpoint = checkpoint_path(f);
+  const bool leader = f.rank <= 0;
+  if (f.rank < 0) {
+    // Refused before any process starts or any recording is read.
+    ZF_EXPECTS(f.force || !std::filesystem::exists(f.out), f.out,
+               " exists; add --force to replace it, or choose another --out");
+    ZF_EXPECTS(f.resume || f.force || !std::filesystem::exists(checkpoint), "an interrupted run left ",
+               checkpoint.string(), ": add --resume to continue it, or --force to start over");
+    ZF_EXPECTS(!f.resume || std::filesystem::exists(checkpoint), "--resume: there is no checkpoint ",
+               checkpoint.string(), " to continue from");
+    if (f.gpus > 1) return start_and_wait(f);
+  }
+  const int rank = std::max(f.rank, 0);
+  cuda_initialize(rank);
+  const device gpu = cuda_device(rank);
+  std::unique_ptr<model::nccl_group> group;
+  if (f.gpus > 1) group = std::make_unique<model::nccl_group>(f.group, rank, f.gpus);
+
+  pipeline::population_input input;
+  for (const auto& p : f.inputs) input.recordings.emplace_back(p);
+  input.read.lead = f.lead;
+  input.sample_rate = f.sample_rate;
+  input.sample_rate_explicit = f.sample_rate_given;
+  if (leader && f.inputs.size() <= 20) input.progress = progress;
+  if (leader) progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " +
+                       std::to_string(f.gpus) + (f.gpus == 1 ? " GPU" : " GPUs"));
+  const pipeline::population_rows rows = pipeline::load_population_rows(input, gpu, group.get());
+  for (const auto& s : rows.skipped) std::fprintf(stderr, "zeroflow: skipped %s\n", s.c_str());
+  const std::int64_t beats = rows.rows.shape(0), width = rows.rows.shape(1);
+  std::int64_t used = 0;
+  for (const std::int64_t b : rows.beats) used += b > 0 ? 1 : 0;
+  if (leader)
+    progress(std::to_string(beats) + " beats of " + std::to_string(used) + " recordings, rows of " +
+             std::to_string(width) + " samples" + (rows.mapped ? " (in host memory mapped into the GPU)" : ""));
+
+  model::vae m = model::vae::create(width, gpu, f.seed);
+  m.describe_rows(rows.provenance);
+  model::population_options o;
+  o.epochs = f.epochs;
+  o.batch = f.batch;
+  o.seed = f.seed;
+  o.checkpoint = checkpoint;
+  o.checkpoint_every = f.checkpoint_every;
+  o.resume = f.resume && std::filesystem::exists(checkpoint);
+  o.rows_identity = rows.identity;
+  const auto started = std::chrono::steady_clock::now();
+  if (leader)
+    o.on_epoch = [&](int epoch, double loss) {
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      char line[160];
+      std::snprintf(line, sizeof line, "epoch %d/%d  loss %.6f  (%s so far)", epoch + 1, f.epochs, loss,
+                    seconds_text(t).c_str());
+      progress(line);
+    };
+  const model::population_result r = model::train_population(m, rows.rows, o, group.get());
+  if (leader) {
+    m.save(f.out);
+    std::error_code ignored;
+    std::filesystem::remove(checkpoint, ignored);  // the model is written: nothing left to resume
+    const double trained = static_cast<double>(r.steps) * static_cast<double>(f.batch);
+    std::printf(
+        "trained %d epochs%s on %lld beats of %lld recordings with %d GPU%s: %.2f s, %.3g beats/s per GPU; "
+        "final loss %.6f, test loss %.6f; wrote %s\n",
+        f.epochs - r.first_epoch, r.first_epoch > 0 ? (" (resumed after " + std::to_string(r.first_epoch) + ")").c_str() : "",
+        static_cast<long long>(beats), static_cast<long long>(used), f.gpus, f.gpus == 1 ? "" : "s", r.train_seconds,
+        r.train_seconds > 0 ? trained / r.train_seconds / f.gpus : 0.0, r.epoch_loss.back(), r.test_loss,
+        f.out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace zeroflow::cli

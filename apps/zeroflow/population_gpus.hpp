@@ -1,0 +1,34 @@
+#pragma once
+// zeroflow train-population on GPUs: zeroflow's own fused training step over the beats of every
+// recording (model/population.hpp), data-parallel over several GPUs of this machine with NCCL,
+// one process per GPU started by this one. No Python and no LibTorch.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace zeroflow::cli {
+
+struct gpu_population_flags {
+  std::vector<std::string> inputs;
+  std::string out, lead;
+  double sample_rate = 250;
+  bool sample_rate_given = false;
+  int epochs = 30, gpus = 1, checkpoint_every = 1;
+  std::int64_t batch = 1024;  // rows per step over all GPUs
+  std::uint64_t seed = 42;
+  std::string checkpoint;  // empty: OUT.checkpoint
+  bool resume = false, force = false;
+  // Set by the process that starts one process per GPU, for each of them.
+  int rank = -1;
+  std::string group;
+};
+
+/// The checkpoint a run keeps: --checkpoint, else the model file's path with ".checkpoint" added.
+[[nodiscard]] std::filesystem::path checkpoint_path(const gpu_population_flags& f);
+
+/// Trains (or, with gpus > 1 and no rank, starts one process per GPU and waits for them).
+/// Returns the exit status. @throws zeroflow::error on bad input or a failed training.
+int train_population_on_gpus(const gpu_population_flags& f);
+
+}  // namespace zeroflow::cli

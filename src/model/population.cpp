@@ -1,0 +1,170 @@
+/// @file population.cpp
+/// train_population (population.hpp): vae::train's split and loss on zeroflow's own GPU trainer,
+/// with a group's slices of every global batch, checkpoints between epochs and resumption.
+#include "zeroflow/model/population.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "light_vae_init.hpp"
+#include "model_stream.hpp"
+#include "population_checkpoint.hpp"
+#include "row_split.hpp"
+#include "vae_state.hpp"
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <cuda_runtime_api.h>
+
+#include "finite_rows.hpp"
+#include "fused_vae_step.hpp"
+#include "gpu_light_vae_trainer.hpp"
+#include "zeroflow/core/detail/cuda_check.hpp"
+#endif
+
+namespace zeroflow::model {
+
+namespace {
+
+void check_options(const population_options& o, int ranks) {
+  ZF_EXPECTS(o.epochs >= 1, "population training: epochs must be >= 1, got ", o.epochs);
+  ZF_EXPECTS(o.batch >= 1 && o.batch % ranks == 0, "population training: the batch (", o.batch,
+             " rows per step over all processes) must be a positive multiple of the ", ranks, " processes");
+  ZF_EXPECTS(o.test_fraction >= 0 && o.test_fraction < 1, "population training: test_fraction must be in [0, 1), got ",
+             o.test_fraction);
+  ZF_EXPECTS(std::isfinite(o.learning_rate) && o.learning_rate > 0,
+             "population training: learning_rate must be > 0, got ", o.learning_rate);
+  ZF_EXPECTS(o.checkpoint_every >= 0, "population training: checkpoint_every must be >= 0, got ", o.checkpoint_every);
+  ZF_EXPECTS(!o.resume || !o.checkpoint.empty(), "population training: resuming needs the checkpoint's path");
+}
+
+}  // namespace
+
+population_result train_population(vae& model, const array& rows, const population_options& options,
+                                   gradient_group* group) {
+  const int ranks = group != nullptr ? group->size() : 1;
+  const int rank = group != nullptr ? group->rank() : 0;
+  check_options(options, ranks);
+  ZF_EXPECTS(model.where().type == device_type::cuda,
+             "population training runs on a GPU (zeroflow's fused step); on the CPU, train with torch.distributed "
+             "(zeroflow.population)");
+#if ZEROFLOW_HAS_CUDA
+  vae::impl& m = *model.impl_;
+  ZF_EXPECTS(rows.valid() && rows.type() == float32 && rows.ndim() == 2 && rows.is_contiguous(),
+             "population rows must be one contiguous float32 N x W array");
+  ZF_EXPECTS(rows.shape(1) == m.width, "population rows have width ", rows.shape(1), ", the model ", m.width);
+  ZF_EXPECTS(rows.where() == m.place, "population rows must be on the model's GPU (or mapped into it)");
+  const zeroflow::detail::cuda_device_guard on(m.place.id);
+  const stream_view stream = detail::model_stream(m.place);
+  const std::int64_t n = rows.shape(0);
+  const detail::non_finite_count bad =
+      detail::count_non_finite_on_gpu(static_cast<const float*>(rows.data()), n, m.width, m.width, 1, stream);
+  ZF_EXPECTS(bad.count == 0, "population rows hold ", bad.count, " NaN or infinite values (the first in row ",
+             bad.first / m.width, "); the model needs finite rows");
+
+  population_result result;
+  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
+  ZF_EXPECTS(n_train >= options.batch, "population training: ", n_train, " training rows make no whole batch of ",
+             options.batch, " rows; give more recordings or a smaller batch");
+  result.train_rows = n_train;
+  result.test_rows = n - n_train;
+  const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
+  const auto on_gpu = [&](const std::vector<std::int64_t>& v) {
+    array a = empty({static_cast<std::int64_t>(std::max<std::size_t>(v.size(), 1))}, int64, m.place, stream);
+    if (!v.empty())
+      ZF_CUDA_TRY(cudaMemcpyAsync(a.data(), v.data(), v.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+                                  stream.value()));
+    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));  // the host vector goes out of scope
+    return a;
+  };
+  const array train_index = on_gpu(split.train);
+
+  const detail::population_settings settings{.width = m.width,
+                                             .rows = n,
+                                             .rows_identity = options.rows_identity,
+                                             .seed = options.seed,
+                                             .batch = options.batch,
+                                             .learning_rate = options.learning_rate,
+                                             .test_fraction = options.test_fraction};
+  const std::int64_t params = m.params.size();
+  const auto param_bytes = static_cast<std::size_t>(params) * sizeof(float);
+  std::vector<double> losses;
+  detail::optimiser_state resumed;
+  if (options.resume) {
+    detail::population_checkpoint c = detail::read_population_checkpoint(options.checkpoint, settings);
+    ZF_EXPECTS(static_cast<std::int64_t>(c.weights.size()) == params, options.checkpoint.string(), ": it holds ",
+               c.weights.size(), " weights, the model ", params);
+    ZF_EXPECTS(c.epochs_done <= options.epochs, options.checkpoint.string(), ": it has done ", c.epochs_done,
+               " epochs, more than the ", options.epochs, " asked for");
+    ZF_CUDA_TRY(cudaMemcpyAsync(m.params.data(), c.weights.data(), param_bytes, cudaMemcpyHostToDevice, stream.value()));
+    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+    losses = std::move(c.epoch_loss);
+    resumed = std::move(c.optimiser);
+    result.first_epoch = c.epochs_done;
+  }
+
+  detail::gpu_light_vae_trainer trainer(static_cast<float*>(m.params.data()), m.width,
+                                        static_cast<const float*>(rows.data()), n, options.learning_rate, stream);
+  detail::gpu_training_options o;
+  o.epochs = options.epochs;
+  o.batch = options.batch / ranks;
+  o.seed = options.seed;
+  o.group = group;
+  o.drop_last = true;
+  o.first_epoch = result.first_epoch;
+  o.resume_from = options.resume ? &resumed : nullptr;
+  const bool saves = rank == 0 && !options.checkpoint.empty() && options.checkpoint_every > 0;
+  if (rank == 0 && (saves || options.on_epoch)) {
+    o.on_epoch = [&](int epoch, double loss) {
+      ZF_EXPECTS(std::isfinite(loss), "population training diverged at epoch ", epoch + 1, " (loss ", loss,
+                 "); lower the learning rate");
+      losses.push_back(loss);
+      if (saves && ((epoch + 1) % options.checkpoint_every == 0 || epoch + 1 == options.epochs)) {
+        detail::population_checkpoint c;
+        c.settings = settings;
+        c.epochs_done = epoch + 1;
+        c.epoch_loss = losses;
+        c.weights.resize(static_cast<std::size_t>(params));
+        c.optimiser = trainer.optimiser();
+        ZF_CUDA_TRY(cudaMemcpy(c.weights.data(), m.params.data(), param_bytes, cudaMemcpyDeviceToHost));
+        detail::write_population_checkpoint(options.checkpoint, c);
+        ++result.host_syncs;
+      }
+      if (options.on_epoch) options.on_epoch(epoch, loss);
+    };
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const detail::gpu_training_report report = trainer.train(static_cast<const std::int64_t*>(train_index.data()),
+                                                           n_train, o);
+  result.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.steps = report.replays;
+  result.host_syncs += report.host_syncs;
+  // Rank 0's callback has kept the losses as they came; the others take the report's.
+  if (!o.on_epoch) losses.insert(losses.end(), report.epoch_loss.begin(), report.epoch_loss.end());
+  result.epoch_loss = std::move(losses);
+  for (std::size_t e = 0; e < result.epoch_loss.size(); ++e)
+    ZF_EXPECTS(std::isfinite(result.epoch_loss[e]), "population training diverged at epoch ", e + 1, " (loss ",
+               result.epoch_loss[e], "); lower the learning rate");
+  if (result.test_rows > 0) {
+    const array test_index = on_gpu(split.test);
+    result.test_loss =
+        trainer.mean_loss(static_cast<const std::int64_t*>(test_index.data()), result.test_rows, options.seed);
+  } else {
+    result.test_loss = std::numeric_limits<double>::quiet_NaN();
+  }
+  m.history.train_seed = options.seed;
+  m.history.epochs += options.epochs;
+  ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+  return result;
+#else
+  (void)rows;
+  (void)rank;
+  ZF_THROW(cuda_error, "population training needs a GPU, and this zeroflow was built without CUDA");
+#endif
+}
+
+}  // namespace zeroflow::model

@@ -1,0 +1,137 @@
+/// @file population_checkpoint.cpp
+/// The population training's checkpoint file (population_checkpoint.hpp): written atomically,
+/// read back with every check before a run resumes from it.
+#include "population_checkpoint.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/io/safetensors.hpp"
+
+namespace zeroflow::model::detail {
+
+namespace {
+
+constexpr const char* format_name = "zeroflow-population-checkpoint";
+constexpr const char* format_version = "1";
+
+/// Shortest text that reads back as exactly `v`.
+std::string exact(double v) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
+  return {text, end};
+}
+
+template <class T>
+io::safetensor tensor(std::string name, const char* dtype, const std::vector<T>& values) {
+  std::string bytes(values.size() * sizeof(T), '\0');
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return {std::move(name), dtype, {static_cast<std::int64_t>(values.size())}, std::move(bytes)};
+}
+
+template <class T>
+std::vector<T> values_of(const io::safetensors_content& c, const char* name, const char* dtype, std::size_t count) {
+  const io::safetensor* t = c.find(name);
+  ZF_EXPECTS(t != nullptr, "it has no tensor ", name);
+  ZF_EXPECTS(t->dtype == dtype && t->shape.size() == 1 && t->bytes.size() == count * sizeof(T), "its tensor ", name,
+             " is not ", count, " values of ", dtype);
+  std::vector<T> out(count);
+  if (count > 0) std::memcpy(out.data(), t->bytes.data(), t->bytes.size());
+  return out;
+}
+
+const std::string& entry(const std::map<std::string, std::string>& m, const std::string& key) {
+  const auto it = m.find(key);
+  ZF_EXPECTS(it != m.end(), "its metadata lacks ", key);
+  return it->second;
+}
+
+template <class T>
+T number(const std::map<std::string, std::string>& m, const std::string& key) {
+  const std::string& text = entry(m, key);
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  ZF_EXPECTS(ec == std::errc{} && end == text.data() + text.size(), "its ", key, " is not a number: '", text, "'");
+  return value;
+}
+
+std::map<std::string, std::string> settings_metadata(const population_settings& s) {
+  return {{"width", std::to_string(s.width)},
+          {"rows", std::to_string(s.rows)},
+          {"rows_identity", s.rows_identity},
+          {"seed", std::to_string(s.seed)},
+          {"batch", std::to_string(s.batch)},
+          {"learning_rate", exact(s.learning_rate)},
+          {"test_fraction", exact(s.test_fraction)}};
+}
+
+/// How each setting is named to a person, in the order a difference is reported.
+constexpr std::pair<const char*, const char*> setting_names[] = {
+    {"rows_identity", "the recordings"}, {"rows", "the number of beats"}, {"width", "the row width"},
+    {"seed", "the seed"},                {"batch", "the batch"},          {"learning_rate", "the learning rate"},
+    {"test_fraction", "the test fraction"}};
+
+}  // namespace
+
+void write_population_checkpoint(const std::filesystem::path& path, const population_checkpoint& c) {
+  io::safetensors_content content;
+  content.metadata = settings_metadata(c.settings);
+  content.metadata["format"] = format_name;
+  content.metadata["format_version"] = format_version;
+  content.metadata["epochs_done"] = std::to_string(c.epochs_done);
+  content.metadata["adam_step"] = exact(c.optimiser.adam_step);
+  content.metadata["noise_step"] = std::to_string(c.optimiser.noise_step);
+  content.tensors.push_back(tensor("weights", "F32", c.weights));
+  content.tensors.push_back(tensor("exp_avg", "F32", c.optimiser.exp_avg));
+  content.tensors.push_back(tensor("exp_avg_sq", "F32", c.optimiser.exp_avg_sq));
+  content.tensors.push_back(tensor("epoch_loss", "F64", c.epoch_loss));
+  content.metadata[std::string(io::checksum_key)] = io::content_checksum(content);
+  const std::string bytes = io::to_safetensors(content);
+  io::write_atomically(path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+}
+
+population_checkpoint read_population_checkpoint(const std::filesystem::path& path,
+                                                 const population_settings& expected) {
+  std::ifstream in(path, std::ios::binary);
+  ZF_EXPECTS(in.good(), path.string(), ": no checkpoint to resume from (the file cannot be opened)");
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  try {
+    const io::safetensors_content content = io::from_safetensors(bytes);
+    const auto& m = content.metadata;
+    ZF_EXPECTS(entry(m, "format") == format_name, "it is no population checkpoint (format '", entry(m, "format"), "')");
+    ZF_EXPECTS(entry(m, "format_version") == format_version, "its format version is ", entry(m, "format_version"),
+               ", this zeroflow reads ", format_version);
+    ZF_EXPECTS(entry(m, std::string(io::checksum_key)) == io::content_checksum(content),
+               "its checksum does not match its content (the file is damaged)");
+    const auto wanted = settings_metadata(expected);
+    for (const auto& [key, name] : setting_names)
+      ZF_EXPECTS(entry(m, key) == wanted.at(key), "it belongs to another run: ", name, " was ", entry(m, key),
+                 ", now ", wanted.at(key));
+    population_checkpoint c;
+    c.settings = expected;
+    c.epochs_done = number<int>(m, "epochs_done");
+    ZF_EXPECTS(c.epochs_done >= 1, "its epochs_done is ", c.epochs_done);
+    c.optimiser.adam_step = number<float>(m, "adam_step");
+    c.optimiser.noise_step = number<std::uint64_t>(m, "noise_step");
+    const io::safetensor* w = content.find("weights");
+    ZF_EXPECTS(w != nullptr && w->bytes.size() % sizeof(float) == 0, "it has no weights");
+    const std::size_t n = w->bytes.size() / sizeof(float);
+    c.weights = values_of<float>(content, "weights", "F32", n);
+    c.optimiser.exp_avg = values_of<float>(content, "exp_avg", "F32", n);
+    c.optimiser.exp_avg_sq = values_of<float>(content, "exp_avg_sq", "F32", n);
+    c.epoch_loss = values_of<double>(content, "epoch_loss", "F64", static_cast<std::size_t>(c.epochs_done));
+    return c;
+  } catch (const error& e) {
+    ZF_THROW(invalid_argument, path.string(), ": cannot resume from this checkpoint: ", e.what(),
+             "; resume with the settings it was made with, or start the run over");
+  }
+}
+
+}  // namespace zeroflow::model::detail

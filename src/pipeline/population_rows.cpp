@@ -1,0 +1,181 @@
+/// @file population_rows.cpp
+/// load_population_rows (population_rows.hpp): each recording read and segmented as a run does,
+/// the rows gathered into one array and shared with the group by broadcasts.
+#include "zeroflow/pipeline/population_rows.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "zeroflow/config.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/byte_fields.hpp"
+#include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/memory/mapped_resource.hpp"
+#include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/signal/segment.hpp"
+
+#if ZEROFLOW_HAS_CUDA
+#include <cuda_runtime_api.h>
+
+#include "zeroflow/core/detail/cuda_check.hpp"
+#endif
+
+namespace zeroflow::pipeline {
+
+namespace {
+
+/// One recording's rows and how they were made, or why it gave none.
+struct recording_rows {
+  array rows;
+  model::row_provenance provenance;
+  std::string why_skipped;
+};
+
+recording_rows read_one(const std::filesystem::path& path, const population_input& input, device gpu,
+                        stream_view stream) {
+  recording_rows out;
+  try {
+    io::recording_options read = input.read;
+    read.where = gpu;
+    const io::recording r = io::read_recording(path, read, stream);
+    signal::segment_params params;  // the robust segmentation's defaults, as `zeroflow run` uses them
+    params.sample_rate = input.sample_rate;
+    if (r.sample_rate > 0) {
+      ZF_EXPECTS(!input.sample_rate_explicit || std::abs(r.sample_rate - input.sample_rate) < 1e-9 * r.sample_rate,
+                 "it is recorded at ", r.sample_rate, " Hz, but ", input.sample_rate,
+                 " Hz was given; leave the sample rate out for such files");
+      params.sample_rate = r.sample_rate;
+    }
+    signal::segmentation seg = signal::segment_recording(r.signal, params, stream);
+    const std::int64_t n = seg.beats.rows.valid() ? seg.beats.rows.shape(0) : 0;
+    ZF_EXPECTS(n >= 8, "only ", n, " beats were found; is the sample rate (", params.sample_rate,
+               " Hz) right for this recording?");
+    out.rows = seg.beats.rows;
+    out.provenance = rows_made_by(params, seg.sizes);
+  } catch (const error& e) {
+    out.why_skipped = e.what();
+  }
+  return out;
+}
+
+}  // namespace
+
+population_rows load_population_rows(const population_input& input, device gpu, model::gradient_group* group) {
+  ZF_EXPECTS(!input.recordings.empty(), "population training needs at least one recording");
+  ZF_EXPECTS(gpu.type == device_type::cuda, "population rows are made on a GPU");
+#if ZEROFLOW_HAS_CUDA
+  const zeroflow::detail::cuda_device_guard on(gpu.id);
+  const int rank = group != nullptr ? group->rank() : 0;
+  const int ranks = group != nullptr ? group->size() : 1;
+  const auto count = static_cast<std::int64_t>(input.recordings.size());
+  const stream_view stream{};
+  population_rows out;
+  out.beats.assign(static_cast<std::size_t>(count), 0);
+
+  // This process's share, and per recording (beats, width, sample rate) for the whole group.
+  std::vector<recording_rows> mine(static_cast<std::size_t>(count));
+  std::vector<double> facts(static_cast<std::size_t>(3 * count), 0.0);
+  for (std::int64_t i = rank; i < count; i += ranks) {
+    const auto& path = input.recordings[static_cast<std::size_t>(i)];
+    recording_rows& r = mine[static_cast<std::size_t>(i)];
+    r = read_one(path, input, gpu, stream);
+    if (!r.why_skipped.empty()) {
+      out.skipped.push_back(path.string() + ": " + r.why_skipped);
+      continue;
+    }
+    facts[static_cast<std::size_t>(3 * i)] = static_cast<double>(r.rows.shape(0));
+    facts[static_cast<std::size_t>(3 * i + 1)] = static_cast<double>(r.rows.shape(1));
+    facts[static_cast<std::size_t>(3 * i + 2)] = r.provenance.sample_rate;
+    if (input.progress && rank == 0)
+      input.progress("read " + path.string() + ": " + std::to_string(r.rows.shape(0)) + " beats");
+  }
+  if (group != nullptr) {
+    array shared = empty({3 * count}, float64, gpu, stream);
+    ZF_CUDA_TRY(cudaMemcpyAsync(shared.data(), facts.data(), facts.size() * sizeof(double), cudaMemcpyHostToDevice,
+                                stream.value()));
+    group->sum(static_cast<double*>(shared.data()), 3 * count, stream);
+    ZF_CUDA_TRY(cudaMemcpyAsync(facts.data(), shared.data(), facts.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                                stream.value()));
+    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+  }
+
+  // One model scores only rows made like its training rows: one width and one sample rate.
+  std::int64_t width = 0, total = 0, first = -1;
+  io::fnv1a64 identity;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto beats = static_cast<std::int64_t>(facts[static_cast<std::size_t>(3 * i)]);
+    const auto w = static_cast<std::int64_t>(facts[static_cast<std::size_t>(3 * i + 1)]);
+    const double rate = facts[static_cast<std::size_t>(3 * i + 2)];
+    out.beats[static_cast<std::size_t>(i)] = beats;
+    identity.add(input.recordings[static_cast<std::size_t>(i)].string() + '\n' + std::to_string(beats) + '\n');
+    if (beats == 0) continue;
+    if (first < 0) {
+      first = i;
+      width = w;
+      out.provenance.sample_rate = rate;
+    }
+    ZF_EXPECTS(w == width && rate == out.provenance.sample_rate, "the recordings' beats differ: ",
+               input.recordings[static_cast<std::size_t>(first)].string(), " has rows of ", width, " samples at ",
+               out.provenance.sample_rate, " Hz, ", input.recordings[static_cast<std::size_t>(i)].string(), " of ", w,
+               " samples at ", rate, " Hz; one model scores only rows made like its training rows, so train one per "
+               "sample rate");
+    total += beats;
+  }
+  ZF_EXPECTS(total > 0, "no recording gave beats",
+             out.skipped.empty() ? std::string() : " (" + out.skipped.front() + ")");
+  char hash[40];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(identity.value()));
+  out.identity = std::to_string(count) + " recordings, fnv1a64:" + hash;
+
+  // Every row in one array: on the GPU when it fits the budget, else mapped host memory.
+  const auto bytes = static_cast<std::size_t>(total * width) * sizeof(float);
+  std::size_t budget = input.device_budget;
+  if (budget == 0) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    ZF_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    budget = free_bytes - free_bytes / 4;
+  }
+  out.mapped = bytes > budget;
+  array host;
+  if (out.mapped) {
+    host = empty({total, width}, float32, stream, std::make_shared<memory::mapped_resource>(gpu.id));
+    out.rows = memory::mapped_device_view(host, gpu);
+  } else {
+    out.rows = empty({total, width}, float32, gpu, stream);
+  }
+  // Broadcasts need device memory at both ends: mapped rows pass through a staging buffer.
+  std::int64_t largest = 0;
+  for (const std::int64_t b : out.beats) largest = std::max(largest, b);
+  const array staging = out.mapped ? empty({largest, width}, float32, gpu, stream) : array{};
+  std::int64_t offset = 0;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t beats = out.beats[static_cast<std::size_t>(i)];
+    if (beats == 0) continue;
+    auto* target = static_cast<float*>(out.rows.data()) + offset * width;
+    auto* through = out.mapped ? static_cast<float*>(staging.data()) : target;
+    const auto n_bytes = static_cast<std::size_t>(beats * width) * sizeof(float);
+    const array& own = mine[static_cast<std::size_t>(i)].rows;
+    if (own.valid()) {
+      const array contiguous = own.is_contiguous() ? own : copy_to(own, gpu, stream);
+      ZF_CUDA_TRY(cudaMemcpyAsync(through, contiguous.data(), n_bytes, cudaMemcpyDeviceToDevice, stream.value()));
+    }
+    if (group != nullptr) group->broadcast(through, beats * width, static_cast<int>(i % ranks), stream);
+    if (out.mapped)
+      ZF_CUDA_TRY(cudaMemcpyAsync(target, through, n_bytes, cudaMemcpyDeviceToDevice, stream.value()));
+    offset += beats;
+  }
+  ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+  // How the rows were made follows from the rate alone (the robust segmentation's windows), the
+  // same in every process whichever read the recordings.
+  signal::segment_params params;
+  params.sample_rate = out.provenance.sample_rate;
+  out.provenance = rows_made_by(params, signal::sizes_for(params));
+  return out;
+#else
+  (void)group;
+  ZF_THROW(cuda_error, "population rows are made on a GPU, and this zeroflow was built without CUDA");
+#endif
+}
+
+}  // namespace zeroflow::pipeline
