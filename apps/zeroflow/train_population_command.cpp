@@ -15,11 +15,11 @@ namespace {
 
 struct population_flags {
   std::vector<std::string> inputs;
-  std::string out, device = "auto", lead, backend;
+  std::string out, device = "auto", lead, backend, checkpoint;
   double sample_rate = 250;
-  int processes = 1, epochs = 30, batch = 1024, threads = 0;
+  int processes = 1, epochs = 30, batch = 1024, threads = 0, checkpoint_every = 1;
   std::uint64_t seed = 42;
-  bool force = false;
+  bool force = false, resume = false;
 };
 
 }  // namespace
@@ -58,17 +58,27 @@ void add_train_population(CLI::App& app) {
   cmd->add_option("--threads", f->threads, "PyTorch CPU threads per process (0: its default)")
       ->capture_default_str()
       ->check(integer_in(0, 4096));
-  cmd->add_flag("--force,-f", f->force, "replace an existing model file");
+  cmd->add_flag("--force,-f", f->force,
+                "replace an existing model file, and start over when an interrupted run left a checkpoint");
+  cmd->add_option("--checkpoint", f->checkpoint, "the run's checkpoint file (default: OUT.checkpoint)");
+  cmd->add_option("--checkpoint-every", f->checkpoint_every, "epochs between checkpoints (0: none)")
+      ->capture_default_str()
+      ->check(integer_in(0, 100000));
+  cmd->add_flag("--resume", f->resume,
+                "continue the interrupted run from its checkpoint (the same settings; --epochs may be raised)");
   cmd->callback([f, cmd] {
     std::vector<std::string> args = f->inputs;
     args.insert(args.end(), {"--out", f->out, "--processes", std::to_string(f->processes), "--device", f->device,
                              "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",
                              std::to_string(f->seed), "--threads", std::to_string(f->threads)});
+    args.insert(args.end(), {"--checkpoint-every", std::to_string(f->checkpoint_every)});
     if (cmd->count("--sample-rate") > 0)
       args.insert(args.end(), {"--sample-rate", cmd->get_option("--sample-rate")->results().front()});
     if (!f->lead.empty()) args.insert(args.end(), {"--lead", f->lead});
     if (!f->backend.empty()) args.insert(args.end(), {"--backend", f->backend});
+    if (!f->checkpoint.empty()) args.insert(args.end(), {"--checkpoint", f->checkpoint});
     if (f->force) args.emplace_back("--force");
+    if (f->resume) args.emplace_back("--resume");
     exec_python_module("zeroflow.population", args,
                        "train-population needs the zeroflow Python module with torch (torch.distributed)");
   });
