@@ -104,12 +104,11 @@ def read(path: str) -> Dict[str, Any]:
     Raises:
         ValueError: the file is not a population checkpoint of this version, or it is damaged.
     """
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except OSError:
-        raise
-    except Exception as e:  # noqa: BLE001  (the unpickler's errors have many types; all mean damaged)
-        raise ValueError(f"{path} is not a zeroflow population checkpoint or is damaged ({e})") from None
+    with open(path, "rb") as f:  # a file that cannot be opened is an OSError, as anywhere
+        try:
+            state = torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as e:  # noqa: BLE001  (the reader's errors have many types, OSError too; all mean damaged)
+            raise ValueError(f"{path} is not a zeroflow population checkpoint or is damaged ({e})") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise ValueError(f"{path} is not a zeroflow population checkpoint")
     if state.get("format_version") != VERSION:
