@@ -36,10 +36,26 @@ namespace {
 std::vector<std::string> rank_arguments(const gpu_population_flags& f, int rank) {
   std::vector<std::string> a{"zeroflow", "train-population"};
   a.insert(a.end(), f.inputs.begin(), f.inputs.end());
-  a.insert(a.end(), {"--out", f.out, "--device", "cuda", "--gpus", std::to_string(f.gpus), "--epochs",
-                     std::to_string(f.epochs), "--batch", std::to_string(f.batch), "--seed", std::to_string(f.seed),
-                     "--checkpoint", checkpoint_path(f).string(), "--checkpoint-every",
-                     std::to_string(f.checkpoint_every), "--rank", std::to_string(rank), "--group", f.group});
+  a.insert(a.end(), {"--out",
+                     f.out,
+                     "--device",
+                     "cuda",
+                     "--gpus",
+                     std::to_string(f.gpus),
+                     "--epochs",
+                     std::to_string(f.epochs),
+                     "--batch",
+                     std::to_string(f.batch),
+                     "--seed",
+                     std::to_string(f.seed),
+                     "--checkpoint",
+                     checkpoint_path(f).string(),
+                     "--checkpoint-every",
+                     std::to_string(f.checkpoint_every),
+                     "--rank",
+                     std::to_string(rank),
+                     "--group",
+                     f.group});
   if (f.sample_rate_given) {
     char rate[40];
     std::snprintf(rate, sizeof rate, "%.17g", f.sample_rate);
@@ -103,8 +119,10 @@ int start_and_wait(gpu_population_flags f) {
 
 std::string seconds_text(double s) {
   char text[32];
-  if (s < 120) std::snprintf(text, sizeof text, "%.1f s", s);
-  else std::snprintf(text, sizeof text, "%.1f min", s / 60);
+  if (s < 120)
+    std::snprintf(text, sizeof text, "%.1f s", s);
+  else
+    std::snprintf(text, sizeof text, "%.1f min", s / 60);
   return text;
 }
 
@@ -115,6 +133,7 @@ std::filesystem::path checkpoint_path(const gpu_population_flags& f) {
 }
 
 int train_population_on_gpus(const gpu_population_flags& f) {
+  require_cuda("train-population on GPUs (--device cuda)");
   const int gpus = cuda_device_count();
   ZF_EXPECTS(gpus >= f.gpus, "training on ", f.gpus, " GPUs needs as many; this machine has ", gpus);
   const std::filesystem::path checkpoint = checkpoint_path(f);
@@ -141,8 +160,9 @@ int train_population_on_gpus(const gpu_population_flags& f) {
   input.sample_rate = f.sample_rate;
   input.sample_rate_explicit = f.sample_rate_given;
   if (leader && f.inputs.size() <= 20) input.progress = progress;
-  if (leader) progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " +
-                       std::to_string(f.gpus) + (f.gpus == 1 ? " GPU" : " GPUs"));
+  if (leader)
+    progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " + std::to_string(f.gpus) +
+             (f.gpus == 1 ? " GPU" : " GPUs"));
   const pipeline::population_rows rows = pipeline::load_population_rows(input, gpu, group.get());
   for (const auto& s : rows.skipped) std::fprintf(stderr, "zeroflow: skipped %s\n", s.c_str());
   const std::int64_t beats = rows.rows.shape(0), width = rows.rows.shape(1);
@@ -180,7 +200,8 @@ int train_population_on_gpus(const gpu_population_flags& f) {
     std::printf(
         "trained %d epochs%s on %lld beats of %lld recordings with %d GPU%s: %.2f s, %.3g beats/s per GPU; "
         "final loss %.6f, test loss %.6f; wrote %s\n",
-        f.epochs - r.first_epoch, r.first_epoch > 0 ? (" (resumed after " + std::to_string(r.first_epoch) + ")").c_str() : "",
+        f.epochs - r.first_epoch,
+        r.first_epoch > 0 ? (" (resumed after " + std::to_string(r.first_epoch) + ")").c_str() : "",
         static_cast<long long>(beats), static_cast<long long>(used), f.gpus, f.gpus == 1 ? "" : "s", r.train_seconds,
         r.train_seconds > 0 ? trained / r.train_seconds / f.gpus : 0.0, r.epoch_loss.back(), r.test_loss,
         f.out.c_str());

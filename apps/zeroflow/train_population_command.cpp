@@ -20,11 +20,11 @@ namespace {
 
 struct population_flags {
   std::vector<std::string> inputs;
-  std::string out, device = "auto", lead, backend;
+  std::string out, device = "auto", lead, backend, checkpoint;
   double sample_rate = 250;
   int processes = 1, epochs = 30, batch = 1024, threads = 0, gpus = 1, checkpoint_every = 1, rank = -1;
   std::uint64_t seed = 42;
-  std::string checkpoint, group;
+  std::string group;
   bool force = false, resume = false;
 };
 
@@ -67,15 +67,6 @@ void add_train_population(CLI::App& app) {
                   "batch is split among them")
       ->capture_default_str()
       ->check(integer_in(1, 1024));
-  cmd->add_option("--checkpoint", f->checkpoint,
-                  "where the run keeps its checkpoint (default: the model file's path + .checkpoint); GPU path")
-      ->check(CLI::NonexistentPath | CLI::ExistingFile);
-  cmd->add_option("--checkpoint-every", f->checkpoint_every, "epochs between checkpoints (0: none); GPU path")
-      ->capture_default_str()
-      ->check(integer_in(0, 100000));
-  cmd->add_flag("--resume", f->resume,
-                "continue an interrupted run from its checkpoint (same recordings and "
-                "settings; --epochs may be raised); GPU path");
   // Given by the process that starts one process per GPU, to each of them.
   cmd->add_option("--rank", f->rank)->group("")->check(integer_in(0, 1023));
   cmd->add_option("--group", f->group)->group("");
@@ -103,7 +94,14 @@ void add_train_population(CLI::App& app) {
   cmd->add_option("--threads", f->threads, "PyTorch CPU threads per process (0: its default)")
       ->capture_default_str()
       ->check(integer_in(0, 4096));
-  cmd->add_flag("--force,-f", f->force, "replace an existing model file");
+  cmd->add_flag("--force,-f", f->force,
+                "replace an existing model file, and start over when an interrupted run left a checkpoint");
+  cmd->add_option("--checkpoint", f->checkpoint, "the run's checkpoint file (default: OUT.checkpoint)");
+  cmd->add_option("--checkpoint-every", f->checkpoint_every, "epochs between checkpoints (0: none)")
+      ->capture_default_str()
+      ->check(integer_in(0, 100000));
+  cmd->add_flag("--resume", f->resume,
+                "continue the interrupted run from its checkpoint (the same settings; --epochs may be raised)");
   cmd->callback([f, cmd] {
     const bool gpu = f->device == "cuda" || (f->device == "auto" && cuda_available());
     if (gpu && cmd->count("--backend") == 0 && f->processes == 1 && cmd->count("--threads") == 0) {
@@ -120,11 +118,14 @@ void add_train_population(CLI::App& app) {
     args.insert(args.end(), {"--out", f->out, "--processes", std::to_string(f->processes), "--device", f->device,
                              "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",
                              std::to_string(f->seed), "--threads", std::to_string(f->threads)});
+    args.insert(args.end(), {"--checkpoint-every", std::to_string(f->checkpoint_every)});
     if (cmd->count("--sample-rate") > 0)
       args.insert(args.end(), {"--sample-rate", cmd->get_option("--sample-rate")->results().front()});
     if (!f->lead.empty()) args.insert(args.end(), {"--lead", f->lead});
     if (!f->backend.empty()) args.insert(args.end(), {"--backend", f->backend});
+    if (!f->checkpoint.empty()) args.insert(args.end(), {"--checkpoint", f->checkpoint});
     if (f->force) args.emplace_back("--force");
+    if (f->resume) args.emplace_back("--resume");
     exec_python_module("zeroflow.population", args,
                        "train-population needs the zeroflow Python module with torch (torch.distributed)");
   });

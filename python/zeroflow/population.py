@@ -20,14 +20,18 @@ How (docs/scaling.md has the reasoning):
 - Rank 0 writes the weights as a zeroflow model file (safetensors, ``zeroflow._model_file``),
   recording the rows' provenance (sample rate, segmentation, normalisation, window), and reads it
   back with zeroflow's verifying loader.
+- Every few epochs rank 0 writes a checkpoint (``zeroflow._population_checkpoint``): the weights,
+  Adam's state and the generator's state, which is all the state there is, so a run resumed from it
+  takes the steps the interrupted run would have taken. It is deleted once the model file is written.
 
-``python -m zeroflow.population PATHS --out MODEL [--processes N]`` is the command line (also
+``python -m zeroflow.population PATHS --out MODEL [--processes N] [--resume]`` is the command line (also
 ``zeroflow train-population``); under ``torchrun`` it joins the launched process group.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import os
@@ -40,6 +44,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
+
+from . import _population_checkpoint as _checkpoint
 
 PathLike = Union[str, os.PathLike]
 
@@ -190,6 +196,47 @@ def _sum(value: torch.Tensor) -> torch.Tensor:
     return value
 
 
+def _from_rank0(obj: Any, device: torch.device) -> Any:
+    if not dist.is_initialized() or dist.get_world_size() == 1:
+        return obj
+    box = [obj]
+    dist.broadcast_object_list(box, src=0, device=device if device.type == "cuda" else None)
+    return box[0]
+
+
+def _opening(
+    paths: Sequence[str],
+    out: PathLike,
+    *,
+    checkpoint: Optional[PathLike],
+    resume: bool,
+    force: bool,
+    seed: int,
+    batch: int,
+    learning_rate: float,
+    test_fraction: float,
+    sample_rate: Optional[float],
+    column: Any,
+    epochs: int,
+    **_not_in_the_fingerprint: Any,
+) -> Tuple[str, Dict[str, Any], Optional[Dict[str, Any]]]:
+    """Where a run of :func:`train`'s arguments keeps its checkpoint, its fingerprint, and the
+    checkpoint it continues from (None: it starts from the beginning). Raises ValueError as
+    :func:`zeroflow._population_checkpoint.start` does."""
+    path = os.fspath(checkpoint) if checkpoint is not None else _checkpoint.default_path(out)
+    fingerprint = _checkpoint.settings(
+        paths,
+        seed=seed,
+        batch=batch,
+        learning_rate=learning_rate,
+        test_fraction=test_fraction,
+        sample_rate=sample_rate,
+        column=column,
+        epochs=epochs,
+    )
+    return path, fingerprint, _checkpoint.start(path, fingerprint, resume=resume, force=force)
+
+
 def train(
     paths: Sequence[PathLike],
     out: PathLike,
@@ -203,6 +250,10 @@ def train(
     column: Any = None,
     sample_rate: Optional[float] = None,
     progress: Optional[Callable[[str], None]] = None,
+    checkpoint: Optional[PathLike] = None,
+    checkpoint_every: int = 1,
+    resume: bool = False,
+    force: bool = False,
 ) -> PopulationResult:
     """Trains one LightVAE on the beats of every recording and writes it to `out` (a zeroflow model file).
 
@@ -220,15 +271,26 @@ def train(
         column: the lead (CSV column, WFDB/EDF signal), by name or index; None: the default lead.
         sample_rate: of CSV recordings (default 250 Hz); WFDB and EDF files state their own.
         progress: called with one line per epoch (on rank 0).
+        checkpoint: the file in which rank 0 keeps the run's state (default: `out` + ".checkpoint"),
+            written atomically after every `checkpoint_every` epochs and deleted once `out` is
+            written.
+        checkpoint_every: epochs between checkpoints (0: none).
+        resume: continue the interrupted run whose checkpoint is at `checkpoint`. It must have had
+            the same recordings (paths and sizes), seed, batch, learning rate, test fraction,
+            sample rate and lead; `epochs` may be raised. The processes may be fewer or more.
+            The result is the uninterrupted run's, bit for bit with the same processes and threads.
+        force: start from the beginning even though `checkpoint` exists (it is deleted).
 
     Raises:
         ValueError: no recording gave beats, or the recordings differ in sample rate or row width
-            (one model only scores rows made like its training rows).
+            (one model only scores rows made like its training rows); a checkpoint exists and
+            neither `resume` nor `force` is given; `resume` without a checkpoint, or with one of a
+            run of other settings (the message names the setting).
     """
     from . import _model_file
 
-    if epochs < 1 or batch < 1 or not 0 <= test_fraction < 1:
-        raise ValueError("epochs and batch must be at least 1 and test_fraction in [0, 1)")
+    if epochs < 1 or batch < 1 or not 0 <= test_fraction < 1 or checkpoint_every < 0:
+        raise ValueError("epochs and batch must be at least 1, checkpoint_every at least 0 and test_fraction in [0, 1)")
     paths = [os.fspath(p) for p in paths]
     if not paths:
         raise ValueError("train_population needs at least one recording")
@@ -237,6 +299,33 @@ def train(
     backend = str(dist.get_backend()) if dist.is_initialized() else ""
     dev = _resolve_device(device)
     t0 = time.perf_counter()
+
+    # Rank 0 alone reads and writes the checkpoint; every process gets the state it holds.
+    opening: Any = None
+    if rank == 0:
+        try:
+            opening = _opening(
+                paths,
+                out,
+                checkpoint=checkpoint,
+                resume=resume,
+                force=force,
+                seed=seed,
+                batch=batch,
+                learning_rate=learning_rate,
+                test_fraction=test_fraction,
+                sample_rate=sample_rate,
+                column=column,
+                epochs=epochs,
+            )
+            if opening[2] is None and force:
+                _checkpoint.discard(opening[0])
+        except (ValueError, OSError) as e:
+            opening = str(e)
+    opening = _from_rank0(opening, dev)
+    if isinstance(opening, str):
+        raise ValueError(opening)
+    checkpoint_path, fingerprint, resumed = opening
 
     # Rows of this process's recordings; every process then learns every recording's beat count.
     mine: Dict[int, torch.Tensor] = {}
@@ -280,11 +369,18 @@ def train(
     local_rows = torch.cat(local_parts) if local_parts else torch.zeros((0, width), device=dev)
     lookup = lookup.to(dev)
     t_rows = time.perf_counter() - t0
+    if resumed is not None and resumed["beats"] != n:
+        raise ValueError(
+            f"cannot resume from {checkpoint_path}: the recordings gave {resumed['beats']} beats then and "
+            f"{n} now (segmented by another zeroflow?); give --force to start over"
+        )
 
     # zeroflow's own initial weights for this seed, so that one process trains as zeroflow would start.
     initial = _model_file.template_weights(width, seed)
     model = LightVAE(width)
     model.load_state_dict({k: torch.from_numpy(initial[k]) for k in model.state_dict()})
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
     model.to(dev)
     net: torch.nn.Module = model
     if world > 1:
@@ -295,6 +391,13 @@ def train(
     split = torch.randperm(n, generator=generator)
     n_train = int(math.floor((1 - test_fraction) * n))
     train_ids, test_ids = split[:n_train], split[n_train:]
+    epoch_loss: List[float] = []
+    if resumed is not None:
+        optimizer.load_state_dict(resumed["optimizer"])
+        generator.set_state(resumed["generator"])  # after the split: the draws the next epoch makes
+        epoch_loss = list(resumed["epoch_loss"])
+        if progress and rank == 0:
+            progress(f"resumed from {checkpoint_path}: {len(epoch_loss)}/{epochs} epochs done")
 
     def batch_loss(ids: torch.Tensor, module: torch.nn.Module) -> torch.Tensor:
         noise = torch.randn(len(ids), 2, generator=generator)
@@ -305,8 +408,7 @@ def train(
         return seed_loss(recon, x, mu, logvar)
 
     t1 = time.perf_counter()
-    epoch_loss: List[float] = []
-    for epoch in range(epochs):
+    for epoch in range(len(epoch_loss), epochs):
         order = train_ids[torch.randperm(n_train, generator=generator)]
         total = torch.zeros((), dtype=torch.float64, device=dev)
         for start in range(0, n_train, batch):
@@ -320,6 +422,9 @@ def train(
         if not math.isfinite(value):
             raise ValueError(f"training diverged at epoch {epoch + 1} (loss {value})")
         epoch_loss.append(value)
+        if rank == 0 and checkpoint_every and (epoch + 1) % checkpoint_every == 0:
+            state = _checkpoint.snapshot(fingerprint, n, epoch_loss, model, optimizer, generator)
+            _checkpoint.write(checkpoint_path, state)
         if progress and rank == 0:
             progress(f"epoch {epoch + 1}/{epochs}  loss {value:.6f}")
     with torch.no_grad():
@@ -339,6 +444,7 @@ def train(
         from .model import VAE
 
         VAE.load(out)  # zeroflow's verifying reader: what `zeroflow score` will read
+        _checkpoint.discard(checkpoint_path)
     t_save = time.perf_counter() - t2
     # DDP's reducer holds the process group's pending work: gone before the group is destroyed.
     del net
@@ -413,7 +519,8 @@ def train_population(
         processes: processes on this machine; on GPUs, one per GPU.
         backend: "nccl" (GPUs) or "gloo" (CPUs); default: nccl when the device is a GPU.
         threads: PyTorch CPU threads per process (0: PyTorch's default).
-        options: as :func:`train` (epochs, batch, seed, device, ...).
+        options: as :func:`train` (epochs, batch, seed, device, checkpoint, checkpoint_every,
+            resume, force, ...).
     """
     if processes < 1:
         raise ValueError("processes must be at least 1")
@@ -421,6 +528,10 @@ def train_population(
         if threads > 0:
             torch.set_num_threads(threads)
         return train(paths, out, **options)
+    # A checkpoint refused here is one clear error; raised in a spawned process it would be a traceback.
+    arguments = inspect.signature(train).bind([os.fspath(p) for p in paths], out, **options)
+    arguments.apply_defaults()
+    _opening(**arguments.arguments)
     device = str(options.get("device", "auto"))
     gpu = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
     backend = backend or ("nccl" if gpu else "gloo")
@@ -470,7 +581,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--batch", type=int, default=1024)
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--force", "-f", action="store_true", help="replace an existing model file")
+    p.add_argument(
+        "--force",
+        "-f",
+        action="store_true",
+        help="replace an existing model file, and start over when an interrupted run left a checkpoint",
+    )
+    p.add_argument("--checkpoint", default=None, metavar="FILE", help="the run's checkpoint (default: OUT.checkpoint)")
+    p.add_argument("--checkpoint-every", type=int, default=1, metavar="N", help="epochs between checkpoints (0: none)")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted run from its checkpoint (same settings; --epochs may be raised)",
+    )
 
     class _Usage(Exception):
         pass
@@ -480,6 +603,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         a = p.parse_args(argv)
         if a.epochs < 1 or a.batch < 1 or a.processes < 1:
             raise _Usage("--epochs, --batch and --processes must be at least 1")
+        if a.checkpoint_every < 0:
+            raise _Usage("--checkpoint-every must be at least 0")
         missing = [x for x in a.inputs if not os.path.isfile(x)]
         if missing:
             raise _Usage(f"{missing[0]}: no such file")
@@ -490,7 +615,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     column: Any = int(a.column) if a.column is not None and a.column.isdigit() else a.column
     options = dict(
-        epochs=a.epochs, batch=a.batch, seed=a.seed, device=a.device, column=column, sample_rate=a.sample_rate
+        epochs=a.epochs,
+        batch=a.batch,
+        seed=a.seed,
+        device=a.device,
+        column=column,
+        sample_rate=a.sample_rate,
+        checkpoint=a.checkpoint,
+        checkpoint_every=a.checkpoint_every,
+        resume=a.resume,
+        force=a.force,
     )
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:

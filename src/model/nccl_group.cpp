@@ -134,8 +134,9 @@ struct nccl_group::state {};
 
 namespace {
 [[noreturn]] void no_nccl() {
-  ZF_THROW(error, "training on several GPUs needs NCCL, and this zeroflow was built without it (CUDA and nccl.h "
-                  "are needed when it is configured)");
+  ZF_THROW(error,
+           "training on several GPUs needs NCCL, and this zeroflow was built without it (CUDA and nccl.h "
+           "are needed when it is configured)");
 }
 }  // namespace
 

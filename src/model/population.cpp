@@ -76,8 +76,8 @@ population_result train_population(vae& model, const array& rows, const populati
   const auto on_gpu = [&](const std::vector<std::int64_t>& v) {
     array a = empty({static_cast<std::int64_t>(std::max<std::size_t>(v.size(), 1))}, int64, m.place, stream);
     if (!v.empty())
-      ZF_CUDA_TRY(cudaMemcpyAsync(a.data(), v.data(), v.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
-                                  stream.value()));
+      ZF_CUDA_TRY(
+          cudaMemcpyAsync(a.data(), v.data(), v.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream.value()));
     ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));  // the host vector goes out of scope
     return a;
   };
@@ -100,7 +100,8 @@ population_result train_population(vae& model, const array& rows, const populati
                c.weights.size(), " weights, the model ", params);
     ZF_EXPECTS(c.epochs_done <= options.epochs, options.checkpoint.string(), ": it has done ", c.epochs_done,
                " epochs, more than the ", options.epochs, " asked for");
-    ZF_CUDA_TRY(cudaMemcpyAsync(m.params.data(), c.weights.data(), param_bytes, cudaMemcpyHostToDevice, stream.value()));
+    ZF_CUDA_TRY(
+        cudaMemcpyAsync(m.params.data(), c.weights.data(), param_bytes, cudaMemcpyHostToDevice, stream.value()));
     ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
     losses = std::move(c.epoch_loss);
     resumed = std::move(c.optimiser);
@@ -138,8 +139,8 @@ population_result train_population(vae& model, const array& rows, const populati
     };
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const detail::gpu_training_report report = trainer.train(static_cast<const std::int64_t*>(train_index.data()),
-                                                           n_train, o);
+  const detail::gpu_training_report report =
+      trainer.train(static_cast<const std::int64_t*>(train_index.data()), n_train, o);
   result.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.steps = report.replays;
   result.host_syncs += report.host_syncs;

@@ -63,20 +63,20 @@ T number(const std::map<std::string, std::string>& m, const std::string& key) {
 }
 
 std::map<std::string, std::string> settings_metadata(const population_settings& s) {
-  return {{"width", std::to_string(s.width)},
-          {"rows", std::to_string(s.rows)},
-          {"rows_identity", s.rows_identity},
-          {"seed", std::to_string(s.seed)},
-          {"batch", std::to_string(s.batch)},
-          {"learning_rate", exact(s.learning_rate)},
+  return {{"width", std::to_string(s.width)},       {"rows", std::to_string(s.rows)},
+          {"rows_identity", s.rows_identity},       {"seed", std::to_string(s.seed)},
+          {"batch", std::to_string(s.batch)},       {"learning_rate", exact(s.learning_rate)},
           {"test_fraction", exact(s.test_fraction)}};
 }
 
 /// How each setting is named to a person, in the order a difference is reported.
-constexpr std::pair<const char*, const char*> setting_names[] = {
-    {"rows_identity", "the recordings"}, {"rows", "the number of beats"}, {"width", "the row width"},
-    {"seed", "the seed"},                {"batch", "the batch"},          {"learning_rate", "the learning rate"},
-    {"test_fraction", "the test fraction"}};
+constexpr std::pair<const char*, const char*> setting_names[] = {{"rows_identity", "the recordings"},
+                                                                 {"rows", "the number of beats"},
+                                                                 {"width", "the row width"},
+                                                                 {"seed", "the seed"},
+                                                                 {"batch", "the batch"},
+                                                                 {"learning_rate", "the learning rate"},
+                                                                 {"test_fraction", "the test fraction"}};
 
 }  // namespace
 
@@ -94,7 +94,8 @@ void write_population_checkpoint(const std::filesystem::path& path, const popula
   content.tensors.push_back(tensor("epoch_loss", "F64", c.epoch_loss));
   content.metadata[std::string(io::checksum_key)] = io::content_checksum(content);
   const std::string bytes = io::to_safetensors(content);
-  io::write_atomically(path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+  io::write_atomically(path,
+                       [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
 
 population_checkpoint read_population_checkpoint(const std::filesystem::path& path,
@@ -112,8 +113,8 @@ population_checkpoint read_population_checkpoint(const std::filesystem::path& pa
                "its checksum does not match its content (the file is damaged)");
     const auto wanted = settings_metadata(expected);
     for (const auto& [key, name] : setting_names)
-      ZF_EXPECTS(entry(m, key) == wanted.at(key), "it belongs to another run: ", name, " was ", entry(m, key),
-                 ", now ", wanted.at(key));
+      ZF_EXPECTS(entry(m, key) == wanted.at(key), "it belongs to another run: ", name, " was ", entry(m, key), ", now ",
+                 wanted.at(key));
     population_checkpoint c;
     c.settings = expected;
     c.epochs_done = number<int>(m, "epochs_done");

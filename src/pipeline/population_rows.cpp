@@ -115,10 +115,11 @@ population_rows load_population_rows(const population_input& input, device gpu, 
       width = w;
       out.provenance.sample_rate = rate;
     }
-    ZF_EXPECTS(w == width && rate == out.provenance.sample_rate, "the recordings' beats differ: ",
-               input.recordings[static_cast<std::size_t>(first)].string(), " has rows of ", width, " samples at ",
-               out.provenance.sample_rate, " Hz, ", input.recordings[static_cast<std::size_t>(i)].string(), " of ", w,
-               " samples at ", rate, " Hz; one model scores only rows made like its training rows, so train one per "
+    ZF_EXPECTS(w == width && rate == out.provenance.sample_rate,
+               "the recordings' beats differ: ", input.recordings[static_cast<std::size_t>(first)].string(),
+               " has rows of ", width, " samples at ", out.provenance.sample_rate, " Hz, ",
+               input.recordings[static_cast<std::size_t>(i)].string(), " of ", w, " samples at ", rate,
+               " Hz; one model scores only rows made like its training rows, so train one per "
                "sample rate");
     total += beats;
   }
@@ -161,8 +162,7 @@ population_rows load_population_rows(const population_input& input, device gpu, 
       ZF_CUDA_TRY(cudaMemcpyAsync(through, contiguous.data(), n_bytes, cudaMemcpyDeviceToDevice, stream.value()));
     }
     if (group != nullptr) group->broadcast(through, beats * width, static_cast<int>(i % ranks), stream);
-    if (out.mapped)
-      ZF_CUDA_TRY(cudaMemcpyAsync(target, through, n_bytes, cudaMemcpyDeviceToDevice, stream.value()));
+    if (out.mapped) ZF_CUDA_TRY(cudaMemcpyAsync(target, through, n_bytes, cudaMemcpyDeviceToDevice, stream.value()));
     offset += beats;
   }
   ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));

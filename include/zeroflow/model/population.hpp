@@ -68,10 +68,10 @@ struct population_result {
   double test_loss = 0.0;       ///< the held-out rows' loss after training (NaN without test rows)
   std::int64_t train_rows = 0;  ///< over all processes
   std::int64_t test_rows = 0;
-  std::int64_t steps = 0;        ///< optimisation steps taken by this call (not those resumed past)
-  int first_epoch = 0;           ///< epochs the checkpoint had done (0 for a fresh run)
-  int host_syncs = 0;            ///< waits for the GPU (losses and checkpoints; none per step)
-  double train_seconds = 0.0;    ///< the epochs this call trained, checkpoints included
+  std::int64_t steps = 0;      ///< optimisation steps taken by this call (not those resumed past)
+  int first_epoch = 0;         ///< epochs the checkpoint had done (0 for a fresh run)
+  int host_syncs = 0;          ///< waits for the GPU (losses and checkpoints; none per step)
+  double train_seconds = 0.0;  ///< the epochs this call trained, checkpoints included
 };
 
 /// Trains `model` (on a GPU) on `rows`: every process of `group` (none: this process alone) holds

@@ -23,8 +23,8 @@ namespace zeroflow::pipeline {
 
 struct population_input {
   std::vector<std::filesystem::path> recordings;
-  io::recording_options read;  ///< the lead and the read method; `where` is set to the GPU
-  double sample_rate = 250;    ///< of recordings that do not state theirs (CSV, raw)
+  io::recording_options read;         ///< the lead and the read method; `where` is set to the GPU
+  double sample_rate = 250;           ///< of recordings that do not state theirs (CSV, raw)
   bool sample_rate_explicit = false;  ///< given by the user: a recording that states another rate is refused
   /// Bytes the rows may take on the GPU; beyond it they stay in page-locked host memory mapped
   /// into the GPU's address space (read across the bus by the training step). 0: the GPU's free
@@ -34,11 +34,11 @@ struct population_input {
 };
 
 struct population_rows {
-  array rows;                         ///< float32 N × W on the GPU (or mapped into it), recordings in order
-  model::row_provenance provenance;   ///< how they were made (what `zeroflow score` checks)
-  std::vector<std::int64_t> beats;    ///< per recording (0 for one that gave no rows)
-  std::vector<std::string> skipped;   ///< "PATH: why", for the recordings this process read
-  bool mapped = false;                ///< rows in host memory mapped into the GPU
+  array rows;                        ///< float32 N × W on the GPU (or mapped into it), recordings in order
+  model::row_provenance provenance;  ///< how they were made (what `zeroflow score` checks)
+  std::vector<std::int64_t> beats;   ///< per recording (0 for one that gave no rows)
+  std::vector<std::string> skipped;  ///< "PATH: why", for the recordings this process read
+  bool mapped = false;               ///< rows in host memory mapped into the GPU
   /// The recordings and their beat counts, hashed: what a checkpoint belongs to.
   std::string identity;
 };
