@@ -24,6 +24,7 @@
 #include "zeroflow/model/nccl_group.hpp"
 #include "zeroflow/model/population.hpp"
 #include "zeroflow/model/vae.hpp"
+#include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/population_rows.hpp"
 
 extern char** environ;
@@ -62,6 +63,7 @@ std::vector<std::string> rank_arguments(const gpu_population_flags& f, int rank)
     a.insert(a.end(), {"--sample-rate", rate});
   }
   if (!f.lead.empty()) a.insert(a.end(), {"--lead", f.lead});
+  if (!f.max_device_memory.empty()) a.insert(a.end(), {"--max-device-memory", f.max_device_memory});
   if (f.resume) a.emplace_back("--resume");
   if (f.force) a.emplace_back("--force");
   return a;
@@ -146,6 +148,7 @@ int train_population_on_gpus(const gpu_population_flags& f) {
                checkpoint.string(), ": add --resume to continue it, or --force to start over");
     ZF_EXPECTS(!f.resume || std::filesystem::exists(checkpoint), "--resume: there is no checkpoint ",
                checkpoint.string(), " to continue from");
+    if (!f.max_device_memory.empty()) (void)pipeline::parse_byte_size(f.max_device_memory);
     if (f.gpus > 1) return start_and_wait(f);
   }
   const int rank = std::max(f.rank, 0);
@@ -159,6 +162,8 @@ int train_population_on_gpus(const gpu_population_flags& f) {
   input.read.lead = f.lead;
   input.sample_rate = f.sample_rate;
   input.sample_rate_explicit = f.sample_rate_given;
+  if (!f.max_device_memory.empty())
+    input.device_budget = static_cast<std::size_t>(pipeline::parse_byte_size(f.max_device_memory));
   if (leader && f.inputs.size() <= 20) input.progress = progress;
   if (leader)
     progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " + std::to_string(f.gpus) +

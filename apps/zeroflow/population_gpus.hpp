@@ -17,7 +17,8 @@ struct gpu_population_flags {
   int epochs = 30, gpus = 1, checkpoint_every = 1;
   std::int64_t batch = 1024;  // rows per step over all GPUs
   std::uint64_t seed = 42;
-  std::string checkpoint;  // empty: OUT.checkpoint
+  std::string checkpoint;         // empty: OUT.checkpoint
+  std::string max_device_memory;  // bytes the rows may take on a GPU (e.g. 40G); empty: its free memory less a quarter
   bool resume = false, force = false;
   // Set by the process that starts one process per GPU, for each of them.
   int rank = -1;

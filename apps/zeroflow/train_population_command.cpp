@@ -24,7 +24,7 @@ struct population_flags {
   double sample_rate = 250;
   int processes = 1, epochs = 30, batch = 1024, threads = 0, gpus = 1, checkpoint_every = 1, rank = -1;
   std::uint64_t seed = 42;
-  std::string group;
+  std::string group, max_device_memory;
   bool force = false, resume = false;
 };
 
@@ -46,6 +46,7 @@ gpu_population_flags on_gpus(const population_flags& f, const CLI::App& cmd) {
   g.force = f.force;
   g.rank = f.rank;
   g.group = f.group;
+  g.max_device_memory = f.max_device_memory;
   return g;
 }
 
@@ -67,6 +68,9 @@ void add_train_population(CLI::App& app) {
                   "batch is split among them")
       ->capture_default_str()
       ->check(integer_in(1, 1024));
+  cmd->add_option("--max-device-memory", f->max_device_memory,
+                  "GPU path: bytes the beats may take on each GPU (e.g. 40G); beyond it they stay in host memory "
+                  "mapped into the GPU (default: its free memory less a quarter)");
   // Given by the process that starts one process per GPU, to each of them.
   cmd->add_option("--rank", f->rank)->group("")->check(integer_in(0, 1023));
   cmd->add_option("--group", f->group)->group("");
@@ -113,7 +117,9 @@ void add_train_population(CLI::App& app) {
       throw CLI::ValidationError(
           "--processes, --backend and --threads belong to the CPU path (torch.distributed); on GPUs, --gpus N "
           "sets the processes");
-    if (f->gpus > 1) throw CLI::ValidationError("--gpus needs GPUs (--device cuda, or auto on a machine with them)");
+    if (f->gpus > 1 || !f->max_device_memory.empty())
+      throw CLI::ValidationError(
+          "--gpus and --max-device-memory need GPUs (--device cuda, or auto on a machine with them)");
     std::vector<std::string> args = f->inputs;
     args.insert(args.end(), {"--out", f->out, "--processes", std::to_string(f->processes), "--device", f->device,
                              "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",
