@@ -191,7 +191,7 @@ def main():
         # The EC57 table of the default runs' classes and AF episodes (beats.atr): per record,
         # gross and average, the first 5 minutes left out, as `zeroflow evaluate` computes it.
         # The seed's method has no classes: before classes existed, its `flags` were the only
-        # answer (see the README's "Beat classes and atrial fibrillation" for that baseline).
+        # answer (docs/performance.md, "Detection accuracy on DS1 / EC57", has that baseline).
         folders = [work / "default" / record for record in args.records]
         print("\nEC57 (default runs; zeroflow evaluate, bxb's rules):")
         print(zeroflow(args.bin, "evaluate", *folders).stdout.split("\nrecord", 1)[-1].join(["record", ""]))

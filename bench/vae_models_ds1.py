@@ -10,7 +10,7 @@ training beats (30 epochs, seed 42; the MLP with 100 full-batch epochs, its note
 ranks every labelled beat by its detected beat's anomaly score (minus score_samples, over all
 beats), V (AAMI: V and E) against every other labelled beat; a labelled beat without a detection
 within 150 ms ranks lowest. The score here is the reconstruction error alone: `zeroflow run` adds
-the rhythm part, so its AUROC (README) is higher. MONAI's row is skipped when MONAI is missing.
+the rhythm part, so its AUROC (docs/performance.md) is higher. MONAI's row is skipped when MONAI is missing.
 
 Usage: python3 bench/vae_models_ds1.py [--records 106 119] [--data DIR] [--epochs 30] [--device cpu]
 """

@@ -1,6 +1,6 @@
-# One library target per layer of the README (zeroflow::core, zeroflow::memory, ...), so that the
-# build itself keeps the layering: a layer's sources see the headers of the layers it links and no
-# others, and a layer may link only layers below it.
+# One library target per layer of docs/architecture.md (zeroflow::core, zeroflow::memory, ...), so
+# that the build itself keeps the layering: a layer's sources see the headers of the layers it links
+# and no others, and a layer may link only layers below it.
 #
 # How the headers are kept apart while they all live in include/zeroflow/<layer>/: each layer gets
 # a folder of its own in the build tree, <build>/layers/<layer>/zeroflow/<layer>, a link to its
@@ -8,7 +8,7 @@
 # includes "zeroflow/pipeline/..." then fails to compile ("No such file or directory").
 
 # Lowest first; a layer may depend on those before it in this list (signal and synth share a rank
-# in the README, neither uses the other).
+# in docs/development.md, neither uses the other).
 set(ZEROFLOW_LAYERS core memory interop io signal synth classify model eval pipeline report)
 
 # zeroflow_add_layer(<layer> [DEPENDS <layer>...] [SOURCES <file>...] [EXCLUDE <regex>])

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <new>
 
+#include "run_option_flags.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/utf8.hpp"
@@ -53,8 +54,10 @@ std::string message_of(const std::exception& e) {
   // A broken precondition names the function whose check it is ("robust_zscore: the signal is
   // empty"): an input the command should have refused in its own terms first. The person sees
   // what was wrong, not the function.
-  if (dynamic_cast<const invalid_argument*>(&e) != nullptr) return one_line(without_function_name(e.what()));
-  return one_line(e.what());
+  // The library names options as it knows them (`max_device_memory`); the person typed flags.
+  if (dynamic_cast<const invalid_argument*>(&e) != nullptr)
+    return one_line(in_flag_terms(without_function_name(e.what())));
+  return one_line(in_flag_terms(e.what()));
 }
 
 std::string without_function_name(std::string_view message) {

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/pipeline/run_option_table.hpp"
 
 namespace zeroflow::cli {
 
@@ -25,11 +26,6 @@ constexpr const char* bootstrap =
     "str(e) + '); install it there or set ZEROFLOW_PYTHON to an interpreter that has it\\n')\n"
     "    sys.exit(1)\n"
     "sys.exit(m.main(sys.argv[3:]))\n";
-
-// Flags of `run` that the Dask front forwards as given (zeroflow.dask's command line takes them).
-constexpr const char* forwarded[] = {"--out",      "--lead",           "--sample-rate", "--device", "--min-beat",
-                                     "--max-beat", "--min-peak-ratio", "--threads",     "--epochs", "--batch",
-                                     "--seed"};
 
 /// The value given to `name`, when it was given (empty otherwise).
 std::vector<std::string> given(const CLI::App& cmd, const std::string& name) {
@@ -50,30 +46,22 @@ std::shared_ptr<std::string> add_scheduler_option(CLI::App& run) {
 }
 
 void run_on_scheduler(const CLI::App& run, const std::string& address) {
-  // What the Python pipeline does not take is refused, not silently dropped.
-  const std::pair<const char*, const char*> only_default[] = {
-      {"--segmentation", "robust"}, {"--normalize", "robust"}, {"--figures", "none"}, {"--model", "lightvae"}};
-  for (const auto& [flag, value] : only_default) {
-    const auto values = given(run, flag);
-    if (!values.empty() && values.front() != value)
-      throw CLI::ValidationError(std::string(flag) + " " + values.front() +
-                                 " is not available with --scheduler, which runs the default pipeline on every "
-                                 "recording; leave it out, or run without --scheduler");
-  }
-  // The workers read raw recordings as one channel taken as stored; other layouts are not forwarded.
-  for (const char* flag : {"--channels", "--gain"})
-    if (!given(run, flag).empty())
-      throw CLI::ValidationError(std::string(flag) +
-                                 " is not available with --scheduler, whose workers read a raw recording as one "
-                                 "channel of samples taken as stored; leave it out, or run without --scheduler");
-  if (!given(run, "--labels").empty())
-    throw CLI::ValidationError(
-        "--labels is not available with --scheduler: each recording's labels are read from beside it "
-        "(NAME.labels.csv)");
   if (address.empty()) throw CLI::ValidationError("--scheduler is empty; give a scheduler address or 'local'");
   std::vector<std::string> args = given(run, "INPUT");
   args.insert(args.end(), {"--scheduler", address});
-  for (const char* flag : forwarded) {
+  // Every flag given is forwarded as typed: zeroflow.dask's command line is made from the same
+  // table of run options (run_option_table.hpp), and the front's own flags follow.
+  for (const auto& o : pipeline::run_option_table()) {
+    if (o.flags.empty() || o.use == pipeline::option_use::scoring) continue;
+    const std::string flag(pipeline::long_flag(o));
+    if (run.count(flag) == 0) continue;
+    if (o.kind == pipeline::option_kind::flag) {
+      args.push_back(flag);
+      continue;
+    }
+    for (const auto& value : given(run, flag)) args.insert(args.end(), {flag, value});
+  }
+  for (const char* flag : {"--out", "--figures", "--jobs"}) {
     const auto values = given(run, flag);
     if (!values.empty()) args.insert(args.end(), {flag, values.front()});
   }

@@ -15,9 +15,10 @@ namespace zeroflow::cli {
 std::shared_ptr<std::string> add_scheduler_option(CLI::App& run);
 
 /// @brief Runs `run`'s recordings on the Dask cluster at `address` ("local": one on this machine)
-/// through `python -m zeroflow.dask`; returns only when Python cannot be started.
-/// @throws CLI::ValidationError for a flag the Dask front does not take (a usage error);
-///         zeroflow::error when the interpreter cannot be started.
+/// through `python -m zeroflow.dask`, with every flag given; returns only when Python cannot be
+/// started.
+/// @throws CLI::ValidationError for an empty address; zeroflow::error when the interpreter cannot
+///         be started.
 void run_on_scheduler(const CLI::App& run, const std::string& address);
 
 /// @brief Replaces this process with `$ZEROFLOW_PYTHON -c <bootstrap> module args...`, where the

@@ -6,13 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "zeroflow/io/recording.hpp"
-
 namespace zeroflow::cli {
-
-/// @brief Adds --channels and --gain to `cmd`; their values go into `layout` (the run's options,
-/// pipeline::run_options::raw, which the run's read takes).
-void add_raw_input_flags(CLI::App& cmd, io::raw_layout& layout);
 
 /// @brief Checks the flags of raw recordings against `inputs`. Usage errors (exit 2): a raw input
 /// without --sample-rate; --channels or --gain without a raw input.

@@ -16,17 +16,18 @@
 #include "flag_checks.hpp"
 #include "input_checks.hpp"
 #include "interrupt.hpp"
-#include "io_flag.hpp"
-#include "model_choice.hpp"
 #include "output_folders.hpp"
 #include "python_front.hpp"
 #include "raw_input.hpp"
 #include "results_folder.hpp"
+#include "run_option_flags.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/pipeline/run_option_table.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 #include "zeroflow/report/outputs.hpp"
 #include "zeroflow/report/png_figures.hpp"
@@ -38,12 +39,10 @@ namespace {
 
 struct run_flags {
   std::vector<std::string> inputs;
-  pipeline::run_options options;
-  std::string device = "auto";
+  given_options given;                          ///< the run options on the command line (run_option_flags.hpp)
+  pipeline::run_options options;                ///< made from `given` once parsing is done
+  std::optional<std::filesystem::path> labels;  ///< --labels (else each recording's own, beside it)
   std::string out = "out";
-  std::string labels;
-  std::string model;                    ///< score: the model file
-  std::string model_name = "lightvae";  ///< run: the model to train
   std::string figures = "none";
   bool force = false;
   unsigned jobs = 1;  ///< recordings of a batch at the same time
@@ -59,72 +58,7 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
   cmd.add_option("--out,-o", f.out,
                  "output folder: beats.csv, summary.json, report.html, model.safetensors (figures/ with --figures png)")
       ->capture_default_str();
-  cmd.add_option("--lead,--column,-c", f.options.column,
-                 "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF "
-                 "lead (default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)");
-  cmd.add_option("--sample-rate,-r", f.options.segmentation.sample_rate,
-                 "samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own)")
-      ->capture_default_str()
-      ->check(number_in(lowest_sample_rate, highest_sample_rate, "Hz"));
-  cmd.add_option("--device,-d", f.device, "auto (GPU when present), cpu or cuda")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd.add_option("--min-beat", f.options.segmentation.min_beat_seconds,
-                 "shortest kept beat, seconds (seed: 0.4); below --max-beat")
-      ->capture_default_str()
-      ->check(beat_seconds(longest_beat_seconds));
-  cmd.add_option("--max-beat", f.options.segmentation.max_beat_seconds,
-                 "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)")
-      ->capture_default_str()
-      ->check(beat_seconds(longest_beat_seconds));
-  cmd.add_option("--min-peak-ratio", f.options.segmentation.min_peak_ratio,
-                 "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)")
-      ->capture_default_str()
-      ->check(number_in(0.0, 1.0, ""));
-  cmd.add_option_function<std::string>(
-         "--segmentation",
-         [&f](const std::string& how) {
-           f.options.segmentation.method =
-               how == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
-         },
-         "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or seed "
-         "(the seed's NMS gate and length filter, exactly; beats outside --min-beat/--max-beat are not scored)")
-      ->default_str("robust")
-      ->check(CLI::IsMember({"robust", "seed"}));
-  cmd.add_option_function<std::string>(
-         "--normalize", [&f](const std::string& how) { f.options.segmentation.normalize_rows = how == "robust"; },
-         "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none "
-         "(raw samples, as the seed; its losses are then comparable)")
-      ->default_str("robust")
-      ->check(CLI::IsMember({"robust", "none"}));
-  cmd.add_option("--labels", f.labels,
-                 "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / "
-                 "sample,symbol,aami) or WFDB annotations (NAME.atr); default: NAME.atr or NAME.labels.csv beside "
-                 "INPUT when present. A file that cannot be read is a warning, not a failed run");
-  cmd.add_option("--threads", f.options.threads, "CSV parser threads (0: all cores)")
-      ->capture_default_str()
-      ->check(integer_in(0, 4096));
-  cmd.add_option_function<std::string>(
-         "--max-device-memory",
-         [&f](const std::string& text) {
-           try {
-             f.options.max_device_memory = pipeline::parse_byte_size(text);
-           } catch (const invalid_argument& e) {
-             throw CLI::ValidationError("--max-device-memory", e.what());
-           }
-           if (f.options.max_device_memory < pipeline::min_device_budget)
-             throw CLI::ValidationError("--max-device-memory", text + " is under the 64M a run needs at least");
-         },
-         "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and is "
-         "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)")
-      ->type_name("BYTES");
-  add_raw_input_flags(cmd, f.options.raw);
-  cmd.add_flag_callback(
-      "--allow-outside-record", [&f] { f.options.record_files = io::record_files::anywhere; },
-      "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
-      "default a record reads only files beside its header, so that a record from elsewhere cannot read the "
-      "rest of the machine");
-  add_io_flag(cmd);
+  add_run_option_flags(cmd, training, f.given);
   cmd.add_option("--jobs,-j", f.jobs,
                  "recordings of a batch run at the same time in this process, sharing the GPU (each on a stream "
                  "of its own) or the CPUs; results are the same as one at a time")
@@ -138,29 +72,16 @@ void add_pipeline_flags(CLI::App& cmd, run_flags& f, bool training) {
                  "for papers and slides)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "png"}));
-  if (training) {
-    cmd.add_option("--model,-m", f.model_name, model_help)->capture_default_str()->check(model_name());
-    cmd.add_option("--epochs", f.options.epochs, "training epochs (--model mlp: 100)")
-        ->capture_default_str()
-        ->check(integer_in(1, 100000));
-    cmd.add_option("--batch", f.options.batch, "training batch size (--model mlp: all beats in one batch)")
-        ->capture_default_str()
-        ->check(integer_in(1, 1 << 24));
-    cmd.add_option("--seed", f.options.seed, "seed of the shuffle, split and initial weights")
-        ->capture_default_str()
-        ->check(unsigned_integer());
-  }
 }
 
-/// The reference labels that sit beside a recording, if any: NAME.atr for a WFDB record (the
-/// MIT-BIH convention), else NAME.labels.csv.
-std::optional<std::filesystem::path> labels_beside(const std::filesystem::path& input) {
-  auto record = input;
-  if (record.extension() == ".hea" || record.extension() == ".dat" || record.extension() == ".edf") {
-    if (auto atr = std::filesystem::path(record).replace_extension(".atr"); std::filesystem::exists(atr)) return atr;
+/// The run options from the flags given; options that contradict each other are a usage error.
+void make_options(run_flags& f) {
+  try {
+    f.options = pipeline::make_run_options(f.given);
+  } catch (const invalid_argument& e) {
+    throw CLI::ValidationError(in_flag_terms(e.what()));
   }
-  if (auto csv = synth::labels_path_for(input); std::filesystem::exists(csv)) return csv;
-  return std::nullopt;
+  f.labels = f.options.labels;
 }
 
 /// What one recording of a batch gave (a line of runs.csv).
@@ -176,15 +97,9 @@ run_outcome run_one(run_flags& f, const std::filesystem::path& staging, const st
                     bool training) {
   auto& o = f.options;
   o.labels.reset();
-  std::optional<std::filesystem::path> labels;
-  if (!f.labels.empty()) {
-    labels = std::filesystem::path(f.labels);
-  } else {
-    labels = labels_beside(o.input);
-  }
+  const auto labels = f.labels ? f.labels : pipeline::labels_beside(o.input);
   // Read now, not after training: a labels file that cannot be read is a warning said up front.
   if (labels) o.labels = readable_labels(*labels, &progress);
-  if (!training) o.model = f.model;
   const auto result = pipeline::run(o, training ? staging / "model.safetensors" : std::filesystem::path{});
   const auto& say = o.progress;  // this recording's progress lines
   say("writing " + out.string() + "/{beats.csv,summary.json,report.html}");
@@ -221,17 +136,8 @@ void check_flags(const run_flags& f) {
   // Said before the pipeline runs, not after minutes of training.
   if (f.figures == "png" && !ZEROFLOW_HAS_CAIRO)
     throw error("--figures png: this zeroflow was built without cairo; install libcairo2-dev and rebuild");
-  // Flags that contradict each other are usage errors, like a flag out of its range.
-  const auto& s = f.options.segmentation;
-  if (!(s.min_beat_seconds < s.max_beat_seconds))
-    throw CLI::ValidationError(zeroflow::detail::concat(
-        "--min-beat ", s.min_beat_seconds, " s must be shorter than --max-beat ", s.max_beat_seconds, " s"));
   if (f.out.empty()) throw CLI::ValidationError("--out is empty; name the output folder");
-  if (f.options.max_device_memory > 0 && s.method == signal::segmentation_method::seed)
-    throw CLI::ValidationError(
-        "--max-device-memory segments in chunks with the robust method only; leave out "
-        "--segmentation seed");
-  if (f.inputs.size() > 1 && !f.labels.empty())
+  if (f.inputs.size() > 1 && f.labels)
     throw CLI::ValidationError(
         zeroflow::detail::concat("--labels names one file, but ", f.inputs.size(),
                                  " recordings were given; each recording's labels are read from beside "
@@ -242,8 +148,8 @@ void check_flags(const run_flags& f) {
 std::vector<std::filesystem::path> replaceable(const std::filesystem::path& out,
                                                std::vector<std::filesystem::path> earlier, const run_flags& f) {
   std::vector<std::filesystem::path> inputs(f.inputs.begin(), f.inputs.end());
-  if (!f.model.empty()) inputs.emplace_back(f.model);
-  if (!f.labels.empty()) inputs.emplace_back(f.labels);
+  if (f.options.model) inputs.emplace_back(*f.options.model);
+  if (f.labels) inputs.emplace_back(*f.labels);
   return keep_inputs(out, std::move(earlier), inputs);
 }
 
@@ -291,27 +197,16 @@ std::vector<run_outcome> run_batch(run_flags& f, const std::vector<std::string>&
   return runs;
 }
 
-/// The model a training run makes; the MLP autoencoder trains as its notebook does (100 epochs,
-/// every beat in one batch) unless the flags say otherwise.
-void choose_model(run_flags& f, const CLI::App& cmd) {
-  auto& o = f.options;
-  o.model_type = pipeline::parse_model_kind(f.model_name);
-  if (o.model_type != pipeline::model_kind::mlp_autoencoder) return;
-  if (cmd.count("--epochs") == 0) o.epochs = mlp_default_epochs;
-  if (cmd.count("--batch") == 0) o.batch = 0;
-}
-
-void run_pipeline(run_flags& f, bool training, bool sample_rate_given) {
+void run_pipeline(run_flags& f, bool training) {
+  make_options(f);
   auto& o = f.options;
   check_flags(f);
-  o.where = pipeline::parse_device_choice(f.device);
   if (o.where == pipeline::device_choice::cuda) (void)pipeline::resolve(o.where);  // no GPU: said now
-  o.sample_rate_explicit = sample_rate_given;
   o.progress = progress;
   const bool batch = f.inputs.size() > 1;
   if (!batch)
     require_readable_recording(f.inputs.front(), o.record_files);  // a batch reports each recording in runs.csv
-  if (!training) require_readable_file(f.model, "model");
+  if (!training) require_readable_file(o.model->string(), "model");
   const std::vector<std::string> names =
       batch ? distinct_folder_names(f.inputs, {"runs.csv"}) : std::vector<std::string>{};
 
@@ -370,8 +265,7 @@ void add_run(CLI::App& app) {
   cmd->callback([flags, cmd, scheduler] {
     check_raw_input_flags(*cmd, flags->inputs);
     if (cmd->count("--scheduler") > 0) return run_on_scheduler(*cmd, *scheduler);
-    choose_model(*flags, *cmd);
-    run_pipeline(*flags, true, cmd->count("--sample-rate") > 0);
+    run_pipeline(*flags, true);
   });
 }
 
@@ -379,14 +273,10 @@ void add_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Score a recording's beats with a model trained by `zeroflow run`");
   auto flags = std::make_shared<run_flags>();
   add_pipeline_flags(*cmd, *flags, false);
-  cmd->add_option("--model,-m", flags->model,
-                  "model.safetensors written by `zeroflow run` (either model; the model.pt of earlier versions "
-                  "too), or a LightVAE saved from Python with its rows described (zeroflow.model.VAE.describe_rows)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  cmd->get_option("--model")->required()->check(CLI::ExistingFile);
   cmd->callback([flags, cmd] {
     check_raw_input_flags(*cmd, flags->inputs);
-    run_pipeline(*flags, false, cmd->count("--sample-rate") > 0);
+    run_pipeline(*flags, false);
   });
 }
 

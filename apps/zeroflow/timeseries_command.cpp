@@ -1,22 +1,15 @@
 // The seed-004 pipeline (docs/architecture.md): `generate-electricity` writes a multi-column consumption
 // table with labelled anomalies (standing in for the notebook's Kaggle file, which cannot be
-// downloaded here), and `timeseries` takes one column of such a CSV through min-max scaling on the
-// device, the notebook's MLP autoencoder and a reconstruction-error score per point.
-#include <algorithm>
-#include <charconv>
-#include <chrono>
-#include <cmath>
+// downloaded here), and `timeseries` runs pipeline::run_timeseries on one column of such a CSV (min-max
+// scaling on the device, the notebook's MLP autoencoder, a reconstruction-error score per point) and
+// writes its result. This file handles the arguments and the files; the work is the library's.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <system_error>
-#include <utility>
-#include <vector>
 
 #include "commands.hpp"
 #include "input_checks.hpp"
@@ -25,16 +18,13 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/io/atomic_file.hpp"
-#include "zeroflow/io/csv.hpp"
-#include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/signal/min_max.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 #include "zeroflow/synth/electricity.hpp"
 
 #if ZEROFLOW_HAS_TORCH
-#include "zeroflow/eval/metrics.hpp"
-#include "zeroflow/model/mlp_autoencoder.hpp"
+#include "zeroflow/pipeline/stage_clock.hpp"
+#include "zeroflow/pipeline/timeseries_pipeline.hpp"
+#include "zeroflow/report/timeseries_outputs.hpp"
 #endif
 
 namespace zeroflow::cli {
@@ -86,6 +76,7 @@ void generate_electricity_files(const electricity_flags& f) {
 
 struct timeseries_flags {
   std::string input;
+  io::io_method io = io::io_method::automatic;
   std::string column;
   std::string out;
   std::string device = "auto";
@@ -100,84 +91,19 @@ struct timeseries_flags {
 
 #if ZEROFLOW_HAS_TORCH
 
-/// A column given as digits is a 0-based index (the notebook's `iloc[:, 7]`); anything else a name.
-io::column_ref column_of(const std::string& text) {
-  std::size_t index = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), index);
-  if (!text.empty() && ec == std::errc{} && end == text.data() + text.size()) return index;
-  return text;
-}
-
-device device_of(const std::string& choice) {
-  if (choice == "cpu") return cpu_device;
+pipeline::device_choice device_of(const std::string& choice) {
+  if (choice == "cpu") return pipeline::device_choice::cpu;
   if (choice == "cuda") {
-    require_cuda("--device cuda");
-    return cuda_device(0);
+    require_cuda("--device cuda");  // refused before the work, in the command's terms
+    return pipeline::device_choice::cuda;
   }
-  return cuda_available() ? cuda_device(0) : cpu_device;
+  return pipeline::device_choice::automatic;
 }
-
-/// Stage times; on a GPU each stage ends with a synchronisation, so its time is its own.
-class stage_clock {
- public:
-  explicit stage_clock(device where) : where_{where}, last_{std::chrono::steady_clock::now()}, first_{last_} {}
-  void end(const std::string& name) {
-    if (where_.type == device_type::cuda) synchronize(stream_view{});
-    const auto now = std::chrono::steady_clock::now();
-    stages_.emplace_back(name, std::chrono::duration<double, std::milli>(now - last_).count());
-    last_ = now;
-    char line[96];
-    std::snprintf(line, sizeof line, "%s: %.1f ms", name.c_str(), stages_.back().second);
-    progress(line);
-  }
-  [[nodiscard]] nlohmann::json json() const {
-    nlohmann::json j = nlohmann::json::object();
-    for (const auto& [name, ms] : stages_) j[name] = ms;
-    return j;
-  }
-  [[nodiscard]] double total_ms() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_).count();
-  }
-
- private:
-  device where_;
-  std::chrono::steady_clock::time_point last_, first_;
-  std::vector<std::pair<std::string, double>> stages_;
-};
-
-std::vector<float> host_floats(const array& a) {
-  const array h = a.where() == cpu_device ? a : copy_to(a, cpu_device);
-  const auto s = h.span<const float>();
-  return {s.begin(), s.end()};
-}
-
-/// The q-quantile with linear interpolation (numpy.quantile's default), of a copy.
-double quantile(std::vector<float> v, double q) {
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-  const double low = v[lo];
-  if (lo + 1 >= v.size()) return low;
-  const double high = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-  return low + (at - static_cast<double>(lo)) * (high - low);
-}
-
-void put(std::string& line, double v) {
-  char number[48];
-  const auto [end, ec] = std::to_chars(number, number + sizeof number, v, std::chars_format::general, 9);
-  line.append(number, ec == std::errc{} ? end : number);
-}
-
-/// A labels file read before the work.
-struct timeseries_labels {
-  std::filesystem::path path;
-  std::vector<synth::labelled_point> points;
-};
 
 /// The labels to evaluate against: --labels, else INPUT's .labels.csv when it is there. As for
 /// `zeroflow run`, one that cannot be read or parsed is a warning and the run goes on without
 /// evaluation; it is said before the work, not after it.
-std::optional<timeseries_labels> labels_of(const timeseries_flags& f, const std::filesystem::path& input) {
+std::optional<std::filesystem::path> labels_of(const timeseries_flags& f, const std::filesystem::path& input) {
   std::filesystem::path path = f.labels;
   std::error_code ec;
   if (path.empty() && std::filesystem::exists(std::filesystem::symlink_status(synth::labels_path_for(input), ec)))
@@ -185,147 +111,47 @@ std::optional<timeseries_labels> labels_of(const timeseries_flags& f, const std:
   if (path.empty()) return std::nullopt;
   try {
     require_readable_file(path, "labels");  // a FIFO would wait for a writer forever
-    return timeseries_labels{path, synth::read_electricity_labels(path)};
+    (void)synth::read_electricity_labels(path);
+    return path;
   } catch (const std::exception& e) {
     progress("warning: labels " + path.string() + ": " + e.what() + "; the run goes on without evaluation");
     return std::nullopt;
   }
 }
 
-/// The pipeline itself: writes points.csv and summary.json into `folder`; returns the line that
-/// says what it found.
-std::string write_timeseries(const timeseries_flags& f, const std::filesystem::path& input, device where,
-                             const std::optional<timeseries_labels>& labels, const std::filesystem::path& folder,
-                             const std::filesystem::path& out) {
-  stage_clock clock(where);
-  if (where.type == device_type::cuda) {
-    io::prepare_csv_reads(where);  // the CUDA context and the parser's staging, not the read's
-    clock.end("cuda_init");
-  }
-
-  io::csv_options read;
-  read.columns = {column_of(f.column)};
-  read.where = where;
-  read.blank = io::blank_lines::refuse;  // rows are points in time, and labels name them by row
-  const table t = io::read_csv(input, read);
-  const array values = t.columns.at(0);
-  const std::string column = t.names.at(0);
-  const std::int64_t n = values.size();
-  ZF_EXPECTS(n >= 1, input.string(), ": column \"", column, "\" has no rows");
-  clock.end("read");
-
-  const signal::min_max_scaling scaling = signal::min_max_fit(values, {0.0, 1.0}, {});
-  const array scaled = signal::min_max_transform(values, scaling.scale, scaling.offset, std::nullopt, {});
-  clock.end("scale");
-
-  auto net = model::mlp_autoencoder::create({1, 32, 32}, where, f.seed);
-  model::mlp_train_options o;
+void run_timeseries(const timeseries_flags& f) {
+  // Everything that can be refused is refused before the work: an input that is no regular file,
+  // a GPU that is not there, labels that cannot be read (a warning), earlier results without --force.
+  pipeline::timeseries_options o;
+  o.input = f.input;
+  require_readable_file(o.input, "table");
+  o.column = f.column;
+  o.where = device_of(f.device);
+  o.io = f.io;
+  o.labels = labels_of(f, o.input);
   o.epochs = f.epochs;
   o.batch = f.batch;
   o.learning_rate = f.learning_rate;
   o.weight_decay = f.weight_decay;
   o.seed = f.seed;
-  const model::mlp_train_result trained = net.train(scaled, o);
-  clock.end("train");
-
-  const array score = net.score(scaled);
-  const array reconstruction = net.reconstruct(scaled);
-  clock.end("score");
-
-  const auto v = host_floats(values), s = host_floats(scaled), r = host_floats(reconstruction), e = host_floats(score);
-  // The estimators' contamination="auto": Tukey's fence over the errors.
-  const double q1 = quantile(e, 0.25), q3 = quantile(e, 0.75);
-  const double threshold = q3 + 1.5 * (q3 - q1);
-  std::int64_t flagged = 0;
-  for (float x : e) flagged += x > threshold;
-
-  std::vector<std::uint8_t> label;
-  std::int64_t labelled = 0;
-  if (labels) {
-    label.assign(static_cast<std::size_t>(n), 0);
-    for (const auto& p : labels->points)
-      if (p.column == column && p.row >= 0 && p.row < n)
-        labelled += !label[static_cast<std::size_t>(p.row)], label[static_cast<std::size_t>(p.row)] = 1;
-  }
-  clock.end("threshold");
-
-  io::write_atomically(folder / "points.csv", [&](std::ostream& file) {
-    file << (label.empty() ? "row,value,scaled,reconstruction,score,outlier\n"
-                           : "row,value,scaled,reconstruction,score,outlier,label\n");
-    std::string line;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      line = std::to_string(i);
-      for (double x : {static_cast<double>(v[k]), static_cast<double>(s[k]), static_cast<double>(r[k]),
-                       static_cast<double>(e[k])}) {
-        line += ',';
-        put(line, x);
-      }
-      line += e[k] > threshold ? ",1" : ",0";
-      if (!label.empty()) line += label[k] ? ",1" : ",0";
-      line += '\n';
-      file << line;
-    }
-  });
-  clock.end("write");
-
-  nlohmann::json summary = {
-      {"input", std::filesystem::absolute(input).string()},
-      {"column", column},
-      {"rows", n},
-      {"device", where.name()},
-      {"model", "MLP autoencoder 1-32-32-32-1, ReLU, sigmoid output (the seed-004 notebook)"},
-      {"parameters", net.parameter_count()},
-      {"epochs", f.epochs},
-      {"batch", f.batch == 0 ? nlohmann::json("all rows") : nlohmann::json(f.batch)},
-      {"learning_rate", f.learning_rate},
-      {"weight_decay", f.weight_decay},
-      {"seed", f.seed},
-      {"data_min", host_floats(scaling.data_min).at(0)},
-      {"data_max", host_floats(scaling.data_max).at(0)},
-      {"loss", trained.epoch_loss},
-      {"final_loss", trained.epoch_loss.empty() ? nlohmann::json(nullptr) : nlohmann::json(trained.epoch_loss.back())},
-      {"score", "mean squared reconstruction error of the min-max scaled value; higher = more anomalous"},
-      {"threshold",
-       {{"rule", "Q3 + 1.5 IQR of the scores (Tukey's fence)"}, {"value", threshold}, {"outliers", flagged}}},
-      {"stages_ms", clock.json()},
-      {"total_ms", clock.total_ms()},
-  };
-  if (!label.empty()) {
-    nlohmann::json evaluation = {{"labels", std::filesystem::absolute(labels->path).string()}, {"anomalies", labelled}};
-    if (labelled > 0 && labelled < n) {
-      evaluation["auroc"] = eval::auroc(std::span<const float>(e), std::span<const std::uint8_t>(label));
-      evaluation["average_precision"] =
-          eval::average_precision(std::span<const float>(e), std::span<const std::uint8_t>(label));
-      std::int64_t hits = 0;
-      for (std::size_t k = 0; k < e.size(); ++k) hits += label[k] && e[k] > threshold;
-      evaluation["flagged_precision"] = flagged > 0 ? static_cast<double>(hits) / static_cast<double>(flagged) : 0.0;
-      evaluation["flagged_recall"] = static_cast<double>(hits) / static_cast<double>(labelled);
-    }
-    summary["evaluation"] = evaluation;
-  }
-  io::write_atomically(folder / "summary.json", [&](std::ostream& file) { file << summary.dump(2) << '\n'; });
-  return "wrote " + (out / "points.csv").string() + " and " + (out / "summary.json").string() + ": " +
-         std::to_string(flagged) + " of " + std::to_string(n) + " points above the threshold";
-}
-
-void run_timeseries(const timeseries_flags& f) {
-  // Everything that can be refused is refused before the work: an input that is no regular file,
-  // a GPU that is not there, labels that cannot be read (a warning), earlier results without --force.
-  const std::filesystem::path input = f.input;
-  require_readable_file(input, "table");
-  const device where = device_of(f.device);
-  const auto labels = labels_of(f, input);
+  o.progress = [](const std::string& line) { progress(line); };
   results_request request;
   request.out = f.out;
   request.force = f.force;
-  request.inputs = {input};
-  if (labels) request.inputs.push_back(labels->path);
-  std::string done;
+  request.inputs = {o.input};
+  if (o.labels) request.inputs.push_back(*o.labels);
+  std::int64_t flagged = 0, rows = 0;
   write_results(request, [&](const std::filesystem::path& staging) {
-    done = write_timeseries(f, input, where, labels, staging, request.out);
+    pipeline::timeseries_result r = pipeline::run_timeseries(o);
+    pipeline::stage_clock stage(r.stages, stream_view{}, o.progress, pipeline::stage_lines::times);
+    stage("write", [&] { report::write_timeseries_points(r, staging / "points.csv"); });
+    r.total_ms += r.stages.back().milliseconds;
+    report::write_timeseries_summary(r, o, staging / "summary.json");
+    flagged = r.outliers;
+    rows = r.rows;
   });
-  progress(done);
+  progress("wrote " + (request.out / "points.csv").string() + " and " + (request.out / "summary.json").string() + ": " +
+           std::to_string(flagged) + " of " + std::to_string(rows) + " points above the threshold");
 }
 
 #endif
@@ -369,7 +195,7 @@ void add_timeseries(CLI::App& app) {
   cmd->add_flag("--force,-f", f->force,
                 "replace the results of an earlier run in --out: all of them together, and only once this run has "
                 "succeeded");
-  add_io_flag(*cmd);
+  add_io_flag(*cmd, f->io);
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));

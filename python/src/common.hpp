@@ -92,7 +92,10 @@ void bind_memory(nb::module_& m);
 void bind_io(nb::module_& m);
 void bind_signal(nb::module_& m);
 void bind_model(nb::module_& m);
+void bind_eval(nb::module_& m);
+void bind_timeseries(nb::module_& m);
 void bind_synth(nb::module_& m);
+void bind_run_options(nb::module_& m);
 
 /// Messages and names as Python text that never fails to decode: for the exception translator
 /// (module.cpp) and the names the io bindings return.

@@ -1,5 +1,6 @@
 // The VAE (train, score, decode, save/load) and the whole pipeline (run), for builds with
 // LibTorch. Long calls release the GIL; progress callbacks take it back.
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "results.hpp"
 #include "zeroflow/config.hpp"
 
 #if ZEROFLOW_HAS_TORCH
@@ -19,7 +21,9 @@
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
+#include "zeroflow/pipeline/run_option_table.hpp"
 #include "zeroflow/report/outputs.hpp"
+#include "zeroflow/report/png_figures.hpp"
 #include "zeroflow/signal/params.hpp"
 #endif
 
@@ -27,25 +31,6 @@ namespace zeroflow::python {
 
 #if ZEROFLOW_HAS_TORCH
 namespace {
-
-/// A host array that owns `values` (moved in, no copy); not from a zeroflow resource.
-template <class T>
-py_array host_array(std::vector<T> values, dtype type) {
-  auto* held = new std::vector<T>(std::move(values));
-  const auto n = static_cast<std::int64_t>(held->size());
-  auto owner =
-      buffer::adopt(held->data(), held->size() * sizeof(T), cpu_device, [held](void*, std::size_t) { delete held; });
-  return {array(std::move(owner), type, {n}), legacy_stream};
-}
-
-/// A callback from C++ worker code into Python (takes the GIL; a Python error stops the work).
-template <class... Args>
-auto python_callback(nb::handle f) {
-  return [f = nb::borrow<nb::object>(f)](Args... args) {
-    nb::gil_scoped_acquire acquire;
-    f(args...);
-  };
-}
 
 nb::dict train_result_dict(model::train_result r) {
   nb::dict d;
@@ -69,8 +54,6 @@ nb::object rows_dict(const std::optional<model::row_provenance>& rows) {
   d["max_length"] = rows->max_length;
   return d;
 }
-
-nb::object json_to_python(const nlohmann::json& j) { return nb::module_::import_("json").attr("loads")(j.dump()); }
 
 nb::dict result_dict(pipeline::run_result r, const pipeline::run_options& options) {
   nb::dict d;
@@ -275,47 +258,24 @@ void bind_model(nb::module_& m) {
   m.def("cpu_threads", &model::cpu_threads);
   m.def(
       "_run",
-      [](const std::string& input, const std::string& column, double rate, double ricker, double nms, double min_beat,
-         double max_beat, double ratio, const std::string& device, int epochs, int batch, std::uint64_t seed,
-         nb::handle labels, nb::handle model_path, int threads, bool route_torch_memory, nb::handle progress,
-         const std::string& model_out, nb::handle out, const std::string& model_type, nb::handle max_device_memory) {
-        pipeline::run_options o;
-        // A byte count, or a size as the CLI's --max-device-memory takes it ("2G", "512M").
-        if (nb::isinstance<nb::str>(max_device_memory))
-          o.max_device_memory = pipeline::parse_byte_size(nb::cast<std::string>(max_device_memory));
-        else if (!max_device_memory.is_none())
-          o.max_device_memory = nb::cast<std::int64_t>(max_device_memory);
-        o.model_type = pipeline::parse_model_kind(model_type);
+      [](const std::string& input, const std::vector<std::pair<std::string, std::string>>& given, nb::handle progress,
+         const std::string& model_out, nb::handle out, bool png_figures) {
+        pipeline::run_options o = pipeline::make_run_options(given);
         o.input = input;
-        o.column = column;
-        o.segmentation.sample_rate = rate;
-        o.segmentation.ricker_seconds = ricker;
-        o.segmentation.nms_window_seconds = nms;
-        o.segmentation.min_beat_seconds = min_beat;
-        o.segmentation.max_beat_seconds = max_beat;
-        o.segmentation.min_peak_ratio = ratio;
-        o.where = pipeline::parse_device_choice(device);
-        o.epochs = epochs;
-        o.batch = batch;
-        o.seed = seed;
-        if (!labels.is_none()) o.labels = nb::cast<std::string>(nb::str(labels));
-        if (!model_path.is_none()) o.model = nb::cast<std::string>(nb::str(model_path));
-        o.threads = threads;
-        o.route_torch_memory = route_torch_memory;
         if (!progress.is_none()) o.progress = python_callback<const std::string&>(progress);
         const std::string folder = out.is_none() ? std::string() : nb::cast<std::string>(nb::str(out));
         pipeline::run_result r;
         {
           nb::gil_scoped_release release;
           r = pipeline::run(o, model_out);
-          if (!folder.empty()) report::write_all(r, o, folder);
+          if (!folder.empty()) {
+            report::write_all(r, o, folder);
+            if (png_figures) (void)report::write_png_figures(r, o, std::filesystem::path(folder) / "figures");
+          }
         }
         return result_dict(std::move(r), o);
       },
-      "input"_a, "column"_a, "sample_rate"_a, "ricker_seconds"_a, "nms_window_seconds"_a, "min_beat_seconds"_a,
-      "max_beat_seconds"_a, "min_peak_ratio"_a, "device"_a.none(), "epochs"_a, "batch"_a, "seed"_a, "labels"_a.none(),
-      "model"_a.none(), "threads"_a, "route_torch_memory"_a, "progress"_a.none(), "model_out"_a, "out"_a.none(),
-      "model_type"_a = "lightvae", "max_device_memory"_a.none() = nb::none());
+      "input"_a, "given"_a, "progress"_a.none(), "model_out"_a, "out"_a.none(), "png_figures"_a = false);
 }
 
 #else

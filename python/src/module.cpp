@@ -2,6 +2,7 @@
 #include "common.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/pipeline/run_option_table.hpp"
 
 namespace zeroflow::python {
 PyObject* copy_warning_type = nullptr;
@@ -30,20 +31,25 @@ NB_MODULE(_zeroflow, m) {
   zeroflow::python::copy_warning_type =
       new_exception(m, "CopyWarning", PyExc_UserWarning, "zeroflow copied data it could not use in place (copy=None).");
   // zeroflow's C++ exceptions, as Python's: bad arguments are ValueError, allocation failures
-  // MemoryError, bad data ParseError (a ValueError), CUDA failures CudaError.
+  // MemoryError, bad data ParseError (a ValueError), CUDA failures CudaError. The options a message
+  // names are spelled as Python passes them (max_device_memory=).
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    const auto set = [](PyObject* type, const char* what) {
+      const auto text = zeroflow::pipeline::spell_options(what, zeroflow::pipeline::option_spelling::python);
+      zeroflow::python::set_python_error(type, text.c_str());
+    };
     try {
       std::rethrow_exception(p);
     } catch (const zeroflow::parse_error& e) {
-      zeroflow::python::set_python_error(parse_error_type, e.what());
+      set(parse_error_type, e.what());
     } catch (const zeroflow::invalid_argument& e) {
-      zeroflow::python::set_python_error(PyExc_ValueError, e.what());
+      set(PyExc_ValueError, e.what());
     } catch (const zeroflow::out_of_memory& e) {
-      zeroflow::python::set_python_error(PyExc_MemoryError, e.what());
+      set(PyExc_MemoryError, e.what());
     } catch (const zeroflow::cuda_error& e) {
-      zeroflow::python::set_python_error(cuda_error_type, e.what());
+      set(cuda_error_type, e.what());
     } catch (const zeroflow::error& e) {
-      zeroflow::python::set_python_error(error_type, e.what());
+      set(error_type, e.what());
     }
   });
   m.attr("__version__") = ZEROFLOW_VERSION;
@@ -55,5 +61,8 @@ NB_MODULE(_zeroflow, m) {
   zeroflow::python::bind_io(m);
   zeroflow::python::bind_signal(m);
   zeroflow::python::bind_model(m);
+  zeroflow::python::bind_eval(m);
+  zeroflow::python::bind_timeseries(m);
   zeroflow::python::bind_synth(m);
+  zeroflow::python::bind_run_options(m);
 }

@@ -104,7 +104,7 @@ def test_python_run_takes_the_budget(long_recording, budget):
 
 
 def test_python_run_refuses_a_small_budget(long_recording):
-    with pytest.raises(ValueError, match="too small"):
+    with pytest.raises(ValueError, match="max_device_memory=1M: 1M is under the 64M"):
         python_run(long_recording, "cpu", "1M")
 
 

@@ -118,7 +118,7 @@ def test_score_takes_the_mlp_model_file(zeroflow_bin, mlp_run, short_recording, 
     "name, needle",
     [
         ("monai", 'VAEOutlierDetector(model="monai")'),
-        ("model.safetensors", "zeroflow score INPUT --model model.safetensors"),
+        ("model.safetensors", "a saved model scores with --model model.safetensors (zeroflow score)"),
         ("vae", "expected lightvae or mlp"),
     ],
 )

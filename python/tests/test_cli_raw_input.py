@@ -3,7 +3,11 @@ header): the same samples as raw and as CSV give the same beats and scores, and 
 say (the sample rate) or a size that is no whole number of samples is refused in one line."""
 
 import csv
+import json
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -142,22 +146,25 @@ def test_a_raw_recording_cut_mid_sample_is_refused(zeroflow_bin, recording, tmp_
     assert not out.exists()  # a failed run leaves no folder it made
 
 
-def test_raw_layout_flags_are_not_forwarded_to_a_scheduler(zeroflow_bin, recording, tmp_path):
+def test_raw_layout_flags_reach_the_schedulers_workers(zeroflow_bin, recording, tmp_path):
+    """`run --scheduler` forwards --gain (and every other flag): its workers read the raw recording
+    as `run` does."""
+    pytest.importorskip("dask.distributed")
     folder, _ = recording
-    proc = run_cli(
-        zeroflow_bin,
-        "run",
-        folder / "rec16.i16",
-        "--sample-rate",
-        RATE,
-        "--gain",
-        GAIN,
-        "--scheduler",
-        "local",
-        "--out",
-        tmp_path / "out",
-        check=False,
+    flags = [folder / "rec16.i16", "--sample-rate", RATE, "--gain", GAIN, "--device", "cpu", "--epochs", 2]
+    run_cli(zeroflow_bin, "run", *flags, "--out", tmp_path / "direct")
+    env = dict(os.environ, ZEROFLOW_PYTHON=sys.executable)
+    proc = subprocess.run(
+        [str(zeroflow_bin), "run", *map(str, flags), "--scheduler", "local", "--out", str(tmp_path / "dask")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
-    assert proc.returncode == 2, proc.stderr
-    (line,) = _errors(proc)
-    assert "--gain" in line and "--scheduler" in line, line
+    assert proc.returncode == 0, proc.stderr
+    direct = json.loads((tmp_path / "direct" / "summary.json").read_text())
+    (name,) = [d for d in os.listdir(tmp_path / "dask") if d != "runs.csv"]
+    scheduled = json.loads((tmp_path / "dask" / name / "summary.json").read_text())
+    assert scheduled["options"] == direct["options"]
+    assert scheduled["options"]["gain"] == str(GAIN) or float(scheduled["options"]["gain"]) == float(GAIN)
+    assert scheduled["beats_found"] == direct["beats_found"]

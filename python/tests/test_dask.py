@@ -183,8 +183,8 @@ def test_cli_scheduler_errors(zeroflow_bin, recordings, tmp_path):
     )
     assert missing.returncode == 1 and "ZEROFLOW_PYTHON" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
-    usage = run_cli(zeroflow_bin, *args[1:], "--figures", "png", check=False)
-    assert usage.returncode == 2 and "--figures png is not available with --scheduler" in usage.stderr
+    usage = run_cli(zeroflow_bin, *args[1:], "--max-device-memory", "1M", check=False)
+    assert usage.returncode == 2 and "--max-device-memory: 1M is under the 64M" in usage.stderr, usage.stderr
     assert not (tmp_path / "o").exists()
 
 

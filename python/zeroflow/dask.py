@@ -254,14 +254,13 @@ def run_many(
         FileExistsError: `out_dir` holds earlier results and `force` is False (nothing is run).
         TypeError: an option that :func:`zeroflow.run` does not take (before anything is run).
     """
-    import inspect
-
     import pandas as pd
 
-    from .pipeline import run as run_pipeline
+    from .pipeline import OPTION_TABLE
 
     distributed = _require_distributed()
-    unknown = sorted(set(run_options) - set(inspect.signature(run_pipeline).parameters) - {"input"})
+    known = {o["name"] for o in OPTION_TABLE} | {"column", "options", "figures"}
+    unknown = sorted(set(run_options) - known)
     unknown += sorted({"out", "model_out", "progress", "input"} & set(run_options))
     if unknown:
         raise TypeError(f"run_many() got option(s) zeroflow.run does not take here: {', '.join(unknown)}")
@@ -341,16 +340,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="workers of a local cluster")
     p.add_argument("--retries", type=int, default=2)
     p.add_argument("--force", "-f", action="store_true")
-    p.add_argument("--device", "-d", default="auto", choices=["auto", "cpu", "cuda"])
-    p.add_argument("--lead", "--column", "-c", dest="column", default=None)
-    p.add_argument("--sample-rate", "-r", type=float, default=None)
-    p.add_argument("--epochs", type=int, default=None)
-    p.add_argument("--batch", type=int, default=None)
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument("--min-beat", type=float, default=None)
-    p.add_argument("--max-beat", type=float, default=None)
-    p.add_argument("--min-peak-ratio", type=float, default=None)
+    p.add_argument("--figures", default="none", choices=["none", "png"])
+    p.add_argument("--jobs", "-j", type=int, default=1, help="not used: the workers decide (see --workers)")
+    # Every run option of `zeroflow run`, from the library's table: the same flags, forwarded as typed
+    # and checked by the library (a value it refuses is a usage error naming the flag).
+    for o in _core._run_option_table():
+        if not o["flags"] or o["use"] == "scoring":
+            continue
+        flags = o["flags"].split(",")
+        if o["kind"] == "bool":
+            p.add_argument(*flags, dest=o["name"], action="store_const", const="true", default=None)
+        else:
+            p.add_argument(*flags, dest=o["name"], default=None)
     return p
 
 
@@ -368,21 +369,30 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except _UsageError as e:
         print(f"zeroflow: error: {e} (see zeroflow run --help)", file=sys.stderr)
         return 2
-    options: Dict[str, Any] = {"device": a.device}
-    for flag, key in (
-        ("column", "column"),
-        ("sample_rate", "sample_rate"),
-        ("epochs", "epochs"),
-        ("batch", "batch"),
-        ("seed", "seed"),
-        ("threads", "threads"),
-        ("min_beat", "min_beat_seconds"),
-        ("max_beat", "max_beat_seconds"),
-        ("min_peak_ratio", "min_peak_ratio"),
-    ):
-        value = getattr(a, flag)
-        if value is not None:
-            options[key] = value
+    options: Dict[str, Any] = {
+        o["name"]: getattr(a, o["name"])
+        for o in _core._run_option_table()
+        if o["flags"] and o["use"] != "scoring" and getattr(a, o["name"], None) is not None
+    }
+    problem = _core._run_options_problem(list(options.items()))
+    if problem is not None:
+        print(f"zeroflow: error: {problem} (see zeroflow run --help)", file=sys.stderr)
+        return 2
+    if a.figures != "none":
+        options["figures"] = a.figures
+    if a.jobs != 1:
+        print(
+            "zeroflow: note: with --scheduler the cluster's workers decide how many recordings run at once "
+            "(--workers for a local one); --jobs is not used",
+            file=sys.stderr,
+        )
+    if options.get("labels") is not None and len(a.inputs) > 1:
+        print(
+            f"zeroflow: error: --labels names one file, but {len(a.inputs)} recordings were given; each "
+            "recording's labels are read from beside it (see zeroflow run --help)",
+            file=sys.stderr,
+        )
+        return 2
     missing = [p for p in a.inputs if not os.path.isfile(p)]
     if missing:
         print(f"zeroflow: error: {missing[0]}: no such file (see zeroflow run --help)", file=sys.stderr)

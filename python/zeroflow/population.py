@@ -43,10 +43,6 @@ import torch.nn.functional as F
 
 PathLike = Union[str, os.PathLike]
 
-#: The robust segmentation's beat window (zeroflow run's defaults), in seconds.
-_WINDOW_BEFORE_SECONDS = 0.25
-_WINDOW_AFTER_SECONDS = 0.45
-
 
 class LightVAE(torch.nn.Module):
     """PyTorch replica of zeroflow's LightVAE (src/model/light_vae.cpp, the seed's class): the same
@@ -153,6 +149,7 @@ def _recording_rows(path: str, device: torch.device, column: Any, sample_rate: f
     """zeroflow run's training rows of one recording (on `device`, shared with zeroflow through
     DLPack), its sample rate and its beat window in samples."""
     from . import io, signal
+    from ._interop import _core
 
     where = "cpu" if device.type == "cpu" else f"cuda:{device.index or 0}"
     rec = io.read_recording(path, column, where)
@@ -170,7 +167,12 @@ def _recording_rows(path: str, device: torch.device, column: Any, sample_rate: f
         raise ValueError(
             f"{path}: only {rows.shape[0]} beats were found; is the sample rate ({rate:g} Hz) right for this recording?"
         )
-    window = (_round_samples(_WINDOW_BEFORE_SECONDS, rate), _round_samples(_WINDOW_AFTER_SECONDS, rate))
+    # The robust segmentation's beat window, as the library's defaults give it (zeroflow run's).
+    defaults = _core._segment_defaults()
+    window = (
+        _round_samples(defaults["window_before_seconds"], rate),
+        _round_samples(defaults["window_after_seconds"], rate),
+    )
     return rows, float(rate), window
 
 

@@ -453,30 +453,21 @@ def expected_failed_checks(estimator: BaseEstimator) -> dict:
 
 # ---- outlier detectors ---------------------------------------------------------------------
 
-#: contamination="auto": Tukey's fence, this many interquartile ranges below the first quartile
-#: of the training scores. Reconstruction errors are skewed to the right, and the fence flags
-#: their long tail, where a fixed number of robust standard deviations may flag nothing.
-_TUKEY_FENCE = 1.5
 
+def _offset(scores: Any, contamination: Any) -> float:
+    """The offset below which a training score is an outlier, by the library's order statistics
+    (eval/quantile.hpp, the ones ``zeroflow timeseries`` uses), computed on the scores' device
+    (on a GPU only the order statistics cross to the host).
 
-def _quantile(scores: Any, library: str, q: float) -> float:
-    """The q-quantile (linear interpolation, as numpy.quantile) of a 1-D score array, by its library."""
-    if library == "torch":
-        import torch
-
-        s = scores.double()
-        if s.numel() <= (1 << 24):  # torch.quantile's limit
-            return float(torch.quantile(s, q))
-        return float(np.quantile(s.cpu().numpy(), q))
-    if library == "cupy":
-        import cupy
-
-        return float(cupy.quantile(scores.astype("float64"), q))
-    if library == "jax":
-        import jax.numpy as jnp
-
-        return float(jnp.quantile(scores, q))
-    return float(np.quantile(scores, q))
+    contamination="auto" is Tukey's lower fence, ``Q1 - 1.5 IQR`` of the scores: reconstruction
+    errors are skewed to the right, and the fence flags their long tail, where a fixed number of
+    robust standard deviations may flag nothing. A float is the scores' quantile at that share.
+    Quantiles interpolate linearly between order statistics, as numpy.quantile, in float64.
+    """
+    a = asarray(scores)
+    if contamination == "auto":
+        return _core._tukey_fence(a)[2]
+    return _core._quantile(a, float(contamination))
 
 
 def _seed_of(random_state: Any) -> int:
@@ -511,11 +502,7 @@ class _ReconstructionOutlierDetector(OutlierMixin, BaseEstimator):
         self.model_ = self._new_model(data.n_features, self._device_for(data), self.seed_)
         self.loss_curve_ = [float(v) for v in self._fit_model(rows)]
         training = self._scores(rows, data.library)
-        if self.contamination == "auto":
-            q1, q3 = _quantile(training, data.library, 0.25), _quantile(training, data.library, 0.75)
-            self.offset_ = q1 - _TUKEY_FENCE * (q3 - q1)
-        else:
-            self.offset_ = _quantile(training, data.library, float(self.contamination))
+        self.offset_ = _offset(training, self.contamination)
         return self
 
     def _model_rows(self, data: _Data) -> Array:

@@ -92,7 +92,7 @@ void require_cuda(const char* what) {
     ZF_THROW(cuda_error, what, " needs a GPU this zeroflow has code for: GPU 0 (", prop.name,
              ") has compute capability ", prop.major, ".", prop.minor, ", and this build carries code for ",
              ZEROFLOW_CUDA_ARCHITECTURES,
-             " only; rebuild with -DZEROFLOW_CUDA_ARCHITECTURES=native (or portable), or use --device cpu");
+             " only; rebuild with -DZEROFLOW_CUDA_ARCHITECTURES=native (or portable), or use `device`=cpu");
   }
   ZF_THROW(cuda_error, what, " needs a CUDA GPU, and none is visible");
 #else

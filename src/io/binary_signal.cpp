@@ -78,7 +78,7 @@ array read_binary_signal(const std::filesystem::path& path, const binary_options
              options.frames.value_or(0), ") was asked for");
   const bool to_device = options.where.type == device_type::cuda;
   if (to_device) {
-    (void)resolve_io_method(options.io.value_or(default_io_method()));  // kvikio without KvikIO: say so first
+    (void)resolve_io_method(options.io);  // kvikio without KvikIO: say so first
     require_cuda("reading a binary signal into GPU memory");
   }
 
@@ -176,8 +176,7 @@ std::optional<binary_options> wfdb_binary_layout(const wfdb_header& header, std:
 }
 
 array read_wfdb_signal_to(const std::filesystem::path& header_path, const wfdb_header& header, std::size_t index,
-                          device where, stream_view stream, std::optional<io_method> io, unsigned threads,
-                          record_files files) {
+                          device where, stream_view stream, io_method io, unsigned threads, record_files files) {
   std::optional<binary_options> layout = wfdb_binary_layout(header, index);
   if (layout) {
     const auto file = wfdb_signal_path(header_path, header, index, files);

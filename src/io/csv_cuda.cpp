@@ -163,7 +163,7 @@ table read_on_gpu(const gpu_input& in, const csv_options& options, stream_view s
   } else {
     const unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     staging.emplace(in.source, layout.data_offset, static_cast<std::size_t>(n), d_text, options.chunk_bytes, threads, s,
-                    tick);
+                    tick, options.io);
     report.chunks = staging->chunks();
     report.chunk_bytes = staging->chunk_bytes();
     report.copy_threads = staging->threads();

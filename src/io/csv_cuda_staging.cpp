@@ -81,12 +81,12 @@ class staging_cache {
 
 staged_copy::staged_copy(const byte_source& source, std::size_t offset, std::size_t bytes, void* device_dst,
                          std::size_t chunk_bytes, unsigned threads, cudaStream_t stream,
-                         const std::function<void(std::size_t)>& tick) {
+                         const std::function<void(std::size_t)>& tick, io_method requested) {
   if (bytes == 0) return;
-  // A file read with the default chunking takes the process's loading method (--io): KvikIO or a
-  // memory map move it in one piece. A requested chunk size (tests of chunk edges) always stages.
+  // A file read with the default chunking takes the read's loading method: KvikIO or a memory map
+  // move it in one piece. A requested chunk size (tests of chunk edges) always stages.
   if (const auto* path = source.file_path(); path != nullptr && chunk_bytes == 0) {
-    if (const io_method method = resolve_io_method(default_io_method()); method != io_method::posix) {
+    if (const io_method method = resolve_io_method(requested); method != io_method::posix) {
       int id = 0;
       ZF_CUDA_TRY(cudaGetDevice(&id));  // the caller's device guard made it the target's
       read_file_to_device(*path, offset, bytes, device_dst, cuda_device(id), stream_view{stream}, method, threads);

@@ -14,6 +14,7 @@
 
 #include "csv_cuda_source.hpp"
 #include "zeroflow/core/buffer.hpp"
+#include "zeroflow/io/file_loading.hpp"
 
 namespace zeroflow::io::detail {
 
@@ -32,9 +33,11 @@ class staged_copy {
   /// `tick(bytes staged so far)` is called on the calling thread between chunks; an exception
   /// from it (or from reading the source) stops the copy and is rethrown here, after the copies
   /// already queued have finished.
+  /// A file read with the default chunking (chunk_bytes 0) goes by `method` (file_loading.hpp);
+  /// `posix` is this class's own staging.
   staged_copy(const byte_source& source, std::size_t offset, std::size_t bytes, void* device_dst,
               std::size_t chunk_bytes, unsigned threads, cudaStream_t stream,
-              const std::function<void(std::size_t)>& tick);
+              const std::function<void(std::size_t)>& tick, io_method method);
   staged_copy(const staged_copy&) = delete;
   staged_copy& operator=(const staged_copy&) = delete;
   /// Waits for the queued copies (errors are printed, not thrown) and recycles the staging chunks.

@@ -1,7 +1,6 @@
 #include "zeroflow/io/file_loading.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -18,10 +17,6 @@
 #endif
 
 namespace zeroflow::io {
-
-namespace {
-std::atomic<io_method> process_default{io_method::automatic};
-}  // namespace
 
 std::string_view to_string(io_method method) noexcept {
   switch (method) {
@@ -40,7 +35,7 @@ std::string_view to_string(io_method method) noexcept {
 io_method parse_io_method(std::string_view text) {
   for (io_method m : {io_method::automatic, io_method::kvikio, io_method::posix, io_method::mmap})
     if (text == to_string(m)) return m;
-  ZF_THROW(invalid_argument, "--io ", text, ": not a loading method; choose auto, kvikio, posix or mmap");
+  ZF_THROW(invalid_argument, "`io`=", text, ": not a loading method; choose auto, kvikio, posix or mmap");
 }
 
 const gds_status& query_gds() {
@@ -59,7 +54,7 @@ io_method resolve_io_method(io_method requested) {
     case io_method::kvikio:
       if (!detail::kvikio_built_in())
         ZF_THROW(invalid_argument,
-                 "--io kvikio: this zeroflow was built without KvikIO; use --io auto, posix or "
+                 "`io`=kvikio: this zeroflow was built without KvikIO; use `io`=auto, posix or "
                  "mmap (or rebuild with KvikIO: scripts/setup, then a CUDA build)");
       return requested;
     case io_method::posix:
@@ -69,18 +64,11 @@ io_method resolve_io_method(io_method requested) {
   return io_method::posix;
 }
 
-void set_default_io_method(io_method method) {
-  (void)resolve_io_method(method);  // refuses kvikio without KvikIO now, not at the first read
-  process_default = method;
-}
-
-io_method default_io_method() noexcept { return process_default; }
-
 void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes, void* device_dst,
-                         device where, stream_view stream, std::optional<io_method> method, unsigned threads,
+                         device where, stream_view stream, io_method method, unsigned threads,
                          file_load_report* report) {
   ZF_EXPECTS(where.type == device_type::cuda, "read_file_to_device reads into a CUDA device, not ", where.name());
-  const io_method used = resolve_io_method(method.value_or(default_io_method()));
+  const io_method used = resolve_io_method(method);
   require_cuda("reading a file into GPU memory");
 #if ZEROFLOW_HAS_CUDA
   const auto started = std::chrono::steady_clock::now();
@@ -103,7 +91,8 @@ void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset
         ZF_THROW(error, "reading ", path.string(), ": it has ", source.size(), " bytes, fewer than the ",
                  offset + bytes, " needed (was it truncated?)");
       const unsigned n = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-      detail::staged_copy copy(source, static_cast<std::size_t>(offset), bytes, device_dst, 0, n, s, {});
+      detail::staged_copy copy(source, static_cast<std::size_t>(offset), bytes, device_dst, 0, n, s, {},
+                               io_method::posix);
       copy.finish();
       break;
     }

@@ -149,7 +149,7 @@ bool kvikio_read(const std::filesystem::path& path, std::uint64_t offset, std::s
     throw;
   } catch (const std::exception& e) {
     ZF_THROW(error, "reading ", path.string(), " with KvikIO: ", kvikio_reason(e),
-             " (--io posix reads without KvikIO)");
+             " (`io`=posix reads without KvikIO)");
   }
 }
 
@@ -167,7 +167,7 @@ void probe_kvikio(gds_status& status) noexcept {
 
 bool kvikio_read(const std::filesystem::path&, std::uint64_t, std::size_t, void*, unsigned) {
   ZF_THROW(invalid_argument,
-           "--io kvikio: this zeroflow was built without KvikIO; use --io auto, posix or mmap "
+           "`io`=kvikio: this zeroflow was built without KvikIO; use `io`=auto, posix or mmap "
            "(or rebuild with KvikIO: scripts/setup, then a CUDA build)");
 }
 

@@ -107,7 +107,7 @@ recording read_wfdb_recording(const std::filesystem::path& header_path, const re
   const std::size_t index = choose_lead(header_path, options.lead, out.leads, units);
   // Formats 16 and 32 travel to the device as raw bytes and are converted there; the others are
   // decoded on the host. Both give the same float32 values.
-  out.signal = read_wfdb_signal_to(header_path, header, index, options.where, stream, std::nullopt, options.threads,
+  out.signal = read_wfdb_signal_to(header_path, header, index, options.where, stream, options.io, options.threads,
                                    options.files);
   out.sample_rate = header.sample_rate(index);
   out.lead = out.leads[index];
@@ -153,6 +153,7 @@ recording read_raw_recording(const std::filesystem::path& path, binary_sample ty
   binary.gain = layout.gain;
   binary.where = options.where;
   binary.threads = options.threads;
+  binary.io = options.io;
   out.signal = read_binary_signal(path, binary, stream);
   out.lead = out.leads[index];
   return out;
@@ -174,6 +175,7 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
   csv.threads = options.threads;
   csv.progress = options.progress;
   csv.where = options.where;
+  csv.io = options.io;
   table columns = read_csv(path, csv, stream);
   ZF_EXPECTS(columns.num_columns() >= 1, path.string(), ": no columns");
   recording out;

@@ -187,7 +187,7 @@ std::filesystem::path wfdb_signal_path(const std::filesystem::path& header_path,
       ZF_THROW(parse_error, header_path.string(), ": ", describe_signal(header, index), " names the signal file \"",
                header.signals[index].file_name,
                "\", outside the record's folder; a record reads only files beside its header. Copy the file "
-               "there and name it without a folder, or pass --allow-outside-record if you trust this header");
+               "there and name it without a folder, or pass `allow_outside_record` if you trust this header");
   }
   return header_path.parent_path() / name;
 }

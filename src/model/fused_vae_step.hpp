@@ -8,7 +8,7 @@
 /// 1024 beats is ~0.35 GFLOP per step, a few microseconds of a data-centre GPU's arithmetic.
 /// Through LibTorch the step is ~70 kernels (cuDNN convolutions with 1–16 channels, element-wise
 /// ops, reductions), each moving whole activations through global memory, and so takes far longer
-/// than its arithmetic even as a CUDA graph (the README's performance table has the figures).
+/// than its arithmetic even as a CUDA graph (docs/performance.md has the figures).
 /// Here one thread block takes a few beats and keeps every activation of a beat in shared memory
 /// from the input to the last weight gradient; only the input rows are read from and the
 /// per-block gradient sums written to global memory.

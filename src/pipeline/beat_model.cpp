@@ -25,7 +25,7 @@ constexpr std::int64_t mlp_hidden = 32, mlp_code = 32;
 constexpr double mlp_learning_rate = 0.01, mlp_weight_decay = 1e-5, vae_learning_rate = 1e-3;
 // No MLP model file of sane widths comes near this (a 2^20-wide row's weights are ~270 MB).
 constexpr std::uintmax_t largest_mlp_file = std::uintmax_t{512} << 20;
-constexpr const char* start_again = "train the model again (`zeroflow run --model mlp` writes OUT/model.safetensors)";
+constexpr const char* start_again = "train the model again (a run with `model_kind`=mlp saves it as model.safetensors)";
 
 std::vector<float> host_floats(const array& a, stream_view stream) {
   const array host = a.where().host_accessible() ? a : copy_to(a, cpu_device, stream);

@@ -37,7 +37,7 @@ std::vector<float> host_floats(const array& a, stream_view stream) {
 
 chunked_run::chunked_run(device where, std::int64_t budget_bytes, std::function<void(const std::string&)> progress)
     : where_{where}, budget_{budget_bytes}, progress_{std::move(progress)} {
-  ZF_EXPECTS(budget_bytes >= min_device_budget, "a device memory budget (--max-device-memory) of ", budget_bytes,
+  ZF_EXPECTS(budget_bytes >= min_device_budget, "a device memory budget (`max_device_memory`) of ", budget_bytes,
              " bytes is too small: give at least ", mib(min_device_budget), " (64M)");
   host_store_ = memory::current_resource(cpu_device);
   if (where_.type == device_type::cuda) {
@@ -90,21 +90,22 @@ array chunked_run::training_rows(const array& rows, int batch, bool rows_copied_
   // Rows can stay on the host (below); a batch's working memory cannot.
   if (working > free) {
     ZF_THROW(out_of_memory, "training needs about ", mib(working), " of device memory for its batches of ", batch_rows,
-             " beats, more than the ", mib(free), " left of --max-device-memory ", mib(budget_),
-             "; give --max-device-memory ", mib(budget_ - free + working), " or more, or a smaller --batch");
+             " beats, more than the ", mib(free), " left of `max_device_memory` ", mib(budget_),
+             "; give `max_device_memory`=", mib(budget_ - free + working), " or more, or a smaller `batch`");
   }
   if (needed + working <= free) return copy_to(rows, where_, stream);
   // The rows themselves and the model's scaled copy of them, both on the device.
   if (rows_copied_on_device) {
-    ZF_THROW(out_of_memory, "--model mlp trains on a scaled copy of the ", rows.shape(0),
-             " beats' rows on the device (", mib(2 * needed), " with the rows themselves), more than the ", mib(free),
-             " left of --max-device-memory ", mib(budget_), "; give --max-device-memory ",
-             mib(budget_ - free + 2 * needed + working),
-             " or more, or train the LightVAE (--model lightvae), which reads rows that do not fit from host memory");
+    ZF_THROW(
+        out_of_memory, "`model_kind`=mlp trains on a scaled copy of the ", rows.shape(0),
+        " beats' rows on the device (", mib(2 * needed), " with the rows themselves), more than the ", mib(free),
+        " left of `max_device_memory` ", mib(budget_),
+        "; give `max_device_memory`=", mib(budget_ - free + 2 * needed + working),
+        " or more, or train the LightVAE (`model_kind`=lightvae), which reads rows that do not fit from host memory");
   }
   if (progress_)
     progress_("training reads the " + std::to_string(rows.shape(0)) + " beats' rows (" + mib(needed) +
-              ") from host memory: they do not fit the " + mib(free) + " left of --max-device-memory");
+              ") from host memory: they do not fit the " + mib(free) + " left of `max_device_memory`");
   return mapped_rows(rows, needed + working - free, stream);
 }
 
@@ -116,9 +117,9 @@ array chunked_run::mapped_rows(const array& rows, std::int64_t short_by, stream_
     mapped = empty(host.shape(), host.type(), stream, std::make_shared<memory::mapped_resource>(where_.id));
   } catch (const out_of_memory&) {
     ZF_THROW(out_of_memory, "the beats' rows (", mib(static_cast<std::int64_t>(host.nbytes())),
-             ") do not fit --max-device-memory ", mib(budget_),
+             ") do not fit `max_device_memory` ", mib(budget_),
              ", and the system could not lock that much host memory for the GPU to read them from; free host "
-             "memory, or give --max-device-memory ",
+             "memory, or give `max_device_memory`=",
              mib(budget_ + short_by), " or more");
   }
   if (host.nbytes() > 0) std::memcpy(mapped.data(), host.data(), host.nbytes());

@@ -56,7 +56,7 @@ std::int64_t for_each_chunk(std::int64_t n, std::int64_t size, std::int64_t unit
       work(c0, c1);
     } catch (const out_of_memory& e) {
       if (size <= unit)
-        ZF_THROW(out_of_memory, "the device memory budget (--max-device-memory) leaves too little room for a chunk of ",
+        ZF_THROW(out_of_memory, "the device memory budget (`max_device_memory`) leaves too little room for a chunk of ",
                  unit, " samples of the recording (", e.what(), "); give a larger budget");
       size = std::max(unit, size / 2 / unit * unit);
       continue;
@@ -82,7 +82,7 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
                                        const chunk_options& options, stream_view stream) {
   ZF_EXPECTS(params.method == signal::segmentation_method::robust,
              "segmentation in chunks (a device memory budget) needs the robust segmentation; leave out "
-             "--segmentation seed or --max-device-memory");
+             "`segmentation`=seed or `max_device_memory`");
   ZF_EXPECTS(signal.valid() && signal.ndim() == 1 && signal.type() == float32,
              "segment_in_chunks: the signal must be a 1-D float32 array");
   ZF_EXPECTS(signal.where().host_accessible(), "segment_in_chunks: the recording must be in host memory");

@@ -29,39 +29,25 @@
 #include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/torch_stream_scope.hpp"
 #include "zeroflow/model/vae.hpp"
+#include "zeroflow/pipeline/stage_clock.hpp"
 #include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/warm_up.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 
 namespace zeroflow::pipeline {
 
-device_choice parse_device_choice(const std::string& text) {
-  if (text == "auto") return device_choice::automatic;
-  if (text == "cpu") return device_choice::cpu;
-  if (text == "cuda" || text == "gpu") return device_choice::cuda;
-  ZF_THROW(invalid_argument, "unknown device '", text, "' (expected auto, cpu or cuda)");
-}
-
 device resolve(device_choice choice) {
   switch (choice) {
     case device_choice::cpu:
       return cpu_device;
     case device_choice::cuda:
-      require_cuda("--device cuda");
+      require_cuda("`device`=cuda");
       return cuda_device(0);
     case device_choice::automatic:
       return cuda_available() ? cuda_device(0) : cpu_device;
   }
   return cpu_device;
 }
-
-model_kind parse_model_kind(const std::string& text) {
-  if (text == "lightvae") return model_kind::light_vae;
-  if (text == "mlp") return model_kind::mlp_autoencoder;
-  ZF_THROW(invalid_argument, "unknown model '", text, "' (expected lightvae or mlp)");
-}
-
-const char* model_kind_name(model_kind kind) { return kind == model_kind::mlp_autoencoder ? "mlp" : "lightvae"; }
 
 model::row_provenance rows_made_by(const signal::segment_params& params, const signal::segment_sizes& sizes) {
   model::row_provenance p;
@@ -80,41 +66,6 @@ model::row_provenance rows_made_by(const signal::segment_params& params, const s
 }
 
 namespace {
-
-/// Times one stage; the stream is synchronised first so that GPU work is counted where it runs.
-class stage_clock {
- public:
-  stage_clock(run_result& result, stream_view stream, const run_options& options)
-      : result_{result}, stream_{stream}, options_{options} {}
-  template <class Fn>
-  decltype(auto) operator()(const char* name, Fn&& fn) {
-    return (*this)(name, std::chrono::steady_clock::now(), std::forward<Fn>(fn));
-  }
-  /// A stage whose first part already ran, from `start` (work that had to come first).
-  template <class Fn>
-  decltype(auto) operator()(const char* name, std::chrono::steady_clock::time_point start, Fn&& fn) {
-    if (options_.progress) options_.progress(std::string(name) + "...");
-    const std::int64_t copied_before = device_to_host_transfers().bytes;
-    auto finish = [&] {
-      synchronize(stream_);
-      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-      result_.stages.push_back({name, took.count(), device_to_host_transfers().bytes - copied_before});
-    };
-    if constexpr (std::is_void_v<decltype(fn())>) {
-      fn();
-      finish();
-    } else {
-      decltype(auto) value = fn();
-      finish();
-      return value;
-    }
-  }
-
- private:
-  run_result& result_;
-  stream_view stream_;
-  const run_options& options_;
-};
 
 /// Copies a 1-D array to a host std::vector (the final hand-off to the report).
 template <class T>
@@ -266,11 +217,11 @@ void check_model_fits(const detail::beat_model& scorer, const model::row_provena
     const char* model_way = m.normalized ? "robust" : "none";
     differences.push_back(std::string("normalisation ") + model_way +
                           " (this run: " + (run.normalized ? "robust" : "none") + ")");
-    options.push_back(std::string("--normalize ") + model_way);
+    options.push_back(std::string("`normalize`=") + model_way);
   }
   if (m.segmentation != run.segmentation) {
     differences.push_back("segmentation " + m.segmentation + " (this run: " + run.segmentation + ")");
-    options.push_back("--segmentation " + m.segmentation);
+    options.push_back("`segmentation`=" + m.segmentation);
   } else if (m.sample_rate == run.sample_rate &&
              (m.window_before != run.window_before || m.window_after != run.window_after)) {
     differences.push_back("beat window " + std::to_string(m.window_before) + " + " + std::to_string(m.window_after) +
@@ -280,8 +231,8 @@ void check_model_fits(const detail::beat_model& scorer, const model::row_provena
     differences.push_back("beats of " + std::to_string(m.min_length) + " to " + std::to_string(m.max_length) +
                           " samples (this run: " + std::to_string(run.min_length) + " to " +
                           std::to_string(run.max_length) + ")");
-    options.push_back("--min-beat " + number(static_cast<double>(m.min_length) / m.sample_rate) + " --max-beat " +
-                      number(static_cast<double>(m.max_length) / m.sample_rate));
+    options.push_back("`min_beat_seconds`=" + number(static_cast<double>(m.min_length) / m.sample_rate) +
+                      " `max_beat_seconds`=" + number(static_cast<double>(m.max_length) / m.sample_rate));
   }
   if (differences.empty() && scorer.width() != row_width)
     differences.push_back("rows of " + std::to_string(scorer.width()) +
@@ -314,7 +265,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // --max-device-memory: installed before LibTorch's allocator is routed, so training counts too.
   std::optional<detail::chunked_run> chunked;
   if (options.max_device_memory > 0) chunked.emplace(result.where, options.max_device_memory, options.progress);
-  stage_clock stage(result, stream, options);
+  stage_clock stage(result.stages, stream, options.progress);
 
   if (on_gpu) {
     stage("cuda_init", cuda_started, [&] {
@@ -331,9 +282,10 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // load: the lead (CSV column, WFDB or EDF signal) straight into the run's device
   io::recording recording = stage("load", [&] {
     io::recording_options read;
-    read.lead = options.column;
+    read.lead = options.lead;
     read.raw = options.raw;
     read.files = options.record_files;
+    read.io = options.io;
     read.threads = static_cast<unsigned>(std::max(0, options.threads));
     if (options.progress) {
       read.progress = [&, last = -1](std::uint64_t done, std::uint64_t total) mutable {
@@ -368,8 +320,9 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
                io::lowest_sample_rate, "-", io::highest_sample_rate, " Hz that zeroflow processes");
     ZF_EXPECTS(!options.sample_rate_explicit ||
                    std::abs(options.segmentation.sample_rate - recording.sample_rate) < 1e-9 * recording.sample_rate,
-               options.input.string(), " is recorded at ", recording.sample_rate, " Hz, but --sample-rate ",
-               options.segmentation.sample_rate, " was given; leave --sample-rate out for this file");
+               options.input.string(), " is recorded at ", recording.sample_rate,
+               " Hz, but `sample_rate`=", options.segmentation.sample_rate,
+               " was given; leave `sample_rate` out for this file");
     segmentation.sample_rate = recording.sample_rate;
   }
   result.lead = recording.lead;
@@ -498,7 +451,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       ZF_THROW(error, "the model ", options.model->string(), " scores ", unusable, " of ", scored_beats,
                " beats as not finite (inf or NaN): its weights cannot be used; train a new model with zeroflow run");
     ZF_THROW(error, "training diverged: the model scores ", unusable, " of ", scored_beats,
-             " beats as not finite (inf or NaN); try fewer --epochs, a smaller --batch or another --seed");
+             " beats as not finite (inf or NaN); try fewer `epochs`, a smaller `batch` or another `seed`");
   }
 
   // The answer for a reader: a class for every beat and the AF episodes (classify/beat_classes.hpp).

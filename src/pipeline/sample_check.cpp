@@ -58,7 +58,7 @@ void check_samples(const sample_census& census, const std::string& source, bool 
   if (seed_segmentation && census.missing > 0)
     ZF_THROW(parse_error, source, ": ", samples(census.missing), census.missing == 1 ? " is" : " are",
              " missing (NaN; the first is sample ", census.first_missing,
-             ", counted from 0), and --segmentation seed cannot read gaps; use --segmentation robust, which reads "
+             ", counted from 0), and `segmentation`=seed cannot read gaps; use `segmentation`=robust, which reads "
              "them as the recording's median");
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 std::string amplitude_unit(const pipeline::run_options& options) {
   // A CSV says nothing about units; a column named like "ecg_mV" or "MLII (mv)" does.
-  std::string name = options.column;
+  std::string name = options.lead;
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
   return name.find("mv") != std::string::npos ? "mV" : "raw units";
 }

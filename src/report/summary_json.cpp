@@ -6,6 +6,7 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/io/labels.hpp"
+#include "zeroflow/pipeline/run_option_table.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 #include "zeroflow/report/outputs.hpp"
 
@@ -117,7 +118,7 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
         {"center", r.norm.center},
         {"scale", r.norm.scale}}},
       {"parameters",
-       {{"column", options.column},
+       {{"column", options.lead},
         {"epochs", options.epochs},
         {"batch", options.batch},
         {"seed", options.seed},
@@ -142,6 +143,11 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
         // fused_kernels, cuda_graph or eager (model/training_path.hpp); null when no training ran.
         {"training_path", r.model.training_path.empty() ? json(nullptr) : json(r.model.training_path)}}},
   };
+  // Every option of the run as its text (run_option_table.hpp), so that a run can be told apart from
+  // another, and repeated, from its summary alone.
+  json settings = json::object();
+  for (const auto& o : pipeline::run_option_table()) settings[std::string(o.name)] = o.value(options);
+  j["options"] = settings;
   if (!r.beat_class.empty()) j["classes"] = classes_json(r);
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.
@@ -152,7 +158,7 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
     try {
       j["labels_fingerprint"] = io::file_fingerprint(r.quality->labels);
     } catch (const std::exception&) {
-      j["labels_fingerprint"] = nullptr;  // gone since it was read: evaluate then asks for --labels
+      j["labels_fingerprint"] = nullptr;  // gone since it was read: evaluate then asks for the labels
     }
   }
   if (r.quality) {

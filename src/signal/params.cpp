@@ -24,8 +24,8 @@ segment_sizes sizes_for(const segment_params& params) {
   segment_sizes s;
   s.ricker_width = samples(params.ricker_seconds, params.sample_rate, "the Ricker band-pass width");
   s.nms_window = samples(params.nms_window_seconds, params.sample_rate, "the NMS window");
-  s.min_length = samples(params.min_beat_seconds, params.sample_rate, "the shortest kept beat (--min-beat)");
-  s.max_length = samples(params.max_beat_seconds, params.sample_rate, "the longest kept beat (--max-beat)");
+  s.min_length = samples(params.min_beat_seconds, params.sample_rate, "the shortest kept beat (`min_beat_seconds`)");
+  s.max_length = samples(params.max_beat_seconds, params.sample_rate, "the longest kept beat (`max_beat_seconds`)");
   ZF_EXPECTS(s.nms_window >= 2, "the NMS window must span at least 2 samples, got ", s.nms_window, " (",
              params.nms_window_seconds, " s at ", params.sample_rate, " Hz)");
   ZF_EXPECTS(s.min_length <= s.max_length, "min_beat_seconds (", s.min_length, " samples) exceeds max_beat_seconds (",

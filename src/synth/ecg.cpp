@@ -172,17 +172,15 @@ void check_options(const ecg_options& o) {
   ZF_EXPECTS(o.mains_mv >= 0.0 && std::isfinite(o.mains_mv), "ecg_options.mains_mv must be >= 0, got ", o.mains_mv);
   ZF_EXPECTS(o.mains_hz > 0.0 && std::isfinite(o.mains_hz), "ecg_options.mains_hz must be > 0, got ", o.mains_hz);
   ZF_EXPECTS(o.apb_rate >= 0.0 && o.apb_rate < 0.5,
-             "the fraction of atrial premature beats (apb_rate, --apb-rate) must be in [0, 0.5), got ", o.apb_rate);
+             "the fraction of atrial premature beats (apb_rate) must be in [0, 0.5), got ", o.apb_rate);
   ZF_EXPECTS(o.anomaly_rate + o.apb_rate < 0.5,
-             "the fractions of premature ventricular and atrial beats (anomaly_rate + apb_rate, --anomaly-rate + "
-             "--apb-rate) must add up to less than 0.5, as every premature beat follows a normal one; got ",
+             "the fractions of premature ventricular and atrial beats (anomaly_rate + apb_rate) must "
+             " add up to less than 0.5, as every premature beat follows a normal one; got ",
              o.anomaly_rate, " + ", o.apb_rate);
   ZF_EXPECTS(o.noise_bursts_per_hour >= 0.0 && o.noise_bursts_per_hour <= 360.0,
-             "noise bursts per hour (noise_bursts_per_hour, --noise-bursts-per-hour) must be in [0, 360], got ",
-             o.noise_bursts_per_hour);
+             "noise bursts per hour (noise_bursts_per_hour) must be in [0, 360], got ", o.noise_bursts_per_hour);
   ZF_EXPECTS(o.baseline_jumps_per_hour >= 0.0 && o.baseline_jumps_per_hour <= 360.0,
-             "baseline jumps per hour (baseline_jumps_per_hour, --baseline-jumps-per-hour) must be in [0, 360], got ",
-             o.baseline_jumps_per_hour);
+             "baseline jumps per hour (baseline_jumps_per_hour) must be in [0, 360], got ", o.baseline_jumps_per_hour);
 }
 
 /// The beat sequence: a sinus rhythm with heart-rate variability in which, with the right

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "io_test_util.hpp"
+#include "io/io_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::test {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "io_test_util.hpp"
-#include "signal_file_writers.hpp"
+#include "io/io_test_util.hpp"
+#include "io/signal_file_writers.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/binary.hpp"
 #include "zeroflow/io/wfdb.hpp"

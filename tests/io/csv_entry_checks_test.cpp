@@ -10,8 +10,8 @@
 #include <future>
 #include <string>
 
-#include "csv_test_util.hpp"
-#include "io_test_util.hpp"
+#include "io/csv_test_util.hpp"
+#include "io/io_test_util.hpp"
 
 namespace zeroflow::test {
 namespace {

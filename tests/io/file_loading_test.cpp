@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io_test_util.hpp"
+#include "io/io_test_util.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -26,12 +26,6 @@ using zeroflow::test::message_of;
 using zeroflow::test::scratch_dir;
 
 namespace {
-
-// Restores the process-wide loading method when a test ends.
-struct default_method_guard {
-  io::io_method saved = io::default_io_method();
-  ~default_method_guard() { io::set_default_io_method(saved); }
-};
 
 std::vector<io::io_method> methods_here() {
   std::vector<io::io_method> out = {io::io_method::automatic, io::io_method::posix, io::io_method::mmap};
@@ -83,10 +77,8 @@ TEST(FileLoading, GdsStatusIsConsistent) {
 
 TEST(FileLoading, KvikioIsRefusedClearlyWithoutIt) {
   if (io::query_gds().kvikio_built_in) GTEST_SKIP() << "this build has KvikIO";
-  default_method_guard keep;
-  const std::string msg = message_of([] { io::set_default_io_method(io::io_method::kvikio); });
+  const std::string msg = message_of([] { (void)io::resolve_io_method(io::io_method::kvikio); });
   EXPECT_NE(msg.find("built without KvikIO"), std::string::npos) << msg;
-  EXPECT_EQ(io::default_io_method(), keep.saved);
 }
 
 TEST(FileLoading, RefusesHostTargets) {
@@ -163,9 +155,8 @@ TEST(FileLoadingCuda, BinarySignalsMatchTheHostReader) {
   }
 }
 
-TEST(FileLoadingCuda, CsvReadsTakeTheDefaultMethod) {
+TEST(FileLoadingCuda, CsvReadsTakeTheirOwnMethod) {
   SKIP_WITHOUT_GPU();
-  default_method_guard keep;
   scratch_dir dir;
   std::string csv = "v\n";
   std::mt19937 rng(3);
@@ -176,9 +167,9 @@ TEST(FileLoadingCuda, CsvReadsTakeTheDefaultMethod) {
   host_options.default_type = zf::float32;
   const zf::table host = io::read_csv(path, host_options);
   for (auto m : methods_here()) {
-    io::set_default_io_method(m);
     zf::io::csv_options o = host_options;
     o.where = zf::cuda_device(0);
+    o.io = m;
     const zf::table gpu = io::read_csv(path, o);
     ASSERT_EQ(device_bytes_to_host(gpu.columns[0]),
               std::string(static_cast<const char*>(host.columns[0].data()), host.columns[0].nbytes()))

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io_test_util.hpp"
+#include "io/io_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zf = zeroflow;

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <vector>
 
-#include "io_test_util.hpp"
+#include "io/io_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/labels.hpp"
 

@@ -337,7 +337,7 @@ TEST(WfdbSignals, ARecordReadsOnlyFilesInItsOwnFolder) {
     const auto h = zf::io::read_wfdb_header(hea);
     const std::string expected = hea.string() + ": signal 0 (\"MLII\") names the signal file \"" + name +
                                  "\", outside the record's folder; a record reads only files beside its header. Copy "
-                                 "the file there and name it without a folder, or pass --allow-outside-record if you "
+                                 "the file there and name it without a folder, or pass `allow_outside_record` if you "
                                  "trust this header";
     // The same words whether the file is there or not: nothing is looked at before the name.
     EXPECT_EQ(message_of([&] { (void)zf::io::read_wfdb_signal(hea, h, 0); }), expected);

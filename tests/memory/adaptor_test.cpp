@@ -9,7 +9,7 @@
 #include <sstream>
 #include <thread>
 
-#include "memory_test_util.hpp"
+#include "memory/memory_test_util.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/leak_tracking_adaptor.hpp"

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "memory_test_util.hpp"
+#include "memory/memory_test_util.hpp"
 
 namespace {
 

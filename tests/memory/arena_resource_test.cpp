@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "memory_test_util.hpp"
+#include "memory/memory_test_util.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"

@@ -1,7 +1,7 @@
 // The per-device current resource, and that every array allocation goes through it.
 #include <gtest/gtest.h>
 
-#include "memory_test_util.hpp"
+#include "memory/memory_test_util.hpp"
 #include "zeroflow/memory/all.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/host_resource.hpp"

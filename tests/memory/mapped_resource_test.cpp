@@ -11,7 +11,7 @@
 #include <numeric>
 #include <vector>
 
-#include "memory_test_util.hpp"
+#include "memory/memory_test_util.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/host_resource.hpp"
 #include "zeroflow/memory/pinned_resource.hpp"

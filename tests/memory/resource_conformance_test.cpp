@@ -9,7 +9,7 @@
 #include <random>
 #include <thread>
 
-#include "memory_test_util.hpp"
+#include "memory/memory_test_util.hpp"
 #include "zeroflow/memory/arena_resource.hpp"
 #include "zeroflow/memory/cuda_pool_resource.hpp"
 #include "zeroflow/memory/host_resource.hpp"

@@ -1,6 +1,6 @@
 // The torch-free pieces of zeroflow's own training on the host: Philox4x32-10 against Random123's
 // published known-answer vectors, its normal draws against N(0, 1), and vae::train's split.
-#include "../../src/model/counter_rng.hpp"
+#include "model/counter_rng.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <numeric>
 #include <set>
 
-#include "../../src/model/row_split.hpp"
+#include "model/row_split.hpp"
 
 namespace zfd = zeroflow::model::detail;
 

@@ -2,7 +2,7 @@
 // against LibTorch itself: the module built after torch::manual_seed(seed) must hold the same
 // weights, slot by slot, for several seeds and widths, so that the GPU path trained by zeroflow's
 // kernels starts where the LibTorch paths start.
-#include "../../src/model/light_vae_init.hpp"
+#include "model/light_vae_init.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../src/model/torch/light_vae.hpp"
+#include "model/torch/light_vae.hpp"
 
 namespace zfd = zeroflow::model::detail;
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "legacy_mlp_archive.hpp"
+#include "model/legacy_mlp_archive.hpp"
 #include "model/torch/tensor_bridge.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"

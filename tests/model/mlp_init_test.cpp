@@ -2,7 +2,7 @@
 // against LibTorch itself: a model created on the CPU (LibTorch's module after
 // torch::manual_seed(seed)) must hold the same weights, slot by slot, for several seeds and
 // widths, so that the GPU path trained by zeroflow's kernels starts where LibTorch starts.
-#include "../../src/model/mlp_init.hpp"
+#include "model/mlp_init.hpp"
 
 #include <gtest/gtest.h>
 

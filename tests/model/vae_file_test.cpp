@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "../../src/model/torch/torch_vae_format2.hpp"
 #include "model/model_test_util.hpp"
+#include "model/torch/torch_vae_format2.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"
 #include "zeroflow/model/model_file.hpp"

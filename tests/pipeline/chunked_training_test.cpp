@@ -164,8 +164,8 @@ TEST(ChunkedTraining, BatchesLargerThanTheBudgetAreRefusedInTheUsersTerms) {
   const std::string message =
       message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 10000, false, {}); });  // ~156 MiB of batch
   EXPECT_NE(message.find("training needs about"), std::string::npos) << message;
-  EXPECT_NE(message.find("--max-device-memory"), std::string::npos) << message;
-  EXPECT_NE(message.find("a smaller --batch"), std::string::npos) << message;
+  EXPECT_NE(message.find("`max_device_memory`"), std::string::npos) << message;
+  EXPECT_NE(message.find("a smaller `batch`"), std::string::npos) << message;
   EXPECT_EQ(message.find("::"), std::string::npos) << message;
   // Batch 0 is every row in one batch (the MLP autoencoder's default): refused alike.
   EXPECT_NE(
@@ -179,9 +179,9 @@ TEST(ChunkedTraining, TheMlpsDeviceCopyOfRowsThatDoNotFitIsRefusedInTheUsersTerm
   const zf::array rows = rows_of(80000);  // 78 MiB, past the 64 MiB budget; batches of 1024 fit
   const std::string message =
       message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 1024, /*rows_copied_on_device=*/true, {}); });
-  EXPECT_NE(message.find("--model mlp trains on a scaled copy"), std::string::npos) << message;
-  EXPECT_NE(message.find("give --max-device-memory"), std::string::npos) << message;
-  EXPECT_NE(message.find("--model lightvae"), std::string::npos) << message;
+  EXPECT_NE(message.find("`model_kind`=mlp trains on a scaled copy"), std::string::npos) << message;
+  EXPECT_NE(message.find("give `max_device_memory`="), std::string::npos) << message;
+  EXPECT_NE(message.find("`model_kind`=lightvae"), std::string::npos) << message;
   EXPECT_EQ(message.find("::"), std::string::npos) << message;
   // Rows that fit are copied as for any model.
   const zf::array few = rows_of(2000);

@@ -1,7 +1,7 @@
 // The report's figure inputs (src/pipeline/figures.hpp): collect_figures hands over what
 // signal::reduce_for_display computes (tests/signal/display_test.cpp checks the reductions),
 // with each held row named by its beat candidate.
-#include "../../src/pipeline/figures.hpp"
+#include "pipeline/figures.hpp"
 
 #include <gtest/gtest.h>
 

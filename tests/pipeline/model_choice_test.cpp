@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "../../src/pipeline/beat_model.hpp"
-#include "../model/legacy_mlp_archive.hpp"
+#include "model/legacy_mlp_archive.hpp"
+#include "pipeline/beat_model.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/recording.hpp"

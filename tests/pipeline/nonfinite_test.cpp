@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "../../src/model/torch/torch_vae_format2.hpp"
-#include "../../src/pipeline/sample_check.hpp"
 #include "io/signal_file_writers.hpp"
+#include "model/torch/torch_vae_format2.hpp"
+#include "pipeline/sample_check.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -271,7 +271,7 @@ TEST_F(ModelFit, AnotherNormalisationOrSegmentationIsRefused) {
   o.segmentation.normalize_rows = false;
   std::string message = error_of<zf::invalid_argument>(o);
   EXPECT_NE(message.find("normalisation robust (this run: none)"), std::string::npos) << message;
-  EXPECT_NE(message.find("give --normalize robust to match it"), std::string::npos) << message;
+  EXPECT_NE(message.find("give `normalize`=robust to match it"), std::string::npos) << message;
 
   o = scoring(model_);
   o.segmentation.method = zf::signal::segmentation_method::seed;
@@ -288,7 +288,7 @@ TEST_F(ModelFit, TheSeedsBeatLengthsAreChecked) {
   o.segmentation.min_beat_seconds = 0.3;  // 75 samples instead of 100: the same row width
   const std::string message = error_of<zf::invalid_argument>(o);
   EXPECT_NE(message.find("beats of 100 to 256 samples (this run: 75 to 256)"), std::string::npos) << message;
-  EXPECT_NE(message.find("--min-beat 0.4 --max-beat 1.024"), std::string::npos) << message;
+  EXPECT_NE(message.find("`min_beat_seconds`=0.4 `max_beat_seconds`=1.024"), std::string::npos) << message;
 }
 
 TEST_F(ModelFit, ModelsWithoutRowsOrWithNanWeightsAreRefused) {

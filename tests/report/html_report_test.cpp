@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/report/html_encode.hpp"
+#include "report/html_encode.hpp"
 #include "zeroflow/report/outputs.hpp"
 
 namespace zf = zeroflow;

@@ -23,7 +23,7 @@
 #if ZEROFLOW_HAS_CAIRO
 #include <cairo.h>
 
-#include "../../src/report/png_axes.hpp"
+#include "report/png_axes.hpp"
 #endif
 
 namespace zeroflow::report {
@@ -372,7 +372,7 @@ TEST(PngFigures, AmplitudeUnitFollowsTheColumnName) {
   const auto r = synthetic_run(6);
   auto options = options_for(r);
   (void)write_png_figures(r, options, dir.path() / "raw");
-  options.column = "ECG_mV";
+  options.lead = "ECG_mV";
   (void)write_png_figures(r, options, dir.path() / "mv");
   const image raw(dir.path() / "raw" / "overview.png"), mv(dir.path() / "mv" / "overview.png");
   ASSERT_TRUE(raw.ok() && mv.ok());

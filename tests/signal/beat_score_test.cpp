@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "robust_reference.hpp"
-#include "signal_test_helpers.hpp"
+#include "signal/robust_reference.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zf = zeroflow;

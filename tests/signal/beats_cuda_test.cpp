@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/signal/beats.hpp"
 
 namespace zf = zeroflow;

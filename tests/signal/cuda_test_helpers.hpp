@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "signal_test_helpers.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/cuda.hpp"

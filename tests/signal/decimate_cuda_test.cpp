@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/signal/decimate.hpp"
 
 namespace zf = zeroflow;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "signal_test_helpers.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zf = zeroflow;

@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "signal_test_helpers.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/segment.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/signal/embed.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/signal/min_max.hpp"
 
 namespace zf = zeroflow;

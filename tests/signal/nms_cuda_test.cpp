@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../../src/signal/detail_cuda/bandpass_gate.hpp"
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
+#include "signal/detail_cuda/bandpass_gate.hpp"
 #include "zeroflow/signal/beats.hpp"
 #include "zeroflow/signal/nms.hpp"
 #include "zeroflow/signal/ricker.hpp"

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "signal_test_helpers.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zf = zeroflow;

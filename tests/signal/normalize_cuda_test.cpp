@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/signal/normalize.hpp"
 
 namespace zf = zeroflow;

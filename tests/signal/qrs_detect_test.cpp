@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "robust_reference.hpp"
-#include "signal_test_helpers.hpp"
+#include "signal/robust_reference.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/signal/ricker.hpp"
 #include "zeroflow/synth/ecg.hpp"

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/signal/detail/ricker.hpp"
 #include "zeroflow/signal/ricker.hpp"
 

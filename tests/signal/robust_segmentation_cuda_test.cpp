@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/beat_windows.hpp"
 #include "zeroflow/signal/detail/qrs_decide.hpp"

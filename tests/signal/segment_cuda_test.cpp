@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "../../src/signal/detail_cuda/bandpass_gate.hpp"
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
+#include "signal/detail_cuda/bandpass_gate.hpp"
 #include "zeroflow/core/transfers.hpp"
 #include "zeroflow/signal/segment.hpp"
 #include "zeroflow/synth/ecg.hpp"

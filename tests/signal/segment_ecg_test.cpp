@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "signal_test_helpers.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/eval/metrics.hpp"
 #include "zeroflow/signal/segment.hpp"
 #include "zeroflow/synth/ecg.hpp"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "cuda_test_helpers.hpp"
+#include "signal/cuda_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zf = zeroflow;

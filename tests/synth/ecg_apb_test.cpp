@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "synth_test_helpers.hpp"
+#include "synth/synth_test_helpers.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -231,7 +231,7 @@ TEST(SynthApb, RejectsOptionsOutOfRange) {
     synth::generate_ecg(o);
     ADD_FAILURE() << "no error";
   } catch (const zf::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("--apb-rate"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(anomaly_rate + apb_rate)"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("less than 0.5"), std::string::npos) << e.what();
   }
 }

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "synth_test_helpers.hpp"
+#include "synth/synth_test_helpers.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
 namespace synth = zeroflow::synth;

@@ -41,9 +41,9 @@ struct binary_options {
   double baseline = 0;  ///< the stored value of physical zero
   /// A stored value that means "no sample" and reads as NaN (WFDB: -32768 for format 16).
   std::optional<std::int32_t> invalid;
-  device where = cpu_device;    ///< where the signal ends up
-  std::optional<io_method> io;  ///< how the bytes reach a CUDA device; default_io_method() when nullopt
-  unsigned threads = 0;         ///< host threads (0: every core)
+  device where = cpu_device;            ///< where the signal ends up
+  io_method io = io_method::automatic;  ///< how the bytes reach a CUDA device
+  unsigned threads = 0;                 ///< host threads (0: every core)
 };
 
 /// @brief One signal of a raw binary file as a float32 1-D array on `options.where`.
@@ -73,7 +73,7 @@ struct binary_options {
 /// @throws as read_wfdb_signal and read_binary_signal.
 [[nodiscard]] array read_wfdb_signal_to(const std::filesystem::path& header_path, const wfdb_header& header,
                                         std::size_t index, device where, stream_view stream = {},
-                                        std::optional<io_method> io = std::nullopt, unsigned threads = 0,
+                                        io_method io = io_method::automatic, unsigned threads = 0,
                                         record_files files = record_files::own_folder);
 
 }  // namespace zeroflow::io

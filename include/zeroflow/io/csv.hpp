@@ -43,6 +43,7 @@
 #include "zeroflow/core/dtype.hpp"
 #include "zeroflow/core/stream.hpp"
 #include "zeroflow/core/table.hpp"
+#include "zeroflow/io/file_loading.hpp"
 
 namespace zeroflow::io {
 
@@ -131,6 +132,8 @@ struct csv_options {
   device where{cpu_device};
   /// Optional progress report (see progress_fn); empty = none.
   progress_fn progress;
+  /// How a file's bytes reach a CUDA device (file_loading.hpp); host output ignores it.
+  io_method io{io_method::automatic};
   /// Bytes per work item (each begins at a line start); 0 chooses from the size and the thread
   /// count. Exposed for tests and tuning: tiny values exercise every range split. For CUDA
   /// output it is the size of the chunks staged to the GPU instead (0: 16 MiB).

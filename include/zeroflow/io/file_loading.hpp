@@ -15,9 +15,9 @@
 /// - `automatic`: kvikio when cuFile runs true GDS (not compatibility mode), else posix, which
 ///   measured as fast as or faster than KvikIO's compatibility mode (docs/loading.md).
 ///
-/// The method a read uses by default is process-wide (set_default_io_method), so that the CLI's
-/// `--io` reaches every reader that loads a file into GPU memory: the CSV reader's staging step,
-/// read_binary_signal and read_wfdb_signal_to (zeroflow/io/binary.hpp).
+/// Each read names its method in its options (csv_options::io, binary_options::io,
+/// recording_options::io): two reads in one process may load differently, and no call changes
+/// how another one reads.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -62,12 +62,6 @@ struct gds_status {
 ///         to build it in and which other methods work).
 [[nodiscard]] io_method resolve_io_method(io_method requested);
 
-/// @brief Sets the process-wide method that reads use when their options do not name one.
-/// @throws zeroflow::invalid_argument as resolve_io_method (kvikio without KvikIO).
-void set_default_io_method(io_method method);
-/// The process-wide default (automatic unless set).
-[[nodiscard]] io_method default_io_method() noexcept;
-
 /// What one read_file_to_device call did.
 struct file_load_report {
   io_method method = io_method::automatic;  ///< the method used (never automatic)
@@ -85,14 +79,14 @@ struct file_load_report {
 /// @param device_dst device memory of at least `bytes` bytes
 /// @param where      the CUDA device that owns device_dst
 /// @param stream     orders the copy
-/// @param method     how (automatic: see resolve_io_method; default_io_method() when nullopt)
+/// @param method     how (automatic: see resolve_io_method)
 /// @param threads    host threads for the posix and mmap methods (0: every core)
 /// @param report     optional: filled with what happened
 /// @throws zeroflow::error naming the file and the byte offset when it cannot be opened or
 ///         read, or ends before offset + bytes; zeroflow::invalid_argument as resolve_io_method;
 ///         zeroflow::cuda_error in a build or on a machine without CUDA.
 void read_file_to_device(const std::filesystem::path& path, std::uint64_t offset, std::size_t bytes, void* device_dst,
-                         device where, stream_view stream, std::optional<io_method> method = std::nullopt,
+                         device where, stream_view stream, io_method method = io_method::automatic,
                          unsigned threads = 0, file_load_report* report = nullptr);
 
 }  // namespace zeroflow::io

@@ -51,6 +51,8 @@ struct recording_options {
   /// Which signal files a WFDB header may name: by default only files in its own folder
   /// (wfdb.hpp). EDF and raw files name no other file.
   record_files files = record_files::own_folder;
+  /// How the file's bytes reach a CUDA device (file_loading.hpp); host reads ignore it.
+  io_method io = io_method::automatic;
 };
 
 /// One signal of a recording.

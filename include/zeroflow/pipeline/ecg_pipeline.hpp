@@ -18,15 +18,7 @@
 
 namespace zeroflow::pipeline {
 
-/// "auto", "cpu" or "cuda" (also "gpu") as a device_choice.
-[[nodiscard]] device_choice parse_device_choice(const std::string& text);
 [[nodiscard]] device resolve(device_choice choice);
-
-/// "lightvae" or "mlp" as a model_kind.
-/// @throws invalid_argument for any other name (saying which names there are).
-[[nodiscard]] model_kind parse_model_kind(const std::string& text);
-/// The name parse_model_kind reads: "lightvae" or "mlp".
-[[nodiscard]] const char* model_kind_name(model_kind kind);
 
 /// How rows made with `params` (whose windows in samples are `sizes`) are described in a model
 /// file: what a model must have been trained on for `zeroflow score` to use it on such rows.

@@ -28,16 +28,39 @@ enum class model_kind {
   mlp_autoencoder,  ///< the seed-004 MLP autoencoder (model/mlp_autoencoder.hpp) on min-max scaled rows: "mlp"
 };
 
+/// "auto", "cpu" or "cuda" (also "gpu") as a device_choice.
+[[nodiscard]] device_choice parse_device_choice(const std::string& text);
+
+/// "lightvae" or "mlp" as a model_kind.
+/// @throws invalid_argument for any other name (saying which names there are).
+[[nodiscard]] model_kind parse_model_kind(const std::string& text);
+/// The name parse_model_kind reads: "lightvae" or "mlp".
+[[nodiscard]] const char* model_kind_name(model_kind kind);
+
+/// The reference labels that sit beside a recording, if any: NAME.atr for a WFDB record or an EDF
+/// file (the MIT-BIH convention), else NAME.labels.csv (what `zeroflow generate` writes).
+[[nodiscard]] std::optional<std::filesystem::path> labels_beside(const std::filesystem::path& input);
+
+/// Epochs of a training run of the MLP autoencoder when none are given: its notebook's 100 (the
+/// LightVAE's are the seed's 30, run_options' default).
+inline constexpr int mlp_default_epochs = 100;
+
+/// Options of a run. Every one of them is described in run_option_table.hpp (name, default,
+/// range, help), from which the command line and Python take theirs.
 struct run_options {
   std::filesystem::path input;  ///< CSV recording
-  std::string
-      column;  ///< lead: CSV column or WFDB/EDF signal, name or 0-based index; empty = default (io::recording_options)
+  /// The signal to read: a CSV column or a WFDB/EDF signal, by name or 0-based index; empty: the
+  /// default (io::recording_options::lead).
+  std::string lead;
   io::raw_layout raw;  ///< channels and gain of a raw recording (.f32, .i16, .i32)
   /// Which signal files a WFDB header may name (io::record_files): its own folder unless the user
   /// trusts the header (--allow-outside-record).
   io::record_files record_files = io::record_files::own_folder;
-  /// The user chose segmentation.sample_rate; a file that states another rate is then refused.
-  /// Otherwise a WFDB or EDF file's own rate replaces it (CSV files state none).
+  /// How the recording's bytes reach a CUDA device (io/file_loading.hpp).
+  io::io_method io = io::io_method::automatic;
+  /// The caller stated segmentation.sample_rate (make_run_options sets it when `sample_rate` is
+  /// given): a file that states another rate is then refused. Otherwise a WFDB or EDF file's own
+  /// rate replaces it (CSV files state none).
   bool sample_rate_explicit = false;
   signal::segment_params segmentation{};  ///< sample rate and the seed's windows, in seconds
   device_choice where = device_choice::automatic;
@@ -50,7 +73,7 @@ struct run_options {
   std::optional<std::filesystem::path> labels;  ///< R-peak labels (sample,label); evaluated when given
   std::optional<std::filesystem::path> model;   ///< score with this model instead of training one
   int threads = 0;                              ///< CSV parser threads (0 = all cores)
-  /// --max-device-memory: the most bytes the run may hold on its device at once (0: no bound). With
+  /// The most bytes the run may hold on its device at once (0: no bound). With
   /// a bound the recording is read to the host and segmented and scored in chunks (chunked.hpp),
   /// with the results of the in-memory run; on the CPU the bound applies to the host memory the run
   /// allocates after loading. At least min_device_budget; robust segmentation only.

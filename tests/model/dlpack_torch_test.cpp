@@ -1,4 +1,6 @@
 // DLPack round trips against a real consumer and producer: LibTorch (at::fromDLPack / at::toDLPack).
+// With the model's tests: the model layer is the one that hands arrays to LibTorch through DLPack,
+// and its test program is one of the two that link LibTorch.
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 #include <ATen/dlpack.h>

@@ -1,0 +1,23 @@
+#pragma once
+// The flags of `run` and `score` that set the run's options, made from the library's table of them
+// (zeroflow/pipeline/run_option_table.hpp): their names, defaults, ranges and help text are the
+// library's, and so is the check of a value; a value it refuses is a usage error (exit 2) in the
+// flag's spelling.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zeroflow::cli {
+
+/// The run options given on the command line, as (library name, value text), in order.
+using given_options = std::vector<std::pair<std::string, std::string>>;
+
+/// @brief Adds a flag for every option of the table that `run` (training) or `score` (not
+///        training) takes; each value given is checked and appended to `given`.
+void add_run_option_flags(CLI::App& cmd, bool training, given_options& given);
+
+/// A library message with its options in the command line's spelling (--max-device-memory).
+[[nodiscard]] std::string in_flag_terms(const std::string& message);
+
+}  // namespace zeroflow::cli

@@ -1,0 +1,648 @@
+#include "zeroflow/pipeline/run_option_table.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <system_error>
+
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/file_loading.hpp"
+#include "zeroflow/pipeline/chunked.hpp"
+
+namespace zeroflow::pipeline {
+
+namespace {
+
+/// A finite number, as the command line reads one ("+5" is five); nothing otherwise.
+std::optional<double> number_of(std::string_view text) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (first != last && *first == '+') ++first;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (first == last || ec != std::errc{} || end != last || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+/// The shortest text that reads back as `v` ("0.4", "1.024", "250").
+std::string shown(double v) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
+  return std::string(text, ec == std::errc{} ? end : text);
+}
+
+std::string shown_g(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+double number(std::string_view text) { return *number_of(text); }
+
+std::int64_t whole(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  std::int64_t value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+std::string yes_no(bool v) { return v ? "true" : "false"; }
+
+bool truth(std::string_view text) { return text == "true" || text == "1" || text == "on" || text == "yes"; }
+
+// Setters and getters by option, captureless so that the table holds plain function pointers.
+#define ZF_SEG_SECONDS(field)                                                         \
+  [](run_options& o, std::string_view text) { o.segmentation.field = number(text); }, \
+      [](const run_options& o) { return shown(o.segmentation.field); }
+
+std::vector<option_info> make_table() {
+  using k = option_kind;
+  using u = option_use;
+  std::vector<option_info> table;
+  const auto add = [&table](option_info info) { table.push_back(std::move(info)); };
+
+  // ---- the recording
+  add({"lead",
+       "--lead,--column,-c",
+       k::text,
+       u::both,
+       "",
+       0,
+       0,
+       false,
+       "",
+       {},
+       "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF lead "
+       "(default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)",
+       "recording",
+       [](run_options& o, std::string_view v) { o.lead = std::string(v); },
+       [](const run_options& o) { return o.lead; }});
+  add({"sample_rate",
+       "--sample-rate,-r",
+       k::number,
+       u::both,
+       "250",
+       io::lowest_sample_rate,
+       io::highest_sample_rate,
+       false,
+       "Hz",
+       {},
+       "samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own; a "
+       "different value given for them is refused)",
+       "recording",
+       [](run_options& o, std::string_view v) {
+         o.segmentation.sample_rate = number(v);
+         o.sample_rate_explicit = true;
+       },
+       [](const run_options& o) { return shown(o.segmentation.sample_rate); }});
+  add({"channels",
+       "--channels",
+       k::integer,
+       u::both,
+       "1",
+       1,
+       4096,
+       false,
+       "",
+       {},
+       "channels interleaved frame by frame in a raw recording (.f32, .i16, .i32); `lead` picks one by 0-based "
+       "index",
+       "recording",
+       [](run_options& o, std::string_view v) { o.raw.channels = static_cast<std::size_t>(whole(v)); },
+       [](const run_options& o) { return std::to_string(o.raw.channels); }});
+  add({"gain",
+       "--gain",
+       k::number,
+       u::both,
+       "1",
+       0,
+       1e9,
+       false,
+       "",
+       {},
+       "stored units per physical unit of a raw recording (e.g. ADC units per mV for .i16): its samples are divided "
+       "by it (1: taken as stored)",
+       "recording",
+       [](run_options& o, std::string_view v) { o.raw.gain = number(v); },
+       [](const run_options& o) { return shown(o.raw.gain); }});
+  add({"allow_outside_record",
+       "--allow-outside-record",
+       k::flag,
+       u::both,
+       "false",
+       0,
+       0,
+       false,
+       "",
+       {},
+       "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
+       "default a record reads only files beside its header, so that a record from elsewhere cannot read the rest "
+       "of the machine",
+       "recording",
+       [](run_options& o, std::string_view v) {
+         o.record_files = truth(v) ? io::record_files::anywhere : io::record_files::own_folder;
+       },
+       [](const run_options& o) { return yes_no(o.record_files == io::record_files::anywhere); }});
+  add({"io",
+       "--io",
+       k::choice,
+       u::both,
+       "auto",
+       0,
+       0,
+       false,
+       "",
+       {"auto", "kvikio", "posix", "mmap"},
+       "how files reach the GPU: auto (KvikIO where GPUDirect Storage runs, else posix), kvikio (KvikIO/cuFile; its "
+       "compatibility mode without the nvidia-fs driver), posix (threads pread into pinned buffers, pipelined with "
+       "the copies) or mmap (a memory map copied by the driver); `zeroflow info` says which GDS mode is active",
+       "recording",
+       [](run_options& o, std::string_view v) { o.io = io::parse_io_method(v); },
+       [](const run_options& o) { return std::string(io::to_string(o.io)); }});
+  add({"threads",
+       "--threads",
+       k::integer,
+       u::both,
+       "0",
+       0,
+       4096,
+       false,
+       "",
+       {},
+       "CSV parser threads (0: all cores)",
+       "recording",
+       [](run_options& o, std::string_view v) { o.threads = static_cast<int>(whole(v)); },
+       [](const run_options& o) { return std::to_string(o.threads); }});
+  add({"labels",
+       "--labels",
+       k::path,
+       u::both,
+       "",
+       0,
+       0,
+       false,
+       "",
+       {},
+       "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / sample,symbol,aami) or "
+       "WFDB annotations (NAME.atr); a file that cannot be read is a warning, not a failed run",
+       "recording",
+       [](run_options& o, std::string_view v) { o.labels = std::filesystem::path(v); },
+       [](const run_options& o) { return o.labels ? o.labels->string() : std::string(); }});
+
+  // ---- where and how the beats are found
+  add({"device",
+       "--device,-d",
+       k::choice,
+       u::both,
+       "auto",
+       0,
+       0,
+       false,
+       "",
+       {"auto", "cpu", "cuda"},
+       "auto (GPU when present), cpu or cuda",
+       "run",
+       [](run_options& o, std::string_view v) {
+         o.where = v == "cpu" ? device_choice::cpu : v == "cuda" ? device_choice::cuda : device_choice::automatic;
+       },
+       [](const run_options& o) {
+         return std::string(o.where == device_choice::cpu ? "cpu" : o.where == device_choice::cuda ? "cuda" : "auto");
+       }});
+  add({"segmentation",
+       "--segmentation",
+       k::choice,
+       u::both,
+       "robust",
+       0,
+       0,
+       false,
+       "",
+       {"robust", "seed"},
+       "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or seed (the "
+       "seed's NMS gate and length filter, exactly; beats outside `min_beat_seconds`/`max_beat_seconds` are not "
+       "scored)",
+       "segmentation",
+       [](run_options& o, std::string_view v) {
+         o.segmentation.method = v == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
+       },
+       [](const run_options& o) {
+         return std::string(o.segmentation.method == signal::segmentation_method::seed ? "seed" : "robust");
+       }});
+  add({"normalize",
+       "--normalize",
+       k::choice,
+       u::both,
+       "robust",
+       0,
+       0,
+       false,
+       "",
+       {"robust", "none"},
+       "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none (raw samples, as "
+       "the seed; its losses are then comparable)",
+       "segmentation",
+       [](run_options& o, std::string_view v) { o.segmentation.normalize_rows = v == "robust"; },
+       [](const run_options& o) { return std::string(o.segmentation.normalize_rows ? "robust" : "none"); }});
+  add({"min_beat_seconds",
+       "--min-beat",
+       k::beat_seconds,
+       u::both,
+       "0.4",
+       0,
+       10,
+       false,
+       "",
+       {},
+       "shortest kept beat, seconds (seed: 0.4); below `max_beat_seconds`",
+       "segmentation",
+       ZF_SEG_SECONDS(min_beat_seconds)});
+  add({"max_beat_seconds",
+       "--max-beat",
+       k::beat_seconds,
+       u::both,
+       "1.024",
+       0,
+       10,
+       false,
+       "",
+       {},
+       "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)",
+       "segmentation",
+       ZF_SEG_SECONDS(max_beat_seconds)});
+  add({"min_peak_ratio",
+       "--min-peak-ratio",
+       k::number,
+       u::both,
+       "0.1",
+       0,
+       1,
+       false,
+       "",
+       {},
+       "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)",
+       "segmentation",
+       ZF_SEG_SECONDS(min_peak_ratio)});
+  add({"max_device_memory",
+       "--max-device-memory",
+       k::byte_size,
+       u::both,
+       "",
+       static_cast<double>(min_device_budget),
+       0,
+       false,
+       "",
+       {},
+       "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and is "
+       "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)",
+       "run",
+       [](run_options& o, std::string_view v) {
+         o.max_device_memory = v.empty() ? 0 : parse_byte_size(std::string(v));
+       },
+       [](const run_options& o) { return o.max_device_memory > 0 ? std::to_string(o.max_device_memory) : ""; }});
+
+  // ---- the model
+  add({"model",
+       "--model,-m",
+       k::path,
+       u::scoring,
+       "",
+       0,
+       0,
+       false,
+       "",
+       {},
+       "model.safetensors written by `zeroflow run` (either model; the model.pt of earlier versions too), or a "
+       "LightVAE saved from Python with its rows described (zeroflow.model.VAE.describe_rows)",
+       "model",
+       [](run_options& o, std::string_view v) { o.model = std::filesystem::path(v); },
+       [](const run_options& o) { return o.model ? o.model->string() : std::string(); }});
+  add({"model_kind",
+       "--model,-m",
+       k::choice,
+       u::training,
+       "lightvae",
+       0,
+       0,
+       false,
+       "",
+       {"lightvae", "mlp"},
+       "the model that scores the beats' shapes: lightvae (the seed's LightVAE) or mlp (the seed-004 MLP "
+       "autoencoder on min-max scaled beats; 100 full-batch epochs unless `epochs` or `batch` say otherwise). "
+       "MONAI's VarAutoEncoder is Python's: zeroflow.sklearn.VAEOutlierDetector(model=\"monai\")",
+       "model",
+       [](run_options& o, std::string_view v) { o.model_type = parse_model_kind(std::string(v)); },
+       [](const run_options& o) { return std::string(model_kind_name(o.model_type)); }});
+  add({"epochs",
+       "--epochs",
+       k::integer,
+       u::training,
+       "30",
+       1,
+       100000,
+       false,
+       "",
+       {},
+       "training epochs (`model_kind`=mlp: 100)",
+       "model",
+       [](run_options& o, std::string_view v) { o.epochs = static_cast<int>(whole(v)); },
+       [](const run_options& o) { return std::to_string(o.epochs); }});
+  add({"batch",
+       "--batch",
+       k::integer,
+       u::training,
+       "1024",
+       1,
+       1 << 24,
+       false,
+       "",
+       {},
+       "training batch size (`model_kind`=mlp: all beats in one batch)",
+       "model",
+       [](run_options& o, std::string_view v) { o.batch = static_cast<int>(whole(v)); },
+       [](const run_options& o) { return std::to_string(o.batch); }});
+  add({"seed",
+       "--seed",
+       k::seed,
+       u::training,
+       "42",
+       0,
+       0,
+       false,
+       "",
+       {},
+       "seed of the shuffle, split and initial weights",
+       "model",
+       [](run_options& o, std::string_view v) {
+         if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+         std::from_chars(v.data(), v.data() + v.size(), o.seed);
+       },
+       [](const run_options& o) { return std::to_string(o.seed); }});
+  add({"route_torch_memory",
+       "",
+       k::flag,
+       u::library,
+       "true",
+       0,
+       0,
+       false,
+       "",
+       {},
+       "on CUDA, make LibTorch allocate from zeroflow's pool too; only possible before LibTorch's first CUDA "
+       "allocation in the process",
+       "run",
+       [](run_options& o, std::string_view v) { o.route_torch_memory = truth(v); },
+       [](const run_options& o) { return yes_no(o.route_torch_memory); }});
+
+  // ---- the detector's windows (signal/params.hpp says what each one is for)
+  const auto window = [&add](std::string_view name, std::string_view flags, std::string_view fallback, double high,
+                             std::string_view help, void (*apply)(run_options&, std::string_view),
+                             std::string (*value)(const run_options&)) {
+    add({name, flags, k::number, u::both, fallback, 0, high, false, "s", {}, help, "detector", apply, value});
+  };
+  window("ricker_seconds", "--ricker-seconds", "0.12", 10, "width of the seed's Ricker band-pass kernel",
+         ZF_SEG_SECONDS(ricker_seconds));
+  window("nms_window_seconds", "--nms-window-seconds", "0.72", 10, "the seed's non-maximum-suppression window",
+         ZF_SEG_SECONDS(nms_window_seconds));
+  window("refractory_seconds", "--refractory-seconds", "0.2", 10, "no two beats closer than this",
+         ZF_SEG_SECONDS(refractory_seconds));
+  window("t_wave_seconds", "--t-wave-seconds", "0.36", 10, "a slower, weaker peak this soon after a beat is its T wave",
+         ZF_SEG_SECONDS(t_wave_seconds));
+  window("replace_seconds", "--replace-seconds", "0.25", 10,
+         "a stronger peak this soon after a beat replaces it (it was a P wave)", ZF_SEG_SECONDS(replace_seconds));
+  window("slope_seconds", "--slope-seconds", "0.075", 10,
+         "half-width of the window in which a candidate's steepest slope is taken", ZF_SEG_SECONDS(slope_seconds));
+  window("learn_seconds", "--learn-seconds", "8", 3600, "the detector's levels start from this much of the recording",
+         ZF_SEG_SECONDS(learn_seconds));
+  window("stretch_seconds", "--stretch-seconds", "300", 86400, "the detector decides stretches this long independently",
+         ZF_SEG_SECONDS(stretch_seconds));
+  window("overlap_seconds", "--overlap-seconds", "30", 3600,
+         "each stretch starts this much earlier (at least `learn_seconds`)", ZF_SEG_SECONDS(overlap_seconds));
+  window("window_before_seconds", "--window-before-seconds", "0.25", 10,
+         "a beat's row starts this long before its peak (P wave)", ZF_SEG_SECONDS(window_before_seconds));
+  window("window_after_seconds", "--window-after-seconds", "0.45", 10,
+         "a beat's row ends this long after its peak (T wave)", ZF_SEG_SECONDS(window_after_seconds));
+  return table;
+}
+
+#undef ZF_SEG_SECONDS
+
+std::string in_range(const option_info& o, bool low_open) {
+  const auto bound = [&o](double v) {
+    return o.kind == option_kind::integer ? std::to_string(static_cast<long long>(v)) : shown_g(v);
+  };
+  std::string r =
+      std::string("in ") + (low_open ? "(" : "[") + bound(o.low) + ", " + bound(o.high) + (o.high_open ? ")" : "]");
+  return o.unit.empty() ? r : r + " " + std::string(o.unit);
+}
+
+/// A loading method this build has (kvikio needs KvikIO), refused with the reason only: the caller
+/// names the option.
+void require_io_method(std::string_view text) {
+  try {
+    (void)io::resolve_io_method(io::parse_io_method(text));
+  } catch (const invalid_argument& e) {
+    std::string_view why = e.what();
+    if (why.starts_with("`io`=")) why.remove_prefix(why.find(": ") + 2);
+    ZF_THROW(invalid_argument, why);
+  }
+}
+
+/// The names people try for a model that a run does not train, with where each one is used.
+[[noreturn]] void refuse_model_kind(const std::string& text) {
+  if (text == "monai")
+    ZF_THROW(invalid_argument,
+             "MONAI's VarAutoEncoder runs in Python only (PyPI monai): use "
+             "zeroflow.sklearn.VAEOutlierDetector(model=\"monai\"); `zeroflow run` trains lightvae or mlp");
+  std::error_code ec;
+  if (text.ends_with(".safetensors") || text.ends_with(".pt") || std::filesystem::is_regular_file(text, ec))
+    ZF_THROW(invalid_argument, "'", text,
+             "' is a model file: `model_kind` names the model to train (lightvae or mlp); a saved model scores "
+             "with `model`=",
+             text, " (zeroflow score)");
+  ZF_THROW(invalid_argument, "'", text, "' is no model zeroflow run trains; expected lightvae or mlp");
+}
+
+/// Numbers whose range starts at an excluded 0: a window or a gain of 0 means nothing.
+bool low_excluded(const option_info& o) {
+  return o.kind == option_kind::beat_seconds || (o.kind == option_kind::number && o.low == 0 && o.unit == "s") ||
+         o.name == "gain";
+}
+
+}  // namespace
+
+std::span<const option_info> run_option_table() {
+  static const std::vector<option_info> table = make_table();
+  return table;
+}
+
+const option_info& run_option(std::string_view name) {
+  for (const auto& o : run_option_table())
+    if (o.name == name) return o;
+  std::string names;
+  for (const auto& o : run_option_table()) names += (names.empty() ? "" : ", ") + std::string(o.name);
+  ZF_THROW(invalid_argument, "'", name, "' is no option of a run; the options are ", names);
+}
+
+std::string_view long_flag(const option_info& option) { return option.flags.substr(0, option.flags.find(',')); }
+
+std::string option_range_text(const option_info& o) {
+  switch (o.kind) {
+    case option_kind::beat_seconds:
+      return "seconds " + in_range(o, true);
+    case option_kind::number:
+    case option_kind::integer:
+      return in_range(o, low_excluded(o));
+    case option_kind::byte_size:
+      return "at least " + std::to_string(static_cast<std::int64_t>(o.low) >> 20) + "M";
+    case option_kind::choice: {
+      std::string r;
+      for (auto c : o.choices) {
+        if (!r.empty()) r += '|';
+        r += c;
+      }
+      return r;
+    }
+    default:
+      return {};
+  }
+}
+
+void check_option_text(const option_info& o, std::string_view text) {
+  const std::string typed(text);
+  switch (o.kind) {
+    case option_kind::number:
+    case option_kind::beat_seconds: {
+      const bool low_open = low_excluded(o);
+      const auto range = in_range(o, low_open);
+      const auto v = number_of(text);
+      if (o.kind == option_kind::beat_seconds) {
+        if (!v) ZF_THROW(invalid_argument, "'", typed, "' is not a number; expected seconds ", range);
+        if (*v > o.low && *v <= o.high) return;
+        std::string message = shown_g(*v) + " s is no heartbeat: expected seconds " + range;
+        if (*v > o.high && *v / 1000 <= o.high)
+          message += "; did you mean " + shown_g(*v / 1000) + " (" + shown_g(*v) + " ms)?";
+        ZF_THROW(invalid_argument, message);
+      }
+      if (!v) ZF_THROW(invalid_argument, "'", typed, "' is not a number; expected a number ", range);
+      if (*v < o.low || *v > o.high || (low_open && *v == o.low) || (o.high_open && *v == o.high))
+        ZF_THROW(invalid_argument, shown_g(*v), " is not ", range);
+      return;
+    }
+    case option_kind::integer: {
+      std::string_view digits = text;
+      if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+      long long value = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      const auto range = in_range(o, false);
+      if (digits.empty() || end != digits.data() + digits.size() || ec == std::errc::invalid_argument)
+        ZF_THROW(invalid_argument, "'", typed, "' is not a whole number; expected one ", range);
+      if (ec == std::errc::result_out_of_range || value < o.low || value > o.high)
+        ZF_THROW(invalid_argument, typed, " is not ", range);
+      return;
+    }
+    case option_kind::seed: {
+      std::string_view digits = text;
+      if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+      std::uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (digits.empty() || end != digits.data() + digits.size() || ec != std::errc{})
+        ZF_THROW(invalid_argument, "'", typed, "' is not a seed; expected a whole number from 0 to ",
+                 std::numeric_limits<std::uint64_t>::max());
+      return;
+    }
+    case option_kind::choice: {
+      for (auto c : o.choices)
+        if (c == text) {
+          if (o.name == "io") require_io_method(text);
+          return;
+        }
+      if (o.name == "model_kind") refuse_model_kind(typed);
+      ZF_THROW(invalid_argument, "'", typed, "' is not one of ", option_range_text(o));
+    }
+    case option_kind::byte_size: {
+      if (text.empty()) return;  // no bound
+      const auto bytes = parse_byte_size(typed);
+      if (bytes < static_cast<std::int64_t>(o.low))
+        ZF_THROW(invalid_argument, typed, " is under the ", static_cast<std::int64_t>(o.low) >> 20,
+                 "M a run needs at least");
+      return;
+    }
+    case option_kind::flag:
+      if (text == "true" || text == "false" || text == "1" || text == "0" || text == "on" || text == "off" ||
+          text == "yes" || text == "no")
+        return;
+      ZF_THROW(invalid_argument, "'", typed, "' is not true or false");
+    case option_kind::text:
+    case option_kind::path:
+      return;
+  }
+}
+
+void check_run_options(const run_options& o) {
+  const auto& s = o.segmentation;
+  if (!(s.min_beat_seconds < s.max_beat_seconds))
+    ZF_THROW(invalid_argument, "`min_beat_seconds`=", shown_g(s.min_beat_seconds),
+             " s must be shorter than `max_beat_seconds`=", shown_g(s.max_beat_seconds), " s");
+  if (o.max_device_memory > 0 && s.method == signal::segmentation_method::seed)
+    ZF_THROW(invalid_argument,
+             "`max_device_memory` segments in chunks with the robust method only; leave out `segmentation`=seed");
+}
+
+run_options make_run_options(const std::vector<std::pair<std::string, std::string>>& given) {
+  run_options o;
+  bool epochs_given = false, batch_given = false;
+  for (const auto& [name, text] : given) {
+    const auto& option = run_option(name);
+    try {
+      check_option_text(option, text);
+      option.apply(o, text);
+    } catch (const invalid_argument& e) {
+      ZF_THROW(invalid_argument, "`", name, "`=", text, ": ", e.what());
+    }
+    epochs_given = epochs_given || name == "epochs";
+    batch_given = batch_given || name == "batch";
+  }
+  if (o.model_type == model_kind::mlp_autoencoder) {
+    if (!epochs_given) o.epochs = mlp_default_epochs;
+    if (!batch_given) o.batch = 0;
+  }
+  check_run_options(o);
+  return o;
+}
+
+std::string spell_options(std::string_view message, option_spelling spelling) {
+  if (spelling == option_spelling::library) return std::string(message);
+  std::string out;
+  std::size_t i = 0;
+  while (i < message.size()) {
+    const auto open = message.find('`', i);
+    if (open == std::string_view::npos) break;
+    const auto close = message.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    const auto name = message.substr(open + 1, close - open - 1);
+    const option_info* option = nullptr;
+    for (const auto& o : run_option_table())
+      if (o.name == name) option = &o;
+    out.append(message.substr(i, open - i));
+    if (option == nullptr || (spelling == option_spelling::command_line && option->flags.empty())) {
+      out.append(message.substr(open, close + 1 - open));  // not an option: left as written
+      i = close + 1;
+      continue;
+    }
+    const bool valued = close + 1 < message.size() && message[close + 1] == '=';
+    if (spelling == option_spelling::command_line) {
+      out.append(long_flag(*option));
+      if (valued) out.push_back(' ');
+    } else {
+      out.append(name).push_back('=');
+    }
+    i = close + 1 + (valued ? 1 : 0);
+  }
+  out.append(message.substr(std::min(i, message.size())));
+  return out;
+}
+
+}  // namespace zeroflow::pipeline
