@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "robust_reference.hpp"
-#include "signal_test_helpers.hpp"
+#include "signal/robust_reference.hpp"
+#include "signal/signal_test_helpers.hpp"
 #include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/synth/ecg.hpp"
