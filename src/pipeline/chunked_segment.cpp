@@ -70,11 +70,12 @@ std::int64_t for_each_chunk(std::int64_t n, std::int64_t size, std::int64_t unit
 }  // namespace
 
 std::int64_t chunk_margin(const signal::segment_sizes& sizes) {
-  // A candidate at p reads band-pass outputs up to the NMS window around it, each of which reads
-  // ricker_width samples before it, and the raw samples within slope_half_window + 1: twice that
-  // leaves room to spare.
+  // A candidate at p reads band-pass outputs up to the NMS window around it and its background's
+  // blocks (qrs_background), each of which reads ricker_width samples before it, and the raw
+  // samples within slope_half_window + 1: twice that leaves room to spare.
   const std::int64_t window = 2 * (sizes.refractory / 2) + 1;
-  return 2 * (sizes.ricker_width + window + sizes.slope_half_window) + 16;
+  const std::int64_t background = (signal::detail::qrs_background_blocks + 1) * (sizes.refractory / 2 + 1);
+  return 2 * (sizes.ricker_width + std::max(window, background) + sizes.slope_half_window) + 16;
 }
 
 chunked_segmentation segment_in_chunks(const array& signal, const signal::segment_params& params, device where,
@@ -106,7 +107,7 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
 
   // Pass 1: candidates of the detector, and the overview.
   std::vector<std::int64_t> position;
-  std::vector<float> amplitude, slope;
+  std::vector<float> amplitude, slope, background;
   size = for_each_chunk(n, size, unit, out.chunks, [&](std::int64_t c0, std::int64_t c1) {
     const std::int64_t lo = std::max<std::int64_t>(0, c0 - margin), hi = std::min(n, c1 + margin);
     const array x = upload(signal, lo, hi, where, stream);
@@ -114,6 +115,7 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
     const auto at = host_values<std::int64_t>(d.candidates, stream);
     const auto a = host_values<float>(d.amplitude, stream);
     const auto sl = host_values<float>(d.slope, stream);
+    const auto bg = host_values<float>(d.background, stream);
     const auto minmax =
         host_values<float>(signal::minmax_decimate(x.slice(0, c0 - lo, c1 - lo), bucket, stream), stream);
     for (std::size_t i = 0; i < at.size(); ++i) {
@@ -122,6 +124,7 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
       position.push_back(g);
       amplitude.push_back(a[i]);
       slope.push_back(sl[i]);
+      background.push_back(bg[i]);
     }
     for (std::size_t b = 0; b + 1 < minmax.size(); b += 2) {
       out.overview_min.push_back(minmax[b]);
@@ -136,9 +139,11 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
   all.candidates = empty({count}, int64, stream, store);
   all.amplitude = empty({count}, float32, stream, store);
   all.slope = empty({count}, float32, stream, store);
+  all.background = empty({count}, float32, stream, store);
   std::copy(position.begin(), position.end(), all.candidates.data_as<std::int64_t>());
   std::copy(amplitude.begin(), amplitude.end(), all.amplitude.data_as<float>());
   std::copy(slope.begin(), slope.end(), all.slope.data_as<float>());
+  std::copy(background.begin(), background.end(), all.background.data_as<float>());
   const array peaks_host = signal::detail::qrs_select_host(all, n, signal::detail::qrs_rules_for(s.sizes), stream);
   const auto peaks = host_values<std::int64_t>(peaks_host, stream);
 

@@ -39,10 +39,13 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
                   : detail::qrs_energy_host(x, d.filtered, sizes.ricker_width, delay, mean_tap, stream);
   const array gate = gate_positions(nms_gate(d.energy, window, stream), stream);
   const std::int64_t offset = (window + 1) / 2;
+  // A QRS complex lies within half a refractory period of its energy maximum: the background's
+  // blocks are that long, and the candidate's own block is left out.
+  const std::int64_t block = std::max<std::int64_t>(1, sizes.refractory / 2);
   if (cuda)
-    detail::qrs_candidates_cuda(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
+    detail::qrs_candidates_cuda(x, d.energy, gate, offset, sizes.slope_half_window, block, d, stream);
   else
-    detail::qrs_candidates_host(x, d.energy, gate, offset, sizes.slope_half_window, d, stream);
+    detail::qrs_candidates_host(x, d.energy, gate, offset, sizes.slope_half_window, block, d, stream);
   const auto rules = detail::qrs_rules_for(sizes);
   d.peaks =
       cuda ? detail::qrs_select_cuda(d, x.size(), rules, stream) : detail::qrs_select_host(d, x.size(), rules, stream);
@@ -79,7 +82,8 @@ array qrs_energy_host(const array& signal, const array& filtered, std::int64_t w
 }
 
 void qrs_candidates_host(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
-                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream) {
+                         std::int64_t slope_half_window, std::int64_t background_block, qrs_detection& out,
+                         stream_view stream) {
   const auto x = signal.span<const float>();
   const auto e = energy.span<const float>();
   const auto g = gate_positions.span<const std::int64_t>();
@@ -88,14 +92,17 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
   out.candidates = empty({count}, int64, cpu_device, stream);
   out.amplitude = empty({count}, float32, cpu_device, stream);
   out.slope = empty({count}, float32, cpu_device, stream);
+  out.background = empty({count}, float32, cpu_device, stream);
   auto* c = out.candidates.data_as<std::int64_t>();
   auto* a = out.amplitude.data_as<float>();
   auto* s = out.slope.data_as<float>();
+  auto* b = out.background.data_as<float>();
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t at = g[static_cast<std::size_t>(i)] + offset;
     c[i] = at;
     a[i] = e[static_cast<std::size_t>(at)];
     s[i] = qrs_slope(x.data(), n, at, slope_half_window);
+    b[i] = qrs_background(e.data(), static_cast<std::int64_t>(e.size()), at, background_block);
   }
 }
 
@@ -104,9 +111,11 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
   const auto* position = d.candidates.data_as<const std::int64_t>();
   const auto* amplitude = d.amplitude.data_as<const float>();
   const auto* slope = d.slope.data_as<const float>();
+  const auto* background = d.background.data_as<const float>();
   std::vector<std::uint8_t> beat(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
   const std::int64_t stretches = n ? position[n - 1] / rules.stretch + 1 : 0;
-  for (std::int64_t k = 0; k < stretches; ++k) qrs_decide_stretch(position, amplitude, slope, n, k, rules, beat.data());
+  for (std::int64_t k = 0; k < stretches; ++k)
+    qrs_decide_stretch(position, amplitude, slope, background, n, k, rules, beat.data());
   for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
   std::int64_t beats = 0;
   for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];
@@ -121,8 +130,8 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
 array qrs_energy_cuda(const array&, const array&, std::int64_t, std::int64_t, float, stream_view) {
   ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
 }
-void qrs_candidates_cuda(const array&, const array&, const array&, std::int64_t, std::int64_t, qrs_detection&,
-                         stream_view) {
+void qrs_candidates_cuda(const array&, const array&, const array&, std::int64_t, std::int64_t, std::int64_t,
+                         qrs_detection&, stream_view) {
   ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
 }
 array qrs_select_cuda(const qrs_detection&, std::int64_t, const qrs_rules&, stream_view) {

@@ -28,23 +28,25 @@ __global__ void qrs_energy_kernel(const float* __restrict__ x, const float* __re
 
 __global__ void qrs_candidates_kernel(const float* __restrict__ x, std::int64_t n, const float* __restrict__ e,
                                       const std::int64_t* __restrict__ gate, std::int64_t count, std::int64_t offset,
-                                      std::int64_t half_window, std::int64_t* __restrict__ position,
-                                      float* __restrict__ amplitude, float* __restrict__ slope) {
+                                      std::int64_t half_window, std::int64_t block, std::int64_t* __restrict__ position,
+                                      float* __restrict__ amplitude, float* __restrict__ slope,
+                                      float* __restrict__ background) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
     const std::int64_t at = gate[i] + offset;
     position[i] = at;
     amplitude[i] = e[at];
     slope[i] = qrs_slope(x, n, at, half_window);
+    background[i] = qrs_background(e, n, at, block);
   }
 }
 
 __global__ void qrs_decide_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                                  const float* __restrict__ slope, std::int64_t n, std::int64_t stretches,
-                                  qrs_rules rules, std::uint8_t* __restrict__ beat) {
+                                  const float* __restrict__ slope, const float* __restrict__ background, std::int64_t n,
+                                  std::int64_t stretches, qrs_rules rules, std::uint8_t* __restrict__ beat) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < stretches; k += step)
-    qrs_decide_stretch(position, amplitude, slope, n, k, rules, beat);
+    qrs_decide_stretch(position, amplitude, slope, background, n, k, rules, beat);
 }
 
 __global__ void qrs_join_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
@@ -66,18 +68,21 @@ array qrs_energy_cuda(const array& signal, const array& filtered, std::int64_t w
 }
 
 void qrs_candidates_cuda(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
-                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream) {
+                         std::int64_t slope_half_window, std::int64_t background_block, qrs_detection& out,
+                         stream_view stream) {
   ::zeroflow::detail::cuda_device_guard guard(signal.where().id);
   const auto where = signal.where();
   const std::int64_t count = gate_positions.size();
   out.candidates = empty({count}, int64, where, stream);
   out.amplitude = empty({count}, float32, where, stream);
   out.slope = empty({count}, float32, where, stream);
+  out.background = empty({count}, float32, where, stream);
   if (count == 0) return;
   qrs_candidates_kernel<<<gpu::grid_for(count, 256, where.id), 256, 0, gpu::raw(stream)>>>(
       signal.data_as<const float>(), signal.size(), energy.data_as<const float>(),
-      gate_positions.data_as<const std::int64_t>(), count, offset, slope_half_window,
-      out.candidates.data_as<std::int64_t>(), out.amplitude.data_as<float>(), out.slope.data_as<float>());
+      gate_positions.data_as<const std::int64_t>(), count, offset, slope_half_window, background_block,
+      out.candidates.data_as<std::int64_t>(), out.amplitude.data_as<float>(), out.slope.data_as<float>(),
+      out.background.data_as<float>());
   ZF_SIGNAL_LAUNCH_CHECK();
 }
 
@@ -91,8 +96,8 @@ array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_ru
   // one thread per possible stretch of the recording (threads past the last find no candidates).
   const std::int64_t stretches = samples / rules.stretch + 1;
   qrs_decide_kernel<<<gpu::tiles_for(stretches, 64), 64, 0, gpu::raw(stream)>>>(
-      d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(), n,
-      stretches, rules, beat.data_as<std::uint8_t>());
+      d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
+      d.background.data_as<const float>(), n, stretches, rules, beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
   qrs_join_kernel<<<1, 1, 0, gpu::raw(stream)>>>(d.candidates.data_as<const std::int64_t>(),
                                                  d.amplitude.data_as<const float>(), n, stretches, rules,

@@ -94,16 +94,16 @@ sig::detail::qrs_rules rules_of(const sig::segment_params& params) {
 
 /// Candidates as detect_qrs makes them: ascending positions at least `spacing` apart, with dense
 /// stretches, sparse ones and empty ones (a dropout); amplitudes mostly noise-like with QRS-like
-/// peaks; slopes to match.
+/// peaks; slopes to match; backgrounds that put about half the candidates inside a burst of noise.
 struct candidate_set {
   std::vector<std::int64_t> position;
-  std::vector<float> amplitude, slope;
+  std::vector<float> amplitude, slope, background;
 };
 
 candidate_set random_candidates(std::mt19937_64& rng, std::int64_t samples, std::int64_t spacing) {
   candidate_set c;
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::lognormal_distribution<float> noise(-2.0F, 0.7F), qrs(1.7F, 0.25F);
+  std::lognormal_distribution<float> noise(-2.0F, 0.7F), qrs(1.7F, 0.25F), clearance(0.0F, 1.0F);
   std::int64_t at = std::uniform_int_distribution<std::int64_t>(0, 3 * spacing)(rng);
   while (at < samples) {
     const double u = unit(rng);
@@ -112,6 +112,7 @@ candidate_set random_candidates(std::mt19937_64& rng, std::int64_t samples, std:
     c.amplitude.push_back(beat ? qrs(rng) * (unit(rng) < 0.02 ? 30.0F : 1.0F) : noise(rng));
     c.slope.push_back(beat ? 0.3F + 0.2F * static_cast<float>(unit(rng))
                            : 0.03F + 0.1F * static_cast<float>(unit(rng)));
+    c.background.push_back(c.amplitude.back() * clearance(rng) / 8.0F);
     std::int64_t gap = spacing + std::uniform_int_distribution<std::int64_t>(0, 2 * spacing)(rng);
     if (u > 0.997)
       gap *= 200;  // a dropout: no candidate for a long while
@@ -129,9 +130,11 @@ void expect_same_selection(const candidate_set& c, std::int64_t samples, const s
   host.candidates = to_array(c.position);
   host.amplitude = to_array(c.amplitude);
   host.slope = to_array(c.slope);
+  host.background = to_array(c.background);
   gpu.candidates = to_device(c.position);
   gpu.amplitude = to_device(c.amplitude);
   gpu.slope = to_device(c.slope);
+  gpu.background = to_device(c.background);
   const auto want = to_vector<std::int64_t>(sig::detail::qrs_select_host(host, samples, rules, {}));
   const auto got = from_device<std::int64_t>(sig::detail::qrs_select_cuda(gpu, samples, rules, {}));
   EXPECT_EQ(int_mismatch(got, want), "") << what << " (" << c.position.size() << " candidates, " << want.size()
@@ -152,6 +155,8 @@ void expect_same_detection(const sig::qrs_detection& gpu, const sig::qrs_detecti
       << what << ": amplitude";
   EXPECT_EQ(float_mismatch(from_device<float>(gpu.slope, stream), to_vector<float>(cpu.slope)), "")
       << what << ": slope";
+  EXPECT_EQ(float_mismatch(from_device<float>(gpu.background, stream), to_vector<float>(cpu.background)), "")
+      << what << ": background";
   EXPECT_EQ(int_mismatch(from_device<std::int64_t>(gpu.peaks, stream), to_vector<std::int64_t>(cpu.peaks)), "")
       << what << ": peaks";
 }
@@ -219,26 +224,32 @@ TEST_F(SignalRobustCuda, CandidatesMatchTheHost) {
       for (int k = 0; k < 10; ++k) x[std::uniform_int_distribution<std::size_t>(0, x.size() - 1)(rng)] = nan_f;
     const std::int64_t offset = std::uniform_int_distribution<std::int64_t>(1, 50)(rng);
     const std::int64_t half_window = std::uniform_int_distribution<std::int64_t>(1, 40)(rng);
+    const std::int64_t block = std::uniform_int_distribution<std::int64_t>(1, 60)(rng);
     std::vector<std::int64_t> gate;  // ascending, every candidate inside the energy
     for (std::int64_t g = std::uniform_int_distribution<std::int64_t>(0, 20)(rng); g + offset < n;
          g += std::uniform_int_distribution<std::int64_t>(1, 120)(rng))
       gate.push_back(g);
     sig::qrs_detection host, gpu;
-    sig::detail::qrs_candidates_host(to_array(x), to_array(energy), to_array(gate), offset, half_window, host, {});
-    sig::detail::qrs_candidates_cuda(to_device(x), to_device(energy), to_device(gate), offset, half_window, gpu, {});
+    sig::detail::qrs_candidates_host(to_array(x), to_array(energy), to_array(gate), offset, half_window, block, host,
+                                     {});
+    sig::detail::qrs_candidates_cuda(to_device(x), to_device(energy), to_device(gate), offset, half_window, block, gpu,
+                                     {});
     const std::string what = "trial " + std::to_string(trial);
     ASSERT_EQ(int_mismatch(from_device<std::int64_t>(gpu.candidates), to_vector<std::int64_t>(host.candidates)), "")
         << what;
     ASSERT_EQ(float_mismatch(from_device<float>(gpu.amplitude), to_vector<float>(host.amplitude)), "") << what;
     ASSERT_EQ(float_mismatch(from_device<float>(gpu.slope), to_vector<float>(host.slope)), "") << what;
+    ASSERT_EQ(float_mismatch(from_device<float>(gpu.background), to_vector<float>(host.background)), "") << what;
   }
   // No candidates at all.
   sig::qrs_detection host, gpu;
   const std::vector<float> x(500, 1.0F);
-  sig::detail::qrs_candidates_cuda(to_device(x), to_device(x), to_device(std::vector<std::int64_t>{}), 5, 5, gpu, {});
+  sig::detail::qrs_candidates_cuda(to_device(x), to_device(x), to_device(std::vector<std::int64_t>{}), 5, 5, 5, gpu,
+                                   {});
   EXPECT_EQ(gpu.candidates.size(), 0);
   EXPECT_EQ(gpu.amplitude.size(), 0);
   EXPECT_EQ(gpu.slope.size(), 0);
+  EXPECT_EQ(gpu.background.size(), 0);
 }
 
 TEST_F(SignalRobustCuda, SelectionMatchesTheHost) {
@@ -268,8 +279,8 @@ TEST_F(SignalRobustCuda, SelectionMatchesTheHost) {
   }
   // Nothing, one and two candidates.
   expect_same_selection({}, 1000, defaults, "no candidate");
-  expect_same_selection({{500}, {1.0F}, {0.2F}}, 1000, defaults, "one candidate");
-  expect_same_selection({{500, 800}, {1.0F, 1.2F}, {0.2F, 0.3F}}, 1000, defaults, "two candidates");
+  expect_same_selection({{500}, {1.0F}, {0.2F}, {0.0F}}, 1000, defaults, "one candidate");
+  expect_same_selection({{500, 800}, {1.0F, 1.2F}, {0.2F, 0.3F}, {0.5F, 0.5F}}, 1000, defaults, "two candidates");
 }
 
 TEST_F(SignalRobustCuda, SparseCandidatesAcrossStretches) {
@@ -289,6 +300,7 @@ TEST_F(SignalRobustCuda, SparseCandidatesAcrossStretches) {
       c.position.push_back(at);
       c.amplitude.push_back(amplitude(rng));
       c.slope.push_back(0.1F * amplitude(rng));
+      c.background.push_back(0.1F * amplitude(rng));
     }
     expect_same_selection(c, 400000, rules, "sparse, trial " + std::to_string(trial));
   }

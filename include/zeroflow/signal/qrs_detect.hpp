@@ -11,6 +11,9 @@
 /// a slow wave right after a beat (T wave), and is not followed closely by a stronger one (then it
 /// was a P wave). A gap much longer than the recent rhythm triggers a search back for the missed
 /// beat; when none qualifies the levels are halved, which follows a signal that became weaker.
+/// Inside a burst of noise (a candidate whose energy does not stand out from the energy around
+/// it), of candidates closer than half the recent RR interval only the steepest is a beat:
+/// electrode motion makes QRS-band peaks as strong as beats, but not as steep.
 #include <cstdint>
 
 #include "zeroflow/core/array.hpp"
@@ -27,6 +30,8 @@ struct qrs_detection {
   array candidates;  ///< int64: local maxima of energy, each the largest within about ±refractory/2
   array amplitude;   ///< float32 per candidate: energy there
   array slope;       ///< float32 per candidate: largest |x[i+1] − x[i−1]| / 2 within ±slope_seconds
+  array background;  ///< float32 per candidate: the energy around it, its own QRS left out (qrs_background in
+                     ///< zeroflow/signal/detail/qrs_decide.hpp), in blocks of refractory/2
   array peaks;       ///< int64, ascending: the candidates accepted as beats (the QRS energy maximum)
 };
 
@@ -45,11 +50,14 @@ array qrs_energy_host(const array& signal, const array& filtered, std::int64_t w
                       float mean_tap, stream_view stream);
 array qrs_energy_cuda(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
                       float mean_tap, stream_view stream);
-/// candidates = gate positions + offset, with their amplitude and slope.
+/// candidates = gate positions + offset, with their amplitude, slope and background (blocks of
+/// background_block samples).
 void qrs_candidates_host(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
-                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream);
+                         std::int64_t slope_half_window, std::int64_t background_block, qrs_detection& out,
+                         stream_view stream);
 void qrs_candidates_cuda(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
-                         std::int64_t slope_half_window, qrs_detection& out, stream_view stream);
+                         std::int64_t slope_half_window, std::int64_t background_block, qrs_detection& out,
+                         stream_view stream);
 struct qrs_rules;
 /// The decision rules (zeroflow/signal/detail/qrs_decide.hpp) for a recording's sizes: the one
 /// mapping that the in-memory and the chunked detection share.

@@ -34,6 +34,9 @@ struct qrs_rules {
   float t_wave_steep = 0.25F;     ///< or slope under this fraction whatever its energy
   float search_back_gap = 1.66F;  ///< search back once a gap exceeds this many mean RR intervals
   float gap_floor = 1.0F / 16;    ///< a gap lowers the signal level to this fraction of the last beat's at most
+  float burst_snr = 8.0F;         ///< a candidate under this many times its background energy stands in noise,
+  float burst_spacing = 0.5F;     ///< where of candidates closer than this many mean RR intervals only the
+                                  ///< steepest can be a beat (qrs_in_burst)
 };
 
 /// Running estimates of the detector, kept between candidates.
@@ -100,6 +103,55 @@ ZF_QRS_HD inline float qrs_slope(const float* x, std::int64_t n, std::int64_t at
   return steepest;
 }
 
+/// Most blocks on either side of a candidate that its background is taken from (qrs_background).
+inline constexpr int qrs_background_blocks = 4;
+
+/// Background energy around a candidate at `at`: the median of the mean energies of the
+/// qrs_background_blocks blocks of `block` samples on each side, leaving out `block` samples on
+/// either side of it (its own QRS complex); blocks are cut at the ends of the energy. A median,
+/// so that the neighbouring beats' QRS complexes (a block or two each) do not count as
+/// background, while a burst of noise fills most blocks. 0 when no block has samples.
+ZF_QRS_HD inline float qrs_background(const float* e, std::int64_t n, std::int64_t at, std::int64_t block) {
+  float sorted[2 * qrs_background_blocks];
+  int count = 0;
+  for (int b = 0; b < qrs_background_blocks; ++b) {
+    for (int side = 0; side < 2; ++side) {
+      std::int64_t from = side == 0 ? at - block - (b + 1) * block : at + block + 1 + b * block;
+      std::int64_t to = from + block;
+      from = from < 0 ? 0 : from;
+      to = to > n ? n : to;
+      if (from >= to) continue;
+      double sum = 0;
+      for (std::int64_t i = from; i < to; ++i) sum += e[i];
+      const auto mean = static_cast<float>(sum / static_cast<double>(to - from));
+      int j = count++;
+      for (; j > 0 && sorted[j - 1] > mean; --j) sorted[j] = sorted[j - 1];
+      sorted[j] = mean;
+    }
+  }
+  if (count == 0) return 0.0F;
+  return count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
+}
+
+/// Whether candidate i is noise of a burst: its energy does not stand out from its background
+/// (under burst_snr times it), and a steeper candidate above `threshold` lies within
+/// burst_spacing mean RR intervals on either side. Electrode motion puts energy in the QRS band
+/// itself, as peaks as strong as the beats at any time between them; a QRS complex is steeper
+/// than such noise (its edges are sharp), and two beats are rarely that close. So within a burst,
+/// of candidates that close only the steepest is taken for a beat. Outside noise (a candidate
+/// clear of its background) nothing changes, so early and wide beats of clean stretches are kept.
+ZF_QRS_HD inline bool qrs_in_burst(const std::int64_t* position, const float* amplitude, const float* slope,
+                                   const float* background, std::int64_t n, std::int64_t i, float threshold,
+                                   float mean_rr, const qrs_rules& rules) {
+  if (!(amplitude[i] < rules.burst_snr * background[i]) || !(mean_rr > 0)) return false;
+  const float reach = rules.burst_spacing * mean_rr;
+  for (std::int64_t j = i - 1; j >= 0 && static_cast<float>(position[i] - position[j]) < reach; --j)
+    if (amplitude[j] > threshold && slope[j] > slope[i]) return true;
+  for (std::int64_t j = i + 1; j < n && static_cast<float>(position[j] - position[i]) < reach; ++j)
+    if (amplitude[j] > threshold && slope[j] > slope[i]) return true;
+  return false;
+}
+
 /// Initial levels from the candidates that start the recording: the signal level is their 90th
 /// percentile (most of them are QRS complexes), the noise level half their median.
 /// `scratch` holds at least `n` floats. Insertion sort: n is the handful of peaks in a few seconds.
@@ -125,10 +177,12 @@ ZF_QRS_HD inline bool qrs_is_t_wave(float amplitude, float slope, float beat_amp
 /// Applies the rules to candidates [begin, end) and marks the accepted ones from `emit` on:
 /// beat[i] = 1 for a beat, 0 otherwise, for i in [emit, end) only (the candidates before `emit`
 /// only bring the state up to date). Candidates are sorted by position; amplitude is the
-/// band-passed energy at the candidate, slope the steepest slope of the raw signal around it.
+/// band-passed energy at the candidate, slope the steepest slope of the raw signal around it,
+/// background the energy around it (qrs_background); n is the number of candidates (the burst
+/// rule looks at neighbours past `end`).
 ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* amplitude, const float* slope,
-                                 std::int64_t begin, std::int64_t emit, std::int64_t end, const qrs_rules& rules,
-                                 qrs_state& state, std::uint8_t* beat) {
+                                 const float* background, std::int64_t n, std::int64_t begin, std::int64_t emit,
+                                 std::int64_t end, const qrs_rules& rules, qrs_state& state, std::uint8_t* beat) {
   auto mark = [&](std::int64_t i, std::uint8_t value) {
     if (i >= emit) beat[i] = value;
   };
@@ -165,6 +219,9 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
     const auto steep_enough = [&](std::int64_t j) {
       return !state.lowered || slope[j] >= rules.t_wave_steep * state.slope_level;
     };
+    const auto in_burst = [&](std::int64_t j) {
+      return qrs_in_burst(position, amplitude, slope, background, n, j, state.threshold(), state.mean_rr(), rules);
+    };
     const float mean_rr = state.mean_rr();
     if (state.last >= 0 && mean_rr > 0 &&
         static_cast<float>(at - position[state.last]) > rules.search_back_gap * mean_rr) {
@@ -173,7 +230,8 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
         const std::int64_t after = position[j] - position[state.last];
         const bool t_wave = after < rules.t_wave &&
                             qrs_is_t_wave(amplitude[j], slope[j], amplitude[state.last], slope[state.last], rules);
-        if (after > rules.replace && !t_wave && steep_enough(j) && (best < 0 || amplitude[j] > amplitude[best]))
+        if (after > rules.replace && !t_wave && steep_enough(j) && (best < 0 || amplitude[j] > amplitude[best]) &&
+            !in_burst(j))
           best = j;
       }
       if (best >= 0 && amplitude[best] > 0.5F * state.threshold()) {
@@ -190,7 +248,8 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
       // Two beats closer than `replace` are not physiological: the stronger or steeper of the two
       // is the QRS complex (the other was a P wave or noise).
       if (since <= rules.replace) {
-        if (a > last_amplitude || (a > state.threshold() && slope[i] > slope[state.last])) replace_last(i);
+        if ((a > last_amplitude || (a > state.threshold() && slope[i] > slope[state.last])) && !in_burst(i))
+          replace_last(i);
         continue;
       }
       if (since <= rules.refractory) continue;  // a longer refractory period than `replace`: not a beat
@@ -202,6 +261,7 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
         state.learn_noise(a);
         continue;
       }
+      if (in_burst(i)) continue;  // neither a beat nor the noise level: the burst passes, the levels stay
       accept(i, 0.125F);
     } else {
       state.learn_noise(a);
@@ -230,7 +290,8 @@ inline constexpr std::int64_t qrs_learn_capacity = 128;
 /// marks its own candidates. Each stretch sorts its learning candidates in its own buffer, so
 /// stretches share nothing but the (disjoint) marks they write.
 ZF_QRS_HD inline void qrs_decide_stretch(const std::int64_t* position, const float* amplitude, const float* slope,
-                                         std::int64_t n, std::int64_t k, const qrs_rules& rules, std::uint8_t* beat) {
+                                         const float* background, std::int64_t n, std::int64_t k,
+                                         const qrs_rules& rules, std::uint8_t* beat) {
   const std::int64_t from = k * rules.stretch;
   const std::int64_t begin = qrs_first_at(position, n, from - rules.overlap);
   const std::int64_t emit = qrs_first_at(position, n, from);
@@ -244,7 +305,7 @@ ZF_QRS_HD inline void qrs_decide_stretch(const std::int64_t* position, const flo
   float sorted[qrs_learn_capacity];
   qrs_state state;
   qrs_initial_levels(amplitude + begin, learning, sorted, state);
-  qrs_decide(position, amplitude, slope, begin, emit, end, rules, state, beat);
+  qrs_decide(position, amplitude, slope, background, n, begin, emit, end, rules, state, beat);
 }
 
 /// Two beats on either side of the start of stretch k (k >= 1) closer than `replace` are one beat

@@ -1,0 +1,173 @@
+// The detector's burst rule (qrs_in_burst in zeroflow/signal/detail/qrs_decide.hpp): a synthetic
+// ECG with a burst of electrode-motion-like noise (band-limited to 2-12 Hz, where the QRS energy
+// lies) loses the false beats that the noise made without the rule and keeps every true beat in
+// and around the burst; the background and the rule themselves against their definitions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "signal/robust_reference.hpp"
+#include "signal/signal_test_helpers.hpp"
+#include "zeroflow/signal/detail/qrs_decide.hpp"
+#include "zeroflow/signal/qrs_detect.hpp"
+#include "zeroflow/synth/ecg.hpp"
+
+namespace sig = zeroflow::signal;
+namespace synth = zeroflow::synth;
+using namespace zeroflow::signal::testing;
+
+namespace {
+
+constexpr double rate = 360;
+constexpr double pi = 3.14159265358979323846;
+
+std::int64_t at_seconds(double s) { return static_cast<std::int64_t>(s * rate); }
+
+/// Electrode motion as the MIT-BIH Noise Stress Test records it: slow, smooth swings whose
+/// spectrum lies under ~15 Hz, here a sum of sines at 2-12 Hz with random phases, faded in and
+/// out over 0.2 s, added to x[from, to). rms is the burst's root mean square.
+void add_motion_burst(std::vector<float>& x, std::int64_t from, std::int64_t to, double rms, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> frequency(2.0, 12.0), phase(0.0, 2 * pi);
+  constexpr int tones = 24;
+  double f[tones], p[tones];
+  for (int k = 0; k < tones; ++k) {
+    f[k] = frequency(rng);
+    p[k] = phase(rng);
+  }
+  const double amplitude = rms * std::sqrt(2.0 / tones);
+  const double fade = 0.2 * rate;
+  for (std::int64_t i = from; i < to; ++i) {
+    double v = 0;
+    for (int k = 0; k < tones; ++k) v += std::sin(2 * pi * f[k] * static_cast<double>(i) / rate + p[k]);
+    const double edge = std::min({1.0, static_cast<double>(i - from) / fade, static_cast<double>(to - i) / fade});
+    x[static_cast<std::size_t>(i)] += static_cast<float>(amplitude * edge * v);
+  }
+}
+
+/// Detected peaks in [from, to) that match no true beat within ±75 ms, and true beats there
+/// that no detection matches.
+struct burst_errors {
+  std::vector<std::int64_t> extra, missed;
+};
+
+burst_errors errors_in(const std::vector<std::int64_t>& peaks, const std::vector<std::int64_t>& truth,
+                       std::int64_t from, std::int64_t to) {
+  const auto m = match_peaks_one_to_one(peaks, truth, at_seconds(0.075));
+  burst_errors e;
+  for (auto p : m.extra)
+    if (p >= from && p < to) e.extra.push_back(p);
+  for (auto p : m.missed)
+    if (p >= from && p < to) e.missed.push_back(p);
+  return e;
+}
+
+}  // namespace
+
+using SignalQrsBurst = poisoned_host;
+
+TEST_F(SignalQrsBurst, RejectsElectrodeMotionPeaksAndKeepsTheBeats) {
+  synth::ecg_options o;
+  o.hours = 150.0 / 3600;
+  o.sample_rate = rate;
+  o.heart_rate_bpm = 70;
+  int checked = 0;
+  std::size_t extra_with = 0, extra_without = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    o.seed = seed;
+    const auto ecg = synth::generate_ecg(o);
+    auto x = ecg.samples;
+    // 30 s of motion from 60 s on, as strong as the QRS complexes in the band-pass: without the
+    // burst rule the noise passes the threshold between the beats.
+    const std::int64_t from = at_seconds(60), to = at_seconds(90);
+    add_motion_burst(x, from, to, 0.3, 100 + seed);
+    const auto d = sig::detect_qrs(to_array(x), {.sample_rate = rate}, 0.0F, {});
+    const auto peaks = to_vector<std::int64_t>(d.peaks);
+    auto no_burst_rule = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = rate}));
+    no_burst_rule.burst_snr = 0;
+    const auto before = to_vector<std::int64_t>(
+        sig::detail::qrs_select_host(d, static_cast<std::int64_t>(x.size()), no_burst_rule, {}));
+    const std::string what = "seed " + std::to_string(seed);
+    // Around the burst: the 10 s before and after it, where the levels must not have suffered.
+    const std::int64_t around_from = from - at_seconds(10), around_to = to + at_seconds(10);
+    const auto without = errors_in(before, ecg.r_peaks, around_from, around_to);
+    const auto with = errors_in(peaks, ecg.r_peaks, around_from, around_to);
+    if (without.extra.size() < 3) continue;  // this burst fooled the detector too little to tell
+    ++checked;
+    // Fewer false beats in every burst, and no beat lost that the detector found without the rule.
+    EXPECT_LT(with.extra.size(), without.extra.size())
+        << what << ": " << with.extra.size() << " false beats with the rule, " << without.extra.size()
+        << " without, at " << first_values(with.extra);
+    EXPECT_LE(with.missed.size(), without.missed.size()) << what << ": beats missed at " << first_values(with.missed);
+    extra_with += with.extra.size();
+    extra_without += without.extra.size();
+    // Outside the burst and its surroundings the rule changes nothing.
+    const auto outside = [&](const std::vector<std::int64_t>& p) {
+      std::vector<std::int64_t> kept;
+      for (auto v : p)
+        if (v < around_from - at_seconds(1) || v >= around_to + at_seconds(1)) kept.push_back(v);
+      return kept;
+    };
+    EXPECT_EQ(outside(peaks), outside(before)) << what;
+  }
+  EXPECT_GE(checked, 2) << "the bursts no longer fool the detector without the rule: make them stronger";
+  // Over the bursts, the rule takes out at least two false beats in five.
+  EXPECT_LE(extra_with * 5, extra_without * 3)
+      << extra_with << " false beats with the rule, " << extra_without << " without";
+}
+
+TEST_F(SignalQrsBurst, BackgroundIsTheMedianOfTheBlockMeans) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<float> energy(0.0F, 1.5F);
+  std::vector<float> e(3000);
+  for (auto& v : e) v = energy(rng);
+  for (const std::int64_t block : {1, 7, 36}) {
+    for (const std::int64_t at : {0L, 5L, 100L, 1500L, 2950L, 2999L}) {
+      // Blocks [at − (b+2)·block, at − (b+1)·block) and [at + (b+1)·block + 1, at + (b+2)·block + 1),
+      // b = 0..3, cut at the ends; the candidate's own ±block left out.
+      std::vector<double> means;
+      const auto n = static_cast<std::int64_t>(e.size());
+      for (std::int64_t b = 0; b < sig::detail::qrs_background_blocks; ++b) {
+        for (const std::int64_t lo0 : {at - (b + 2) * block, at + (b + 1) * block + 1}) {
+          const std::int64_t lo = std::max<std::int64_t>(0, lo0), hi = std::min(n, lo0 + block);
+          if (lo >= hi) continue;
+          double sum = 0;
+          for (std::int64_t i = lo; i < hi; ++i) sum += e[static_cast<std::size_t>(i)];
+          means.push_back(sum / static_cast<double>(hi - lo));
+        }
+      }
+      std::sort(means.begin(), means.end());
+      const std::size_t m = means.size();
+      const double want = m == 0 ? 0.0 : m % 2 ? means[m / 2] : 0.5 * (means[m / 2 - 1] + means[m / 2]);
+      EXPECT_NEAR(sig::detail::qrs_background(e.data(), n, at, block), want, 1e-6 * want)
+          << "block " << block << ", at " << at;
+    }
+  }
+}
+
+TEST_F(SignalQrsBurst, OnlyTheSteepestOfCloseCandidatesInNoise) {
+  sig::detail::qrs_rules rules;  // burst_snr 8, burst_spacing 0.5
+  // Candidates 100 samples apart; mean RR 300, so neighbours within 150 samples count.
+  const std::vector<std::int64_t> position{0, 100, 200, 300, 500};
+  const std::vector<float> amplitude{10, 10, 10, 10, 10};
+  const std::vector<float> slope{1.0F, 0.5F, 2.0F, 0.4F, 0.3F};
+  std::vector<float> background{2, 2, 2, 2, 2};  // 10 < 8·2: every candidate stands in noise
+  const auto in_burst = [&](std::int64_t i, float threshold, float mean_rr) {
+    return sig::detail::qrs_in_burst(position.data(), amplitude.data(), slope.data(), background.data(),
+                                     static_cast<std::int64_t>(position.size()), i, threshold, mean_rr, rules);
+  };
+  EXPECT_FALSE(in_burst(0, 1, 300));   // 1 is less steep, 2 out of reach (200 ≥ 150)
+  EXPECT_TRUE(in_burst(1, 1, 300));    // 0 and 2 are steeper
+  EXPECT_FALSE(in_burst(2, 1, 300));   // the steepest of its neighbours
+  EXPECT_TRUE(in_burst(3, 1, 300));    // 2 is steeper
+  EXPECT_FALSE(in_burst(4, 1, 300));   // alone within reach
+  EXPECT_FALSE(in_burst(1, 20, 300));  // its steeper neighbours are under the threshold
+  EXPECT_FALSE(in_burst(1, 1, 0));     // no rhythm yet
+  background[1] = 1;                   // 10 ≥ 8·1: clear of its background, whatever its neighbours
+  EXPECT_FALSE(in_burst(1, 1, 300));
+}
