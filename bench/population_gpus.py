@@ -14,7 +14,7 @@ Method:
   steps, then 200 timed steps between two synchronisations.
 - The 100,000-recording model of docs/scaling.md: beats per epoch / measured rate.
 
-Usage: python3 bench/population_gpus.py ZEROFLOW_BINARY [--recordings 16] [--hours 6] [--epochs 20]
+Usage: python3 bench/population_gpus.py ZEROFLOW_BINARY [--recordings 16] [--hours 6] [--epochs 60]
 Writes the table to stdout and population_gpus.json beside it under $OUT when set.
 """
 
@@ -116,7 +116,7 @@ def main() -> int:
     parser.add_argument("binary")
     parser.add_argument("--recordings", type=int, default=16)
     parser.add_argument("--hours", type=float, default=6.0)
-    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--folder", default="/tmp/zeroflow-bench/population")
     args = parser.parse_args()
     folder = pathlib.Path(args.folder)

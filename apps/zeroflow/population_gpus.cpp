@@ -203,7 +203,7 @@ int train_population_on_gpus(const gpu_population_flags& f) {
     std::filesystem::remove(checkpoint, ignored);  // the model is written: nothing left to resume
     const double trained = static_cast<double>(r.steps) * static_cast<double>(f.batch);
     std::printf(
-        "trained %d epochs%s on %lld beats of %lld recordings with %d GPU%s: %.2f s, %.3g beats/s per GPU; "
+        "trained %d epochs%s on %lld beats of %lld recordings with %d GPU%s: %.3f s, %.4g beats/s per GPU; "
         "final loss %.6f, test loss %.6f; wrote %s\n",
         f.epochs - r.first_epoch,
         r.first_epoch > 0 ? (" (resumed after " + std::to_string(r.first_epoch) + ")").c_str() : "",

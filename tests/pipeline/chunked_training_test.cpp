@@ -169,7 +169,7 @@ TEST(ChunkedTraining, BatchesLargerThanTheBudgetAreRefusedInTheUsersTerms) {
   EXPECT_EQ(message.find("::"), std::string::npos) << message;
   // Batch 0 is every row in one batch (the MLP autoencoder's default): refused alike.
   EXPECT_NE(
-      message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 0, false, {}); }).find("a smaller --batch"),
+      message_of<zf::out_of_memory>([&] { (void)run.training_rows(rows, 0, false, {}); }).find("a smaller `batch`"),
       std::string::npos);
 }
 
