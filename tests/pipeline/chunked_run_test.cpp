@@ -113,8 +113,17 @@ struct torch_peak {
   }
 #endif
   std::int64_t baseline = 0;
-  /// Routed, LibTorch's memory comes from a zeroflow resource bound earlier in the process.
-  const bool measured = !zf::model::torch_allocator_routed();
+  /// Routed, LibTorch's memory comes from a zeroflow resource bound earlier in the process; an
+  /// allocator never initialised has allocated nothing (a GPU run does not use LibTorch).
+  const bool measured = !zf::model::torch_allocator_routed() && allocator_in_use();
+  static bool allocator_in_use() {
+#if ZEROFLOW_HAS_CUDA
+    auto* allocator = c10::cuda::CUDACachingAllocator::get();
+    return allocator != nullptr && allocator->initialized();
+#else
+    return false;
+#endif
+  }
 };
 
 template <class T>
