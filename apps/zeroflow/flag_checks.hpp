@@ -1,7 +1,9 @@
 #pragma once
-// Checks of numeric flags that CLI11 runs while parsing (usage errors, exit code 2). Each says its
-// range in --help exactly as it checks it, and a refusal says what was typed, the range, and, where
-// a unit mix-up is likely, what was probably meant.
+// Checks of the numeric flags that set no run option: `generate`'s, `evaluate`'s, `run --jobs` and
+// the like, which CLI11 runs while parsing (usage errors, exit code 2). A flag that sets a run
+// option takes its check from the library's table of them instead (run_option_flags.hpp). These
+// describe their range as a table entry does and the library checks it, so that every flag's
+// range reads, and a value is refused, alike: the message says what was typed and the range.
 #include <CLI/CLI.hpp>
 #include <string>
 
@@ -21,14 +23,6 @@ CLI::Validator unsigned_integer();
 
 /// @brief A number greater than 0 and at most `high` (e.g. hours of a recording).
 CLI::Validator positive_up_to(double high, const std::string& unit);
-
-/// @brief Seconds of a heartbeat: in (0, `longest`]. A value that only makes sense in
-/// milliseconds (1024 for 1.024 s) is refused with that reading suggested.
-CLI::Validator beat_seconds(double longest);
-
-/// The longest beat (--min-beat, --max-beat) a run accepts: a pause before a beat longer than
-/// this is asystole, not a beat, and rows grow with it (the seed's rows are this wide).
-inline constexpr double longest_beat_seconds = 10.0;
 
 /// Sample rates a run and `generate` accept: below 50 Hz the QRS complex is a sample or two wide;
 /// above 100 kHz a beat's row alone would exceed a megabyte (and such a rate is usually a typo).

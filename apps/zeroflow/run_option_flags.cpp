@@ -67,23 +67,36 @@ std::string in_flag_terms(const std::string& message) {
   return pipeline::spell_options(message, pipeline::option_spelling::command_line);
 }
 
+namespace {
+
+/// The flag of `o`; `on_value` gets each value the table's check accepts ("true" for a flag).
+CLI::Option* add_flag_of(CLI::App& cmd, const option_info& o, std::function<void(const std::string&)> on_value) {
+  const std::string flags(o.flags), help = in_flag_terms(std::string(o.help));
+  CLI::Option* added = nullptr;
+  if (o.kind == option_kind::flag) {
+    added = cmd.add_flag_callback(
+        flags, [on_value = std::move(on_value)] { on_value("true"); }, help);
+  } else {
+    added = cmd.add_option_function<std::string>(flags, std::move(on_value), help)->check(checked(o));
+    if (!o.default_text.empty()) added->default_str(std::string(o.default_text));
+    added->type_name(type_name(o.kind));
+  }
+  if (o.group == "detector") added->group("Detector windows (seconds; the defaults suit adult ECG)");
+  return added;
+}
+
+}  // namespace
+
 void add_run_option_flags(CLI::App& cmd, bool training, given_options& given) {
   for (const auto& o : pipeline::run_option_table()) {
     if (!taken_by(o, training)) continue;
-    const std::string flags(o.flags), name(o.name), help = in_flag_terms(std::string(o.help));
-    CLI::Option* added = nullptr;
-    if (o.kind == option_kind::flag) {
-      added = cmd.add_flag_callback(
-          flags, [&given, name] { given.emplace_back(name, "true"); }, help);
-    } else {
-      added = cmd.add_option_function<std::string>(
-                     flags, [&given, name](const std::string& text) { given.emplace_back(name, text); }, help)
-                  ->check(checked(o));
-      if (!o.default_text.empty()) added->default_str(std::string(o.default_text));
-      added->type_name(type_name(o.kind));
-    }
-    if (o.group == "detector") added->group("Detector windows (seconds; the defaults suit adult ECG)");
+    add_flag_of(cmd, o,
+                [&given, name = std::string(o.name)](const std::string& text) { given.emplace_back(name, text); });
   }
+}
+
+void add_run_option_flag(CLI::App& cmd, std::string_view name, std::function<void(const std::string&)> on_value) {
+  add_flag_of(cmd, pipeline::run_option(name), std::move(on_value));
 }
 
 }  // namespace zeroflow::cli

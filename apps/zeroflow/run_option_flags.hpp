@@ -4,7 +4,9 @@
 // library's, and so is the check of a value; a value it refuses is a usage error (exit 2) in the
 // flag's spelling.
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,11 @@ using given_options = std::vector<std::pair<std::string, std::string>>;
 /// @brief Adds a flag for every option of the table that `run` (training) or `score` (not
 ///        training) takes; each value given is checked and appended to `given`.
 void add_run_option_flags(CLI::App& cmd, bool training, given_options& given);
+
+/// @brief Adds the flag of the table's option `name` to another command that takes the same value
+///        (`timeseries --io`): the table's flag, help, default and check; `on_value` gets each value
+///        the check accepts.
+void add_run_option_flag(CLI::App& cmd, std::string_view name, std::function<void(const std::string&)> on_value);
 
 /// A library message with its options in the command line's spelling (--max-device-memory).
 [[nodiscard]] std::string in_flag_terms(const std::string& message);

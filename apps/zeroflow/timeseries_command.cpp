@@ -13,11 +13,12 @@
 
 #include "commands.hpp"
 #include "input_checks.hpp"
-#include "io_flag.hpp"
 #include "results_folder.hpp"
+#include "run_option_flags.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/file_loading.hpp"
 #include "zeroflow/synth/ecg_io.hpp"
 #include "zeroflow/synth/electricity.hpp"
 
@@ -195,7 +196,8 @@ void add_timeseries(CLI::App& app) {
   cmd->add_flag("--force,-f", f->force,
                 "replace the results of an earlier run in --out: all of them together, and only once this run has "
                 "succeeded");
-  add_io_flag(*cmd, f->io);
+  // The loading method is a run option: its flag, help and check are the table's.
+  add_run_option_flag(*cmd, "io", [f](const std::string& text) { f->io = io::parse_io_method(text); });
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));

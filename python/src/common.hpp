@@ -92,6 +92,7 @@ void bind_memory(nb::module_& m);
 void bind_io(nb::module_& m);
 void bind_signal(nb::module_& m);
 void bind_model(nb::module_& m);
+void bind_model_file(nb::module_& m);
 void bind_eval(nb::module_& m);
 void bind_timeseries(nb::module_& m);
 void bind_synth(nb::module_& m);

@@ -61,6 +61,7 @@ NB_MODULE(_zeroflow, m) {
   zeroflow::python::bind_io(m);
   zeroflow::python::bind_signal(m);
   zeroflow::python::bind_model(m);
+  zeroflow::python::bind_model_file(m);
   zeroflow::python::bind_eval(m);
   zeroflow::python::bind_timeseries(m);
   zeroflow::python::bind_synth(m);

@@ -120,3 +120,25 @@ def test_a_name_clash_in_out_is_found_before_any_work(zeroflow_bin, short_record
     (out / "x").unlink()
     run_cli(zeroflow_bin, "run", *inputs, "--out", out, "--device", "cpu", "--epochs", 1)
     assert sorted(p.name for p in out.iterdir()) == ["rec", "rec-2", "runs.csv", "x"]
+
+
+def test_a_run_option_on_another_command_is_checked_as_run_checks_it(zeroflow_bin, tmp_path):
+    # `timeseries --io` sets the run option `io`: its check, refusal and help are the run table's.
+    table = tmp_path / "t.csv"
+    table.write_text("a\n1\n2\n")
+
+    def refusal(*args):
+        proc = run_cli(zeroflow_bin, *args, check=False)
+        assert proc.returncode == 2, proc.stderr
+        [line] = error_lines(proc)
+        return line[: line.index(" (see zeroflow")]
+
+    run = refusal("run", table, "--out", tmp_path / "o", "--io", "gds")
+    assert run == "zeroflow: error: --io: 'gds' is not one of auto|kvikio|posix|mmap"
+    assert refusal("timeseries", table, "-c", "a", "-o", tmp_path / "o", "--io", "gds") == run
+    help_line = [line for line in run_cli(zeroflow_bin, "timeseries", "--help").stdout.splitlines() if "--io" in line]
+    assert help_line == [line for line in run_cli(zeroflow_bin, "run", "--help").stdout.splitlines() if "--io" in line]
+    # A seed is refused in the same words wherever it is given.
+    seed = refusal("run", table, "--out", tmp_path / "o", "--seed", "-1")
+    assert refusal("generate", "--out", tmp_path / "g.csv", "--seed", "-1") == seed
+    assert "'-1' is not a seed" in seed

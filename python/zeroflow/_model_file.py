@@ -1,21 +1,22 @@
-"""zeroflow's model files (``model.safetensors``) from Python: read and written with the standard
-library and NumPy, so any framework's weights can become a model ``zeroflow score`` reads.
+"""zeroflow's model files (``model.safetensors``) from Python, read, checked and sealed by zeroflow's
+own reader and writer (include/zeroflow/model/model_file.hpp, through the compiled core), so any
+framework's weights can become a model ``zeroflow score`` reads and every file is judged alike.
 
 The file is safetensors (a u64 little-endian header length, a JSON header, the raw tensors); its
 ``__metadata__`` records the model kind, its width, how its rows were made and its history, and a
 checksum of all of it. include/zeroflow/model/model_file.hpp documents every entry, and
-include/zeroflow/io/safetensors.hpp the checksum, which :func:`checksum` computes the same way.
+include/zeroflow/io/safetensors.hpp the checksum.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import struct
 import uuid
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
+
+from ._interop import _core
 
 PathLike = Union[str, os.PathLike]
 
@@ -24,27 +25,14 @@ VERSION = "3"
 _DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32}
 
 
-def _fnv1a(data: bytes, h: int) -> int:
-    # 64-bit FNV-1a; each step depends on the last, and a model file is tens of KB, so a plain
-    # loop is fast enough.
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
+def _parts(tensors: Mapping[str, Tuple[str, Tuple[int, ...], bytes]]) -> List[Tuple[str, str, List[int], bytes]]:
+    return [(name, dtype, [int(d) for d in shape], bytes(data)) for name, (dtype, shape, data) in tensors.items()]
 
 
 def checksum(metadata: Mapping[str, str], tensors: Mapping[str, Tuple[str, Tuple[int, ...], bytes]]) -> str:
-    """io::content_checksum: every metadata entry but ``checksum`` (key order), then every tensor
-    (name order) as name, dtype, sizes joined by ',', each followed by NUL, then its bytes."""
-    h = 0xCBF29CE484222325
-    for key in sorted(metadata):
-        if key == "checksum":
-            continue
-        h = _fnv1a(key.encode() + b"\0" + metadata[key].encode() + b"\0", h)
-    for name in sorted(tensors):
-        dtype, shape, data = tensors[name]
-        h = _fnv1a(name.encode() + b"\0" + dtype.encode() + b"\0" + ",".join(map(str, shape)).encode() + b"\0", h)
-        h = _fnv1a(data, h)
-    return f"fnv1a64:{h:016x}"
+    """io::content_checksum of a model file's content: ``tensors`` maps a name to (dtype, shape, bytes);
+    every metadata entry but ``checksum`` counts."""
+    return _core._model_file_checksum(dict(metadata), _parts(tensors))
 
 
 def metadata(
@@ -80,20 +68,11 @@ def _as_numpy(value: Any) -> np.ndarray:
 
 def file_bytes(weights: Mapping[str, Any], meta: Mapping[str, str]) -> bytes:
     """A sealed model file: float32 ``weights`` (name -> array or tensor) and ``meta`` plus its checksum."""
-    parts: Dict[str, Tuple[str, Tuple[int, ...], bytes]] = {}
+    parts = []
     for name, value in weights.items():
         a = _as_numpy(value).astype("<f4", copy=False)
-        parts[name] = ("F32", tuple(int(d) for d in a.shape), a.tobytes())
-    meta = {k: v for k, v in meta.items() if k != "checksum"}
-    meta["checksum"] = checksum(meta, parts)
-    header: Dict[str, Any] = {"__metadata__": meta}
-    offset = 0
-    for name, (dtype, shape, data) in parts.items():
-        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text + b"".join(data for _, _, data in parts.values())
+        parts.append((name, "F32", [int(d) for d in a.shape], a.tobytes()))
+    return _core._seal_model_file(dict(meta), parts)
 
 
 def write(path: PathLike, weights: Mapping[str, Any], meta: Mapping[str, str]) -> None:
@@ -114,34 +93,24 @@ def write(path: PathLike, weights: Mapping[str, Any], meta: Mapping[str, str]) -
 
 
 def read(path: PathLike) -> Tuple[Dict[str, str], Dict[str, np.ndarray]]:
-    """The metadata and the tensors (NumPy arrays) of a model file, checksum verified.
+    """The metadata and the tensors (NumPy arrays) of a model file, after every check of zeroflow's
+    reader (format name and version, checksum, shared metadata).
 
     Raises:
         ValueError: the file is not a zeroflow model file of format 3, or it is damaged.
     """
     path = os.fspath(path)
-    data = open(path, "rb").read()
+    with open(path, "rb") as f:
+        data = f.read()
     try:
-        (n,) = struct.unpack("<Q", data[:8])
-        if n > len(data) - 8:
-            raise ValueError("its header length does not fit the file")
-        header = json.loads(data[8 : 8 + n])
-        meta = header.pop("__metadata__", {})
-        body = data[8 + n :]
+        meta, parts = _core._open_model_file(data)
         tensors: Dict[str, np.ndarray] = {}
-        parts: Dict[str, Tuple[str, Tuple[int, ...], bytes]] = {}
-        for name, entry in header.items():
-            begin, end = entry["data_offsets"]
-            raw = body[begin:end]
-            shape = tuple(int(d) for d in entry["shape"])
-            parts[name] = (entry["dtype"], shape, raw)
-            tensors[name] = np.frombuffer(raw, dtype=np.dtype(_DTYPES[entry["dtype"]]).newbyteorder("<")).reshape(shape)
-    except (ValueError, KeyError, TypeError, struct.error) as e:
+        for name, dtype, shape, raw in parts:
+            if dtype not in _DTYPES:
+                raise ValueError(f"its tensor {name} is of type {dtype}, not one of {', '.join(_DTYPES)}")
+            tensors[name] = np.frombuffer(raw, dtype=np.dtype(_DTYPES[dtype]).newbyteorder("<")).reshape(shape)
+    except ValueError as e:
         raise ValueError(f"{path} is not a zeroflow model file or is damaged ({e})") from None
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a zeroflow model file (its metadata has no format '{FORMAT}')")
-    if meta.get("checksum") != checksum(meta, parts):
-        raise ValueError(f"{path} is damaged (its checksum does not match)")
     return meta, tensors
 
 

@@ -38,8 +38,7 @@ class gpu_mlp final : public mlp_engine {
 
   [[nodiscard]] bool trains(const array& rows, const mlp_train_options& options) const override {
     if (options.epochs == 0 || !rows.valid() || rows.ndim() < 1) return true;  // nothing to run, or refusals
-    const std::int64_t n = rows.shape(0);
-    return options.fused_kernels && (options.batch == 0 || options.batch >= n);
+    return options.path == training_path::fused_kernels;                       // the rest is LibTorch's
   }
 
   mlp_train_result train(const array& rows, const mlp_train_options& options, stream_view stream) override {

@@ -159,13 +159,23 @@ void mlp_autoencoder::save(const std::filesystem::path& path) const {
 
 mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_options& options) {
   detail::check_mlp_train_options(options);
+  // The engines take the path decided here, never automatic.
+  mlp_train_options on_path = options;
+  const bool one_step_an_epoch =
+      options.batch == 0 || (rows.valid() && rows.ndim() >= 1 && options.batch >= rows.shape(0));
+  on_path.path = choose_mlp_training_path(where(), shape(), one_step_an_epoch, options.path);
   const stream_view stream = detail::model_stream(where());
-  if (impl_->engine->trains(rows, options)) return impl_->engine->train(rows, options, stream);
-  // A training the engine does not run (batches on zeroflow's GPU engine): the LibTorch backend's
-  // engine trains these weights, and the model takes the result.
-  auto trainer = detail::load_torch_backend().mlp_from_weights(shape(), content_of(*impl_->engine), where());
-  mlp_train_result result = trainer->train(rows, options, stream);
-  impl_->engine = engine_from(shape(), content_of(*trainer), where());
+  mlp_train_result result;
+  if (impl_->engine->trains(rows, on_path)) {
+    result = impl_->engine->train(rows, on_path, stream);
+  } else {
+    // A training the engine does not run (another path than zeroflow's GPU engine's): the LibTorch
+    // backend's engine trains these weights, and the model takes the result.
+    auto trainer = detail::load_torch_backend().mlp_from_weights(shape(), content_of(*impl_->engine), where());
+    result = trainer->train(rows, on_path, stream);
+    impl_->engine = engine_from(shape(), content_of(*trainer), where());
+  }
+  result.path = on_path.path;
   return result;
 }
 

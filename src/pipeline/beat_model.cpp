@@ -264,7 +264,9 @@ trained_model beat_model::train(const array& rows, int epochs, int batch, std::u
   o.weight_decay = mlp_weight_decay;
   o.on_epoch = on_epoch;
   trained_model r;
-  r.epoch_loss = m.net.train(scaled, o).epoch_loss;
+  auto trained = m.net.train(scaled, o);
+  r.epoch_loss = std::move(trained.epoch_loss);
+  r.path = trained.path;
   r.test_loss = std::numeric_limits<double>::quiet_NaN();
   const std::int64_t n = rows.shape(0);
   r.train_index = empty({n}, int64);

@@ -54,9 +54,18 @@ std::string yes_no(bool v) { return v ? "true" : "false"; }
 bool truth(std::string_view text) { return text == "true" || text == "1" || text == "on" || text == "yes"; }
 
 // Setters and getters by option, captureless so that the table holds plain function pointers.
-#define ZF_SEG_SECONDS(field)                                                         \
-  [](run_options& o, std::string_view text) { o.segmentation.field = number(text); }, \
-      [](const run_options& o) { return shown(o.segmentation.field); }
+#define ZF_SEG_SECONDS(field)                                                                  \
+  .apply = [](run_options& o, std::string_view text) { o.segmentation.field = number(text); }, \
+  .value = [](const run_options& o) { return shown(o.segmentation.field); }
+
+/// What sets one detector window apart from the others (the rest of its entry is the same for all).
+struct detector_window {
+  std::string_view name, flags, default_text;
+  double high = 0;
+  std::string_view help;
+  void (*apply)(run_options&, std::string_view) = nullptr;
+  std::string (*value)(const run_options&) = nullptr;
+};
 
 std::vector<option_info> make_table() {
   using k = option_kind;
@@ -65,377 +74,472 @@ std::vector<option_info> make_table() {
   const auto add = [&table](option_info info) { table.push_back(std::move(info)); };
 
   // ---- the recording
-  add({"lead",
-       "--lead,--column,-c",
-       k::text,
-       u::both,
-       "",
-       0,
-       0,
-       false,
-       "",
-       {},
-       "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF lead "
-       "(default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)",
-       "recording",
-       [](run_options& o, std::string_view v) { o.lead = std::string(v); },
-       [](const run_options& o) { return o.lead; }});
-  add({"sample_rate",
-       "--sample-rate,-r",
-       k::number,
-       u::both,
-       "250",
-       io::lowest_sample_rate,
-       io::highest_sample_rate,
-       false,
-       "Hz",
-       {},
-       "samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own; a "
-       "different value given for them is refused)",
-       "recording",
-       [](run_options& o, std::string_view v) {
-         o.segmentation.sample_rate = number(v);
-         o.sample_rate_explicit = true;
-       },
-       [](const run_options& o) { return shown(o.segmentation.sample_rate); }});
-  add({"channels",
-       "--channels",
-       k::integer,
-       u::both,
-       "1",
-       1,
-       4096,
-       false,
-       "",
-       {},
-       "channels interleaved frame by frame in a raw recording (.f32, .i16, .i32); `lead` picks one by 0-based "
-       "index",
-       "recording",
-       [](run_options& o, std::string_view v) { o.raw.channels = static_cast<std::size_t>(whole(v)); },
-       [](const run_options& o) { return std::to_string(o.raw.channels); }});
-  add({"gain",
-       "--gain",
-       k::number,
-       u::both,
-       "1",
-       0,
-       1e9,
-       false,
-       "",
-       {},
-       "stored units per physical unit of a raw recording (e.g. ADC units per mV for .i16): its samples are divided "
-       "by it (1: taken as stored)",
-       "recording",
-       [](run_options& o, std::string_view v) { o.raw.gain = number(v); },
-       [](const run_options& o) { return shown(o.raw.gain); }});
-  add({"allow_outside_record",
-       "--allow-outside-record",
-       k::flag,
-       u::both,
-       "false",
-       0,
-       0,
-       false,
-       "",
-       {},
-       "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
-       "default a record reads only files beside its header, so that a record from elsewhere cannot read the rest "
-       "of the machine",
-       "recording",
-       [](run_options& o, std::string_view v) {
-         o.record_files = truth(v) ? io::record_files::anywhere : io::record_files::own_folder;
-       },
-       [](const run_options& o) { return yes_no(o.record_files == io::record_files::anywhere); }});
-  add({"io",
-       "--io",
-       k::choice,
-       u::both,
-       "auto",
-       0,
-       0,
-       false,
-       "",
-       {"auto", "kvikio", "posix", "mmap"},
-       "how files reach the GPU: auto (KvikIO where GPUDirect Storage runs, else posix), kvikio (KvikIO/cuFile; its "
-       "compatibility mode without the nvidia-fs driver), posix (threads pread into pinned buffers, pipelined with "
-       "the copies) or mmap (a memory map copied by the driver); `zeroflow info` says which GDS mode is active",
-       "recording",
-       [](run_options& o, std::string_view v) { o.io = io::parse_io_method(v); },
-       [](const run_options& o) { return std::string(io::to_string(o.io)); }});
-  add({"threads",
-       "--threads",
-       k::integer,
-       u::both,
-       "0",
-       0,
-       4096,
-       false,
-       "",
-       {},
-       "CSV parser threads (0: all cores)",
-       "recording",
-       [](run_options& o, std::string_view v) { o.threads = static_cast<int>(whole(v)); },
-       [](const run_options& o) { return std::to_string(o.threads); }});
-  add({"labels",
-       "--labels",
-       k::path,
-       u::both,
-       "",
-       0,
-       0,
-       false,
-       "",
-       {},
-       "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / sample,symbol,aami) or "
-       "WFDB annotations (NAME.atr); a file that cannot be read is a warning, not a failed run",
-       "recording",
-       [](run_options& o, std::string_view v) { o.labels = std::filesystem::path(v); },
-       [](const run_options& o) { return o.labels ? o.labels->string() : std::string(); }});
+  add({.name = "lead",
+       .flags = "--lead,--column,-c",
+       .kind = k::text,
+       .use = u::both,
+       .default_text = "",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF lead "
+               "(default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)",
+       .group = "recording",
+       .apply = [](run_options& o, std::string_view v) { o.lead = std::string(v); },
+       .value = [](const run_options& o) { return o.lead; }});
+  add({.name = "sample_rate",
+       .flags = "--sample-rate,-r",
+       .kind = k::number,
+       .use = u::both,
+       .default_text = "250",
+       .low = io::lowest_sample_rate,
+       .high = io::highest_sample_rate,
+       .low_open = false,
+       .high_open = false,
+       .unit = "Hz",
+       .choices = {},
+       .help = "samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own; a "
+               "different value given for them is refused)",
+       .group = "recording",
+       .apply =
+           [](run_options& o, std::string_view v) {
+             o.segmentation.sample_rate = number(v);
+             o.sample_rate_explicit = true;
+           },
+       .value = [](const run_options& o) { return shown(o.segmentation.sample_rate); }});
+  add({.name = "channels",
+       .flags = "--channels",
+       .kind = k::integer,
+       .use = u::both,
+       .default_text = "1",
+       .low = 1,
+       .high = 4096,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "channels interleaved frame by frame in a raw recording (.f32, .i16, .i32); `lead` picks one by 0-based "
+               "index",
+       .group = "recording",
+       .apply = [](run_options& o, std::string_view v) { o.raw.channels = static_cast<std::size_t>(whole(v)); },
+       .value = [](const run_options& o) { return std::to_string(o.raw.channels); }});
+  add({.name = "gain",
+       .flags = "--gain",
+       .kind = k::number,
+       .use = u::both,
+       .default_text = "1",
+       .low = 0,
+       .high = 1e9,
+       .low_open = true,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "stored units per physical unit of a raw recording (e.g. ADC units per mV for .i16): its samples are "
+               "divided by it (1: taken as stored)",
+       .group = "recording",
+       .apply = [](run_options& o, std::string_view v) { o.raw.gain = number(v); },
+       .value = [](const run_options& o) { return shown(o.raw.gain); }});
+  add({.name = "allow_outside_record",
+       .flags = "--allow-outside-record",
+       .kind = k::flag,
+       .use = u::both,
+       .default_text = "false",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
+               "default a record reads only files beside its header, so that a record from elsewhere cannot read the "
+               "rest of the machine",
+       .group = "recording",
+       .apply =
+           [](run_options& o, std::string_view v) {
+             o.record_files = truth(v) ? io::record_files::anywhere : io::record_files::own_folder;
+           },
+       .value = [](const run_options& o) { return yes_no(o.record_files == io::record_files::anywhere); }});
+  add({.name = "io",
+       .flags = "--io",
+       .kind = k::choice,
+       .use = u::both,
+       .default_text = "auto",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {"auto", "kvikio", "posix", "mmap"},
+       .help = "how files reach the GPU: auto (KvikIO where GPUDirect Storage runs, else posix), kvikio "
+               "(KvikIO/cuFile; its compatibility mode without the nvidia-fs driver), posix (threads pread into pinned "
+               "buffers, pipelined with the copies) or mmap (a memory map copied by the driver); `zeroflow info` says "
+               "which GDS mode is active",
+       .group = "recording",
+       .apply = [](run_options& o, std::string_view v) { o.io = io::parse_io_method(v); },
+       .value = [](const run_options& o) { return std::string(io::to_string(o.io)); }});
+  add({.name = "threads",
+       .flags = "--threads",
+       .kind = k::integer,
+       .use = u::both,
+       .default_text = "0",
+       .low = 0,
+       .high = 4096,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "CSV parser threads (0: all cores)",
+       .group = "recording",
+       .apply = [](run_options& o, std::string_view v) { o.threads = static_cast<int>(whole(v)); },
+       .value = [](const run_options& o) { return std::to_string(o.threads); }});
+  add({.name = "labels",
+       .flags = "--labels",
+       .kind = k::path,
+       .use = u::both,
+       .default_text = "",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / sample,symbol,aami) "
+               "or WFDB annotations (NAME.atr); a file that cannot be read is a warning, not a failed run",
+       .group = "recording",
+       .apply = [](run_options& o, std::string_view v) { o.labels = std::filesystem::path(v); },
+       .value = [](const run_options& o) { return o.labels ? o.labels->string() : std::string(); }});
 
   // ---- where and how the beats are found
-  add({"device",
-       "--device,-d",
-       k::choice,
-       u::both,
-       "auto",
-       0,
-       0,
-       false,
-       "",
-       {"auto", "cpu", "cuda"},
-       "auto (GPU when present), cpu or cuda",
-       "run",
-       [](run_options& o, std::string_view v) {
-         o.where = v == "cpu" ? device_choice::cpu : v == "cuda" ? device_choice::cuda : device_choice::automatic;
-       },
-       [](const run_options& o) {
-         return std::string(o.where == device_choice::cpu ? "cpu" : o.where == device_choice::cuda ? "cuda" : "auto");
-       }});
-  add({"segmentation",
-       "--segmentation",
-       k::choice,
-       u::both,
-       "robust",
-       0,
-       0,
-       false,
-       "",
-       {"robust", "seed"},
-       "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or seed (the "
-       "seed's NMS gate and length filter, exactly; beats outside `min_beat_seconds`/`max_beat_seconds` are not "
-       "scored)",
-       "segmentation",
-       [](run_options& o, std::string_view v) {
-         o.segmentation.method = v == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
-       },
-       [](const run_options& o) {
-         return std::string(o.segmentation.method == signal::segmentation_method::seed ? "seed" : "robust");
-       }});
-  add({"normalize",
-       "--normalize",
-       k::choice,
-       u::both,
-       "robust",
-       0,
-       0,
-       false,
-       "",
-       {"robust", "none"},
-       "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none (raw samples, as "
-       "the seed; its losses are then comparable)",
-       "segmentation",
-       [](run_options& o, std::string_view v) { o.segmentation.normalize_rows = v == "robust"; },
-       [](const run_options& o) { return std::string(o.segmentation.normalize_rows ? "robust" : "none"); }});
-  add({"min_beat_seconds",
-       "--min-beat",
-       k::beat_seconds,
-       u::both,
-       "0.4",
-       0,
-       10,
-       false,
-       "",
-       {},
-       "shortest kept beat, seconds (seed: 0.4); below `max_beat_seconds`",
-       "segmentation",
+  add({.name = "device",
+       .flags = "--device,-d",
+       .kind = k::choice,
+       .use = u::both,
+       .default_text = "auto",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {"auto", "cpu", "cuda"},
+       .help = "auto (GPU when present), cpu or cuda",
+       .group = "run",
+       .apply =
+           [](run_options& o, std::string_view v) {
+             o.where = v == "cpu" ? device_choice::cpu : v == "cuda" ? device_choice::cuda : device_choice::automatic;
+           },
+       .value =
+           [](const run_options& o) {
+             return std::string(o.where == device_choice::cpu    ? "cpu"
+                                : o.where == device_choice::cuda ? "cuda"
+                                                                 : "auto");
+           }});
+  add({.name = "segmentation",
+       .flags = "--segmentation",
+       .kind = k::choice,
+       .use = u::both,
+       .default_text = "robust",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {"robust", "seed"},
+       .help = "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or seed "
+               "(the seed's NMS gate and length filter, exactly; beats outside `min_beat_seconds`/`max_beat_seconds` "
+               "are not scored)",
+       .group = "segmentation",
+       .apply =
+           [](run_options& o, std::string_view v) {
+             o.segmentation.method =
+                 v == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
+           },
+       .value =
+           [](const run_options& o) {
+             return std::string(o.segmentation.method == signal::segmentation_method::seed ? "seed" : "robust");
+           }});
+  add({.name = "normalize",
+       .flags = "--normalize",
+       .kind = k::choice,
+       .use = u::both,
+       .default_text = "robust",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {"robust", "none"},
+       .help = "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none (raw "
+               "samples, as the seed; its losses are then comparable)",
+       .group = "segmentation",
+       .apply = [](run_options& o, std::string_view v) { o.segmentation.normalize_rows = v == "robust"; },
+       .value = [](const run_options& o) { return std::string(o.segmentation.normalize_rows ? "robust" : "none"); }});
+  add({.name = "min_beat_seconds",
+       .flags = "--min-beat",
+       .kind = k::beat_seconds,
+       .use = u::both,
+       .default_text = "0.4",
+       .low = 0,
+       .high = 10,
+       .low_open = true,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "shortest kept beat, seconds (seed: 0.4); below `max_beat_seconds`",
+       .group = "segmentation",
        ZF_SEG_SECONDS(min_beat_seconds)});
-  add({"max_beat_seconds",
-       "--max-beat",
-       k::beat_seconds,
-       u::both,
-       "1.024",
-       0,
-       10,
-       false,
-       "",
-       {},
-       "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)",
-       "segmentation",
+  add({.name = "max_beat_seconds",
+       .flags = "--max-beat",
+       .kind = k::beat_seconds,
+       .use = u::both,
+       .default_text = "1.024",
+       .low = 0,
+       .high = 10,
+       .low_open = true,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)",
+       .group = "segmentation",
        ZF_SEG_SECONDS(max_beat_seconds)});
-  add({"min_peak_ratio",
-       "--min-peak-ratio",
-       k::number,
-       u::both,
-       "0.1",
-       0,
-       1,
-       false,
-       "",
-       {},
-       "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)",
-       "segmentation",
+  add({.name = "min_peak_ratio",
+       .flags = "--min-peak-ratio",
+       .kind = k::number,
+       .use = u::both,
+       .default_text = "0.1",
+       .low = 0,
+       .high = 1,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)",
+       .group = "segmentation",
        ZF_SEG_SECONDS(min_peak_ratio)});
-  add({"max_device_memory",
-       "--max-device-memory",
-       k::byte_size,
-       u::both,
-       "",
-       static_cast<double>(min_device_budget),
-       0,
-       false,
-       "",
-       {},
-       "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and is "
-       "segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)",
-       "run",
-       [](run_options& o, std::string_view v) {
-         o.max_device_memory = v.empty() ? 0 : parse_byte_size(std::string(v));
-       },
-       [](const run_options& o) { return o.max_device_memory > 0 ? std::to_string(o.max_device_memory) : ""; }});
+  add({.name = "max_device_memory",
+       .flags = "--max-device-memory",
+       .kind = k::byte_size,
+       .use = u::both,
+       .default_text = "",
+       .low = static_cast<double>(min_device_budget),
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and "
+               "is segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)",
+       .group = "run",
+       .apply = [](run_options& o,
+                   std::string_view v) { o.max_device_memory = v.empty() ? 0 : parse_byte_size(std::string(v)); },
+       .value =
+           [](const run_options& o) { return o.max_device_memory > 0 ? std::to_string(o.max_device_memory) : ""; }});
 
   // ---- the model
-  add({"model",
-       "--model,-m",
-       k::path,
-       u::scoring,
-       "",
-       0,
-       0,
-       false,
-       "",
-       {},
-       "model.safetensors written by `zeroflow run` (either model; the model.pt of earlier versions too), or a "
-       "LightVAE saved from Python with its rows described (zeroflow.model.VAE.describe_rows)",
-       "model",
-       [](run_options& o, std::string_view v) { o.model = std::filesystem::path(v); },
-       [](const run_options& o) { return o.model ? o.model->string() : std::string(); }});
-  add({"model_kind",
-       "--model,-m",
-       k::choice,
-       u::training,
-       "lightvae",
-       0,
-       0,
-       false,
-       "",
-       {"lightvae", "mlp"},
-       "the model that scores the beats' shapes: lightvae (the seed's LightVAE) or mlp (the seed-004 MLP "
-       "autoencoder on min-max scaled beats; 100 full-batch epochs unless `epochs` or `batch` say otherwise). "
-       "MONAI's VarAutoEncoder is Python's: zeroflow.sklearn.VAEOutlierDetector(model=\"monai\")",
-       "model",
-       [](run_options& o, std::string_view v) { o.model_type = parse_model_kind(std::string(v)); },
-       [](const run_options& o) { return std::string(model_kind_name(o.model_type)); }});
-  add({"epochs",
-       "--epochs",
-       k::integer,
-       u::training,
-       "30",
-       1,
-       100000,
-       false,
-       "",
-       {},
-       "training epochs (`model_kind`=mlp: 100)",
-       "model",
-       [](run_options& o, std::string_view v) { o.epochs = static_cast<int>(whole(v)); },
-       [](const run_options& o) { return std::to_string(o.epochs); }});
-  add({"batch",
-       "--batch",
-       k::integer,
-       u::training,
-       "1024",
-       1,
-       1 << 24,
-       false,
-       "",
-       {},
-       "training batch size (`model_kind`=mlp: all beats in one batch)",
-       "model",
-       [](run_options& o, std::string_view v) { o.batch = static_cast<int>(whole(v)); },
-       [](const run_options& o) { return std::to_string(o.batch); }});
-  add({"seed",
-       "--seed",
-       k::seed,
-       u::training,
-       "42",
-       0,
-       0,
-       false,
-       "",
-       {},
-       "seed of the shuffle, split and initial weights",
-       "model",
-       [](run_options& o, std::string_view v) {
-         if (!v.empty() && v.front() == '+') v.remove_prefix(1);
-         std::from_chars(v.data(), v.data() + v.size(), o.seed);
-       },
-       [](const run_options& o) { return std::to_string(o.seed); }});
-  add({"route_torch_memory",
-       "",
-       k::flag,
-       u::library,
-       "true",
-       0,
-       0,
-       false,
-       "",
-       {},
-       "on CUDA, make LibTorch allocate from zeroflow's pool too; only possible before LibTorch's first CUDA "
-       "allocation in the process",
-       "run",
-       [](run_options& o, std::string_view v) { o.route_torch_memory = truth(v); },
-       [](const run_options& o) { return yes_no(o.route_torch_memory); }});
+  add({.name = "model",
+       .flags = "--model,-m",
+       .kind = k::path,
+       .use = u::scoring,
+       .default_text = "",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "model.safetensors written by `zeroflow run` (either model; the model.pt of earlier versions too), or a "
+               "LightVAE saved from Python with its rows described (zeroflow.model.VAE.describe_rows)",
+       .group = "model",
+       .apply = [](run_options& o, std::string_view v) { o.model = std::filesystem::path(v); },
+       .value = [](const run_options& o) { return o.model ? o.model->string() : std::string(); }});
+  add({.name = "model_kind",
+       .flags = "--model,-m",
+       .kind = k::choice,
+       .use = u::training,
+       .default_text = "lightvae",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {"lightvae", "mlp"},
+       .help = "the model that scores the beats' shapes: lightvae (the seed's LightVAE) or mlp (the seed-004 MLP "
+               "autoencoder on min-max scaled beats; 100 full-batch epochs unless `epochs` or `batch` say otherwise). "
+               "MONAI's VarAutoEncoder is Python's: zeroflow.sklearn.VAEOutlierDetector(model=\"monai\")",
+       .group = "model",
+       .apply = [](run_options& o, std::string_view v) { o.model_type = parse_model_kind(std::string(v)); },
+       .value = [](const run_options& o) { return std::string(model_kind_name(o.model_type)); }});
+  add({.name = "epochs",
+       .flags = "--epochs",
+       .kind = k::integer,
+       .use = u::training,
+       .default_text = "30",
+       .low = 1,
+       .high = 100000,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "training epochs (`model_kind`=mlp: 100)",
+       .group = "model",
+       .apply = [](run_options& o, std::string_view v) { o.epochs = static_cast<int>(whole(v)); },
+       .value = [](const run_options& o) { return std::to_string(o.epochs); }});
+  add({.name = "batch",
+       .flags = "--batch",
+       .kind = k::integer,
+       .use = u::training,
+       .default_text = "1024",
+       .low = 1,
+       .high = 1 << 24,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "training batch size (`model_kind`=mlp: all beats in one batch)",
+       .group = "model",
+       .apply = [](run_options& o, std::string_view v) { o.batch = static_cast<int>(whole(v)); },
+       .value = [](const run_options& o) { return std::to_string(o.batch); }});
+  add({.name = "seed",
+       .flags = "--seed",
+       .kind = k::seed,
+       .use = u::training,
+       .default_text = "42",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "seed of the shuffle, split and initial weights",
+       .group = "model",
+       .apply =
+           [](run_options& o, std::string_view v) {
+             if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+             std::from_chars(v.data(), v.data() + v.size(), o.seed);
+           },
+       .value = [](const run_options& o) { return std::to_string(o.seed); }});
+  add({.name = "route_torch_memory",
+       .flags = "",
+       .kind = k::flag,
+       .use = u::library,
+       .default_text = "true",
+       .low = 0,
+       .high = 0,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "on CUDA, make LibTorch allocate from zeroflow's pool too; only possible before LibTorch's first CUDA "
+               "allocation in the process",
+       .group = "run",
+       .apply = [](run_options& o, std::string_view v) { o.route_torch_memory = truth(v); },
+       .value = [](const run_options& o) { return yes_no(o.route_torch_memory); }});
 
-  // ---- the detector's windows (signal/params.hpp says what each one is for)
-  const auto window = [&add](std::string_view name, std::string_view flags, std::string_view fallback, double high,
-                             std::string_view help, void (*apply)(run_options&, std::string_view),
-                             std::string (*value)(const run_options&)) {
-    add({name, flags, k::number, u::both, fallback, 0, high, false, "s", {}, help, "detector", apply, value});
+  // ---- the detector's windows (signal/params.hpp says what each one is for): seconds in (0, high],
+  // under a --help heading of their own
+  const auto window = [&add](const detector_window& w) {
+    add({.name = w.name,
+         .flags = w.flags,
+         .kind = k::number,
+         .use = u::both,
+         .default_text = w.default_text,
+         .low = 0,
+         .high = w.high,
+         .low_open = true,
+         .high_open = false,
+         .unit = "s",
+         .choices = {},
+         .help = w.help,
+         .group = "detector",
+         .apply = w.apply,
+         .value = w.value});
   };
-  window("ricker_seconds", "--ricker-seconds", "0.12", 10, "width of the seed's Ricker band-pass kernel",
-         ZF_SEG_SECONDS(ricker_seconds));
-  window("nms_window_seconds", "--nms-window-seconds", "0.72", 10, "the seed's non-maximum-suppression window",
-         ZF_SEG_SECONDS(nms_window_seconds));
-  window("refractory_seconds", "--refractory-seconds", "0.2", 10, "no two beats closer than this",
-         ZF_SEG_SECONDS(refractory_seconds));
-  window("t_wave_seconds", "--t-wave-seconds", "0.36", 10, "a slower, weaker peak this soon after a beat is its T wave",
-         ZF_SEG_SECONDS(t_wave_seconds));
-  window("replace_seconds", "--replace-seconds", "0.25", 10,
-         "a stronger peak this soon after a beat replaces it (it was a P wave)", ZF_SEG_SECONDS(replace_seconds));
-  window("slope_seconds", "--slope-seconds", "0.075", 10,
-         "half-width of the window in which a candidate's steepest slope is taken", ZF_SEG_SECONDS(slope_seconds));
-  window("learn_seconds", "--learn-seconds", "8", 3600, "the detector's levels start from this much of the recording",
-         ZF_SEG_SECONDS(learn_seconds));
-  window("stretch_seconds", "--stretch-seconds", "300", 86400, "the detector decides stretches this long independently",
-         ZF_SEG_SECONDS(stretch_seconds));
-  window("overlap_seconds", "--overlap-seconds", "30", 3600,
-         "each stretch starts this much earlier (at least `learn_seconds`)", ZF_SEG_SECONDS(overlap_seconds));
-  window("window_before_seconds", "--window-before-seconds", "0.25", 10,
-         "a beat's row starts this long before its peak (P wave)", ZF_SEG_SECONDS(window_before_seconds));
-  window("window_after_seconds", "--window-after-seconds", "0.45", 10,
-         "a beat's row ends this long after its peak (T wave)", ZF_SEG_SECONDS(window_after_seconds));
+
+  window({.name = "ricker_seconds",
+          .flags = "--ricker-seconds",
+          .default_text = "0.12",
+          .high = 10,
+          .help = "width of the seed's Ricker band-pass kernel",
+          ZF_SEG_SECONDS(ricker_seconds)});
+  window({.name = "nms_window_seconds",
+          .flags = "--nms-window-seconds",
+          .default_text = "0.72",
+          .high = 10,
+          .help = "the seed's non-maximum-suppression window",
+          ZF_SEG_SECONDS(nms_window_seconds)});
+  window({.name = "refractory_seconds",
+          .flags = "--refractory-seconds",
+          .default_text = "0.2",
+          .high = 10,
+          .help = "no two beats closer than this",
+          ZF_SEG_SECONDS(refractory_seconds)});
+  window({.name = "t_wave_seconds",
+          .flags = "--t-wave-seconds",
+          .default_text = "0.36",
+          .high = 10,
+          .help = "a slower, weaker peak this soon after a beat is its T wave",
+          ZF_SEG_SECONDS(t_wave_seconds)});
+  window({.name = "replace_seconds",
+          .flags = "--replace-seconds",
+          .default_text = "0.25",
+          .high = 10,
+          .help = "a stronger peak this soon after a beat replaces it (it was a P wave)",
+          ZF_SEG_SECONDS(replace_seconds)});
+  window({.name = "slope_seconds",
+          .flags = "--slope-seconds",
+          .default_text = "0.075",
+          .high = 10,
+          .help = "half-width of the window in which a candidate's steepest slope is taken",
+          ZF_SEG_SECONDS(slope_seconds)});
+  window({.name = "learn_seconds",
+          .flags = "--learn-seconds",
+          .default_text = "8",
+          .high = 3600,
+          .help = "the detector's levels start from this much of the recording",
+          ZF_SEG_SECONDS(learn_seconds)});
+  window({.name = "stretch_seconds",
+          .flags = "--stretch-seconds",
+          .default_text = "300",
+          .high = 86400,
+          .help = "the detector decides stretches this long independently",
+          ZF_SEG_SECONDS(stretch_seconds)});
+  window({.name = "overlap_seconds",
+          .flags = "--overlap-seconds",
+          .default_text = "30",
+          .high = 3600,
+          .help = "each stretch starts this much earlier (at least `learn_seconds`)",
+          ZF_SEG_SECONDS(overlap_seconds)});
+  window({.name = "window_before_seconds",
+          .flags = "--window-before-seconds",
+          .default_text = "0.25",
+          .high = 10,
+          .help = "a beat's row starts this long before its peak (P wave)",
+          ZF_SEG_SECONDS(window_before_seconds)});
+  window({.name = "window_after_seconds",
+          .flags = "--window-after-seconds",
+          .default_text = "0.45",
+          .high = 10,
+          .help = "a beat's row ends this long after its peak (T wave)",
+          ZF_SEG_SECONDS(window_after_seconds)});
   return table;
 }
 
 #undef ZF_SEG_SECONDS
 
-std::string in_range(const option_info& o, bool low_open) {
+std::string in_range(const option_info& o) {
   const auto bound = [&o](double v) {
     return o.kind == option_kind::integer ? std::to_string(static_cast<long long>(v)) : shown_g(v);
   };
   std::string r =
-      std::string("in ") + (low_open ? "(" : "[") + bound(o.low) + ", " + bound(o.high) + (o.high_open ? ")" : "]");
+      std::string("in ") + (o.low_open ? "(" : "[") + bound(o.low) + ", " + bound(o.high) + (o.high_open ? ")" : "]");
   return o.unit.empty() ? r : r + " " + std::string(o.unit);
+}
+
+/// Whether `v` lies in the option's range, each end open or closed as the option says.
+bool within(const option_info& o, double v) {
+  return (o.low_open ? v > o.low : v >= o.low) && (o.high_open ? v < o.high : v <= o.high);
 }
 
 /// A loading method this build has (kvikio needs KvikIO), refused with the reason only: the caller
@@ -465,12 +569,6 @@ void require_io_method(std::string_view text) {
   ZF_THROW(invalid_argument, "'", text, "' is no model zeroflow run trains; expected lightvae or mlp");
 }
 
-/// Numbers whose range starts at an excluded 0: a window or a gain of 0 means nothing.
-bool low_excluded(const option_info& o) {
-  return o.kind == option_kind::beat_seconds || (o.kind == option_kind::number && o.low == 0 && o.unit == "s") ||
-         o.name == "gain";
-}
-
 }  // namespace
 
 std::span<const option_info> run_option_table() {
@@ -491,10 +589,10 @@ std::string_view long_flag(const option_info& option) { return option.flags.subs
 std::string option_range_text(const option_info& o) {
   switch (o.kind) {
     case option_kind::beat_seconds:
-      return "seconds " + in_range(o, true);
+      return "seconds " + in_range(o);
     case option_kind::number:
     case option_kind::integer:
-      return in_range(o, low_excluded(o));
+      return in_range(o);
     case option_kind::byte_size:
       return "at least " + std::to_string(static_cast<std::int64_t>(o.low) >> 20) + "M";
     case option_kind::choice: {
@@ -515,20 +613,18 @@ void check_option_text(const option_info& o, std::string_view text) {
   switch (o.kind) {
     case option_kind::number:
     case option_kind::beat_seconds: {
-      const bool low_open = low_excluded(o);
-      const auto range = in_range(o, low_open);
+      const auto range = in_range(o);
       const auto v = number_of(text);
       if (o.kind == option_kind::beat_seconds) {
         if (!v) ZF_THROW(invalid_argument, "'", typed, "' is not a number; expected seconds ", range);
-        if (*v > o.low && *v <= o.high) return;
+        if (within(o, *v)) return;
         std::string message = shown_g(*v) + " s is no heartbeat: expected seconds " + range;
         if (*v > o.high && *v / 1000 <= o.high)
           message += "; did you mean " + shown_g(*v / 1000) + " (" + shown_g(*v) + " ms)?";
         ZF_THROW(invalid_argument, message);
       }
       if (!v) ZF_THROW(invalid_argument, "'", typed, "' is not a number; expected a number ", range);
-      if (*v < o.low || *v > o.high || (low_open && *v == o.low) || (o.high_open && *v == o.high))
-        ZF_THROW(invalid_argument, shown_g(*v), " is not ", range);
+      if (!within(o, *v)) ZF_THROW(invalid_argument, shown_g(*v), " is not ", range);
       return;
     }
     case option_kind::integer: {
@@ -536,10 +632,10 @@ void check_option_text(const option_info& o, std::string_view text) {
       if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
       long long value = 0;
       const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      const auto range = in_range(o, false);
+      const auto range = in_range(o);
       if (digits.empty() || end != digits.data() + digits.size() || ec == std::errc::invalid_argument)
         ZF_THROW(invalid_argument, "'", typed, "' is not a whole number; expected one ", range);
-      if (ec == std::errc::result_out_of_range || value < o.low || value > o.high)
+      if (ec == std::errc::result_out_of_range || !within(o, static_cast<double>(value)))
         ZF_THROW(invalid_argument, typed, " is not ", range);
       return;
     }

@@ -299,7 +299,7 @@ TEST(MlpAutoencoderCuda, GraphReplaysTheEagerSteps) {
   zm::mlp_train_options o;
   o.epochs = 25;
   o.weight_decay = 1e-3;  // large enough to show in the weights if the graph's Adam ignored it
-  o.fused_kernels = false;
+  o.path = zm::training_path::cuda_graph;
   std::vector<double> watched;
   auto replayed = zm::mlp_autoencoder::create({}, zf::cuda_device(0), 3);
   o.on_epoch = [&](int epoch, double loss) {
@@ -308,7 +308,7 @@ TEST(MlpAutoencoderCuda, GraphReplaysTheEagerSteps) {
   };
   const auto a = replayed.train(dev, o);
   o.on_epoch = nullptr;
-  o.cuda_graph = false;
+  o.path = zm::training_path::eager;
   auto eager = zm::mlp_autoencoder::create({}, zf::cuda_device(0), 3);
   const auto b = eager.train(dev, o);
   ASSERT_EQ(a.epoch_loss.size(), 25U);
@@ -320,8 +320,10 @@ TEST(MlpAutoencoderCuda, GraphReplaysTheEagerSteps) {
   EXPECT_LT(a.epoch_loss.back(), a.epoch_loss.front());
   const auto sa = values_of(replayed.score(dev)), sb = values_of(eager.score(dev));
   for (std::size_t i = 0; i < sa.size(); ++i) ASSERT_NEAR(sa[i], sb[i], 1e-5 * sb[i] + 1e-9) << i;
+  EXPECT_EQ(a.path, zm::training_path::cuda_graph);
+  EXPECT_EQ(b.path, zm::training_path::eager);
   // Training again continues from the trained weights, with a new graph.
-  o.cuda_graph = true;
+  o.path = zm::training_path::cuda_graph;
   const auto c = replayed.train(dev, o);
   EXPECT_LT(c.epoch_loss.front(), a.epoch_loss.front());
 }
@@ -346,11 +348,12 @@ TEST(MlpAutoencoderCuda, FusedStepTrainsAsLibTorchsSteps) {
     auto fused = zm::mlp_autoencoder::create(t.shape, zf::cuda_device(0), 5);
     const auto a = fused.train(dev, o);
     o.on_epoch = nullptr;
-    o.fused_kernels = false;
-    o.cuda_graph = false;
+    o.path = zm::training_path::eager;
     auto eager = zm::mlp_autoencoder::create(t.shape, zf::cuda_device(0), 5);
     const auto b = eager.train(dev, o);
     ASSERT_EQ(a.epoch_loss.size(), 20U);
+    EXPECT_EQ(a.path, zm::training_path::fused_kernels);
+    EXPECT_EQ(b.path, zm::training_path::eager);
     EXPECT_EQ(watched, a.epoch_loss);
     // Epoch 0's loss is the untrained model's: only the summation order differs from cuBLAS's.
     EXPECT_NEAR(a.epoch_loss[0], b.epoch_loss[0], 1e-6 * b.epoch_loss[0]);

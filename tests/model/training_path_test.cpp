@@ -1,11 +1,13 @@
-// The training path (training_path.hpp): chosen in one place from the device, the width and the
-// caller's request, reported by vae::train, and never left behind by a call that failed. The
+// The training path (training_path.hpp): chosen in one place per model from the device, the
+// model's widths and the caller's request, reported by vae::train and mlp_autoencoder::train, and
+// never left behind by a call that failed. The
 // choice itself needs no GPU; the GPU cases skip without one.
 #include "zeroflow/model/training_path.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,9 +17,11 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/model/mlp_autoencoder.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zf = zeroflow;
+using zf::model::choose_mlp_training_path;
 using zf::model::choose_training_path;
 using zf::model::training_path;
 using zf::model::vae;
@@ -142,4 +146,59 @@ TEST_F(TrainingPath, TheGpuReportsThePathItTook) {
   vae w = vae::create(2048, zf::cuda_device(0), 3);
   EXPECT_EQ(w.train(wide, short_training()).path, training_path::cuda_graph);
   EXPECT_THROW((void)w.train(wide, short_training(training_path::fused_kernels)), zf::invalid_argument);
+}
+
+// The MLP's fused step takes at most 16 features and 64 hidden and code units, and only trainings
+// whose every epoch is one step on all rows run on a GPU path.
+TEST_F(TrainingPath, TheMlpsAutomaticFollowsTheDeviceTheWidthsAndTheBatch) {
+  const zf::model::mlp_shape seed{}, wide{1, 128, 32};
+  EXPECT_EQ(choose_mlp_training_path(zf::cpu_device, seed, true), training_path::eager);
+  EXPECT_EQ(choose_mlp_training_path(zf::cpu_device, wide, false), training_path::eager);
+  EXPECT_EQ(choose_mlp_training_path(zf::cuda_device(0), seed, true),
+            cuda_build ? training_path::fused_kernels : training_path::eager);
+  EXPECT_EQ(choose_mlp_training_path(zf::cuda_device(0), wide, true),
+            cuda_build ? training_path::cuda_graph : training_path::eager);
+  EXPECT_EQ(choose_mlp_training_path(zf::cuda_device(0), seed, false), training_path::eager);
+}
+
+TEST_F(TrainingPath, TheMlpTakesARequestOnlyWhereItIsPossible) {
+  const zf::model::mlp_shape seed{}, wide{1, 128, 32};
+  for (const auto where : {zf::cpu_device, zf::cuda_device(0)})
+    EXPECT_EQ(choose_mlp_training_path(where, seed, false, training_path::eager), training_path::eager);
+  for (const training_path gpu_only : {training_path::fused_kernels, training_path::cuda_graph}) {
+    const std::string message =
+        message_of<zf::invalid_argument>([&] { (void)choose_mlp_training_path(zf::cpu_device, seed, true, gpu_only); });
+    EXPECT_NE(message.find(zf::model::training_path_name(gpu_only)), std::string::npos) << message;
+  }
+  if (!cuda_build) return;
+  EXPECT_EQ(choose_mlp_training_path(zf::cuda_device(0), seed, true, training_path::cuda_graph),
+            training_path::cuda_graph);
+  const std::string batched = message_of<zf::invalid_argument>(
+      [&] { (void)choose_mlp_training_path(zf::cuda_device(0), seed, false, training_path::cuda_graph); });
+  EXPECT_NE(batched.find("one step on all rows"), std::string::npos) << batched;
+  const std::string widths = message_of<zf::invalid_argument>(
+      [&] { (void)choose_mlp_training_path(zf::cuda_device(0), wide, true, training_path::fused_kernels); });
+  EXPECT_NE(widths.find("at most 16 features"), std::string::npos) << widths;
+}
+
+// On the host the MLP trains eagerly and says so; a path it cannot take is refused before any step,
+// and the weights are those of a model never asked.
+TEST_F(TrainingPath, TheHostMlpTrainsEagerlyAndARefusalLeavesNothingBehind) {
+  std::vector<float> values(200);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 17) / 16.0f;
+  const zf::array rows = zf::empty({static_cast<std::int64_t>(values.size()), 1}, zf::float32, zf::cpu_device);
+  std::copy(values.begin(), values.end(), rows.span<float>().begin());
+  zf::model::mlp_train_options o;
+  o.epochs = 3;
+  auto asked = zf::model::mlp_autoencoder::create({}, zf::cpu_device, 4);
+  auto reference = zf::model::mlp_autoencoder::create({}, zf::cpu_device, 4);
+  o.path = training_path::fused_kernels;
+  EXPECT_THROW((void)asked.train(rows, o), zf::invalid_argument);
+  o.path = training_path::automatic;
+  const auto a = asked.train(rows, o);
+  const auto b = reference.train(rows, o);
+  EXPECT_EQ(a.path, training_path::eager);
+  EXPECT_EQ(a.epoch_loss, b.epoch_loss);
+  o.path = training_path::eager;
+  EXPECT_EQ(asked.train(rows, o).path, training_path::eager);
 }

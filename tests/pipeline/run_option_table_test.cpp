@@ -108,6 +108,30 @@ TEST(RunOptionTable, RefusalsNameTheOptionAndTheValue) {
   EXPECT_THROW((void)pl::make_run_options({{"allow_outside_record", "maybe"}}), zeroflow::invalid_argument);
 }
 
+// Each end of a range is open or closed as the entry says: a gain or a window of 0 means nothing,
+// a peak ratio of 0 is the seed's detector.
+TEST(RunOptionTable, RangesAreOpenOrClosedAsTheEntrySays) {
+  EXPECT_EQ(pl::option_range_text(pl::run_option("gain")), "in (0, 1e+09]");
+  EXPECT_EQ(pl::option_range_text(pl::run_option("refractory_seconds")), "in (0, 10] s");
+  EXPECT_EQ(pl::option_range_text(pl::run_option("max_beat_seconds")), "seconds in (0, 10]");
+  EXPECT_EQ(pl::option_range_text(pl::run_option("min_peak_ratio")), "in [0, 1]");
+  EXPECT_EQ(pl::option_range_text(pl::run_option("sample_rate")), "in [50, 100000] Hz");
+  EXPECT_EQ(pl::option_range_text(pl::run_option("threads")), "in [0, 4096]");
+  EXPECT_EQ(message_of([] { (void)pl::make_run_options({{"gain", "0"}}); }), "`gain`=0: 0 is not in (0, 1e+09]");
+  EXPECT_EQ(message_of([] {
+              (void)pl::make_run_options({{"refractory_seconds", "0"}});
+            }),
+            "`refractory_seconds`=0: 0 is not in (0, 10] s");
+  EXPECT_NE(message_of([] {
+              (void)pl::make_run_options({{"min_beat_seconds", "0"}});
+            }).find("0 s is no heartbeat"),
+            std::string::npos);
+  EXPECT_EQ(pl::make_run_options({{"min_peak_ratio", "0"}}).segmentation.min_peak_ratio, 0.0);
+  EXPECT_EQ(pl::make_run_options({{"threads", "0"}}).threads, 0);
+  EXPECT_EQ(pl::make_run_options({{"gain", "1e9"}, {"refractory_seconds", "10"}}).segmentation.refractory_seconds,
+            10.0);
+}
+
 TEST(RunOptionTable, ContradictionsNameBothOptions) {
   const auto order = message_of([] {
     (void)pl::make_run_options({{"min_beat_seconds", "2"}, {"max_beat_seconds", "1"}});

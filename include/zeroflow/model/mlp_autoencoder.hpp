@@ -6,11 +6,11 @@
 /// defaults (F = 1, hidden = code = 32, the whole series as one batch, 100 epochs) it is the notebook's model and
 /// training loop. The reconstruction error of a row is its anomaly score.
 ///
-/// On a GPU, a model of the widths the fused step takes (fused_kernels below: the seed's and its
-/// like) lives in zeroflow's own memory and trains and scores with zeroflow's own kernels (no
-/// LibTorch is loaded) whenever every epoch is one step on all rows; batched trainings, wider
-/// models and the CPU run on LibTorch, loaded on first use. Rows reach the model without a copy when they already live
-/// on its device, and results come back on the rows' device.
+/// On a GPU, a model of the widths the fused step takes (the fused_kernels training path: the
+/// seed's and its like) lives in zeroflow's own memory and trains and scores with zeroflow's own
+/// kernels (no LibTorch is loaded) whenever every epoch is one step on all rows; batched trainings,
+/// wider models and the CPU run on LibTorch, loaded on first use. Rows reach the model without a copy when they already
+/// live on its device, and results come back on the rows' device.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -22,6 +22,7 @@
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/device.hpp"
 #include "zeroflow/io/safetensors.hpp"
+#include "zeroflow/model/training_path.hpp"
 
 namespace zeroflow::model {
 
@@ -39,17 +40,15 @@ struct mlp_train_options {
   double learning_rate = 0.01;
   double weight_decay = 1e-5;  ///< L2 penalty added to the gradients (torch.optim.Adam's weight_decay)
   std::uint64_t seed = 42;     ///< seeds the per-epoch shuffles when batch > 0
-  /// On a GPU, when every epoch is one step on all rows and the widths are at most 16 features
-  /// and 64 hidden and code units: forward, loss and backward as two kernels of our own (no
-  /// cuBLAS, whose start-up alone costs more than the seed's 100 epochs), then Adam as one more,
-  /// without LibTorch. The same mathematics in another summation order: losses agree with
-  /// LibTorch's to ~1e-4. false trains on LibTorch.
-  bool fused_kernels = true;
-  /// On a GPU, when every epoch is one step on all rows and the fused kernels do not run: capture
-  /// that step (forward, loss, backward, Adam) once in a CUDA graph and replay it, one launch an
-  /// epoch instead of a few dozen kernels and autograd's host work. The same kernels run in the
-  /// same order either way; false runs every step eagerly.
-  bool cuda_graph = true;
+  /// The kernels of a step, as for the LightVAE (training_path.hpp); automatic lets
+  /// choose_mlp_training_path decide. On a GPU, when every epoch is one step on all rows:
+  /// fused_kernels runs forward, loss and backward as two kernels of our own (no cuBLAS, whose
+  /// start-up alone costs more than the seed's 100 epochs), then Adam as one more, without
+  /// LibTorch (the same mathematics in another summation order: losses agree with LibTorch's to
+  /// ~1e-4); cuda_graph captures LibTorch's step (forward, loss, backward, Adam) once in a CUDA
+  /// graph and replays it, one launch an epoch instead of a few dozen kernels and autograd's host
+  /// work (the same kernels in the same order as eager). eager runs LibTorch's steps one by one.
+  training_path path = training_path::automatic;
   /// Called after every epoch with its index (from 0) and its loss. Without it a GPU run reads
   /// the losses once, after the last epoch.
   std::function<void(int epoch, double loss)> on_epoch;
@@ -60,7 +59,20 @@ struct mlp_train_result {
   /// Per epoch: the mean squared error over every value of the epoch's rows, weighted by batch
   /// size (with one batch: the notebook's loss before that epoch's step).
   std::vector<double> epoch_loss;
+  training_path path = training_path::eager;  ///< the path the steps took (never automatic)
 };
+
+/// @brief The one place the MLP's training path is decided (choose_training_path decides the
+///        LightVAE's). automatic: fused_kernels on a GPU when every epoch is one step on all rows
+///        and the fused step takes the widths (at most 16 features, 64 hidden and code units), else
+///        cuda_graph on a GPU when every epoch is one step, else eager (the CPU, batched trainings,
+///        any device in a build without CUDA). Any other request is returned as it is when possible.
+/// @param where the model's device. @param shape its widths.
+/// @param one_step_an_epoch whether every epoch is one Adam step on all rows (batch 0, or at least
+///        the rows' count). @param requested the caller's choice.
+/// @throws invalid_argument when `requested` is not possible for this build, device, widths and batch.
+[[nodiscard]] training_path choose_mlp_training_path(device where, const mlp_shape& shape, bool one_step_an_epoch,
+                                                     training_path requested = training_path::automatic);
 
 /// An MLP autoencoder on one device, with its weights (the optimiser is made per train call).
 class mlp_autoencoder {
@@ -87,12 +99,13 @@ class mlp_autoencoder {
   mlp_autoencoder& operator=(const mlp_autoencoder&) = delete;
   ~mlp_autoencoder();
 
-  /// Trains on `rows` from the current weights: per epoch (in a fresh random order from
-  /// options.seed when batched) Adam steps on mean((x̂ − x)²).
+  /// Trains on `rows` from the current weights, on the path choose_mlp_training_path gives for
+  /// options.path: per epoch (in a fresh random order from options.seed when batched) Adam steps
+  /// on mean((x̂ − x)²).
   /// @param rows float32 N×F (or 1-D N when F = 1), any strides, finite, on the host or the
   ///        model's device (other devices are copied to the model's once).
-  /// @throws invalid_argument for a bad shape, dtype, option or non-finite rows; error when an
-  ///         epoch's loss is not finite (training diverged).
+  /// @throws invalid_argument for a bad shape, dtype, option (a path that is not possible) or
+  ///         non-finite rows; error when an epoch's loss is not finite (training diverged).
   mlp_train_result train(const array& rows, const mlp_train_options& options = {});
 
   /// x̂ for every row: float32 of `rows`' shape, on `rows`' device (computed in double and

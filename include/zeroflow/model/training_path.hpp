@@ -1,9 +1,10 @@
 #pragma once
 /// @file training_path.hpp
-/// How the LightVAE (model/vae.hpp) trains and runs its forward passes: the kernels a step is
-/// made of. Chosen once per call, from the model's device and the caller's request, by
-/// choose_training_path; vae::train reports the path it took (train_result::path) and the
-/// pipeline records it in summary.json.
+/// How a model trains: the kernels a step is made of, one choice for both models. The LightVAE
+/// (model/vae.hpp) runs its forward passes on it too; choose_training_path decides its path from
+/// the model's device, its width and the caller's request, choose_mlp_training_path
+/// (model/mlp_autoencoder.hpp) the MLP autoencoder's. vae::train and mlp_autoencoder::train report
+/// the path they took, and the pipeline records it in summary.json.
 #include <cstdint>
 
 #include "zeroflow/core/device.hpp"
@@ -12,8 +13,8 @@ namespace zeroflow::model {
 
 /// The kernels a training step (and a forward pass) is made of.
 enum class training_path {
-  automatic,      ///< let choose_training_path pick from the device and the row width
-  fused_kernels,  ///< GPU: forward, loss and backward as two fused kernels, each step replayed from a CUDA graph
+  automatic,      ///< let choose_training_path (choose_mlp_training_path) pick from the device and the model
+  fused_kernels,  ///< GPU: forward, loss and backward as zeroflow's own fused kernels (the VAE: replayed from a graph)
   cuda_graph,     ///< GPU: LibTorch's modules, each step captured once in a CUDA graph and replayed
   eager,          ///< LibTorch's modules one kernel launch at a time: the CPU's path, and the GPU's reference
 };

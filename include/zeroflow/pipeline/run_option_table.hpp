@@ -20,9 +20,9 @@ namespace zeroflow::pipeline {
 
 /// What kind of value an option takes (how its text is read and checked).
 enum class option_kind {
-  number,        ///< a finite number in [low, high] (`high_open`: [low, high))
-  beat_seconds,  ///< seconds of a heartbeat, in (0, high]; a value in milliseconds is pointed out
-  integer,       ///< a whole number in [low, high]
+  number,        ///< a finite number from low to high (each end open or closed: low_open, high_open)
+  beat_seconds,  ///< seconds of a heartbeat, as number; a value in milliseconds is pointed out
+  integer,       ///< a whole number from low to high (ends as number)
   seed,          ///< a whole number from 0 to 2^64 - 1
   choice,        ///< one of `choices`
   byte_size,     ///< bytes, or a size such as 2G or 512M (parse_byte_size); at least `low`
@@ -45,9 +45,11 @@ struct option_info {
   option_kind kind = option_kind::text;
   option_use use = option_use::both;
   std::string_view default_text;  ///< the default as a value's text ("30", "robust"); empty: none
-  double low = 0, high = 0;       ///< number, beat_seconds, integer, byte_size
-  bool high_open = false;
-  std::string_view unit;                  ///< "Hz", "s", ... after a range; empty for none
+  double low = 0;                 ///< number, beat_seconds, integer, byte_size
+  double high = 0;                ///< number, beat_seconds, integer
+  bool low_open = false;          ///< low itself is refused: (low, high] (a window or a gain of 0 means nothing)
+  bool high_open = false;         ///< high itself is refused: [low, high)
+  std::string_view unit;          ///< "Hz", "s", ... after a range; empty for none
   std::vector<std::string_view> choices;  ///< choice
   std::string_view help;                  ///< for a person, in no front's spelling
   std::string_view group;                 ///< a heading for --help and docstrings

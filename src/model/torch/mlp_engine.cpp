@@ -201,7 +201,7 @@ class adam_step {
 // created during capture. Their effect on the weights and the optimiser is undone.
 constexpr int graph_warmup_steps = 3;
 
-/// Full-batch epochs on a GPU as replays of one captured step (see mlp_train_options::cuda_graph):
+/// Full-batch epochs on a GPU as replays of one captured step (the cuda_graph training path):
 /// every epoch is the same work on the same tensors. Each epoch's loss goes into `losses` on the
 /// device; on_epoch, when set, reads it (one synchronisation an epoch, as the eager loop).
 void train_full_batch_from_graph(mlp_net& net, adam_step& optimiser, const torch::Tensor& x,
@@ -253,8 +253,8 @@ void train_full_batch_from_graph(mlp_net& net, adam_step& optimiser, const torch
         graph.capture_end();  // leaves stream capture so that the process can go on
       } catch (...) {
       }
-      ZF_THROW(error, "capturing the MLP's training step in a CUDA graph failed (cuda_graph = false trains ",
-               "without one): ", e.what());
+      ZF_THROW(error, "capturing the MLP's training step in a CUDA graph failed (the eager training path ",
+               "trains without one): ", e.what());
     }
     graph.capture_end();
     for (int epoch = 0; epoch < options.epochs; ++epoch) {
@@ -331,7 +331,7 @@ mlp_train_result torch_mlp::train(const array& rows, const mlp_train_options& op
   const mlp_shape& shape = impl_->shape;
   const bool one_step_an_epoch = ZEROFLOW_HAS_CUDA && dev.is_cuda() && batch == n && options.epochs > 0;
   // Trainings the fused step takes run on zeroflow's own GPU engine (gpu_mlp_engine.hpp), never here.
-  const bool from_graph = one_step_an_epoch && options.cuda_graph;
+  const bool from_graph = one_step_an_epoch && options.path == training_path::cuda_graph;
 #if ZEROFLOW_HAS_CUDA
   if (from_graph) train_full_batch_from_graph(net, optimiser, data, losses, options);
 #endif
