@@ -8,7 +8,7 @@ Method:
 - zeroflow: `train-population --gpus G --batch B·G` for every G in 1..GPUs (at most 2) and per-GPU
   batch B in {1024, 4096}, checkpoints off; the figure is the trainer's own: steps × global batch
   / the seconds of its epochs / G (loading excluded, the test loss excluded). One run with
-  `--max-device-memory 1M` measures rows in mapped host memory (read across the bus).
+  `--max-device-memory 64M` (the least) measures rows in mapped host memory (read across the bus).
 - Peer: today's step, one GPU: population.py's LightVAE (loaded from its source file, so that
   the peer needs only torch), forward + seed loss + backward + Adam on B random rows, 20 warm-up
   steps, then 200 timed steps between two synchronisations.
@@ -134,7 +134,7 @@ def main() -> int:
             r = ours(args.binary, paths, folder / "model.safetensors", g, batch, args.epochs)
             rows.append({"gpus": g, "batch_per_gpu": batch, "peer_beats_per_s": peer if g == 1 else None, **r})
             print(json.dumps(rows[-1]), flush=True)
-    mapped = ours(args.binary, paths, folder / "model.safetensors", 1, 4096, args.epochs, "--max-device-memory", "1M")
+    mapped = ours(args.binary, paths, folder / "model.safetensors", 1, 4096, args.epochs, "--max-device-memory", "64M")
     mapped.update(gpus=1, batch_per_gpu=4096, mapped=True)
     rows.append(mapped)
     print(json.dumps(mapped), flush=True)

@@ -70,8 +70,9 @@ std::string in_flag_terms(const std::string& message) {
 namespace {
 
 /// The flag of `o`; `on_value` gets each value the table's check accepts ("true" for a flag).
-CLI::Option* add_flag_of(CLI::App& cmd, const option_info& o, std::function<void(const std::string&)> on_value) {
-  const std::string flags(o.flags), help = in_flag_terms(std::string(o.help));
+CLI::Option* add_flag_of(CLI::App& cmd, const option_info& o, std::function<void(const std::string&)> on_value,
+                         std::string_view own_help = {}) {
+  const std::string flags(o.flags), help = in_flag_terms(std::string(own_help.empty() ? o.help : own_help));
   CLI::Option* added = nullptr;
   if (o.kind == option_kind::flag) {
     added = cmd.add_flag_callback(
@@ -95,8 +96,9 @@ void add_run_option_flags(CLI::App& cmd, bool training, given_options& given) {
   }
 }
 
-void add_run_option_flag(CLI::App& cmd, std::string_view name, std::function<void(const std::string&)> on_value) {
-  add_flag_of(cmd, pipeline::run_option(name), std::move(on_value));
+void add_run_option_flag(CLI::App& cmd, std::string_view name, std::function<void(const std::string&)> on_value,
+                         std::string_view help) {
+  add_flag_of(cmd, pipeline::run_option(name), std::move(on_value), help);
 }
 
 }  // namespace zeroflow::cli

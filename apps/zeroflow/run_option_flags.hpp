@@ -21,8 +21,9 @@ void add_run_option_flags(CLI::App& cmd, bool training, given_options& given);
 
 /// @brief Adds the flag of the table's option `name` to another command that takes the same value
 ///        (`timeseries --io`): the table's flag, help, default and check; `on_value` gets each value
-///        the check accepts.
-void add_run_option_flag(CLI::App& cmd, std::string_view name, std::function<void(const std::string&)> on_value);
+///        the check accepts. `help`, when given, says what the value means to that command instead.
+void add_run_option_flag(CLI::App& cmd, std::string_view name, std::function<void(const std::string&)> on_value,
+                         std::string_view help = {});
 
 /// A library message with its options in the command line's spelling (--max-device-memory).
 [[nodiscard]] std::string in_flag_terms(const std::string& message);

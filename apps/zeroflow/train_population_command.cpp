@@ -11,19 +11,26 @@
 #include "flag_checks.hpp"
 #include "population_gpus.hpp"
 #include "python_front.hpp"
+#include "run_option_flags.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/pipeline/run_types.hpp"
 
 namespace zeroflow::cli {
 
 namespace {
 
+/// The run's defaults, the library's (pipeline/run_types.hpp): written once.
+const pipeline::run_options run_defaults{};
+
 struct population_flags {
   std::vector<std::string> inputs;
   std::string out, device = "auto", lead, backend, checkpoint;
-  double sample_rate = 250;
-  int processes = 1, epochs = 30, batch = 1024, threads = 0, gpus = 1, checkpoint_every = 1, rank = -1;
-  std::uint64_t seed = 42;
+  double sample_rate = run_defaults.segmentation.sample_rate;
+  bool sample_rate_given = false;
+  int processes = 1, epochs = run_defaults.epochs, batch = run_defaults.batch, threads = 0, gpus = 1,
+      checkpoint_every = 1, rank = -1;
+  std::uint64_t seed = run_defaults.seed;
   std::string group, max_device_memory;
   bool force = false, resume = false;
 };
@@ -35,7 +42,7 @@ gpu_population_flags on_gpus(const population_flags& f, const CLI::App& cmd) {
   g.out = f.out;
   g.lead = f.lead;
   g.sample_rate = f.sample_rate;
-  g.sample_rate_given = cmd.count("--sample-rate") > 0;
+  g.sample_rate_given = f.sample_rate_given;
   g.epochs = f.epochs;
   g.gpus = f.gpus;
   g.checkpoint_every = f.checkpoint_every;
@@ -68,9 +75,10 @@ void add_train_population(CLI::App& app) {
                   "batch is split among them")
       ->capture_default_str()
       ->check(integer_in(1, 1024));
-  cmd->add_option("--max-device-memory", f->max_device_memory,
-                  "GPU path: bytes the beats may take on each GPU (e.g. 40G); beyond it they stay in host memory "
-                  "mapped into the GPU (default: its free memory less a quarter)");
+  add_run_option_flag(
+      *cmd, "max_device_memory", [f](const std::string& v) { f->max_device_memory = v; },
+      "GPU path: bytes the beats may take on each GPU (e.g. 40G); beyond it they stay in host memory mapped into "
+      "the GPU (default: its free memory less a quarter)");
   // Given by the process that starts one process per GPU, to each of them.
   cmd->add_option("--rank", f->rank)->group("")->check(integer_in(0, 1023));
   cmd->add_option("--group", f->group)->group("");
@@ -84,17 +92,23 @@ void add_train_population(CLI::App& app) {
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--lead,--column,-c", f->lead, "the signal to read, by name or 0-based index");
-  cmd->add_option("--sample-rate,-r", f->sample_rate, "samples per second of CSV recordings")
-      ->capture_default_str()
-      ->check(number_in(lowest_sample_rate, highest_sample_rate, "Hz"));
-  cmd->add_option("--epochs", f->epochs, "training epochs")->capture_default_str()->check(integer_in(1, 100000));
-  cmd->add_option("--batch", f->batch, "beats per optimiser step, over all processes")
-      ->capture_default_str()
-      ->check(integer_in(1, 1 << 24));
-  cmd->add_option("--seed", f->seed, "seed of the split, the shuffles, the noise and the initial weights")
-      ->capture_default_str()
-      ->check(unsigned_integer());
+  // The options a run has too: the table's flags, defaults and checks (run_option_table.hpp).
+  add_run_option_flag(*cmd, "lead", [f](const std::string& v) { f->lead = v; });
+  add_run_option_flag(
+      *cmd, "sample_rate",
+      [f](const std::string& v) {
+        f->sample_rate = std::stod(v);
+        f->sample_rate_given = true;
+      },
+      "samples per second of CSV recordings (WFDB and EDF files state their own)");
+  add_run_option_flag(
+      *cmd, "epochs", [f](const std::string& v) { f->epochs = std::stoi(v); }, "training epochs");
+  add_run_option_flag(
+      *cmd, "batch", [f](const std::string& v) { f->batch = std::stoi(v); },
+      "beats per optimiser step, over all GPUs or processes");
+  add_run_option_flag(
+      *cmd, "seed", [f](const std::string& v) { f->seed = std::stoull(v[0] == '+' ? v.substr(1) : v); },
+      "seed of the split, the shuffles, the noise and the initial weights");
   cmd->add_option("--threads", f->threads, "PyTorch CPU threads per process (0: its default)")
       ->capture_default_str()
       ->check(integer_in(0, 4096));
@@ -125,7 +139,7 @@ void add_train_population(CLI::App& app) {
                              "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",
                              std::to_string(f->seed), "--threads", std::to_string(f->threads)});
     args.insert(args.end(), {"--checkpoint-every", std::to_string(f->checkpoint_every)});
-    if (cmd->count("--sample-rate") > 0)
+    if (f->sample_rate_given)
       args.insert(args.end(), {"--sample-rate", cmd->get_option("--sample-rate")->results().front()});
     if (!f->lead.empty()) args.insert(args.end(), {"--lead", f->lead});
     if (!f->backend.empty()) args.insert(args.end(), {"--backend", f->backend});
