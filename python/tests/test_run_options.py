@@ -272,3 +272,19 @@ def test_no_library_message_names_a_command_line_flag():
             if flag.search(code):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_population_fronts_take_the_tables_defaults(zeroflow_bin):
+    """train-population's CLI and `population.train` default to the table's epochs, batch and seed
+    (`python -m zeroflow.population` reads them from the table): one place to change a default."""
+    import inspect
+
+    from zeroflow import population
+    from zeroflow._interop import _core
+
+    table = {o["name"]: o["default"] for o in _core._run_option_table()}
+    signature = inspect.signature(population.train)
+    help_text = run_cli(zeroflow_bin, "train-population", "--help").stdout
+    for name in ("epochs", "batch", "seed"):
+        assert str(signature.parameters[name].default) == table[name], name
+        assert re.search(rf"--{name} [^\n]*?={re.escape(table[name])}\b", help_text), (name, help_text)

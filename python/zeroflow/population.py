@@ -577,9 +577,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--device", "-d", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--lead", "--column", "-c", dest="column", default=None)
     p.add_argument("--sample-rate", "-r", type=float, default=None)
-    p.add_argument("--epochs", type=int, default=30)
-    p.add_argument("--batch", type=int, default=1024)
-    p.add_argument("--seed", type=int, default=42)
+    # The run's defaults, as the library's option table gives them (written once).
+    from ._interop import _core
+
+    defaults = {o["name"]: o["default"] for o in _core._run_option_table()}
+    p.add_argument("--epochs", type=int, default=int(defaults["epochs"]))
+    p.add_argument("--batch", type=int, default=int(defaults["batch"]))
+    p.add_argument("--seed", type=int, default=int(defaults["seed"]))
     p.add_argument("--threads", type=int, default=0)
     p.add_argument(
         "--force",
