@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -23,9 +24,8 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/nccl_group.hpp"
 #include "zeroflow/model/population.hpp"
-#include "zeroflow/model/vae.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
-#include "zeroflow/pipeline/population_rows.hpp"
+#include "zeroflow/pipeline/population_training.hpp"
 
 extern char** environ;
 
@@ -157,58 +157,46 @@ int train_population_on_gpus(const gpu_population_flags& f) {
   std::unique_ptr<model::nccl_group> group;
   if (f.gpus > 1) group = std::make_unique<model::nccl_group>(f.group, rank, f.gpus);
 
-  pipeline::population_input input;
-  for (const auto& p : f.inputs) input.recordings.emplace_back(p);
-  input.read.lead = f.lead;
-  input.sample_rate = f.sample_rate;
-  input.sample_rate_explicit = f.sample_rate_given;
+  pipeline::population_job job;
+  for (const auto& p : f.inputs) job.input.recordings.emplace_back(p);
+  job.input.read.lead = f.lead;
+  job.input.sample_rate = f.sample_rate;
+  job.input.sample_rate_explicit = f.sample_rate_given;
   if (!f.max_device_memory.empty())
-    input.device_budget = static_cast<std::size_t>(pipeline::parse_byte_size(f.max_device_memory));
-  if (leader && f.inputs.size() <= 20) input.progress = progress;
+    job.input.device_budget = static_cast<std::size_t>(pipeline::parse_byte_size(f.max_device_memory));
+  if (f.inputs.size() <= 20) job.input.progress = progress;  // a line per recording, when they are few
+  job.progress = progress;
+  job.out = f.out;
+  job.training.epochs = f.epochs;
+  job.training.batch = f.batch;
+  job.training.seed = f.seed;
+  job.training.checkpoint = checkpoint;
+  job.training.checkpoint_every = f.checkpoint_every;
+  job.training.resume = f.resume && std::filesystem::exists(checkpoint);
+  const auto started = std::chrono::steady_clock::now();
+  job.training.on_epoch = [&](int epoch, double loss) {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    char line[160];
+    std::snprintf(line, sizeof line, "epoch %d/%d  loss %.6f  (%s so far)", epoch + 1, f.epochs, loss,
+                  seconds_text(t).c_str());
+    progress(line);
+  };
   if (leader)
     progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " + std::to_string(f.gpus) +
              (f.gpus == 1 ? " GPU" : " GPUs"));
-  const pipeline::population_rows rows = pipeline::load_population_rows(input, gpu, group.get());
-  for (const auto& s : rows.skipped) std::fprintf(stderr, "zeroflow: skipped %s\n", s.c_str());
-  const std::int64_t beats = rows.rows.shape(0), width = rows.rows.shape(1);
-  std::int64_t used = 0;
-  for (const std::int64_t b : rows.beats) used += b > 0 ? 1 : 0;
-  if (leader)
-    progress(std::to_string(beats) + " beats of " + std::to_string(used) + " recordings, rows of " +
-             std::to_string(width) + " samples" + (rows.mapped ? " (in host memory mapped into the GPU)" : ""));
-
-  model::vae m = model::vae::create(width, gpu, f.seed);
-  m.describe_rows(rows.provenance);
-  model::population_options o;
-  o.epochs = f.epochs;
-  o.batch = f.batch;
-  o.seed = f.seed;
-  o.checkpoint = checkpoint;
-  o.checkpoint_every = f.checkpoint_every;
-  o.resume = f.resume && std::filesystem::exists(checkpoint);
-  o.rows_identity = rows.identity;
-  const auto started = std::chrono::steady_clock::now();
-  if (leader)
-    o.on_epoch = [&](int epoch, double loss) {
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      char line[160];
-      std::snprintf(line, sizeof line, "epoch %d/%d  loss %.6f  (%s so far)", epoch + 1, f.epochs, loss,
-                    seconds_text(t).c_str());
-      progress(line);
-    };
-  const model::population_result r = model::train_population(m, rows.rows, o, group.get());
+  const pipeline::population_job_result r = pipeline::train_population_model(job, gpu, group.get());
+  for (const auto& s : r.skipped) std::fprintf(stderr, "zeroflow: skipped %s\n", s.c_str());
   if (leader) {
-    m.save(f.out);
-    std::error_code ignored;
-    std::filesystem::remove(checkpoint, ignored);  // the model is written: nothing left to resume
-    const double trained = static_cast<double>(r.steps) * static_cast<double>(f.batch);
+    const model::population_result& t = r.training;
+    const double trained = static_cast<double>(t.steps) * static_cast<double>(f.batch);
+    const std::string resumed =
+        t.first_epoch > 0 ? " (resumed after " + std::to_string(t.first_epoch) + ")" : std::string();
     std::printf(
         "trained %d epochs%s on %lld beats of %lld recordings with %d GPU%s: %.3f s, %.4g beats/s per GPU; "
         "final loss %.6f, test loss %.6f; wrote %s\n",
-        f.epochs - r.first_epoch,
-        r.first_epoch > 0 ? (" (resumed after " + std::to_string(r.first_epoch) + ")").c_str() : "",
-        static_cast<long long>(beats), static_cast<long long>(used), f.gpus, f.gpus == 1 ? "" : "s", r.train_seconds,
-        r.train_seconds > 0 ? trained / r.train_seconds / f.gpus : 0.0, r.epoch_loss.back(), r.test_loss,
+        f.epochs - t.first_epoch, resumed.c_str(), static_cast<long long>(r.beats),
+        static_cast<long long>(r.recordings), f.gpus, f.gpus == 1 ? "" : "s", t.train_seconds,
+        t.train_seconds > 0 ? trained / t.train_seconds / f.gpus : 0.0, t.epoch_loss.back(), t.test_loss,
         f.out.c_str());
   }
   return 0;

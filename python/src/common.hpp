@@ -97,6 +97,7 @@ void bind_eval(nb::module_& m);
 void bind_timeseries(nb::module_& m);
 void bind_synth(nb::module_& m);
 void bind_run_options(nb::module_& m);
+void bind_population(nb::module_& m);
 
 /// Messages and names as Python text that never fails to decode: for the exception translator
 /// (module.cpp) and the names the io bindings return.

@@ -66,4 +66,5 @@ NB_MODULE(_zeroflow, m) {
   zeroflow::python::bind_timeseries(m);
   zeroflow::python::bind_synth(m);
   zeroflow::python::bind_run_options(m);
+  zeroflow::python::bind_population(m);
 }

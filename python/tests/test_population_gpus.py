@@ -104,3 +104,39 @@ def test_two_gpus_reach_one_gpus_loss(zeroflow_bin, gpus, recordings, tmp_path):
 def test_refuses_more_gpus_than_the_machine_has(zeroflow_bin, gpus, recordings, tmp_path):
     proc = _train(zeroflow_bin, recordings, tmp_path / "m.safetensors", "--gpus", str(gpus + 1), check=False)
     assert proc.returncode == 1 and f"this machine has {gpus}" in proc.stderr
+
+
+def test_python_trains_on_the_gpu_as_the_cli_does(zeroflow_bin, gpus, recordings, tmp_path):
+    """`zeroflow.population.train(device="cuda")` in one process is the library's trainer: the
+    model file of the CLI's GPU path, byte for byte."""
+    zf = pytest.importorskip("zeroflow")
+    from zeroflow import population
+
+    if not zf.cuda_available():
+        pytest.skip("the zeroflow module was built without CUDA")
+    lines = []
+    result = population.train(
+        recordings,
+        tmp_path / "python.safetensors",
+        epochs=5,
+        batch=512,
+        seed=3,
+        device="cuda",
+        checkpoint_every=0,
+        progress=lines.append,
+    )
+    cli = _train(
+        zeroflow_bin,
+        recordings,
+        tmp_path / "cli.safetensors",
+        "--epochs",
+        "5",
+        "--batch",
+        "512",
+        "--checkpoint-every",
+        "0",
+    )
+    assert (tmp_path / "python.safetensors").read_bytes() == (tmp_path / "cli.safetensors").read_bytes()
+    assert abs(result.epoch_loss[-1] - _final_loss(cli.stdout)) <= 1e-6 * result.epoch_loss[-1]
+    assert result.processes == 1 and result.backend == "" and len(result.epoch_loss) == 5
+    assert any(line.startswith("epoch 5/5") for line in lines), lines
