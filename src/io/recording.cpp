@@ -178,6 +178,11 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
   csv.io = options.io;
   table columns = read_csv(path, csv, stream);
   ZF_EXPECTS(columns.num_columns() >= 1, path.string(), ": no columns");
+  // A first column named "sample" counts samples: the beat labels' own file (sample,symbol) or
+  // an index column, either of which would be analysed as a ramp. Said rather than analysed.
+  ZF_EXPECTS(!options.lead.empty() || lower(columns.names[0]) != "sample", path.string(),
+             ": its first column, \"sample\", counts samples (a file of beat labels, or an index), it is no "
+             "signal; give the recording rather than its labels, or name the signal's column with `lead`");
   recording out;
   out.signal = columns.columns[0];
   out.lead = columns.names[0];

@@ -187,6 +187,19 @@ TEST(Recording, CsvKeepsTheCsvReadersRules) {
   EXPECT_THAT(message_of([&] { (void)zf::io::read_recording(dir.path() / "nothing"); }), HasSubstr("nothing"));
 }
 
+TEST(Recording, ABeatLabelFileIsNoRecording) {
+  // `zeroflow generate`'s labels beside its recording, as a glob of *.csv passes both.
+  zf::test::scratch_dir dir;
+  const auto labels = dir.write("r.labels.csv", "sample,symbol,aami\n156,N,N\n364,N,N\n");
+  const std::string message = message_of([&] { (void)zf::io::read_recording(labels); });
+  EXPECT_THAT(message, HasSubstr("r.labels.csv: its first column, \"sample\", counts samples"));
+  EXPECT_THAT(message, HasSubstr("`lead`"));
+  // Named on purpose, the column is read as asked.
+  zf::io::recording_options options;
+  options.lead = "sample";
+  EXPECT_EQ(host_values(zf::io::read_recording(labels, options).signal), (std::vector<float>{156, 364}));
+}
+
 TEST(Recording, StraightToTheGpu) {
   if (!zf::cuda_available()) GTEST_SKIP() << "no CUDA device";
   zf::test::scratch_dir dir;
