@@ -15,8 +15,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "io/csv_cuda_number.hpp"
-#include "io/float32_fast_path.hpp"
+#include "io/csv/csv_cuda_number.hpp"
+#include "io/csv/float32_fast_path.hpp"
 
 namespace {
 

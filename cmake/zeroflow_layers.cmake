@@ -13,8 +13,8 @@ set(ZEROFLOW_LAYERS core memory interop io signal synth classify model eval pipe
 
 # zeroflow_add_layer(<layer> [DEPENDS <layer>...] [SOURCES <file>...] [EXCLUDE <regex>])
 #   Adds the library zeroflow_<layer> (alias zeroflow::<layer>, installed as zeroflow::<layer>) from
-#   src/<layer>/ (*.cpp, and *.cu when the CUDA paths are on), minus the files matching EXCLUDE,
-#   plus SOURCES; links the layers in DEPENDS publicly.
+#   src/<layer>/ and its subfolders (*.cpp, and *.cu when the CUDA paths are on), minus the files
+#   matching EXCLUDE, plus SOURCES; links the layers in DEPENDS publicly.
 function(zeroflow_add_layer layer)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "EXCLUDE" "DEPENDS;SOURCES")
   list(FIND ZEROFLOW_LAYERS ${layer} rank)

@@ -18,10 +18,10 @@
 #include <string_view>
 #include <vector>
 
-#include "csv_cells.hpp"
-#include "csv_cuda_layout.hpp"
-#include "csv_cuda_number.hpp"
-#include "csv_cuda_segments.hpp"
+#include "csv/csv_cells.hpp"
+#include "csv/csv_cuda_layout.hpp"
+#include "csv/csv_cuda_number.hpp"
+#include "csv/csv_cuda_segments.hpp"
 #include "csv_cuda_source.hpp"
 #include "fuzz_support.hpp"
 #include "zeroflow/core/error.hpp"

@@ -1,4 +1,4 @@
-// Fuzzes the GPU CSV parser's number core (src/io/csv_cuda_number.hpp, compiled here as host
+// Fuzzes the GPU CSV parser's number core (src/io/csv/csv_cuda_number.hpp, compiled here as host
 // code: the very functions the kernels run) against fast_float, which the host reader uses:
 //   - every cell is classified as the host reader classifies it (csv_cells.hpp: number, empty,
 //     missing, infinite, out of range, bad), "undecided" only where the host finds a number;
@@ -14,8 +14,8 @@
 #include <string_view>
 #include <system_error>
 
-#include "csv_cells.hpp"
-#include "csv_cuda_number.hpp"
+#include "csv/csv_cells.hpp"
+#include "csv/csv_cuda_number.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

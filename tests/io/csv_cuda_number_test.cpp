@@ -1,7 +1,7 @@
-// The GPU CSV parser's number core (src/io/csv_cuda_number.hpp), compiled here as host code:
+// The GPU CSV parser's number core (src/io/csv/csv_cuda_number.hpp), compiled here as host code:
 // the very functions the kernels run must give strtof / strtod's bits on millions of random
 // decimal strings, and classify every cell exactly as the host reader (csv_cells.hpp) does.
-#include "io/csv_cuda_number.hpp"
+#include "io/csv/csv_cuda_number.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csv_cells.hpp"
+#include "io/csv/csv_cells.hpp"
 #include "io/random_decimals.hpp"
 
 namespace num = zeroflow::io::detail::csv_number;

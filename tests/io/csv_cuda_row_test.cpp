@@ -3,7 +3,7 @@
 // host code), driven line by line as the kernels drive them. Their values and their first bad
 // line must be the host reader's on random files with every quirk. The GPU scaffolding (blocks,
 // scans, staging) is tested against the host reader in csv_cuda_test.cpp.
-#include "io/csv_cuda_row.hpp"
+#include "io/csv/csv_cuda_row.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "io/csv_cells.hpp"
-#include "io/csv_cuda_layout.hpp"
-#include "io/csv_cuda_segments.hpp"
+#include "io/csv/csv_cells.hpp"
+#include "io/csv/csv_cuda_layout.hpp"
+#include "io/csv/csv_cuda_segments.hpp"
+#include "io/csv/csv_lexer.hpp"
 #include "io/csv_cuda_test_util.hpp"
-#include "io/csv_lexer.hpp"
 #include "io/csv_test_util.hpp"
 #include "zeroflow/io/csv.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "io/csv_cells.hpp"
-#include "io/csv_cuda_number.hpp"
+#include "io/csv/csv_cells.hpp"
+#include "io/csv/csv_cuda_number.hpp"
 #include "io/io_test_util.hpp"
 #include "io/signal_file_writers.hpp"
 #include "zeroflow/core/error.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: one CSV line -> its cells, for the GPU reader's kernels (and the host unit
+// Private to src/io/csv: one CSV line -> its cells, for the GPU reader's kernels (and the host unit
 // tests, which run the same code). Lines and fields are csv_grammar.hpp's, the host reader's
 // grammar (blank and comment lines, quotes, blanks around fields, "\r\n"), and ragged rows are
 // refused as csv_scan.cpp refuses them; a row either parses completely or is reported bad, and

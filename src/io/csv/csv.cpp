@@ -11,10 +11,10 @@
 #include <limits>
 #include <thread>
 
+#include "../parallel_tasks.hpp"
 #include "csv_cells.hpp"
 #include "csv_lexer.hpp"
 #include "csv_scan.hpp"
-#include "parallel_tasks.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"

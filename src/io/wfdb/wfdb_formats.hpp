@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: WFDB storage formats, decoded one sample at a time at any position of a
+// Private to src/io/wfdb: WFDB storage formats, decoded one sample at a time at any position of a
 // signal file's sample stream (the samples of every signal in the file, frame after frame).
 #include <cstddef>
 #include <cstdint>

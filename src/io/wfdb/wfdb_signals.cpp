@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "parallel_tasks.hpp"
+#include "../parallel_tasks.hpp"
 #include "wfdb_formats.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/mapped_file.hpp"

@@ -11,9 +11,9 @@
 #include <system_error>
 #include <thread>
 
+#include "../parallel_tasks.hpp"
+#include "../text_encoding.hpp"
 #include "edf_parse.hpp"
-#include "parallel_tasks.hpp"
-#include "text_encoding.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/mapped_file.hpp"
 #include "zeroflow/memory/allocate.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: the byte-level pieces of the host CSV reader (lines, fields, cells): the
+// Private to src/io/csv: the byte-level pieces of the host CSV reader (lines, fields, cells): the
 // shared grammar of csv_grammar.hpp for the host's dialect, plus what only the host needs (line
 // search with memchr, delimiter detection, header names, error text). Everything works on
 // [begin, end) pointers into the mapped file; nothing allocates but the strings for messages.

@@ -11,8 +11,8 @@
 #include <system_error>
 #include <vector>
 
+#include "../text_encoding.hpp"
 #include "edf_parse.hpp"
-#include "text_encoding.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/edf.hpp"
 #include "zeroflow/io/mapped_file.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: what read_csv's CUDA path learns on the host before the GPU parses: the
+// Private to src/io/csv: what read_csv's CUDA path learns on the host before the GPU parses: the
 // dialect, the header, the columns to read and where the data rows begin. It follows csv.cpp's
 // rules; wherever csv.cpp would throw, it declines instead (returns nullopt), and the caller
 // hands the input to the host reader, which throws the error with its own message.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "csv_cuda_source.hpp"
+#include "../csv_cuda_source.hpp"
 #include "csv_lexer.hpp"
 #include "zeroflow/core/dtype.hpp"
 #include "zeroflow/io/csv.hpp"

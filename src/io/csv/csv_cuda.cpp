@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
+#include "../csv_cuda_source.hpp"
+#include "../csv_cuda_staging.hpp"
 #include "csv_cells.hpp"
 #include "csv_cuda_kernels.hpp"
 #include "csv_cuda_layout.hpp"
-#include "csv_cuda_source.hpp"
-#include "csv_cuda_staging.hpp"
 #include "csv_scan.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/detail/cuda_launch.hpp"

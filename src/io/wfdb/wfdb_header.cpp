@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "text_encoding.hpp"
+#include "../text_encoding.hpp"
 #include "wfdb_formats.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/mapped_file.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: the GPU passes of read_csv's CUDA path (csv_cuda_kernels.cu), callable from
+// Private to src/io/csv: the GPU passes of read_csv's CUDA path (csv_cuda_kernels.cu), callable from
 // host C++ (csv_cuda.cpp). Only for CUDA builds.
 #include <cuda_runtime_api.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: one CSV cell -> float32 / float64 / int64, written once for the host and
+// Private to src/io/csv: one CSV cell -> float32 / float64 / int64, written once for the host and
 // the GPU (every function is __host__ __device__ under nvcc and plain C++ otherwise, so the host
 // unit tests exercise exactly the code the kernels run).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: the EDF header parser, shared by the signal and annotation readers.
+// Private to src/io/edf: the EDF header parser, shared by the signal and annotation readers.
 #include <string>
 #include <string_view>
 

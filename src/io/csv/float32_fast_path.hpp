@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: a shortcut for the most common float32 cell, a plain decimal such as
+// Private to src/io/csv: a shortcut for the most common float32 cell, a plain decimal such as
 // "-0.009141512392632941": no exponent, at most 19 significant digits (value below 2^63), at
 // most 22 digits after the point. It returns exactly what fast_float and strtof return, or
 // nullptr when it cannot be sure; the caller then asks fast_float.

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: the per-thread work of the GPU CSV passes (csv_cuda_kernels.cu), written
+// Private to src/io/csv: the per-thread work of the GPU CSV passes (csv_cuda_kernels.cu), written
 // for the host and the GPU alike so that the host tests can run it block by block.
 //
 // The text is cut into segments of 32 bytes, one per thread. A thread owns the lines that START

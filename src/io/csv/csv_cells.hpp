@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: turning one cell's text into a number, with the missing-value rules of
+// Private to src/io/csv: turning one cell's text into a number, with the missing-value rules of
 // csv.hpp. The hot path of the reader calls fast_float / from_chars directly and only comes
 // here for cells it could not take in one step.
 #include <fast_float/fast_float.h>

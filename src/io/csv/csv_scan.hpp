@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: the two passes of the CSV reader over one range of lines.
+// Private to src/io/csv: the two passes of the CSV reader over one range of lines.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/io: the one CSV grammar both readers follow, written once for the host and the
+// Private to src/io/csv: the one CSV grammar both readers follow, written once for the host and the
 // GPU (every function is __host__ __device__ under nvcc and plain C++ otherwise). The host reader
 // (csv_lexer.hpp, csv_cells.hpp, csv_scan.cpp) and the GPU reader (csv_cuda_row.hpp,
 // csv_cuda_number.hpp) call these same functions for what a line, a field and a cell are:
