@@ -3,6 +3,7 @@
 // CPUs data-parallel with torch.distributed's gloo, in Python (zeroflow.population;
 // python_front.hpp says why).
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -121,6 +122,9 @@ void add_train_population(CLI::App& app) {
   cmd->add_flag("--resume", f->resume,
                 "continue the interrupted run from its checkpoint (the same settings; --epochs may be raised)");
   cmd->callback([f, cmd] {
+    // A usage error on either path, before any process starts or any recording is read.
+    if (f->rank < 0 && !f->force && std::filesystem::exists(f->out))
+      throw CLI::ValidationError(f->out + " exists; add --force to replace it, or choose another --out");
     const bool gpu = f->device == "cuda" || (f->device == "auto" && cuda_available());
     if (gpu && cmd->count("--backend") == 0 && f->processes == 1 && cmd->count("--threads") == 0) {
       const int code = train_population_on_gpus(on_gpus(*f, *cmd));

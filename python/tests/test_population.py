@@ -182,6 +182,15 @@ def test_cli_train_population(recordings, zeroflow_bin, tmp_path):
         timeout=300,
     )
     assert again.returncode == 2 and "--force" in again.stderr
+    # The GPU path refuses it alike, before it needs a GPU.
+    on_gpu = subprocess.run(
+        [str(zeroflow_bin), "train-population", paths[0], "--out", str(out), "--device", "cuda"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert on_gpu.returncode == 2 and "exists; add --force" in on_gpu.stderr
 
 
 # --- checkpoints and resumption ---
