@@ -164,7 +164,7 @@ int train_population_on_gpus(const gpu_population_flags& f) {
   job.input.sample_rate_explicit = f.sample_rate_given;
   if (!f.max_device_memory.empty())
     job.input.device_budget = static_cast<std::size_t>(pipeline::parse_byte_size(f.max_device_memory));
-  if (f.inputs.size() <= 20) job.input.progress = progress;  // a line per recording, when they are few
+  job.input.progress = progress;
   job.progress = progress;
   job.out = f.out;
   job.training.epochs = f.epochs;

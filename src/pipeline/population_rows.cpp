@@ -87,8 +87,12 @@ population_rows load_population_rows(const population_input& input, device gpu, 
     facts[static_cast<std::size_t>(3 * i)] = static_cast<double>(r.rows.shape(0));
     facts[static_cast<std::size_t>(3 * i + 1)] = static_cast<double>(r.rows.shape(1));
     facts[static_cast<std::size_t>(3 * i + 2)] = r.provenance.sample_rate;
-    if (input.progress && rank == 0)
-      input.progress("read " + path.string() + ": " + std::to_string(r.rows.shape(0)) + " beats");
+    // One line per recording when they are few, else one per twentieth of this process's share.
+    const std::int64_t mine_count = (count - rank + ranks - 1) / ranks, done = i / ranks + 1;
+    if (input.progress && rank == 0 && (mine_count <= 20 || done % ((mine_count + 19) / 20) == 0 || done == mine_count))
+      input.progress(mine_count <= 20 ? "read " + path.string() + ": " + std::to_string(r.rows.shape(0)) + " beats"
+                                      : "read " + std::to_string(done) + " of " + std::to_string(mine_count) +
+                                            " recordings on this GPU");
   }
   if (group != nullptr) {
     array shared = empty({3 * count}, float64, gpu, stream);

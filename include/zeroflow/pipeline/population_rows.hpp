@@ -30,7 +30,8 @@ struct population_input {
   /// into the GPU's address space (read across the bus by the training step). 0: the GPU's free
   /// memory less a quarter.
   std::size_t device_budget = 0;
-  std::function<void(const std::string&)> progress;  ///< one line per recording read (rank 0)
+  std::function<void(const std::string&)>
+      progress;  ///< as recordings are read (rank 0): each when few, else every 20th
 };
 
 struct population_rows {
