@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "run_option_flags.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/nccl_group.hpp"
@@ -185,7 +186,7 @@ int train_population_on_gpus(const gpu_population_flags& f) {
     progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " + std::to_string(f.gpus) +
              (f.gpus == 1 ? " GPU" : " GPUs"));
   const pipeline::population_job_result r = pipeline::train_population_model(job, gpu, group.get());
-  for (const auto& s : r.skipped) std::fprintf(stderr, "zeroflow: skipped %s\n", s.c_str());
+  for (const auto& s : r.skipped) std::fprintf(stderr, "zeroflow: skipped %s\n", in_flag_terms(s).c_str());
   if (leader) {
     const model::population_result& t = r.training;
     const double trained = static_cast<double>(t.steps) * static_cast<double>(f.batch);

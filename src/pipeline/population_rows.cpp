@@ -81,7 +81,9 @@ population_rows load_population_rows(const population_input& input, device gpu, 
     recording_rows& r = mine[static_cast<std::size_t>(i)];
     r = read_one(path, input, gpu, stream);
     if (!r.why_skipped.empty()) {
-      out.skipped.push_back(path.string() + ": " + r.why_skipped);
+      // Readers name the file themselves; others' reasons get its name in front.
+      const bool named = r.why_skipped.rfind(path.string(), 0) == 0;
+      out.skipped.push_back(named ? r.why_skipped : path.string() + ": " + r.why_skipped);
       continue;
     }
     facts[static_cast<std::size_t>(3 * i)] = static_cast<double>(r.rows.shape(0));
