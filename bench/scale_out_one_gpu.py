@@ -95,7 +95,9 @@ def population(zeroflow_bin, work, hours, epochs):
     import zeroflow.population as zp
 
     paths = [generate(zeroflow_bin, work / f"pop{i}.csv", hours, 11 + i) for i in range(2)]
-    common = dict(epochs=epochs, device="cuda", seed=42)
+    # Alone, one process on a GPU trains with the library's fused trainer; inside the group, with
+    # torch.distributed: the two rows are two trainers now (bench/population_gpus.py compares them).
+    common = dict(epochs=epochs, device="cuda", seed=42, checkpoint_every=0)
     t0 = time.perf_counter()
     alone = zp.train(paths, work / "pop-alone.pt", **common)
     alone_s = time.perf_counter() - t0

@@ -57,7 +57,9 @@ def population(zeroflow_bin, work, hours, recordings, epochs, threads):
     import zeroflow.population as zp
 
     paths = [generate(zeroflow_bin, work / f"pop{i}.csv", hours, 21 + i) for i in range(recordings)]
-    common = dict(epochs=epochs, device="cuda", seed=42)
+    # One process on a GPU trains with the library's fused trainer (bench/population_gpus.py measures
+    # it against this one); the processes=1 row below is that trainer, the others torch.distributed's.
+    common = dict(epochs=epochs, device="cuda", seed=42, checkpoint_every=0)
     results = {}
     # (processes, beats per step over all processes): the same steps on one GPU and on two, then
     # two GPUs keeping 1024 beats each per step (half the steps; another optimisation path).

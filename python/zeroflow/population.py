@@ -357,7 +357,7 @@ def train(
     rank = dist.get_rank() if dist.is_initialized() else 0
     backend = str(dist.get_backend()) if dist.is_initialized() else ""
     dev = _resolve_device(device)
-    if dev.type == "cuda" and world == 1:
+    if dev.type == "cuda" and not dist.is_initialized():
         return _train_on_gpu(
             paths,
             out,
