@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,6 +152,12 @@ int train_population_on_gpus(const gpu_population_flags& f) {
                checkpoint.string(), " to continue from");
     if (!f.max_device_memory.empty()) (void)pipeline::parse_byte_size(f.max_device_memory);
     if (f.gpus > 1) return start_and_wait(f);
+  }
+  if (f.rank >= 0) {
+    // A process of the group ends with the process that started it (killed by a scheduler, say),
+    // rather than waiting for the others forever.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    ZF_EXPECTS(getppid() != 1, "the process that started GPU ", f.rank, "'s process has ended");
   }
   const int rank = std::max(f.rank, 0);
   cuda_initialize(rank);
