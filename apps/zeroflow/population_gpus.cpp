@@ -144,8 +144,6 @@ int train_population_on_gpus(const gpu_population_flags& f) {
   const bool leader = f.rank <= 0;
   if (f.rank < 0) {
     // Refused before any process starts or any recording is read.
-    ZF_EXPECTS(f.force || !std::filesystem::exists(f.out), f.out,
-               " exists; add --force to replace it, or choose another --out");
     ZF_EXPECTS(f.resume || f.force || !std::filesystem::exists(checkpoint), "an interrupted run left ",
                checkpoint.string(), ": add --resume to continue it, or --force to start over");
     ZF_EXPECTS(!f.resume || std::filesystem::exists(checkpoint), "--resume: there is no checkpoint ",
@@ -180,7 +178,7 @@ int train_population_on_gpus(const gpu_population_flags& f) {
   job.training.seed = f.seed;
   job.training.checkpoint = checkpoint;
   job.training.checkpoint_every = f.checkpoint_every;
-  job.training.resume = f.resume && std::filesystem::exists(checkpoint);
+  job.training.resume = f.resume;
   const auto started = std::chrono::steady_clock::now();
   job.training.on_epoch = [&](int epoch, double loss) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -28,7 +28,8 @@ struct gpu_population_flags {
 /// The checkpoint a run keeps: --checkpoint, else the model file's path with ".checkpoint" added.
 [[nodiscard]] std::filesystem::path checkpoint_path(const gpu_population_flags& f);
 
-/// Trains (or, with gpus > 1 and no rank, starts one process per GPU and waits for them).
+/// Trains (or, with gpus > 1 and no rank, starts one process per GPU and waits for them). The
+/// command has refused an existing model file without --force already (a usage error).
 /// Returns the exit status. @throws zeroflow::error on bad input or a failed training.
 int train_population_on_gpus(const gpu_population_flags& f);
 
