@@ -126,21 +126,33 @@ def start(path: str, now: Mapping[str, Any], *, resume: bool, force: bool) -> Op
         ValueError: `resume` without a checkpoint, or with one of a run of other settings; a
             checkpoint that neither `resume` nor `force` says what to do with.
     """
+    if not refuse_or_resume(path, resume=resume, force=force):
+        return None
+    state = read(path)
+    why = _difference(state["settings"], now)
+    if why:
+        raise ValueError(
+            f"cannot resume from {path}: {why}; resume with the interrupted run's settings, or give "
+            "--force (without --resume) to start over"
+        )
+    return state
+
+
+def refuse_or_resume(path: str, *, resume: bool, force: bool) -> bool:
+    """Whether a run resumes from the checkpoint at `path` (whichever trainer wrote it).
+
+    Raises:
+        ValueError: `resume` without a checkpoint; a checkpoint that neither `resume` nor `force`
+            says what to do with.
+    """
     exists = os.path.exists(path)
     if resume:
         if not exists:
             raise ValueError(f"nothing to resume: {path} does not exist (a run deletes it when it finishes)")
-        state = read(path)
-        why = _difference(state["settings"], now)
-        if why:
-            raise ValueError(
-                f"cannot resume from {path}: {why}; resume with the interrupted run's settings, or give "
-                "--force (without --resume) to start over"
-            )
-        return state
+        return True
     if exists and not force:
         raise ValueError(f"an interrupted run left {path}: add --resume to continue it, or --force to start over")
-    return None
+    return False
 
 
 def _on_cpu(value: Any) -> Any:

@@ -143,12 +143,8 @@ def _train_on_gpu(paths: List[str], out: PathLike, dev: torch.device, **o: Any) 
 
     out = os.fspath(out)
     path = os.fspath(o["checkpoint"]) if o["checkpoint"] is not None else _checkpoint.default_path(out)
-    if o["resume"] and not os.path.exists(path):
-        raise ValueError(f"nothing to resume: {path} does not exist (a run deletes it when it finishes)")
-    if not o["resume"] and os.path.exists(path):
-        if not o["force"]:
-            raise ValueError(f"an interrupted run left {path}: add --resume to continue it, or --force to start over")
-        os.remove(path)
+    if not _checkpoint.refuse_or_resume(path, resume=o["resume"], force=o["force"]):
+        _checkpoint.discard(path)  # --force: the interrupted run's checkpoint goes
     column = o["column"]
     t0 = time.perf_counter()
     r = _core._train_population_on_gpu(
