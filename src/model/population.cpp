@@ -73,15 +73,7 @@ population_result train_population(vae& model, const array& rows, const populati
   result.train_rows = n_train;
   result.test_rows = n - n_train;
   const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
-  const auto on_gpu = [&](const std::vector<std::int64_t>& v) {
-    array a = empty({static_cast<std::int64_t>(std::max<std::size_t>(v.size(), 1))}, int64, m.place, stream);
-    if (!v.empty())
-      ZF_CUDA_TRY(
-          cudaMemcpyAsync(a.data(), v.data(), v.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream.value()));
-    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));  // the host vector goes out of scope
-    return a;
-  };
-  const array train_index = on_gpu(split.train);
+  const array train_index = detail::indices_on(split.train, m.place, stream);
 
   const detail::population_settings settings{.width = m.width,
                                              .rows = n,
@@ -151,7 +143,7 @@ population_result train_population(vae& model, const array& rows, const populati
     ZF_EXPECTS(std::isfinite(result.epoch_loss[e]), "population training diverged at epoch ", e + 1, " (loss ",
                result.epoch_loss[e], "); lower the learning rate");
   if (result.test_rows > 0) {
-    const array test_index = on_gpu(split.test);
+    const array test_index = detail::indices_on(split.test, m.place, stream);
     result.test_loss =
         trainer.mean_loss(static_cast<const std::int64_t*>(test_index.data()), result.test_rows, options.seed);
   } else {

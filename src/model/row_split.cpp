@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
+
+#include "zeroflow/memory/allocate.hpp"
 
 namespace zeroflow::model::detail {
 
@@ -22,6 +25,12 @@ row_split split_rows(std::int64_t n, double test_fraction, std::uint64_t seed) {
   std::sort(split.train.begin(), split.train.end());
   std::sort(split.test.begin(), split.test.end());
   return split;
+}
+
+array indices_on(const std::vector<std::int64_t>& values, device where, stream_view stream) {
+  array host = empty({static_cast<std::int64_t>(values.size())}, int64, cpu_device);
+  if (!values.empty()) std::memcpy(host.data(), values.data(), values.size() * sizeof(std::int64_t));
+  return where.type == device_type::cpu ? host : copy_to(host, where, stream);
 }
 
 }  // namespace zeroflow::model::detail

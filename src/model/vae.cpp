@@ -98,13 +98,6 @@ array contiguous_on(const array& rows, device where, stream_view stream) {
   return copy_to(rows, where, stream);
 }
 
-/// Host indices as an int64 array on `where`.
-array indices_on(const std::vector<std::int64_t>& values, device where, stream_view stream) {
-  array host = empty({static_cast<std::int64_t>(values.size())}, int64, cpu_device);
-  if (!values.empty()) std::memcpy(host.data(), values.data(), values.size() * sizeof(std::int64_t));
-  return where.type == device_type::cpu ? host : copy_to(host, where, stream);
-}
-
 #if ZEROFLOW_HAS_CUDA
 /// The kernels' view of the packed weights.
 template <class Args>
@@ -197,7 +190,7 @@ train_result vae::train(const array& rows, const train_options& options) {
   if (run.path == training_path::fused_kernels) {
     const zeroflow::detail::cuda_device_guard on(where().id);
     const array data = contiguous_on(rows, where(), stream);
-    const array train_index = indices_on(split.train, where(), stream);
+    const array train_index = detail::indices_on(split.train, where(), stream);
     detail::gpu_light_vae_trainer trainer(static_cast<float*>(impl_->params.data()), width(),
                                           static_cast<const float*>(data.data()), n, options.learning_rate, stream);
     detail::gpu_training_options o;
@@ -216,7 +209,7 @@ train_result vae::train(const array& rows, const train_options& options) {
         throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], options, rows);
     const std::int64_t n_test = n - n_train;
     if (n_test > 0) {
-      const array test_index = indices_on(split.test, where(), stream);
+      const array test_index = detail::indices_on(split.test, where(), stream);
       result.test_loss = trainer.mean_loss(static_cast<const std::int64_t*>(test_index.data()), n_test, options.seed);
     } else {
       result.test_loss = std::numeric_limits<double>::quiet_NaN();
@@ -229,8 +222,8 @@ train_result vae::train(const array& rows, const train_options& options) {
   if (n - n_train > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, options, rows);
   impl_->history.train_seed = options.seed;
   impl_->history.epochs += options.epochs;
-  result.train_index = indices_on(split.train, rows.where(), stream);
-  result.test_index = indices_on(split.test, rows.where(), stream);
+  result.train_index = detail::indices_on(split.train, rows.where(), stream);
+  result.test_index = detail::indices_on(split.test, rows.where(), stream);
   detail::wait_for_stream(stream, where());
   return result;
 }
