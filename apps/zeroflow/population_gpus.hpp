@@ -7,16 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "zeroflow/pipeline/run_types.hpp"
+
 namespace zeroflow::cli {
 
 struct gpu_population_flags {
   std::vector<std::string> inputs;
   std::string out, lead;
-  double sample_rate = 250;
+  // The run's defaults are the library's (pipeline/run_types.hpp): written once.
+  double sample_rate = pipeline::run_options{}.segmentation.sample_rate;
   bool sample_rate_given = false;
-  int epochs = 30, gpus = 1, checkpoint_every = 1;
-  std::int64_t batch = 1024;  // rows per step over all GPUs
-  std::uint64_t seed = 42;
+  int epochs = pipeline::run_options{}.epochs, gpus = 1, checkpoint_every = 1;
+  std::int64_t batch = pipeline::run_options{}.batch;  // rows per step over all GPUs
+  std::uint64_t seed = pipeline::run_options{}.seed;
   std::string checkpoint;         // empty: OUT.checkpoint
   std::string max_device_memory;  // bytes the rows may take on a GPU (e.g. 40G); empty: its free memory less a quarter
   bool resume = false, force = false;

@@ -15,48 +15,16 @@
 #include "run_option_flags.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/pipeline/run_types.hpp"
 
 namespace zeroflow::cli {
 
 namespace {
 
-/// The run's defaults, the library's (pipeline/run_types.hpp): written once.
-const pipeline::run_options run_defaults{};
-
-struct population_flags {
-  std::vector<std::string> inputs;
-  std::string out, device = "auto", lead, backend, checkpoint;
-  double sample_rate = run_defaults.segmentation.sample_rate;
-  bool sample_rate_given = false;
-  int processes = 1, epochs = run_defaults.epochs, batch = run_defaults.batch, threads = 0, gpus = 1,
-      checkpoint_every = 1, rank = -1;
-  std::uint64_t seed = run_defaults.seed;
-  std::string group, max_device_memory;
-  bool force = false, resume = false;
+/// The GPU path's flags (population_gpus.hpp, with the library's defaults) and the CPU path's own.
+struct population_flags : gpu_population_flags {
+  std::string device = "auto", backend;
+  int processes = 1, threads = 0;
 };
-
-/// The GPU path's flags from the command's.
-gpu_population_flags on_gpus(const population_flags& f, const CLI::App& cmd) {
-  gpu_population_flags g;
-  g.inputs = f.inputs;
-  g.out = f.out;
-  g.lead = f.lead;
-  g.sample_rate = f.sample_rate;
-  g.sample_rate_given = f.sample_rate_given;
-  g.epochs = f.epochs;
-  g.gpus = f.gpus;
-  g.checkpoint_every = f.checkpoint_every;
-  g.batch = f.batch;
-  g.seed = f.seed;
-  g.checkpoint = f.checkpoint;
-  g.resume = f.resume;
-  g.force = f.force;
-  g.rank = f.rank;
-  g.group = f.group;
-  g.max_device_memory = f.max_device_memory;
-  return g;
-}
 
 }  // namespace
 
@@ -105,7 +73,7 @@ void add_train_population(CLI::App& app) {
   add_run_option_flag(
       *cmd, "epochs", [f](const std::string& v) { f->epochs = std::stoi(v); }, "training epochs");
   add_run_option_flag(
-      *cmd, "batch", [f](const std::string& v) { f->batch = std::stoi(v); },
+      *cmd, "batch", [f](const std::string& v) { f->batch = std::stoll(v); },
       "beats per optimiser step, over all GPUs or processes");
   add_run_option_flag(
       *cmd, "seed", [f](const std::string& v) { f->seed = std::stoull(v[0] == '+' ? v.substr(1) : v); },
@@ -127,7 +95,7 @@ void add_train_population(CLI::App& app) {
       throw CLI::ValidationError(f->out + " exists; add --force to replace it, or choose another --out");
     const bool gpu = f->device == "cuda" || (f->device == "auto" && cuda_available());
     if (gpu && cmd->count("--backend") == 0 && f->processes == 1 && cmd->count("--threads") == 0) {
-      const int code = train_population_on_gpus(on_gpus(*f, *cmd));
+      const int code = train_population_on_gpus(*f);
       if (code != 0) throw error("population training on " + std::to_string(f->gpus) + " GPUs failed (see above)");
       return;
     }
