@@ -718,7 +718,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     if not dist.is_initialized() or dist.get_rank() == 0:
         for path, error in result.skipped:
-            say(f"skipped {path}: {error}")
+            # The readers name the file in their messages; others' reasons get its name in front.
+            say(f"skipped {error}" if error.startswith(path) else f"skipped {path}: {error}")
         say(
             f"wrote {result.model_file}: {result.beats} beats of {result.recordings} recordings, "
             f"{result.processes} process(es) ({result.backend or 'single'}), test loss {result.test_loss:.6f}"
