@@ -11,6 +11,9 @@
 /// a slow wave right after a beat (T wave), and is not followed closely by a stronger one (then it
 /// was a P wave). A gap much longer than the recent rhythm triggers a search back for the missed
 /// beat; when none qualifies the levels are halved, which follows a signal that became weaker.
+/// A gap only somewhat longer (a premature beat and its pause) is searched for a candidate that
+/// stands far out of the energy around it: a wide beat puts little energy into the QRS band and
+/// may not clear a threshold set by narrow ones, but it is as clear of a quiet background.
 /// Inside a burst of noise (a candidate whose energy does not stand out from the energy around
 /// it), of candidates closer than half the recent RR interval only the steepest is a beat:
 /// electrode motion makes QRS-band peaks as strong as beats, but not as steep.

@@ -33,6 +33,12 @@ struct qrs_rules {
   float t_wave_energy = 0.5F;     ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
   float t_wave_steep = 0.25F;     ///< or slope under this fraction whatever its energy
   float search_back_gap = 1.66F;  ///< search back once a gap exceeds this many mean RR intervals
+  float clear_gap = 1.3F;         ///< and for a clear candidate once it exceeds this many (qrs_is_clear):
+  float clear_snr = 20.0F;        ///< energy at least this many times its background,
+  float clear_level = 0.2F;       ///< at least this fraction of the threshold,
+  float clear_slope = 0.2F;       ///< a slope at least this fraction of the beats' running slope,
+  float clear_after = 0.35F;      ///< and at least this many mean RR intervals after the last beat
+                                  ///< (the T wave comes later at slow rates than `t_wave` allows for)
   float gap_floor = 1.0F / 16;    ///< a gap lowers the signal level to this fraction of the last beat's at most
   float burst_snr = 8.0F;         ///< a candidate under this many times its background energy stands in noise,
   float burst_spacing = 0.5F;     ///< where of candidates closer than this many mean RR intervals only the
@@ -152,6 +158,17 @@ ZF_QRS_HD inline bool qrs_in_burst(const std::int64_t* position, const float* am
   return false;
 }
 
+/// Whether candidate j, in a gap, is clear enough to be a beat below the threshold: an event that
+/// stands far out of the energy around it, not merely a fraction of the beats' energy. Wide beats
+/// (aberrated atrial beats, some ventricular ones) put little energy into the QRS band, so they
+/// fall under a threshold set by narrow beats, yet they stand as clear of a quiet background as
+/// any beat; noise does not (its background is noise too), and P and T waves are too slow.
+ZF_QRS_HD inline bool qrs_is_clear(const float* amplitude, const float* slope, const float* background, std::int64_t j,
+                                   float threshold, float slope_level, const qrs_rules& rules) {
+  return amplitude[j] > rules.clear_level * threshold && amplitude[j] > rules.clear_snr * background[j] &&
+         slope[j] >= rules.clear_slope * slope_level;
+}
+
 /// Initial levels from the candidates that start the recording: the signal level is their 90th
 /// percentile (most of them are QRS complexes), the noise level half their median.
 /// `scratch` holds at least `n` floats. Insertion sort: n is the handful of peaks in a few seconds.
@@ -222,18 +239,34 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
     const auto in_burst = [&](std::int64_t j) {
       return qrs_in_burst(position, amplitude, slope, background, n, j, state.threshold(), state.mean_rr(), rules);
     };
-    const float mean_rr = state.mean_rr();
-    if (state.last >= 0 && mean_rr > 0 &&
-        static_cast<float>(at - position[state.last]) > rules.search_back_gap * mean_rr) {
+    // The candidates of the gap since the last beat that search-back may take: not the beat's T
+    // wave, not within `replace` of it, and steep enough.
+    const auto may_take = [&](std::int64_t j) {
+      const std::int64_t after = position[j] - position[state.last];
+      const bool t_wave = after < rules.t_wave &&
+                          qrs_is_t_wave(amplitude[j], slope[j], amplitude[state.last], slope[state.last], rules);
+      return after > rules.replace && !t_wave && steep_enough(j);
+    };
+    const auto gap_exceeds = [&](float factor) {
+      const float mean_rr = state.mean_rr();
+      return state.last >= 0 && mean_rr > 0 && static_cast<float>(at - position[state.last]) > factor * mean_rr;
+    };
+    // A gap somewhat longer than the rhythm: a premature beat too wide to clear the threshold
+    // (followed by its compensatory pause) is taken when it is clear of its background.
+    if (gap_exceeds(rules.clear_gap)) {
+      const float earliest = rules.clear_after * state.mean_rr();
       std::int64_t best = -1;
-      for (std::int64_t j = state.last + 1; j < i; ++j) {
-        const std::int64_t after = position[j] - position[state.last];
-        const bool t_wave = after < rules.t_wave &&
-                            qrs_is_t_wave(amplitude[j], slope[j], amplitude[state.last], slope[state.last], rules);
-        if (after > rules.replace && !t_wave && steep_enough(j) && (best < 0 || amplitude[j] > amplitude[best]) &&
-            !in_burst(j))
+      for (std::int64_t j = state.last + 1; j < i; ++j)
+        if (may_take(j) && static_cast<float>(position[j] - position[state.last]) >= earliest &&
+            (best < 0 || amplitude[j] > amplitude[best]) &&
+            qrs_is_clear(amplitude, slope, background, j, state.threshold(), state.slope_level, rules))
           best = j;
-      }
+      if (best >= 0) accept(best, 0.25F);
+    }
+    if (gap_exceeds(rules.search_back_gap)) {
+      std::int64_t best = -1;
+      for (std::int64_t j = state.last + 1; j < i; ++j)
+        if (may_take(j) && (best < 0 || amplitude[j] > amplitude[best]) && !in_burst(j)) best = j;
       if (best >= 0 && amplitude[best] > 0.5F * state.threshold()) {
         accept(best, 0.25F);
       } else if (state.signal_level * 0.5F >= rules.gap_floor * state.level_at_last) {
