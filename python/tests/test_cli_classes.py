@@ -149,4 +149,9 @@ def test_seed_segmentation_writes_no_classes(zeroflow_bin, tmp_path):
     )
     assert not (out / "beats.atr").exists()
     assert "classes" not in json.loads((out / "summary.json").read_text())
-    assert pathlib.Path(out / "beats.csv").read_text().splitlines()[0].endswith("class,similarity,prematurity,af")
+    assert (
+        pathlib.Path(out / "beats.csv")
+        .read_text()
+        .splitlines()[0]
+        .endswith("class,similarity,prematurity,af,p_similarity")
+    )

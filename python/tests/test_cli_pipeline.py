@@ -31,6 +31,7 @@ BEATS_COLUMNS = [
     "similarity",
     "prematurity",
     "af",
+    "p_similarity",
 ]
 
 

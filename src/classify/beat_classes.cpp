@@ -94,6 +94,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   if (n < 3) return out;  // no rhythm to measure against
 
   out.similarity = rows.similarity();
+  out.p_similarity = rows.p_similarity();
   std::vector<double> rr_before(n), rr_after(n);
   for (std::size_t b = 1; b < n; ++b) rr_before[b] = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
   rr_before[0] = rr_before[1];

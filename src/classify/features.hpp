@@ -30,14 +30,25 @@ p_window p_window_of(const beat_rows& rows, double sample_rate);
 /// Which rows make the dominant beat: `used` of them, row i * beats / used for i < used.
 std::int64_t template_rows_used(std::int64_t beats, std::int64_t template_rows);
 
-/// The dominant beat's QRS, mean-centred, and its norm: the per-sample median of `used` rows
-/// (`chosen`, row_width apart), cut to the QRS window.
-struct dominant_qrs {
+/// A segment of the dominant beat, mean-centred, and its norm.
+struct dominant_segment {
   std::vector<double> values;
   double norm = 0;
 };
-dominant_qrs dominant_qrs_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
-                             const qrs_window& qrs);
+/// The dominant beat's QRS: the per-sample median of `used` rows (`chosen`, row_width apart), cut
+/// to the QRS window.
+dominant_segment dominant_qrs_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
+                                 const qrs_window& qrs);
+/// The dominant beat's P-wave segment: the per-sample median of the chosen rows over the P window,
+/// detrended (the line through its ends removed) as every beat's segment is.
+dominant_segment dominant_p_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
+                               const p_window& p);
+/// The rows the dominant beat is made of, copied out of rows in host memory: `used` of them,
+/// row i * beats / used for i < used.
+std::vector<float> chosen_rows(const beat_rows& rows, std::int64_t beats, std::int64_t used);
+/// row_measurements::p_similarity of rows in host memory, against the dominant P-wave segment.
+std::vector<float> p_similarity(const beat_rows& rows, std::int64_t beats, const p_window& p,
+                                const dominant_segment& dominant);
 
 /// The measurements the rule makes on the rows, made where the rows are: host_measurements on the
 /// host, cuda_measurements on a CUDA device (only per-beat numbers come back).
@@ -51,6 +62,11 @@ class row_measurements {
   /// average over the average of their energies (1: identical P waves; near 0: no common
   /// wave). NaN where fewer than eight segments are there.
   virtual std::vector<double> p_wave_coherence(std::span<const std::uint8_t> left_out, std::int64_t neighbours) = 0;
+  /// Similarity of each beat's P-wave segment (detrended: the line through its ends removed) to
+  /// the dominant beat's: their Pearson correlation, 0 where either is flat. An atrial premature
+  /// beat's P wave comes from elsewhere in the atria (or hides in the T wave before it), a
+  /// junctional beat has none or an inverted one: all three differ from the sinus P wave.
+  virtual std::vector<float> p_similarity() = 0;
   /// The QRS segments (qrs(), unshifted) of the given beats, one after another.
   virtual std::vector<float> qrs_segments(std::span<const std::int64_t> beats) = 0;
   /// Where the QRS segment lies in a row.

@@ -1,8 +1,8 @@
 // CUDA measurements of the class rule (features.hpp): the beats' rows stay on the device. The
 // dominant beat is the host's median of up to template_rows rows (gathered by a kernel, a few MB
-// copied back); the shape similarity and the P-wave coherence of every beat are kernels, one warp
-// per beat, and only one number per beat comes back. The arithmetic is the host's in double; the
-// warp sums add in another order, so results agree to rounding.
+// copied back); the shape similarity, the P-wave similarity and the P-wave coherence of every
+// beat are kernels, one warp per beat, and only one number per beat comes back. The arithmetic is the host's in double;
+// the warp sums add in another order, so results agree to rounding.
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
@@ -124,6 +124,31 @@ __global__ void coherence_kernel(const float* rows, std::int64_t beats, std::int
   }
 }
 
+/// Each beat's P-wave segment, detrended as `detrended` does and mean-centred, correlated with the
+/// dominant one (centred, norm t_norm): host p_similarity's arithmetic, one warp per beat.
+__global__ void p_similarity_kernel(const float* rows, std::int64_t beats, std::int64_t row_width, std::int64_t begin,
+                                    int length, const double* t, double t_norm, float* out) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * warps_per_block;
+  for (std::int64_t b = blockIdx.x * static_cast<std::int64_t>(warps_per_block) + threadIdx.x / 32; b < beats;
+       b += warps) {
+    const float* x = rows + b * row_width + begin;
+    double s = 0;
+    for (int i = lane; i < length; i += 32) s += detrended(x, length, i);
+    const double mean = warp_sum(s) / length;
+    double dot = 0, energy = 0;
+    for (int i = lane; i < length; i += 32) {
+      const double v = detrended(x, length, i) - mean;
+      dot += v * t[i];
+      energy += v * v;
+    }
+    dot = warp_sum(dot);
+    energy = warp_sum(energy);
+    const double denominator = sqrt(energy) * t_norm;
+    if (lane == 0) out[b] = static_cast<float>(denominator > 0 ? dot / denominator : 0.0);
+  }
+}
+
 template <class T>
 std::vector<T> to_host(const array& a, stream_view stream) {
   const array host = copy_to(a, cpu_device, stream);
@@ -154,12 +179,7 @@ class cuda_rows final : public row_measurements {
     const qrs_window qrs = qrs_window_of(shape_, rate_);
     const std::int64_t used = template_rows_used(beats_, template_rows_);
     const int device_id = rows_.where().id;
-    array chosen = empty({used, shape_.row_width}, float32, rows_.where(), stream_);
-    gather_rows_kernel<<<grid_for(used * shape_.row_width, threads, device_id), threads, 0, raw(stream_)>>>(
-        rows_.data_as<const float>(), beats_, shape_.row_width, used, chosen.data_as<float>());
-    ZF_CUDA_TRY(cudaGetLastError());
-    const auto host_chosen = to_host<float>(chosen, stream_);
-    const dominant_qrs dominant = dominant_qrs_of(host_chosen, used, shape_.row_width, qrs);
+    const dominant_segment dominant = dominant_qrs_of(chosen_on_host(used), used, shape_.row_width, qrs);
     const array template_values = to_device<double>(dominant.values, rows_.where(), stream_);
 
     array out = empty({beats_}, float32, rows_.where(), stream_);
@@ -184,6 +204,20 @@ class cuda_rows final : public row_measurements {
     return to_host<double>(out, stream_);
   }
 
+  std::vector<float> p_similarity() override {
+    const p_window p = p_window_of(shape_, rate_);
+    const std::int64_t used = template_rows_used(beats_, template_rows_);
+    const dominant_segment dominant = dominant_p_of(chosen_on_host(used), used, shape_.row_width, p);
+    const array template_values = to_device<double>(dominant.values, rows_.where(), stream_);
+    array out = empty({beats_}, float32, rows_.where(), stream_);
+    const int blocks = grid_for(beats_, warps_per_block, rows_.where().id, 8);
+    p_similarity_kernel<<<blocks, threads, 0, raw(stream_)>>>(
+        rows_.data_as<const float>(), beats_, shape_.row_width, p.begin, static_cast<int>(p.length),
+        template_values.data_as<const double>(), dominant.norm, out.data_as<float>());
+    ZF_CUDA_TRY(cudaGetLastError());
+    return to_host<float>(out, stream_);
+  }
+
   std::vector<float> qrs_segments(std::span<const std::int64_t> beats) override {
     const qrs_window w = qrs();
     const std::int64_t length = w.end - w.begin, count = static_cast<std::int64_t>(beats.size());
@@ -200,6 +234,15 @@ class cuda_rows final : public row_measurements {
   [[nodiscard]] qrs_window qrs() const override { return qrs_window_of(shape_, rate_); }
 
  private:
+  /// The rows the dominant beat is made of (chosen_rows), gathered on the device, copied back.
+  std::vector<float> chosen_on_host(std::int64_t used) {
+    array chosen = empty({used, shape_.row_width}, float32, rows_.where(), stream_);
+    gather_rows_kernel<<<grid_for(used * shape_.row_width, threads, rows_.where().id), threads, 0, raw(stream_)>>>(
+        rows_.data_as<const float>(), beats_, shape_.row_width, used, chosen.data_as<float>());
+    ZF_CUDA_TRY(cudaGetLastError());
+    return to_host<float>(chosen, stream_);
+  }
+
   array rows_;
   beat_rows shape_;
   double rate_;

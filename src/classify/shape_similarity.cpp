@@ -44,13 +44,22 @@ std::int64_t template_rows_used(std::int64_t beats, std::int64_t template_rows) 
   return std::min(beats, template_rows);
 }
 
-dominant_qrs dominant_qrs_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
-                             const qrs_window& qrs) {
+std::vector<float> chosen_rows(const beat_rows& rows, std::int64_t beats, std::int64_t used) {
+  std::vector<float> chosen(static_cast<std::size_t>(used * rows.row_width));
+  for (std::int64_t i = 0; i < used; ++i) {
+    const float* row = rows.rows.data() + (i * beats / used) * rows.row_width;
+    std::copy(row, row + rows.row_width, chosen.begin() + i * rows.row_width);
+  }
+  return chosen;
+}
+
+dominant_segment dominant_qrs_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
+                                 const qrs_window& qrs) {
   // The per-sample median of evenly spaced rows (most beats are of the dominant shape in any
   // recording a class rule can serve; a median ignores the others), over the QRS window only.
   const std::int64_t length = qrs.end - qrs.begin;
   std::vector<float> column(static_cast<std::size_t>(used));
-  dominant_qrs d;
+  dominant_segment d;
   d.values.resize(static_cast<std::size_t>(length));
   for (std::int64_t j = 0; j < length; ++j) {
     for (std::int64_t i = 0; i < used; ++i)
@@ -69,7 +78,7 @@ dominant_qrs dominant_qrs_of(std::span<const float> chosen, std::int64_t used, s
 
 namespace {
 
-double correlation(const float* x, const dominant_qrs& t) {
+double correlation(const float* x, const dominant_segment& t) {
   const auto n = static_cast<std::int64_t>(t.values.size());
   double mean = 0;
   for (std::int64_t i = 0; i < n; ++i) mean += x[i];
@@ -92,12 +101,7 @@ class host_rows final : public row_measurements {
   std::vector<float> similarity() override {
     const qrs_window qrs = qrs_window_of(rows_, rate_);
     const std::int64_t used = template_rows_used(beats_, template_rows_);
-    std::vector<float> chosen(static_cast<std::size_t>(used * rows_.row_width));
-    for (std::int64_t i = 0; i < used; ++i) {
-      const float* row = rows_.rows.data() + (i * beats_ / used) * rows_.row_width;
-      std::copy(row, row + rows_.row_width, chosen.begin() + i * rows_.row_width);
-    }
-    const dominant_qrs dominant = dominant_qrs_of(chosen, used, rows_.row_width, qrs);
+    const dominant_segment dominant = dominant_qrs_of(chosen_rows(rows_, beats_, used), used, rows_.row_width, qrs);
     const std::int64_t width = rows_.window_before + rows_.window_after, length = qrs.end - qrs.begin;
 
     // Shifts of up to ±20 ms forgive a detector that places the R peak a little differently on
@@ -130,6 +134,13 @@ class host_rows final : public row_measurements {
 
   std::vector<double> p_wave_coherence(std::span<const std::uint8_t> left_out, std::int64_t neighbours) override {
     return detail::p_wave_coherence(rows_, beats_, rate_, left_out, neighbours);
+  }
+
+  std::vector<float> p_similarity() override {
+    const p_window p = p_window_of(rows_, rate_);
+    const std::int64_t used = template_rows_used(beats_, template_rows_);
+    return detail::p_similarity(rows_, beats_, p,
+                                dominant_p_of(chosen_rows(rows_, beats_, used), used, rows_.row_width, p));
   }
 
   std::vector<float> qrs_segments(std::span<const std::int64_t> beats) override {

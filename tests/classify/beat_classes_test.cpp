@@ -214,7 +214,7 @@ TEST(BeatClasses, TooFewBeatsAreNormal) {
   EXPECT_TRUE(c.episodes.empty());
 }
 
-// The rows on a GPU give the host's classes, similarities and episodes (the kernels measure,
+// The rows on a GPU give the host's classes, similarities (QRS and P wave) and episodes (the kernels measure,
 // the host decides); the array overload with host rows is the span overload.
 TEST(BeatClasses, RowsOnTheGpuGiveTheHostsClasses) {
   const auto r = make_recording();
@@ -236,6 +236,9 @@ TEST(BeatClasses, RowsOnTheGpuGiveTheHostsClasses) {
   ASSERT_EQ(gpu.similarity.size(), host.similarity.size());
   for (std::size_t b = 0; b < host.similarity.size(); ++b)
     EXPECT_NEAR(gpu.similarity[b], host.similarity[b], 1e-5) << "beat " << b;
+  ASSERT_EQ(gpu.p_similarity.size(), host.p_similarity.size());
+  for (std::size_t b = 0; b < host.p_similarity.size(); ++b)
+    EXPECT_NEAR(gpu.p_similarity[b], host.p_similarity[b], 1e-5) << "beat " << b;
   ASSERT_EQ(gpu.episodes.size(), host.episodes.size());
   for (std::size_t e = 0; e < host.episodes.size(); ++e) {
     EXPECT_EQ(gpu.episodes[e].onset, host.episodes[e].onset);

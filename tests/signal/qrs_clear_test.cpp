@@ -27,7 +27,8 @@ constexpr double rate = 360;
 void add_wave(std::vector<float>& x, double at, double height, double sigma) {
   const auto centre = at * rate;
   const auto reach = static_cast<std::int64_t>(5 * sigma * rate);
-  for (std::int64_t i = static_cast<std::int64_t>(centre) - reach; i <= static_cast<std::int64_t>(centre) + reach; ++i) {
+  for (std::int64_t i = static_cast<std::int64_t>(centre) - reach; i <= static_cast<std::int64_t>(centre) + reach;
+       ++i) {
     if (i < 0 || i >= static_cast<std::int64_t>(x.size())) continue;
     const double z = (static_cast<double>(i) - centre) / (sigma * rate);
     x[static_cast<std::size_t>(i)] += static_cast<float>(height * std::exp(-0.5 * z * z));

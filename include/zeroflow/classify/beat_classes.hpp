@@ -85,6 +85,7 @@ struct episode {
 struct classification {
   std::vector<char> classes;        ///< 'N', 'S', 'V' or 'Q'
   std::vector<float> similarity;    ///< shape similarity to the dominant beat (−1..1)
+  std::vector<float> p_similarity;  ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
   double dominant_bound = 0;        ///< the similarity at or above which a beat had the dominant shape
   std::vector<float> prematurity;   ///< R–R before / local normal R–R
   std::vector<std::uint8_t> in_af;  ///< 1 inside an AF episode
@@ -128,6 +129,14 @@ struct beat_rows {
 
 /// @brief Counts of each class, in the order N, S, V, Q.
 [[nodiscard]] std::vector<std::int64_t> class_counts(std::span<const char> classes);
+
+/// @brief The atrial part of each beat's evidence: how unlike the dominant beat's its P-wave
+///        segment is, max(0, robust z-score of 1 − p_similarity) over the beats outside AF, whose
+///        spread is at least `floor`; 0 inside AF, where there is no P wave to compare. Atrial
+///        premature and junctional beats whose timing alone does not tell them (called N) get it.
+/// @throws zeroflow::invalid_argument when the spans differ in length or floor ≤ 0
+[[nodiscard]] std::vector<float> atrial_evidence(std::span<const float> p_similarity,
+                                                 std::span<const std::uint8_t> in_af, double floor = 0.05);
 
 /// @brief Anomaly scores that follow the answer: every beat the rule calls S, V or Q ranks above
 ///        every beat it calls N, and within each of the two the evidence (`score`, ≥ 0: shape and
