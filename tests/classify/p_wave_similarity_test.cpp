@@ -83,8 +83,10 @@ TEST(PWaveSimilarity, FollowsItsDefinitionAndTellsSinusFromOtherPWaves) {
   std::vector<float> rows;
   std::vector<p_kind> kinds;
   for (int b = 0; b < 300; ++b) {
-    const p_kind k = b % 20 == 5 ? p_kind::inverted : b % 20 == 12 ? p_kind::ectopic : b % 20 == 17 ? p_kind::none
-                                                                                                      : p_kind::sinus;
+    const p_kind k = b % 20 == 5    ? p_kind::inverted
+                     : b % 20 == 12 ? p_kind::ectopic
+                     : b % 20 == 17 ? p_kind::none
+                                    : p_kind::sinus;
     const auto row = beat_row(k, rng);
     rows.insert(rows.end(), row.begin(), row.end());
     peaks.push_back(100 + 200 * static_cast<std::int64_t>(b));
