@@ -20,7 +20,7 @@ same device gives the same numbers; CPU and GPU runs may differ in the last digi
 
 Then `zeroflow evaluate` over every default run folder prints the ANSI/AAMI EC57 table of the
 beat classes and AF episodes (QRS, VEB, SVEB Se/+P, VEB FPR, AF duration Se/+P; per record,
-gross, average).
+gross, average) and the AUROC of V and S against the N beats per record and beat-weighted.
 
 Usage: python3 bench/mitdb_ds1.py [--records 106 119] [--bin build/default/zeroflow] [--epochs 30]
        [--device auto|cpu|cuda] [--labels atr|csv] [--data DIR] [--work DIR]

@@ -135,11 +135,20 @@ void print_table(const eval::beat_evaluation& e, const std::filesystem::path& la
   std::printf("            Se %s, +P %s\n", percent(d.sensitivity).c_str(), percent(d.positive_predictivity).c_str());
   std::printf("ranking     %lld of %lld labelled beats scored; the others rank lowest\n",
               static_cast<long long>(e.scored_beats), static_cast<long long>(e.labelled_beats));
-  std::printf("%-10s %7s %9s %8s %8s\n", "class", "beats", "unscored", "AUROC", "AP");
+  // AUROC and AP against every other labelled beat; "vs N": the AUROC against the N beats alone.
+  std::printf("%-10s %7s %9s %8s %8s %8s\n", "class", "beats", "unscored", "AUROC", "AP", "vs N");
+  const eval::class_ranking* against_normal[] = {&e.ventricular_against_normal, &e.supraventricular_against_normal,
+                                                 nullptr};
+  int row = 0;
   for (const auto* r : {&e.ventricular, &e.supraventricular, &e.abnormal}) {
+    const auto* n = against_normal[row++];
     if (r->auroc) {
-      std::printf("%-10s %7lld %9lld %8.4f %8.4f\n", r->name.c_str(), static_cast<long long>(r->positives),
+      std::printf("%-10s %7lld %9lld %8.4f %8.4f", r->name.c_str(), static_cast<long long>(r->positives),
                   static_cast<long long>(r->unscored_positives), *r->auroc, *r->average_precision);
+      if (n != nullptr && n->auroc)
+        std::printf(" %8.4f\n", *n->auroc);
+      else
+        std::printf(" %8s\n", "-");
     } else {
       std::printf("%-10s %7lld %9lld  undefined: %s\n", r->name.c_str(), static_cast<long long>(r->positives),
                   static_cast<long long>(r->unscored_positives), r->undefined.c_str());
@@ -236,6 +245,7 @@ struct folder_result {
   double sample_rate = 0;
   std::int64_t match_samples = 0;
   std::optional<eval::ec57_result> ec57;
+  eval::class_ranking ventricular{"V"}, supraventricular{"S"};  ///< against the N beats
 };
 
 folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path& out, bool single) {
@@ -297,8 +307,12 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
                       {"evaluation", report::evaluation_json(e, sample_rate)}};
   // "203/" names the record 203, as "203" does.
   const auto folder = out.lexically_normal();
-  folder_result result{(folder.has_filename() ? folder : folder.parent_path()).filename().string(), sample_rate, match,
-                       std::nullopt};
+  folder_result result{(folder.has_filename() ? folder : folder.parent_path()).filename().string(),
+                       sample_rate,
+                       match,
+                       std::nullopt,
+                       e.ventricular_against_normal,
+                       e.supraventricular_against_normal};
   std::error_code ec;
   if (std::filesystem::exists(out / "beats.atr", ec)) {
     require_readable_file(out / "beats.atr", "the run's beat classes");
@@ -321,6 +335,41 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
     progress("wrote " + f.per_beat);
   }
   return result;
+}
+
+/// AUROC of V and S against the N beats, per record (every labelled beat; a beat without a scored
+/// detection ranks lowest) and beat-weighted over the records; records with 20 or more beats of a
+/// class that rank them under 0.90 are named.
+void print_rankings_table(const std::vector<folder_result>& results) {
+  std::printf("\nAUROC against N (every labelled beat)\n%-12s %8s %7s %8s %7s\n", "record", "V", "beats", "S", "beats");
+  eval::weighted_auroc v, s;
+  std::string weak;
+  auto cell = [](const eval::class_ranking& r) {
+    if (r.auroc)
+      std::printf(" %8.4f %7lld", *r.auroc, static_cast<long long>(r.positives));
+    else
+      std::printf(" %8s %7lld", "-", static_cast<long long>(r.positives));
+  };
+  for (const auto& r : results) {
+    std::printf("%-12s", r.name.c_str());
+    cell(r.ventricular);
+    cell(r.supraventricular);
+    std::printf("\n");
+    v.add(r.ventricular);
+    s.add(r.supraventricular);
+    for (const auto* c : {&r.ventricular, &r.supraventricular})
+      if (c->auroc && c->positives >= 20 && *c->auroc < 0.90)
+        weak += " " + r.name + " " + c->name + " " + fixed(*c->auroc, "%.3f");
+  }
+  std::printf("%-12s", "weighted");
+  for (const auto& w : {v, s}) {
+    if (const auto value = w.value())
+      std::printf(" %8.4f %7lld", *value, static_cast<long long>(w.positives));
+    else
+      std::printf(" %8s %7lld", "-", static_cast<long long>(w.positives));
+  }
+  std::printf("\n%s\n", weak.empty() ? "no record with 20 or more V or S beats under 0.90"
+                                     : ("under 0.90 with 20 or more beats:" + weak).c_str());
 }
 
 /// The standard table over several records: one line each, then gross (counts summed) and
@@ -362,6 +411,7 @@ void print_records_table(const std::vector<folder_result>& results) {
   }
   std::printf("\n");
   if (rate > 0) print_ec57(gross, rate, match);
+  print_rankings_table(results);
   std::fflush(stdout);
 }
 

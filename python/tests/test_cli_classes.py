@@ -145,8 +145,26 @@ def test_af_episodes_on_record_203(zeroflow_bin, tmp_path):
 def test_evaluate_several_runs_prints_gross_and_average(zeroflow_bin, run_119, tmp_path):
     other = tmp_path / "copy"
     shutil.copytree(run_119, other)
+    # The copy's scores changed (every third beat ranked at the bottom), so its AUROC differs.
+    rows = beats_csv(other)
+    for i, r in enumerate(rows):
+        if i % 3 == 0:
+            r["score"] = "0.5"
+    with open(other / "beats.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
     proc = run_cli(zeroflow_bin, "evaluate", run_119, other)
     assert "gross" in proc.stdout and "average" in proc.stdout
+    # AUROC against N, beat-weighted over the records: each record's (checked against
+    # scikit-learn in test_cli_evaluate.py) weighted by its V beats.
+    per_record = [json.loads((d / "evaluation.json").read_text())["evaluation"] for d in (run_119, other)]
+    v = [r["classes_against_normal"]["V"] for r in per_record]
+    assert v[0]["auroc"] != v[1]["auroc"]
+    weighted = sum(r["auroc"] * r["beats"] for r in v) / sum(r["beats"] for r in v)
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("weighted"))
+    assert float(line.split()[1]) == pytest.approx(weighted, abs=1e-4)
+    assert int(line.split()[2]) == sum(r["beats"] for r in v)
     proc = run_cli(zeroflow_bin, "evaluate", run_119, other, "--json", tmp_path / "x.json", check=False)
     assert proc.returncode != 0 and "--json" in proc.stderr
 

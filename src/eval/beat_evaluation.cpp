@@ -15,25 +15,31 @@ double ratio(std::int64_t num, std::int64_t den) {
   return den == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(num) / static_cast<double>(den);
 }
 
-/// Fills `r` for the labelled beats whose class satisfies `is_positive`.
-template <class Predicate>
-void rank_class(class_ranking& r, const beat_evaluation& e, const io::beat_labels& labels, Predicate is_positive) {
-  std::vector<std::uint8_t> positive(labels.classes.size());
-  for (std::size_t i = 0; i < positive.size(); ++i) {
-    positive[i] = is_positive(labels.classes[i]) ? 1 : 0;
-    if (!positive[i]) continue;
+/// Fills `r` for the labelled beats whose class satisfies `is_positive`, ranked against those of
+/// the others that satisfy `is_negative`.
+template <class Positive, class Negative>
+void rank_class(class_ranking& r, const beat_evaluation& e, const io::beat_labels& labels, Positive is_positive,
+                Negative is_negative) {
+  std::vector<std::uint8_t> positive;
+  std::vector<double> scores;
+  for (std::size_t i = 0; i < labels.classes.size(); ++i) {
+    const bool p = is_positive(labels.classes[i]);
+    if (!p && !is_negative(labels.classes[i])) continue;
+    positive.push_back(p ? 1 : 0);
+    scores.push_back(e.beat_scores[i]);
+    if (!p) continue;
     ++r.positives;
     if (e.matched_detection[i] < 0 || std::isinf(e.beat_scores[i])) ++r.unscored_positives;
   }
   r.negatives = static_cast<std::int64_t>(positive.size()) - r.positives;
   // Undefined is said as such: a 0 or 0.5 here would read as a (bad) result.
   if (r.positives == 0) {
-    r.undefined = "no " + r.name + " beat among the " + std::to_string(positive.size()) + " labelled beats";
+    r.undefined = "no " + r.name + " beat among the " + std::to_string(labels.classes.size()) + " labelled beats";
   } else if (r.negatives == 0) {
     r.undefined = "every labelled beat is " + r.name + ", none to rank it against";
   } else {
-    r.auroc = auroc(e.beat_scores, positive);
-    r.average_precision = average_precision(e.beat_scores, positive);
+    r.auroc = auroc(scores, positive);
+    r.average_precision = average_precision(scores, positive);
   }
 }
 
@@ -84,9 +90,18 @@ beat_evaluation evaluate_beats(std::span<const std::int64_t> detected_peaks, std
   e.detection.sensitivity = ratio(matched, e.labelled_beats);
   e.detection.positive_predictivity = ratio(matched, e.detections);
 
-  rank_class(e.ventricular, e, labels, [](char c) { return c == 'V'; });
-  rank_class(e.supraventricular, e, labels, [](char c) { return c == 'S'; });
-  rank_class(e.abnormal, e, labels, [](char c) { return c != 'N'; });
+  const auto any = [](char) { return true; };
+  const auto normal = [](char c) { return c == 'N'; };
+  rank_class(
+      e.ventricular, e, labels, [](char c) { return c == 'V'; }, any);
+  rank_class(
+      e.supraventricular, e, labels, [](char c) { return c == 'S'; }, any);
+  rank_class(
+      e.abnormal, e, labels, [](char c) { return c != 'N'; }, any);
+  rank_class(
+      e.ventricular_against_normal, e, labels, [](char c) { return c == 'V'; }, normal);
+  rank_class(
+      e.supraventricular_against_normal, e, labels, [](char c) { return c == 'S'; }, normal);
   return e;
 }
 

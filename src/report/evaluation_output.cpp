@@ -38,10 +38,13 @@ json evaluation_json(const eval::beat_evaluation& e, double sample_rate) {
       {"positive_predictivity", number_or_null(e.detection.positive_predictivity)},
       {"scored_beats", e.scored_beats},
       {"ranking",
-       "each class against every other labelled beat, over every labelled beat; a beat without a matched, scored "
-       "detection ranks below every scored beat (all such beats tied)"},
+       "each class against every other labelled beat (classes_against_normal: V and S against the N beats alone), "
+       "over every labelled beat; a beat without a matched, scored detection ranks below every scored beat (all such "
+       "beats tied)"},
       {"classes",
        {{"V", class_json(e.ventricular)}, {"S", class_json(e.supraventricular)}, {"abnormal", class_json(e.abnormal)}}},
+      {"classes_against_normal",
+       {{"V", class_json(e.ventricular_against_normal)}, {"S", class_json(e.supraventricular_against_normal)}}},
   };
   return j;
 }

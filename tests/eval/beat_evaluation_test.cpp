@@ -72,6 +72,26 @@ TEST(BeatEvaluation, HandWorkedCase) {
   EXPECT_EQ(e.abnormal.unscored_positives, 2);
   EXPECT_DOUBLE_EQ(*e.abnormal.auroc, (2.0 + 0.5 + 0.5) / 9.0);
   EXPECT_DOUBLE_EQ(*e.abnormal.average_precision, (1.0 / 3.0) * 0.5 + (2.0 / 3.0) * 0.5);
+
+  // Against the N beats alone (0.9, 0.1, unscored): V's 0.8 beats two of three, its unscored beat
+  // ties one; S's one unscored beat ties one. The S and V beats are no negatives of each other.
+  EXPECT_EQ(e.ventricular_against_normal.positives, 2);
+  EXPECT_EQ(e.ventricular_against_normal.negatives, 3);
+  EXPECT_DOUBLE_EQ(*e.ventricular_against_normal.auroc, (2.0 + 0.5) / 6.0);
+  EXPECT_EQ(e.supraventricular_against_normal.negatives, 3);
+  EXPECT_DOUBLE_EQ(*e.supraventricular_against_normal.auroc, 0.5 / 3.0);
+}
+
+TEST(BeatEvaluation, WeightedAurocWeighsEachRecordByItsBeatsOfTheClass) {
+  ev::weighted_auroc w;
+  EXPECT_FALSE(w.value().has_value());
+  ev::class_ranking a{"V"}, b{"V"}, undefined{"V"};
+  a.positives = 30, a.auroc = 0.9;
+  b.positives = 10, b.auroc = 0.5;
+  undefined.positives = 0;
+  for (const auto* r : {&a, &b, &undefined}) w.add(*r);
+  EXPECT_EQ(w.positives, 40);
+  EXPECT_DOUBLE_EQ(*w.value(), (30 * 0.9 + 10 * 0.5) / 40);
 }
 
 TEST(BeatEvaluation, ToleranceStaysWithinTheSecondsGiven) {

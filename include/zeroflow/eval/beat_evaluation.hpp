@@ -3,7 +3,8 @@
 /// A run's quality against reference labels, as docs/architecture.md ("Quality") defines it: detection
 /// (detected R peaks matched one to one to labelled beats within a tolerance) and ranking (AUROC
 /// and average precision of an abnormal class against all other labelled beats, over every
-/// labelled beat, a beat without a scored detection ranking lowest).
+/// labelled beat, a beat without a scored detection ranking lowest). The same ranking of V and S
+/// against the N beats alone is the literature's convention (and issue targets'), also given.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -21,7 +22,7 @@ struct class_ranking {
   explicit class_ranking(std::string class_name = {}) : name(std::move(class_name)) {}
   std::string name;                         ///< "V", "S" or "abnormal" (every class but N)
   std::int64_t positives = 0;               ///< labelled beats of the class
-  std::int64_t negatives = 0;               ///< every other labelled beat
+  std::int64_t negatives = 0;               ///< every other labelled beat (those ranked against it)
   std::int64_t unscored_positives = 0;      ///< positives without a matched, scored detection (ranked lowest)
   std::optional<double> auroc;              ///< empty when undefined (see `undefined`)
   std::optional<double> average_precision;  ///< empty when undefined
@@ -39,9 +40,26 @@ struct beat_evaluation {
   std::vector<std::int64_t> matched_detection;
   /// Per labelled beat: the score its ranking used, -infinity when it had none.
   std::vector<double> beat_scores;
-  class_ranking ventricular{"V"};       ///< V against all other labelled beats
-  class_ranking supraventricular{"S"};  ///< S against all other labelled beats
-  class_ranking abnormal{"abnormal"};   ///< S, V, F and Q together against N
+  class_ranking ventricular{"V"};                      ///< V against all other labelled beats
+  class_ranking supraventricular{"S"};                 ///< S against all other labelled beats
+  class_ranking abnormal{"abnormal"};                  ///< S, V, F and Q together against N
+  class_ranking ventricular_against_normal{"V"};       ///< V against the N beats only
+  class_ranking supraventricular_against_normal{"S"};  ///< S against the N beats only
+};
+
+/// The beat-weighted mean AUROC of one class over several recordings: each recording's AUROC
+/// weighted by its beats of the class, over the recordings where it is defined.
+struct weighted_auroc {
+  double weighted_sum = 0;
+  std::int64_t positives = 0;
+  void add(const class_ranking& r) {
+    if (!r.auroc) return;
+    weighted_sum += *r.auroc * static_cast<double>(r.positives);
+    positives += r.positives;
+  }
+  [[nodiscard]] std::optional<double> value() const {
+    return positives > 0 ? std::optional<double>(weighted_sum / static_cast<double>(positives)) : std::nullopt;
+  }
 };
 
 /**
@@ -61,8 +79,9 @@ struct beat_evaluation {
  * @param scores one score per detection (higher = more anomalous); NaN = not scored.
  * @param labels the reference beats (samples increasing, one AAMI class each).
  * @param tolerance_samples largest allowed |detected - labelled| of a pair, >= 0.
- * @return detection counts and ratios and, for V, S and abnormal, AUROC and average precision,
- *         or an empty optional and the reason when the class has no positive or no negative beat.
+ * @return detection counts and ratios and, for V, S and abnormal, AUROC and average precision
+ *         (against every other labelled beat; V and S also against the N beats alone), or an
+ *         empty optional and the reason when the class has no positive or no negative beat.
  * @throws zeroflow::invalid_argument when the sizes disagree, the peaks are not sorted or the
  *         tolerance is negative.
  */
