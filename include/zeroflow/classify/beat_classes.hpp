@@ -33,7 +33,10 @@
 ///    a little differently, as aberrant beats in AF are); else Q. An early beat is not S.
 /// 6. Q: a shape unlike the dominant one and neither timing nor family ventricular (noise,
 ///    artefact, a beat the rule cannot place). S, outside AF, for a dominant shape: arriving
-///    early (R–R before below `premature` of the local normal interval), or inside a
+///    early (R–R before below `premature` of the local normal interval), or a little early (below
+///    `premature_with_p`) with a P wave unlike the dominant beat's (P-wave similarity at most
+///    `p_unlike`: an ectopic atrial or junctional origin, where sinus arrhythmia alone keeps the
+///    sinus P wave), or inside a
 ///    supraventricular run — one that starts with a beat below `run_onset` of the reference
 ///    rhythm (the median of the last `reference_intervals` normal intervals of the last
 ///    `reference_seconds`) and goes on while each interval stays below `run_continue` of it and
@@ -59,6 +62,8 @@ struct class_params {
   double early_ventricular = 0.92;         ///< R–R before / local dominant R–R below this: early enough for V
   double pause_after = 1.10;               ///< R–R after / local dominant R–R above this: a compensatory pause
   double premature = 0.87;                 ///< R–R before / local normal R–R below this: an S beat
+  double premature_with_p = 0.95;          ///< below this, an S beat when its P wave is not the sinus one:
+  double p_unlike = 0.0;                   ///< P-wave similarity to the dominant beat's at or below this
   double run_onset = 0.75;                 ///< R–R / reference below this: a supraventricular run starts
   double run_continue = 0.87;              ///< R–R / reference below this: the run goes on
   double run_regularity = 0.10;            ///< |ln(R–R / previous R–R)| at most this: the run goes on
