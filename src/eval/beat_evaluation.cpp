@@ -1,8 +1,10 @@
 #include "zeroflow/eval/beat_evaluation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -16,30 +18,31 @@ double ratio(std::int64_t num, std::int64_t den) {
 }
 
 /// Fills `r` for the labelled beats whose class satisfies `is_positive`, ranked against those of
-/// the others that satisfy `is_negative`.
+/// the others that satisfy `is_negative`. `order` lists the labelled beats by score, ascending:
+/// every class is ranked from the one sort.
 template <class Positive, class Negative>
-void rank_class(class_ranking& r, const beat_evaluation& e, const io::beat_labels& labels, Positive is_positive,
-                Negative is_negative) {
-  std::vector<std::uint8_t> positive;
-  std::vector<double> scores;
-  for (std::size_t i = 0; i < labels.classes.size(); ++i) {
+void rank_class(class_ranking& r, const beat_evaluation& e, const io::beat_labels& labels,
+                std::span<const std::size_t> order, Positive is_positive, Negative is_negative) {
+  std::vector<ranked_item> items;
+  items.reserve(order.size());
+  for (const std::size_t i : order) {
     const bool p = is_positive(labels.classes[i]);
     if (!p && !is_negative(labels.classes[i])) continue;
-    positive.push_back(p ? 1 : 0);
-    scores.push_back(e.beat_scores[i]);
+    items.push_back({e.beat_scores[i], p});
     if (!p) continue;
     ++r.positives;
     if (e.matched_detection[i] < 0 || std::isinf(e.beat_scores[i])) ++r.unscored_positives;
   }
-  r.negatives = static_cast<std::int64_t>(positive.size()) - r.positives;
+  r.negatives = static_cast<std::int64_t>(items.size()) - r.positives;
   // Undefined is said as such: a 0 or 0.5 here would read as a (bad) result.
   if (r.positives == 0) {
     r.undefined = "no " + r.name + " beat among the " + std::to_string(labels.classes.size()) + " labelled beats";
   } else if (r.negatives == 0) {
     r.undefined = "every labelled beat is " + r.name + ", none to rank it against";
   } else {
-    r.auroc = auroc(scores, positive);
-    r.average_precision = average_precision(scores, positive);
+    const auto [area, precision] = ranking_of_sorted(items);
+    r.auroc = area;
+    r.average_precision = precision;
   }
 }
 
@@ -90,18 +93,22 @@ beat_evaluation evaluate_beats(std::span<const std::int64_t> detected_peaks, std
   e.detection.sensitivity = ratio(matched, e.labelled_beats);
   e.detection.positive_predictivity = ratio(matched, e.detections);
 
+  std::vector<std::size_t> order(labels.samples.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return e.beat_scores[a] < e.beat_scores[b]; });
   const auto any = [](char) { return true; };
   const auto normal = [](char c) { return c == 'N'; };
   rank_class(
-      e.ventricular, e, labels, [](char c) { return c == 'V'; }, any);
+      e.ventricular, e, labels, order, [](char c) { return c == 'V'; }, any);
   rank_class(
-      e.supraventricular, e, labels, [](char c) { return c == 'S'; }, any);
+      e.supraventricular, e, labels, order, [](char c) { return c == 'S'; }, any);
   rank_class(
-      e.abnormal, e, labels, [](char c) { return c != 'N'; }, any);
+      e.abnormal, e, labels, order, [](char c) { return c != 'N'; }, any);
   rank_class(
-      e.ventricular_against_normal, e, labels, [](char c) { return c == 'V'; }, normal);
+      e.ventricular_against_normal, e, labels, order, [](char c) { return c == 'V'; }, normal);
   rank_class(
-      e.supraventricular_against_normal, e, labels, [](char c) { return c == 'S'; }, normal);
+      e.supraventricular_against_normal, e, labels, order, [](char c) { return c == 'S'; }, normal);
   return e;
 }
 

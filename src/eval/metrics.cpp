@@ -17,38 +17,29 @@ double ratio(std::int64_t num, std::int64_t den) {
   return den == 0 ? not_a_number : static_cast<double>(num) / static_cast<double>(den);
 }
 
-/// (score, is positive) pairs sorted by score, after checking the inputs.
+/// The items sorted by score, after checking the inputs.
 template <class Score>
-std::vector<std::pair<double, bool>> sorted_items(const char* what, std::span<const Score> scores,
-                                                  std::span<const std::uint8_t> positive, std::int64_t& positives,
-                                                  std::int64_t& negatives) {
+std::vector<ranked_item> sorted_items(const char* what, std::span<const Score> scores,
+                                      std::span<const std::uint8_t> positive) {
   ZF_EXPECTS(scores.size() == positive.size(), what, ": ", scores.size(), " scores but ", positive.size(), " labels");
-  std::vector<std::pair<double, bool>> items(scores.size());
-  positives = 0;
+  std::vector<ranked_item> items(scores.size());
   for (std::size_t i = 0; i < scores.size(); ++i) {
     const auto s = static_cast<double>(scores[i]);
     ZF_EXPECTS(!std::isnan(s), what, ": score ", i, " is NaN");
     items[i] = {s, positive[i] != 0};
-    positives += positive[i] != 0;
   }
-  negatives = static_cast<std::int64_t>(scores.size()) - positives;
-  ZF_EXPECTS(positives > 0 && negatives > 0, what, " needs positive and negative items, got ", positives,
-             " positive and ", negatives, " negative");
-  std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(items.begin(), items.end(), [](const auto& x, const auto& y) { return x.score < y.score; });
   return items;
 }
 
-template <class Score>
-double auroc_of(std::span<const Score> scores, std::span<const std::uint8_t> positive) {
-  std::int64_t positives = 0, negatives = 0;
-  const auto items = sorted_items("auroc", scores, positive, positives, negatives);
+double auroc_of_sorted(std::span<const ranked_item> items, std::int64_t positives, std::int64_t negatives) {
   // Twice the Mann-Whitney U in integers: a positive beats every negative below its score and
   // half-beats each negative tied with it. Bounded by 2 * P * N <= n^2 / 2, exact in 64 bits.
   std::uint64_t twice_u = 0, negatives_below = 0;
   for (std::size_t i = 0; i < items.size();) {
     std::uint64_t p = 0, q = 0;
     std::size_t j = i;
-    for (; j < items.size() && items[j].first == items[i].first; ++j) (items[j].second ? p : q) += 1;
+    for (; j < items.size() && items[j].score == items[i].score; ++j) (items[j].positive ? p : q) += 1;
     twice_u += p * (2 * negatives_below + q);
     negatives_below += q;
     i = j;
@@ -56,18 +47,15 @@ double auroc_of(std::span<const Score> scores, std::span<const std::uint8_t> pos
   return static_cast<double>(twice_u) / (2.0 * static_cast<double>(positives) * static_cast<double>(negatives));
 }
 
-template <class Score>
-double average_precision_of(std::span<const Score> scores, std::span<const std::uint8_t> positive) {
-  std::int64_t positives = 0, negatives = 0;
-  const auto items = sorted_items("average_precision", scores, positive, positives, negatives);
+double average_precision_of_sorted(std::span<const ranked_item> items, std::int64_t positives) {
   // Walk thresholds from the highest score down; a group of equal scores is one threshold.
   double ap = 0.0, previous_recall = 0.0;
   std::int64_t tp = 0, fp = 0;
   for (std::size_t end = items.size(); end > 0;) {
     std::size_t begin = end;
-    while (begin > 0 && items[begin - 1].first == items[end - 1].first) {
+    while (begin > 0 && items[begin - 1].score == items[end - 1].score) {
       --begin;
-      (items[begin].second ? tp : fp) += 1;
+      (items[begin].positive ? tp : fp) += 1;
     }
     const double recall = static_cast<double>(tp) / static_cast<double>(positives);
     const double precision = static_cast<double>(tp) / static_cast<double>(tp + fp);
@@ -76,6 +64,29 @@ double average_precision_of(std::span<const Score> scores, std::span<const std::
     end = begin;
   }
   return ap;
+}
+
+/// The positives and negatives among the items, refusing a ranking without either.
+std::pair<std::int64_t, std::int64_t> counted(const char* what, std::span<const ranked_item> items) {
+  std::int64_t positives = 0;
+  for (const auto& item : items) positives += item.positive ? 1 : 0;
+  const auto negatives = static_cast<std::int64_t>(items.size()) - positives;
+  ZF_EXPECTS(positives > 0 && negatives > 0, what, " needs positive and negative items, got ", positives,
+             " positive and ", negatives, " negative");
+  return {positives, negatives};
+}
+
+template <class Score>
+double auroc_of(std::span<const Score> scores, std::span<const std::uint8_t> positive) {
+  const auto items = sorted_items("auroc", scores, positive);
+  const auto [positives, negatives] = counted("auroc", items);
+  return auroc_of_sorted(items, positives, negatives);
+}
+
+template <class Score>
+double average_precision_of(std::span<const Score> scores, std::span<const std::uint8_t> positive) {
+  const auto items = sorted_items("average_precision", scores, positive);
+  return average_precision_of_sorted(items, counted("average_precision", items).first);
 }
 
 }  // namespace
@@ -110,6 +121,16 @@ detection_stats match_peaks(std::span<const std::int64_t> detected, std::span<co
   s.sensitivity = ratio(matched, static_cast<std::int64_t>(reference.size()));
   s.positive_predictivity = ratio(matched, static_cast<std::int64_t>(detected.size()));
   return s;
+}
+
+std::pair<double, double> ranking_of_sorted(std::span<const ranked_item> ascending) {
+  for (std::size_t i = 0; i < ascending.size(); ++i) {
+    ZF_EXPECTS(!std::isnan(ascending[i].score), "ranking_of_sorted: score ", i, " is NaN");
+    ZF_EXPECTS(i == 0 || ascending[i - 1].score <= ascending[i].score, "ranking_of_sorted: item ", i,
+               " scores below the one before it; the items must be sorted by score");
+  }
+  const auto [positives, negatives] = counted("ranking_of_sorted", ascending);
+  return {auroc_of_sorted(ascending, positives, negatives), average_precision_of_sorted(ascending, positives)};
 }
 
 double auroc(std::span<const double> scores, std::span<const std::uint8_t> positive) {

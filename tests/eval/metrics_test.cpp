@@ -193,6 +193,13 @@ TEST(EvalRanking, AgreesWithBruteForceOnRandomScoresWithTies) {
     y[0] = 1, y[1] = 0;  // both classes present
     ASSERT_NEAR(ev::auroc(s, y), brute_force_auroc(s, y), 1e-12) << "trial " << trial;
     ASSERT_NEAR(ev::average_precision(s, y), direct_average_precision(s, y), 1e-12) << "trial " << trial;
+    // Sorted once by the caller, the same two numbers.
+    std::vector<ev::ranked_item> items;
+    for (std::size_t i = 0; i < n; ++i) items.push_back({s[i], y[i] != 0});
+    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+    const auto [area, precision] = ev::ranking_of_sorted(items);
+    ASSERT_NEAR(area, brute_force_auroc(s, y), 1e-12) << "trial " << trial;
+    ASSERT_NEAR(precision, direct_average_precision(s, y), 1e-12) << "trial " << trial;
     // The float overloads see the same (exactly representable) scores.
     const std::vector<float> f(s.begin(), s.end());
     ASSERT_EQ(ev::auroc(f, y), ev::auroc(s, y));
@@ -212,4 +219,7 @@ TEST(EvalRanking, RejectsBadInput) {
   EXPECT_THROW(ev::auroc(std::vector<double>{1, NAN}, std::vector<std::uint8_t>{0, 1}), zf::invalid_argument);
   EXPECT_THROW(ev::average_precision(std::vector<double>{1, NAN}, std::vector<std::uint8_t>{0, 1}),
                zf::invalid_argument);
+  const std::vector<ev::ranked_item> unsorted{{2, true}, {1, false}}, one_class{{1, true}, {2, true}};
+  EXPECT_THROW((void)ev::ranking_of_sorted(unsorted), zf::invalid_argument);
+  EXPECT_THROW((void)ev::ranking_of_sorted(one_class), zf::invalid_argument);
 }

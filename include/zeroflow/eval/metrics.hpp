@@ -4,6 +4,7 @@
 /// R peaks within a tolerance) and anomaly ranking (AUROC, average precision).
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace zeroflow::eval {
@@ -49,6 +50,22 @@ detection_stats match_peaks(std::span<const std::int64_t> detected, std::span<co
  */
 std::vector<std::int64_t> match_peak_pairs(std::span<const std::int64_t> detected,
                                            std::span<const std::int64_t> reference, std::int64_t tolerance_samples);
+
+/// One item of a ranking: its score (higher = more likely positive) and whether it is positive.
+struct ranked_item {
+  double score = 0;
+  bool positive = false;
+};
+
+/**
+ * @brief auroc and average_precision of items already sorted by score, ascending: several
+ *        classes ranked over the same scores need one sort, not one per metric and class.
+ * @param ascending the items, sorted by score (NaN is rejected).
+ * @return {AUROC, average precision}, as auroc and average_precision define them.
+ * @throws zeroflow::invalid_argument when the items are not sorted, a score is NaN, or there is no
+ *         positive or no negative item.
+ */
+std::pair<double, double> ranking_of_sorted(std::span<const ranked_item> ascending);
 
 /**
  * @brief Area under the ROC curve of `scores` (higher = more likely positive): the probability
