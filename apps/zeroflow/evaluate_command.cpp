@@ -433,12 +433,14 @@ void add_evaluate(CLI::App& app) {
       "evaluate",
       "Evaluate a run's beats against reference labels: detection (Se, +P within the tolerance, one to one); for "
       "V, S and all abnormal beats, AUROC and average precision over every labelled beat (a beat without a scored "
-      "detection ranks lowest); and the ANSI/AAMI EC57 table of the run's classes (beats.atr): QRS, VEB and SVEB "
+      "detection ranks lowest; V and S also against the N beats alone); and the ANSI/AAMI EC57 table of the run's "
+      "classes (beats.atr): QRS, VEB and SVEB "
       "Se/+P, VEB FPR and AF duration Se/+P, the first 5 minutes left out");
   auto flags = std::make_shared<evaluate_flags>();
   cmd->add_option("OUT_DIR", flags->outs,
                   "output folder(s) of `zeroflow run` or `zeroflow score` (beats.csv, summary.json, beats.atr); "
-                  "several give the EC57 table per record, gross and average")
+                  "several give the EC57 table per record, gross and average, and the AUROC against N per record "
+                  "and beat-weighted")
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--labels,-l", flags->labels,
