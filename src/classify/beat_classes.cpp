@@ -170,9 +170,9 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
     if (unlike[b]) {
       out.classes[b] = ventricular[b] ? 'V' : 'Q';
-    } else if (!out.in_af[b] &&
-               (rr_before[b] < p.premature * normal_rr[b] || in_run[b] ||
-                (rr_before[b] < p.premature_with_p * normal_rr[b] && out.p_similarity[b] <= p.p_unlike))) {
+    } else if (!out.in_af[b] && (rr_before[b] < p.premature * normal_rr[b] || in_run[b] ||
+                                 (rr_before[b] < p.premature_with_p * normal_rr[b] &&
+                                  out.p_similarity[b] <= p.p_unlike && !irregular_rhythm[b]))) {
       out.classes[b] = 'S';
     }
   }

@@ -76,18 +76,20 @@ nlohmann::json classes_json(const pipeline::run_result& r) {
                         {"duration_seconds", duration},
                         {"beats", e.last_beat - e.first_beat + 1}});
   }
-  return json{{"counts", {{"N", counts[0]}, {"S", counts[1]}, {"V", counts[2]}, {"Q", counts[3]}}},
-              {"examples", examples},
-              {"rule",
-               "per recording, without labels (docs/classification.md): unlike = QRS similarity to the dominant "
-               "beat below the recording's bound (its median less 10 robust deviations, within 0.85..0.95); V = "
-               "unlike and early or before a pause, or unlike in a shape family mostly so timed, or unlike inside "
-               "AF; Q = unlike otherwise; S = dominant shape outside AF, R-R before < 0.87 of the local normal "
-               "interval, or < 0.95 with a P wave unlike the dominant beat's (P similarity <= 0), or inside a "
-               "supraventricular run (onset < 0.75 of the rhythm before it, regular, < 0.87); "
-               "AF = over +-16 beats more than 45 % of intervals changing by > 10 % and no consistent P wave"},
-              {"af_episodes", episodes},
-              {"af_seconds", af_seconds}};
+  return json{
+      {"counts", {{"N", counts[0]}, {"S", counts[1]}, {"V", counts[2]}, {"Q", counts[3]}}},
+      {"examples", examples},
+      {"rule",
+       "per recording, without labels (docs/classification.md): unlike = QRS similarity to the dominant "
+       "beat below the recording's bound (its median less 10 robust deviations, within 0.85..0.95); V = "
+       "unlike and early or before a pause, or unlike in a shape family mostly so timed, or unlike inside "
+       "AF; Q = unlike otherwise; S = dominant shape outside AF, R-R before < 0.87 of the local normal "
+       "interval, or < 0.95 with a P wave unlike the dominant beat's (P similarity <= 0) in a regular rhythm, or "
+       "inside a "
+       "supraventricular run (onset < 0.75 of the rhythm before it, regular, < 0.87); "
+       "AF = over +-16 beats more than 45 % of intervals changing by > 10 % and no consistent P wave"},
+      {"af_episodes", episodes},
+      {"af_seconds", af_seconds}};
 }
 }  // namespace
 

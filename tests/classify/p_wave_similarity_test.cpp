@@ -172,3 +172,33 @@ TEST(PWaveSimilarity, ALittleEarlyWithAnotherPWaveIsSupraventricular) {
   const auto without = zc::classify_beats(peaks, {rows, width, before, after}, rate, timing_only);
   for (std::size_t b = 0; b < peaks.size(); ++b) EXPECT_EQ(without.classes[b], 'N') << "beat " << b;
 }
+
+TEST(PWaveSimilarity, NotInAnIrregularStretch) {
+  // Sinus rhythm at 0.8 s with 25 beats of an irregular rhythm without P waves in the middle: too
+  // short for an AF episode (30 beats), yet no rhythm to measure prematurity against. Its beats at
+  // 0.90 and 0.925 of the normal interval, whose P-wave segments are no sinus P wave, are not S:
+  // outside AF the P-wave rule holds only where the rhythm is regular.
+  std::mt19937 rng(9);
+  std::vector<std::int64_t> peaks;
+  std::vector<float> rows;
+  std::vector<std::uint8_t> stretch;
+  const double cycle[] = {0.90, 1.10, 0.925, 1.075};
+  double t = 1.0;
+  for (int b = 0; b < 300; ++b) {
+    const bool irregular = b >= 150 && b < 175;
+    t += irregular ? 0.8 * cycle[b % 4] : 0.8;
+    peaks.push_back(static_cast<std::int64_t>(std::llround(t * rate)));
+    const auto row = beat_row(irregular ? p_kind::none : p_kind::sinus, rng);
+    rows.insert(rows.end(), row.begin(), row.end());
+    stretch.push_back(irregular ? 1 : 0);
+  }
+  const auto c = zc::classify_beats(peaks, {rows, width, before, after}, rate);
+  EXPECT_TRUE(c.episodes.empty());
+  int unlike_and_early = 0;
+  for (std::size_t b = 0; b < peaks.size(); ++b) {
+    EXPECT_EQ(c.classes[b], 'N') << "beat " << b << ", prematurity " << c.prematurity[b] << ", P similarity "
+                                 << c.p_similarity[b];
+    unlike_and_early += stretch[b] && c.prematurity[b] < 0.95F && c.p_similarity[b] <= 0.0F;
+  }
+  EXPECT_GE(unlike_and_early, 3) << "the stretch no longer has beats the P-wave rule would take alone";
+}

@@ -36,7 +36,7 @@
 ///    early (R–R before below `premature` of the local normal interval), or a little early (below
 ///    `premature_with_p`) with a P wave unlike the dominant beat's (P-wave similarity at most
 ///    `p_unlike`: an ectopic atrial or junctional origin, where sinus arrhythmia alone keeps the
-///    sinus P wave), or inside a
+///    sinus P wave) where the rhythm is regular (outside the irregular windows of step 5), or inside a
 ///    supraventricular run — one that starts with a beat below `run_onset` of the reference
 ///    rhythm (the median of the last `reference_intervals` normal intervals of the last
 ///    `reference_seconds`) and goes on while each interval stays below `run_continue` of it and
