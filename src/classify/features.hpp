@@ -35,6 +35,13 @@ struct dominant_segment {
   std::vector<double> values;
   double norm = 0;
 };
+/// The middle value of `values` (the upper of the two middle ones for an even count).
+double upper_median(std::vector<double> values);
+
+/// Per sample j < length, the median of the `used` rows (`chosen`, row_width apart) at begin + j.
+std::vector<float> column_medians(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
+                                  std::int64_t begin, std::int64_t length);
+
 /// The dominant beat's QRS: the per-sample median of `used` rows (`chosen`, row_width apart), cut
 /// to the QRS window.
 dominant_segment dominant_qrs_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,

@@ -31,15 +31,7 @@ void detrend_and_centre(const float* x, std::int64_t length, std::vector<double>
 
 dominant_segment dominant_p_of(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
                                const p_window& p) {
-  std::vector<float> median(static_cast<std::size_t>(p.length));
-  std::vector<float> column(static_cast<std::size_t>(used));
-  for (std::int64_t j = 0; j < p.length; ++j) {
-    for (std::int64_t i = 0; i < used; ++i)
-      column[static_cast<std::size_t>(i)] = chosen[static_cast<std::size_t>(i * row_width + p.begin + j)];
-    const auto middle = column.begin() + used / 2;
-    std::nth_element(column.begin(), middle, column.end());
-    median[static_cast<std::size_t>(j)] = *middle;
-  }
+  const auto median = column_medians(chosen, used, row_width, p.begin, p.length);
   dominant_segment d;
   detrend_and_centre(median.data(), p.length, d.values);
   for (double v : d.values) d.norm += v * v;
@@ -79,14 +71,9 @@ std::vector<float> atrial_evidence(std::span<const float> p_similarity, std::spa
     if (!in_af[b]) unlike.push_back(1.0 - static_cast<double>(p_similarity[b]));
   std::vector<float> out(p_similarity.size(), 0.0F);
   if (unlike.empty()) return out;
-  auto median = [](std::vector<double> v) {
-    const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), middle, v.end());
-    return *middle;
-  };
-  const double centre = median(unlike);
+  const double centre = detail::upper_median(unlike);
   for (double& v : unlike) v = std::abs(v - centre);
-  const double spread = std::max(1.4826 * median(unlike), floor);
+  const double spread = std::max(1.4826 * detail::upper_median(unlike), floor);
   for (std::size_t b = 0; b < p_similarity.size(); ++b)
     if (!in_af[b])  // inside AF there is no P wave to compare
       out[b] = static_cast<float>(std::max(0.0, (1.0 - static_cast<double>(p_similarity[b]) - centre) / spread));

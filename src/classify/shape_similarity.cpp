@@ -21,21 +21,35 @@ p_window p_window_of(const beat_rows& rows, double sample_rate) {
   return {begin, end - begin};
 }
 
+double upper_median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+std::vector<float> column_medians(std::span<const float> chosen, std::int64_t used, std::int64_t row_width,
+                                  std::int64_t begin, std::int64_t length) {
+  std::vector<float> column(static_cast<std::size_t>(used)), out(static_cast<std::size_t>(length));
+  for (std::int64_t j = 0; j < length; ++j) {
+    for (std::int64_t i = 0; i < used; ++i)
+      column[static_cast<std::size_t>(i)] = chosen[static_cast<std::size_t>(i * row_width + begin + j)];
+    const auto middle = column.begin() + used / 2;
+    std::nth_element(column.begin(), middle, column.end());
+    out[static_cast<std::size_t>(j)] = *middle;
+  }
+  return out;
+}
+
 double dominant_bound(std::span<const float> similarity, const class_params& p) {
-  auto median = [](std::vector<double> v) {
-    const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), middle, v.end());
-    return *middle;
-  };
-  const double centre = median({similarity.begin(), similarity.end()});
+  const double centre = upper_median({similarity.begin(), similarity.end()});
   std::vector<double> alike;
   for (float s : similarity)
     if (s >= p.dominant_correlation) alike.push_back(s);
   double spread = 0;
   if (alike.size() > 10) {
-    const double m = median(alike);
+    const double m = upper_median(alike);
     for (double& s : alike) s = std::abs(s - m);
-    spread = 1.4826 * median(alike);
+    spread = 1.4826 * upper_median(alike);
   }
   return std::clamp(centre - p.dominant_spread * spread, p.dominant_correlation, p.dominant_ceiling);
 }
@@ -58,16 +72,9 @@ dominant_segment dominant_qrs_of(std::span<const float> chosen, std::int64_t use
   // The per-sample median of evenly spaced rows (most beats are of the dominant shape in any
   // recording a class rule can serve; a median ignores the others), over the QRS window only.
   const std::int64_t length = qrs.end - qrs.begin;
-  std::vector<float> column(static_cast<std::size_t>(used));
+  const auto median = column_medians(chosen, used, row_width, qrs.begin, length);
   dominant_segment d;
-  d.values.resize(static_cast<std::size_t>(length));
-  for (std::int64_t j = 0; j < length; ++j) {
-    for (std::int64_t i = 0; i < used; ++i)
-      column[static_cast<std::size_t>(i)] = chosen[static_cast<std::size_t>(i * row_width + qrs.begin + j)];
-    const auto middle = column.begin() + used / 2;
-    std::nth_element(column.begin(), middle, column.end());
-    d.values[static_cast<std::size_t>(j)] = *middle;
-  }
+  d.values.assign(median.begin(), median.end());
   double mean = 0;
   for (double v : d.values) mean += v;
   mean /= static_cast<double>(length);
