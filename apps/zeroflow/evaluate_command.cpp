@@ -344,16 +344,16 @@ void print_rankings_table(const std::vector<folder_result>& results) {
   std::printf("\nAUROC against N (every labelled beat)\n%-12s %8s %7s %8s %7s\n", "record", "V", "beats", "S", "beats");
   eval::weighted_auroc v, s;
   std::string weak;
-  auto cell = [](const eval::class_ranking& r) {
-    if (r.auroc)
-      std::printf(" %8.4f %7lld", *r.auroc, static_cast<long long>(r.positives));
+  auto cell = [](const std::optional<double>& auroc, std::int64_t beats) {
+    if (auroc)
+      std::printf(" %8.4f %7lld", *auroc, static_cast<long long>(beats));
     else
-      std::printf(" %8s %7lld", "-", static_cast<long long>(r.positives));
+      std::printf(" %8s %7lld", "-", static_cast<long long>(beats));
   };
   for (const auto& r : results) {
     std::printf("%-12s", r.name.c_str());
-    cell(r.ventricular);
-    cell(r.supraventricular);
+    cell(r.ventricular.auroc, r.ventricular.positives);
+    cell(r.supraventricular.auroc, r.supraventricular.positives);
     std::printf("\n");
     v.add(r.ventricular);
     s.add(r.supraventricular);
@@ -362,12 +362,7 @@ void print_rankings_table(const std::vector<folder_result>& results) {
         weak += " " + r.name + " " + c->name + " " + fixed(*c->auroc, "%.3f");
   }
   std::printf("%-12s", "weighted");
-  for (const auto& w : {v, s}) {
-    if (const auto value = w.value())
-      std::printf(" %8.4f %7lld", *value, static_cast<long long>(w.positives));
-    else
-      std::printf(" %8s %7lld", "-", static_cast<long long>(w.positives));
-  }
+  for (const auto& w : {v, s}) cell(w.value(), w.positives);
   std::printf("\n%s\n", weak.empty() ? "no record with 20 or more V or S beats under 0.90"
                                      : ("under 0.90 with 20 or more beats:" + weak).c_str());
 }
