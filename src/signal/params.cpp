@@ -40,6 +40,7 @@ segment_sizes sizes_for(const segment_params& params) {
   s.overlap = samples(params.overlap_seconds, params.sample_rate, "the detector's overlap");
   ZF_EXPECTS(s.overlap >= s.learn, "the detector's overlap (", params.overlap_seconds,
              " s) must be at least its learning window (", params.learn_seconds, " s)");
+  s.rhythm_reach = samples(params.rhythm_seconds, params.sample_rate, "the detector's rhythm reference window");
   s.window_before = samples(params.window_before_seconds, params.sample_rate, "the beat window before the peak");
   s.window_after = samples(params.window_after_seconds, params.sample_rate, "the beat window after the peak");
   const std::int64_t row_samples =

@@ -62,6 +62,7 @@ qrs_rules qrs_rules_for(const segment_sizes& sizes) {
   r.learn = sizes.learn;
   r.stretch = sizes.stretch;
   r.overlap = sizes.overlap;
+  r.rhythm_reach = sizes.rhythm_reach;
   return r;
 }
 
@@ -106,6 +107,28 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
   }
 }
 
+namespace {
+
+/// Unmarks the beats that qrs_off_rhythm finds extra, all judged against the same accepted beats.
+void drop_off_rhythm(const std::int64_t* position, const float* amplitude, const float* slope, const float* background,
+                     std::int64_t n, const qrs_rules& rules, std::uint8_t* beat) {
+  std::vector<std::int64_t> beat_of, clear, extra;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (beat[i]) beat_of.push_back(i);
+  const auto beats = static_cast<std::int64_t>(beat_of.size());
+  for (std::int64_t b = 0; b + 1 < beats; ++b)
+    if (qrs_is_clear_beat(amplitude, background, beat_of[static_cast<std::size_t>(b)], rules) &&
+        qrs_is_clear_beat(amplitude, background, beat_of[static_cast<std::size_t>(b + 1)], rules))
+      clear.push_back(b);
+  for (std::int64_t k = 0; k < beats; ++k)
+    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of.data(), beats, clear.data(),
+                       static_cast<std::int64_t>(clear.size()), k, rules))
+      extra.push_back(beat_of[static_cast<std::size_t>(k)]);
+  for (std::int64_t i : extra) beat[i] = 0;
+}
+
+}  // namespace
+
 array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qrs_rules& rules, stream_view stream) {
   const auto n = d.candidates.size();
   const auto* position = d.candidates.data_as<const std::int64_t>();
@@ -117,6 +140,7 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
   for (std::int64_t k = 0; k < stretches; ++k)
     qrs_decide_stretch(position, amplitude, slope, background, n, k, rules, beat.data());
   for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
+  drop_off_rhythm(position, amplitude, slope, background, n, rules, beat.data());
   std::int64_t beats = 0;
   for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];
   array out = empty({beats}, int64, cpu_device, stream);

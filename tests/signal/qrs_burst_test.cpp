@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "signal/motion_noise.hpp"
 #include "signal/robust_reference.hpp"
 #include "signal/signal_test_helpers.hpp"
 #include "zeroflow/signal/detail/qrs_decide.hpp"
@@ -23,49 +24,7 @@ using namespace zeroflow::signal::testing;
 
 namespace {
 
-constexpr double rate = 360;
-constexpr double pi = 3.14159265358979323846;
-
-std::int64_t at_seconds(double s) { return static_cast<std::int64_t>(s * rate); }
-
-/// Electrode motion as the MIT-BIH Noise Stress Test records it: slow, smooth swings whose
-/// spectrum lies under ~15 Hz, here a sum of sines at 2-12 Hz with random phases, faded in and
-/// out over 0.2 s, added to x[from, to). rms is the burst's root mean square.
-void add_motion_burst(std::vector<float>& x, std::int64_t from, std::int64_t to, double rms, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> frequency(2.0, 12.0), phase(0.0, 2 * pi);
-  constexpr int tones = 24;
-  double f[tones], p[tones];
-  for (int k = 0; k < tones; ++k) {
-    f[k] = frequency(rng);
-    p[k] = phase(rng);
-  }
-  const double amplitude = rms * std::sqrt(2.0 / tones);
-  const double fade = 0.2 * rate;
-  for (std::int64_t i = from; i < to; ++i) {
-    double v = 0;
-    for (int k = 0; k < tones; ++k) v += std::sin(2 * pi * f[k] * static_cast<double>(i) / rate + p[k]);
-    const double edge = std::min({1.0, static_cast<double>(i - from) / fade, static_cast<double>(to - i) / fade});
-    x[static_cast<std::size_t>(i)] += static_cast<float>(amplitude * edge * v);
-  }
-}
-
-/// Detected peaks in [from, to) that match no true beat within ±75 ms, and true beats there
-/// that no detection matches.
-struct burst_errors {
-  std::vector<std::int64_t> extra, missed;
-};
-
-burst_errors errors_in(const std::vector<std::int64_t>& peaks, const std::vector<std::int64_t>& truth,
-                       std::int64_t from, std::int64_t to) {
-  const auto m = match_peaks_one_to_one(peaks, truth, at_seconds(0.075));
-  burst_errors e;
-  for (auto p : m.extra)
-    if (p >= from && p < to) e.extra.push_back(p);
-  for (auto p : m.missed)
-    if (p >= from && p < to) e.missed.push_back(p);
-  return e;
-}
+constexpr double rate = motion_rate;
 
 }  // namespace
 
@@ -87,11 +46,14 @@ TEST_F(SignalQrsBurst, RejectsElectrodeMotionPeaksAndKeepsTheBeats) {
     const std::int64_t from = at_seconds(60), to = at_seconds(90);
     add_motion_burst(x, from, to, 0.3, 100 + seed);
     const auto d = sig::detect_qrs(to_array(x), {.sample_rate = rate}, 0.0F, {});
-    const auto peaks = to_vector<std::int64_t>(d.peaks);
-    auto no_burst_rule = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = rate}));
+    // The burst rule on and off, the rhythm check (qrs_rhythm_test.cpp) off in both.
+    auto burst_rule = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = rate}));
+    burst_rule.noisy_snr = 0;
+    auto no_burst_rule = burst_rule;
     no_burst_rule.burst_snr = 0;
-    const auto before = to_vector<std::int64_t>(
-        sig::detail::qrs_select_host(d, static_cast<std::int64_t>(x.size()), no_burst_rule, {}));
+    const auto samples = static_cast<std::int64_t>(x.size());
+    const auto peaks = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, burst_rule, {}));
+    const auto before = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, no_burst_rule, {}));
     const std::string what = "seed " + std::to_string(seed);
     // Around the burst: the 10 s before and after it, where the levels must not have suffered.
     const std::int64_t around_from = from - at_seconds(10), around_to = to + at_seconds(10);

@@ -81,15 +81,7 @@ struct ecg_case {
 };
 
 sig::detail::qrs_rules rules_of(const sig::segment_params& params) {
-  const auto s = sig::sizes_for(params);
-  sig::detail::qrs_rules r;
-  r.refractory = s.refractory;
-  r.t_wave = s.t_wave;
-  r.replace = s.replace;
-  r.learn = s.learn;
-  r.stretch = s.stretch;
-  r.overlap = s.overlap;
-  return r;
+  return sig::detail::qrs_rules_for(sig::sizes_for(params));
 }
 
 /// Candidates as detect_qrs makes them: ascending positions at least `spacing` apart, with dense
@@ -281,6 +273,46 @@ TEST_F(SignalRobustCuda, SelectionMatchesTheHost) {
   expect_same_selection({}, 1000, defaults, "no candidate");
   expect_same_selection({{500}, {1.0F}, {0.2F}, {0.0F}}, 1000, defaults, "one candidate");
   expect_same_selection({{500, 800}, {1.0F, 1.2F}, {0.2F, 0.3F}, {0.5F, 0.5F}}, 1000, defaults, "two candidates");
+}
+
+TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
+  // A regular rhythm (beats every 290-310 samples, clear of their background) with noise peaks
+  // in about one interval in five (less steep, in noise) and stretches of irregular rhythm: the
+  // rhythm check drops beats on the host, and the GPU drops the same ones.
+  std::mt19937_64 rng(905);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const auto rules = rules_of({});
+  for (int trial = 0; trial < 6; ++trial) {
+    candidate_set c;
+    const auto add = [&](std::int64_t at, float amplitude, float slope, float background) {
+      c.position.push_back(at);
+      c.amplitude.push_back(amplitude);
+      c.slope.push_back(slope);
+      c.background.push_back(background);
+    };
+    std::int64_t at = 100;
+    while (at < 2000000) {
+      const bool irregular = (at / 60000) % 4 == 3;
+      const std::int64_t interval = irregular ? std::uniform_int_distribution<std::int64_t>(180, 420)(rng)
+                                              : std::uniform_int_distribution<std::int64_t>(290, 310)(rng);
+      const bool noisy = unit(rng) < 0.3;
+      add(at, 10.0F + static_cast<float>(unit(rng)), 1.0F, noisy ? 0.5F : 0.1F);
+      if (noisy && unit(rng) < 0.6)
+        add(at + interval / 2, 9.0F + static_cast<float>(unit(rng)), 0.3F + 0.6F * static_cast<float>(unit(rng)), 0.5F);
+      at += interval;
+    }
+    sig::qrs_detection host;
+    host.candidates = to_array(c.position);
+    host.amplitude = to_array(c.amplitude);
+    host.slope = to_array(c.slope);
+    host.background = to_array(c.background);
+    auto no_check = rules;
+    no_check.noisy_snr = 0;
+    const auto with = sig::detail::qrs_select_host(host, 2000000, rules, {});
+    const auto without = sig::detail::qrs_select_host(host, 2000000, no_check, {});
+    EXPECT_LT(with.size() + 100, without.size()) << "trial " << trial << ": the check dropped too few to tell";
+    expect_same_selection(c, 2000000, rules, "rhythm check, trial " + std::to_string(trial));
+  }
 }
 
 TEST_F(SignalRobustCuda, SparseCandidatesAcrossStretches) {

@@ -39,7 +39,9 @@ struct segment_params {
   double learn_seconds = 8;         ///< the detector's levels start from this much of the recording
   double stretch_seconds =
       300;  ///< the detector decides stretches this long independently (zeroflow/signal/detail/qrs_decide.hpp)
-  double overlap_seconds = 30;          ///< from this much before a stretch (>= learn_seconds)
+  double overlap_seconds = 30;  ///< from this much before a stretch (>= learn_seconds)
+  double rhythm_seconds =
+      120;  ///< a doubtful beat in noise is judged by the clear R–R intervals within this long of it
   double window_before_seconds = 0.25;  ///< a beat's row starts this long before its peak (P wave)
   double window_after_seconds = 0.45;   ///< and ends this long after it (T wave)
 };
@@ -62,6 +64,7 @@ struct segment_sizes {
   std::int64_t learn = 0;
   std::int64_t stretch = 0;
   std::int64_t overlap = 0;
+  std::int64_t rhythm_reach = 0;
   std::int64_t window_before = 0;  ///< robust method: samples of a row before / after the peak
   std::int64_t window_after = 0;
 };

@@ -16,7 +16,10 @@
 /// may not clear a threshold set by narrow ones, but it is as clear of a quiet background.
 /// Inside a burst of noise (a candidate whose energy does not stand out from the energy around
 /// it), of candidates closer than half the recent RR interval only the steepest is a beat:
-/// electrode motion makes QRS-band peaks as strong as beats, but not as steep.
+/// electrode motion makes QRS-band peaks as strong as beats, but not as steep. Once the beats are
+/// chosen, a beat in noise that splits an ordinary interval of a regular rhythm in two (its
+/// neighbours one reference R–R apart) and is less steep than a neighbour goes (qrs_off_rhythm):
+/// noise does not keep time, and an early beat of the heart is followed by a pause.
 #include <cstdint>
 
 #include "zeroflow/core/array.hpp"

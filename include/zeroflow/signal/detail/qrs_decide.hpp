@@ -43,6 +43,12 @@ struct qrs_rules {
   float burst_snr = 8.0F;         ///< a candidate under this many times its background energy stands in noise,
   float burst_spacing = 0.5F;     ///< where of candidates closer than this many mean RR intervals only the
                                   ///< steepest can be a beat (qrs_in_burst)
+  float noisy_snr = 32.0F;        ///< a beat under this many times its background energy stands in noise,
+  float noisy_slope = 0.8F;       ///< where it is an extra beat (qrs_off_rhythm) when less steep than this
+                                  ///< fraction of a neighbour,
+  float rhythm_tolerance = 0.2F;  ///< its neighbours are one reference R–R interval apart within this fraction,
+  float rhythm_spread = 0.2F;     ///< and the reference is regular: quartiles closer than this fraction of it
+  std::int64_t rhythm_reach = 0;  ///< the reference's clear intervals start at most this far from the beat
 };
 
 /// Running estimates of the detector, kept between candidates.
@@ -300,6 +306,66 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
       state.learn_noise(a);
     }
   }
+}
+
+/// Clear intervals on either side of a beat that make its reference rhythm (qrs_off_rhythm), at most.
+inline constexpr int qrs_rhythm_intervals = 8;
+
+/// Whether candidate i stands clear of noise: its energy at least noisy_snr times its background.
+ZF_QRS_HD inline bool qrs_is_clear_beat(const float* amplitude, const float* background, std::int64_t i,
+                                        const qrs_rules& rules) {
+  return amplitude[i] >= rules.noisy_snr * background[i];
+}
+
+/// Whether accepted beat k is an extra beat that noise made: a beat in noise (not clear of its
+/// background), less steep than a neighbour, whose neighbours are one R–R interval apart, the
+/// interval of a regular rhythm around it. The rhythm is the median of the clear intervals (both
+/// beats clear of noise) nearest to the beat, qrs_rhythm_intervals on either side within
+/// rhythm_reach; it counts only when there are that many and their quartiles are close (in AF,
+/// or where ectopic beats break the rhythm, nothing is dropped). Electrode motion puts peaks into
+/// the QRS band that pass every test of a single candidate; what it cannot do is keep time: such a
+/// peak splits an ordinary R–R interval in two, while an early beat of the heart (an APC, a PVC)
+/// is followed by a pause, so its neighbours lie further apart than one interval.
+/// beat_of[0..beats) are the candidate indices of the accepted beats, ascending; clear[0..clear_count)
+/// the indices b (into beat_of) of the clear intervals beat b → beat b + 1, ascending. Every beat
+/// is judged against the same accepted beats, so the beats may be judged in any order.
+ZF_QRS_HD inline bool qrs_off_rhythm(const std::int64_t* position, const float* amplitude, const float* slope,
+                                     const float* background, const std::int64_t* beat_of, std::int64_t beats,
+                                     const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
+                                     const qrs_rules& rules) {
+  if (k < 1 || k + 1 >= beats) return false;
+  const std::int64_t i = beat_of[k], p = beat_of[k - 1], q = beat_of[k + 1];
+  if (qrs_is_clear_beat(amplitude, background, i, rules) || !(amplitude[i] == amplitude[i])) return false;
+  const float neighbour = slope[p] > slope[q] ? slope[p] : slope[q];
+  if (!(slope[i] < rules.noisy_slope * neighbour)) return false;
+  // The first clear interval that starts at beat k or later; the reference is taken around it.
+  std::int64_t lo = 0, hi = clear_count;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (clear[mid] < k)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const std::int64_t from = lo < qrs_rhythm_intervals ? 0 : lo - qrs_rhythm_intervals;
+  const std::int64_t to = clear_count - lo < qrs_rhythm_intervals ? clear_count : lo + qrs_rhythm_intervals;
+  float sorted[2 * qrs_rhythm_intervals];
+  int count = 0;
+  for (std::int64_t c = from; c < to; ++c) {
+    const std::int64_t start = position[beat_of[clear[c]]];
+    const std::int64_t distance = start > position[i] ? start - position[i] : position[i] - start;
+    if (distance > rules.rhythm_reach) continue;
+    const auto interval = static_cast<float>(position[beat_of[clear[c] + 1]] - start);
+    int j = count++;
+    for (; j > 0 && sorted[j - 1] > interval; --j) sorted[j] = sorted[j - 1];
+    sorted[j] = interval;
+  }
+  if (count < qrs_rhythm_intervals) return false;
+  const float median = count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
+  if (!(sorted[(3 * count) / 4] - sorted[count / 4] < rules.rhythm_spread * median)) return false;
+  const auto span = static_cast<float>(position[q] - position[p]);
+  const float off = span > median ? span - median : median - span;
+  return off < rules.rhythm_tolerance * median;
 }
 
 /// First index in [0, n) whose position is >= at (n when none).

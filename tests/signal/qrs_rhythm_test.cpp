@@ -1,0 +1,210 @@
+// The detector's rhythm check (qrs_off_rhythm in zeroflow/signal/detail/qrs_decide.hpp): a beat in
+// noise that splits an ordinary R–R interval of a regular rhythm goes; an early beat followed by
+// its pause, a steep beat, a clear beat and any beat of an irregular rhythm stay. Each case is
+// built by hand around a rhythm of one beat every 300 samples, and selected with qrs_select_host.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "signal/motion_noise.hpp"
+#include "signal/signal_test_helpers.hpp"
+#include "zeroflow/signal/detail/qrs_decide.hpp"
+#include "zeroflow/signal/qrs_detect.hpp"
+#include "zeroflow/synth/ecg.hpp"
+
+namespace sig = zeroflow::signal;
+using namespace zeroflow::signal::testing;
+
+namespace {
+
+/// Accepted beats as qrs_off_rhythm sees them: positions, energies, slopes and backgrounds, every
+/// beat clear of noise (energy 100, background 1) and equally steep, unless a case changes one.
+struct beats {
+  std::vector<std::int64_t> position;
+  std::vector<float> amplitude, slope, background;
+
+  void add(std::int64_t at, float energy = 100, float steepness = 1, float around = 1) {
+    position.push_back(at);
+    amplitude.push_back(energy);
+    slope.push_back(steepness);
+    background.push_back(around);
+  }
+  /// Beats every `interval` samples from `from`, `count` of them.
+  void regular(std::int64_t from, std::int64_t count, std::int64_t interval) {
+    for (std::int64_t k = 0; k < count; ++k) add(from + k * interval);
+  }
+  [[nodiscard]] std::int64_t index_of(std::int64_t at) const {
+    return std::find(position.begin(), position.end(), at) - position.begin();
+  }
+};
+
+sig::detail::qrs_rules rules_with_reach(std::int64_t reach) {
+  sig::detail::qrs_rules r;
+  r.rhythm_reach = reach;
+  return r;
+}
+
+/// Whether the beat at sample `at` is off the rhythm, every beat of `b` accepted.
+bool off_rhythm(const beats& b, std::int64_t at, const sig::detail::qrs_rules& rules) {
+  const auto n = static_cast<std::int64_t>(b.position.size());
+  std::vector<std::int64_t> beat_of(static_cast<std::size_t>(n)), clear;
+  for (std::int64_t i = 0; i < n; ++i) beat_of[static_cast<std::size_t>(i)] = i;
+  for (std::int64_t i = 0; i + 1 < n; ++i)
+    if (sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), i, rules) &&
+        sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), i + 1, rules))
+      clear.push_back(i);
+  return sig::detail::qrs_off_rhythm(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
+                                     beat_of.data(), n, clear.data(), static_cast<std::int64_t>(clear.size()),
+                                     b.index_of(at), rules);
+}
+
+/// 11 clear beats 300 samples apart, an extra beat at 3150 (in noise: under 32 times its
+/// background; slope 0.5 of its neighbours'), then 20 more clear beats.
+beats split_interval(float energy = 20, float around = 1) {
+  beats b;
+  b.regular(0, 11, 300);  // ... 3000
+  b.add(3150, energy, 0.5F, around);
+  b.regular(3300, 20, 300);
+  return b;
+}
+
+}  // namespace
+
+using SignalQrsRhythm = poisoned_host;
+
+TEST_F(SignalQrsRhythm, NoisyBeatThatSplitsAnIntervalIsOffTheRhythm) {
+  const auto rules = rules_with_reach(100000);
+  const auto b = split_interval();
+  EXPECT_TRUE(off_rhythm(b, 3150, rules));
+  // Its neighbours and every clear beat are not judged at all.
+  for (std::int64_t at : {0L, 2700L, 3000L, 3300L, 3600L, 9000L}) EXPECT_FALSE(off_rhythm(b, at, rules)) << at;
+}
+
+TEST_F(SignalQrsRhythm, EachConditionKeepsTheBeat) {
+  const auto rules = rules_with_reach(100000);
+  {
+    auto b = split_interval();
+    b.amplitude[static_cast<std::size_t>(b.index_of(3150))] = 32;  // 32 ≥ 32 · 1: clear of noise
+    EXPECT_FALSE(off_rhythm(b, 3150, rules));
+  }
+  {
+    auto b = split_interval();
+    b.slope[static_cast<std::size_t>(b.index_of(3150))] = 0.8F;  // not under 0.8 of its neighbours'
+    EXPECT_FALSE(off_rhythm(b, 3150, rules));
+  }
+  {
+    // An early beat followed by a compensatory pause: its neighbours are 600 samples apart.
+    beats b;
+    b.regular(0, 11, 300);
+    b.add(3150, 20, 0.5F);
+    b.regular(3600, 20, 300);
+    EXPECT_FALSE(off_rhythm(b, 3150, rules));
+  }
+  {
+    // Neighbours 300 · 1.2 = 360 samples apart: just outside the tolerance; 355 just inside.
+    beats outside, inside;
+    outside.regular(0, 11, 300);
+    outside.add(3150, 20, 0.5F);
+    outside.regular(3360, 20, 300);
+    EXPECT_FALSE(off_rhythm(outside, 3150, rules));
+    inside.regular(0, 11, 300);
+    inside.add(3150, 20, 0.5F);
+    inside.regular(3355, 20, 300);
+    EXPECT_TRUE(off_rhythm(inside, 3150, rules));
+  }
+}
+
+TEST_F(SignalQrsRhythm, IrregularOrUnknownRhythmKeepsTheBeat) {
+  const auto rules = rules_with_reach(100000);
+  {
+    // Intervals of 240 and 360 alternating (AF-like): quartiles 240 and 360, 120 apart ≥ 0.2 · 300.
+    beats b;
+    std::int64_t at = 0;
+    for (int k = 0; k < 31; ++k) {
+      b.add(at);
+      if (k == 10) b.add(at + 120, 20, 0.5F);  // splits the 240 after it
+      at += k % 2 ? 360 : 240;
+    }
+    EXPECT_FALSE(off_rhythm(b, b.position[11], rules));
+  }
+  {
+    // Seven clear intervals in all: too few to make a rhythm.
+    beats b;
+    b.regular(0, 5, 300);
+    b.add(1350, 20, 0.5F);
+    b.regular(1500, 4, 300);
+    EXPECT_FALSE(off_rhythm(b, 1350, rules));
+  }
+  {
+    // The clear intervals lie beyond the reach (the rhythm there may be another).
+    auto b = split_interval();
+    EXPECT_FALSE(off_rhythm(b, 3150, rules_with_reach(100)));
+    EXPECT_TRUE(off_rhythm(b, 3150, rules_with_reach(2500)));  // 15 of the 16 nearest within reach
+  }
+}
+
+TEST_F(SignalQrsRhythm, SelectionDropsTheExtraBeat) {
+  // The same beats as candidates of qrs_select. The extra one (energy 90 over a background of 3)
+  // clears the threshold (a quarter of the way from the noise level, 50, to the beats' 100), is
+  // no T wave (150 samples after a beat, past the 0.36 s window) and clears 8 times its
+  // background, so the burst rule leaves it: the rhythm check alone drops it.
+  const auto b = split_interval(90, 3);
+  sig::qrs_detection d;
+  d.candidates = to_array(b.position);
+  d.amplitude = to_array(b.amplitude);
+  d.slope = to_array(b.slope);
+  d.background = to_array(b.background);
+  auto rules = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = 360}));
+  const auto samples = b.position.back() + 300;
+  auto with = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
+  rules.noisy_snr = 0;  // every beat counts as clear: the check never drops one
+  auto without = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
+  EXPECT_EQ(without, b.position);
+  auto want = b.position;
+  want.erase(want.begin() + b.index_of(3150));
+  EXPECT_EQ(with, want);
+}
+
+TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
+  // Synthetic ECGs at 70 bpm with 30 s of motion noise as strong as the QRS complexes in the
+  // band-pass: the burst rule leaves some noise peaks that split R–R intervals; the rhythm
+  // check takes most of them out and no true beat with them.
+  zeroflow::synth::ecg_options o;
+  o.hours = 150.0 / 3600;
+  o.sample_rate = motion_rate;
+  o.heart_rate_bpm = 70;
+  std::size_t extra_with = 0, extra_without = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    o.seed = seed;
+    const auto ecg = zeroflow::synth::generate_ecg(o);
+    auto x = ecg.samples;
+    const std::int64_t from = at_seconds(60), to = at_seconds(90);
+    add_motion_burst(x, from, to, 0.4, 200 + seed);
+    const auto d = sig::detect_qrs(to_array(x), {.sample_rate = motion_rate}, 0.0F, {});
+    const auto with = to_vector<std::int64_t>(d.peaks);
+    auto no_check = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = motion_rate}));
+    no_check.noisy_snr = 0;
+    const auto without =
+        to_vector<std::int64_t>(sig::detail::qrs_select_host(d, static_cast<std::int64_t>(x.size()), no_check, {}));
+    const std::string what = "seed " + std::to_string(seed);
+    const auto e_with = errors_in(with, ecg.r_peaks, 0, static_cast<std::int64_t>(x.size()));
+    const auto e_without = errors_in(without, ecg.r_peaks, 0, static_cast<std::int64_t>(x.size()));
+    EXPECT_LE(e_with.extra.size(), e_without.extra.size()) << what;
+    EXPECT_LE(e_with.missed.size(), e_without.missed.size())
+        << what << ": beats missed at " << first_values(e_with.missed);
+    // Only beats are dropped: what the check keeps, the selection without it had too.
+    for (auto p : with) EXPECT_TRUE(std::binary_search(without.begin(), without.end(), p)) << what << " at " << p;
+    extra_with += e_with.extra.size();
+    extra_without += e_without.extra.size();
+  }
+  std::cout << "[ info ] false beats in motion noise: " << extra_with << " with the rhythm check, " << extra_without
+            << " without\n";
+  EXPECT_GE(extra_without, 10u) << "the bursts no longer fool the detector: make them stronger";
+  // Over the bursts, the check takes out at least a third of the false beats.
+  EXPECT_LE(extra_with * 3, extra_without * 2)
+      << extra_with << " false beats with the check, " << extra_without << " without";
+}
