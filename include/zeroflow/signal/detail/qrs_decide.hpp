@@ -308,6 +308,19 @@ ZF_QRS_HD inline void qrs_decide(const std::int64_t* position, const float* ampl
   }
 }
 
+/// First index in [0, n) whose position is >= at (n when none).
+ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* position, std::int64_t n, std::int64_t at) {
+  std::int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (position[mid] < at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /// Clear intervals on either side of a beat that make its reference rhythm (qrs_off_rhythm), at most.
 inline constexpr int qrs_rhythm_intervals = 8;
 
@@ -339,14 +352,7 @@ ZF_QRS_HD inline bool qrs_off_rhythm(const std::int64_t* position, const float* 
   const float neighbour = slope[p] > slope[q] ? slope[p] : slope[q];
   if (!(slope[i] < rules.noisy_slope * neighbour)) return false;
   // The first clear interval that starts at beat k or later; the reference is taken around it.
-  std::int64_t lo = 0, hi = clear_count;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (clear[mid] < k)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  const std::int64_t lo = qrs_first_at(clear, clear_count, k);
   const std::int64_t from = lo < qrs_rhythm_intervals ? 0 : lo - qrs_rhythm_intervals;
   const std::int64_t to = clear_count - lo < qrs_rhythm_intervals ? clear_count : lo + qrs_rhythm_intervals;
   float sorted[2 * qrs_rhythm_intervals];
@@ -366,19 +372,6 @@ ZF_QRS_HD inline bool qrs_off_rhythm(const std::int64_t* position, const float* 
   const auto span = static_cast<float>(position[q] - position[p]);
   const float off = span > median ? span - median : median - span;
   return off < rules.rhythm_tolerance * median;
-}
-
-/// First index in [0, n) whose position is >= at (n when none).
-ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* position, std::int64_t n, std::int64_t at) {
-  std::int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (position[mid] < at)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
 }
 
 /// Most candidates the initial levels are learnt from: candidates are at least half a refractory
