@@ -109,10 +109,11 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
 
 namespace {
 
-/// Unmarks the beats that qrs_off_rhythm finds extra, all judged against the same accepted beats.
-void drop_off_rhythm(const std::int64_t* position, const float* amplitude, const float* slope, const float* background,
-                     std::int64_t n, const qrs_rules& rules, std::uint8_t* beat) {
-  std::vector<std::int64_t> beat_of, clear, extra;
+/// Unmarks the beats that qrs_off_rhythm finds extra and moves those that qrs_recentred finds
+/// displaced, all judged against the same accepted beats.
+void keep_time(const std::int64_t* position, const float* amplitude, const float* slope, const float* background,
+               std::int64_t n, const qrs_rules& rules, std::uint8_t* beat) {
+  std::vector<std::int64_t> beat_of, clear, extra, moved;
   for (std::int64_t i = 0; i < n; ++i)
     if (beat[i]) beat_of.push_back(i);
   const auto beats = static_cast<std::int64_t>(beat_of.size());
@@ -120,11 +121,22 @@ void drop_off_rhythm(const std::int64_t* position, const float* amplitude, const
     if (qrs_is_clear_beat(amplitude, background, beat_of[static_cast<std::size_t>(b)], rules) &&
         qrs_is_clear_beat(amplitude, background, beat_of[static_cast<std::size_t>(b + 1)], rules))
       clear.push_back(b);
-  for (std::int64_t k = 0; k < beats; ++k)
-    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of.data(), beats, clear.data(),
-                       static_cast<std::int64_t>(clear.size()), k, rules))
-      extra.push_back(beat_of[static_cast<std::size_t>(k)]);
+  const auto clear_count = static_cast<std::int64_t>(clear.size());
+  for (std::int64_t k = 0; k < beats; ++k) {
+    const std::int64_t i = beat_of[static_cast<std::size_t>(k)];
+    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of.data(), beats, clear.data(), clear_count, k,
+                       rules)) {
+      extra.push_back(i);
+    } else if (const std::int64_t to = qrs_recentred(position, amplitude, slope, background, beat_of.data(), beats,
+                                                     clear.data(), clear_count, k, rules);
+               to >= 0) {
+      extra.push_back(i);
+      moved.push_back(to);
+    }
+  }
+  // Dropped marks are on beats, moved ones on candidates between beats: the order does not matter.
   for (std::int64_t i : extra) beat[i] = 0;
+  for (std::int64_t i : moved) beat[i] = 1;
 }
 
 }  // namespace
@@ -140,7 +152,7 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
   for (std::int64_t k = 0; k < stretches; ++k)
     qrs_decide_stretch(position, amplitude, slope, background, n, k, rules, beat.data());
   for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
-  drop_off_rhythm(position, amplitude, slope, background, n, rules, beat.data());
+  keep_time(position, amplitude, slope, background, n, rules, beat.data());
   std::int64_t beats = 0;
   for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];
   array out = empty({beats}, int64, cpu_device, stream);

@@ -1,7 +1,7 @@
 // CUDA half of qrs_detect.hpp: the energy and the candidates' features are per-element kernels;
 // the decision runs qrs_decide in one GPU thread per stretch (the same code as the host, so the
-// same beats), qrs_off_rhythm one thread per beat, and the accepted candidates are compacted with
-// CUB. The beat count is read back once, to size the result.
+// same beats), qrs_off_rhythm and qrs_recentred one thread per beat, and the accepted candidates
+// are compacted with CUB. The beat count is read back once, to size the result.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -70,17 +70,26 @@ __global__ void clear_interval_kernel(const float* __restrict__ amplitude, const
               qrs_is_clear_beat(amplitude, background, beat_of[b + 1], rules);
 }
 
-/// Unmarks the beats that qrs_off_rhythm finds extra; each reads only beat_of and clear, never the marks.
-__global__ void off_rhythm_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                                  const float* __restrict__ slope, const float* __restrict__ background,
-                                  const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ beats,
-                                  const std::int64_t* __restrict__ clear, const std::int64_t* __restrict__ clear_count,
-                                  std::int64_t n, qrs_rules rules, std::uint8_t* __restrict__ beat) {
+/// Unmarks the beats that qrs_off_rhythm finds extra and moves those that qrs_recentred finds
+/// displaced; each thread reads only beat_of and clear, never the marks, and clears marks on beats
+/// or sets them on candidates between beats, so the threads' order does not matter.
+__global__ void keep_time_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
+                                 const float* __restrict__ slope, const float* __restrict__ background,
+                                 const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ beats,
+                                 const std::int64_t* __restrict__ clear, const std::int64_t* __restrict__ clear_count,
+                                 std::int64_t n, qrs_rules rules, std::uint8_t* __restrict__ beat) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const std::int64_t m = *beats;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n && k < m; k += step)
-    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of, m, clear, *clear_count, k, rules))
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n && k < m; k += step) {
+    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of, m, clear, *clear_count, k, rules)) {
       beat[beat_of[k]] = 0;
+    } else if (const std::int64_t to =
+                   qrs_recentred(position, amplitude, slope, background, beat_of, m, clear, *clear_count, k, rules);
+               to >= 0) {
+      beat[beat_of[k]] = 0;
+      beat[to] = 1;
+    }
+  }
 }
 
 /// out[0..*count) = the indices i < n with flag[i] set, ascending; count on the device.
@@ -91,9 +100,9 @@ void flagged_indices(const array& iota, const std::uint8_t* flag, array& out, ar
                                          gpu::raw(stream)));
 }
 
-/// The GPU half of drop_off_rhythm (qrs_detect.cpp): the accepted beats' indices and their clear
+/// The GPU half of keep_time (qrs_detect.cpp): the accepted beats' indices and their clear
 /// intervals compacted with CUB, then one thread per beat; the counts stay on the device.
-void drop_off_rhythm(const qrs_detection& d, const qrs_rules& rules, array& beat, stream_view stream) {
+void keep_time(const qrs_detection& d, const qrs_rules& rules, array& beat, stream_view stream) {
   const auto where = d.candidates.where();
   const std::int64_t n = d.candidates.size();
   array iota = empty({n}, int64, where, stream);
@@ -114,7 +123,7 @@ void drop_off_rhythm(const qrs_detection& d, const qrs_rules& rules, array& beat
       beats.data_as<const std::int64_t>(), n, rules, flag.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
   flagged_indices(iota, flag.data_as<const std::uint8_t>(), clear, clear_count, temp, bytes, stream);
-  off_rhythm_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
+  keep_time_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
       d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
       d.background.data_as<const float>(), beat_of.data_as<const std::int64_t>(), beats.data_as<const std::int64_t>(),
       clear.data_as<const std::int64_t>(), clear_count.data_as<const std::int64_t>(), n, rules,
@@ -171,7 +180,7 @@ array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_ru
                                                  d.amplitude.data_as<const float>(), n, stretches, rules,
                                                  beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
-  drop_off_rhythm(d, rules, beat, stream);
+  keep_time(d, rules, beat, stream);
   array selected = empty({n}, int64, where, stream);
   array count = empty({1}, int64, where, stream);
   std::size_t bytes = 0;

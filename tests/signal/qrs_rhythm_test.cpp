@@ -1,7 +1,9 @@
-// The detector's rhythm check (qrs_off_rhythm in zeroflow/signal/detail/qrs_decide.hpp): a beat in
-// noise that splits an ordinary R–R interval of a regular rhythm goes; an early beat followed by
-// its pause, a steep beat, a clear beat and any beat of an irregular rhythm stay. Each case is
-// built by hand around a rhythm of one beat every 300 samples, and selected with qrs_select_host.
+// The detector's rhythm checks (qrs_off_rhythm and qrs_recentred in
+// zeroflow/signal/detail/qrs_decide.hpp): a beat in noise that splits an ordinary R–R interval of a
+// regular rhythm goes, and one out of time between neighbours two intervals apart gives way to a
+// candidate in time; an early beat followed by its pause, a steep beat, a clear beat and any beat
+// of an irregular rhythm stay. Each case is built by hand around a rhythm of one beat every 300
+// samples, and selected with qrs_select_host.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,6 +71,44 @@ beats split_interval(float energy = 20, float around = 1) {
   b.regular(0, 11, 300);  // ... 3000
   b.add(3150, energy, 0.5F, around);
   b.regular(3300, 20, 300);
+  return b;
+}
+
+/// The candidate (its sample) that the beat at `at` gives way to, or -1: the candidates of `b`
+/// are beats except those at `rejected`.
+std::int64_t recentred(const beats& b, const std::vector<std::int64_t>& rejected, std::int64_t at,
+                       const sig::detail::qrs_rules& rules) {
+  std::vector<std::int64_t> beat_of, clear;
+  for (std::size_t i = 0; i < b.position.size(); ++i)
+    if (std::find(rejected.begin(), rejected.end(), b.position[i]) == rejected.end())
+      beat_of.push_back(static_cast<std::int64_t>(i));
+  const auto n = static_cast<std::int64_t>(beat_of.size());
+  for (std::int64_t k = 0; k + 1 < n; ++k)
+    if (sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[k], rules) &&
+        sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[k + 1], rules))
+      clear.push_back(k);
+  const auto k = std::find(beat_of.begin(), beat_of.end(), b.index_of(at)) - beat_of.begin();
+  const auto to =
+      sig::detail::qrs_recentred(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
+                                 beat_of.data(), n, clear.data(), static_cast<std::int64_t>(clear.size()), k, rules);
+  return to < 0 ? -1 : b.position[static_cast<std::size_t>(to)];
+}
+
+/// 11 clear beats 300 samples apart, a beat in noise at `beat` (energy 90 over a background of 3,
+/// slope 0.5), a rejected candidate at `rival` (energy 25 over 2, slope 1), then 20 clear beats
+/// from 3600: the beat at 3300 was displaced by noise to `beat`.
+beats displaced(std::int64_t beat = 3100, std::int64_t rival = 3300) {
+  beats b;
+  b.regular(0, 11, 300);  // ... 3000
+  b.add(beat, 90, 0.5F, 3);
+  b.add(rival, 25, 1, 2);
+  b.regular(3600, 20, 300);
+  std::sort(b.position.begin(), b.position.end());  // `beat` and `rival` may come in either order
+  if (rival < beat) {
+    std::swap(b.amplitude[11], b.amplitude[12]);
+    std::swap(b.slope[11], b.slope[12]);
+    std::swap(b.background[11], b.background[12]);
+  }
   return b;
 }
 
@@ -196,8 +236,11 @@ TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
     EXPECT_LE(e_with.extra.size(), e_without.extra.size()) << what;
     EXPECT_LE(e_with.missed.size(), e_without.missed.size())
         << what << ": beats missed at " << first_values(e_with.missed);
-    // Only beats are dropped: what the check keeps, the selection without it had too.
-    for (auto p : with) EXPECT_TRUE(std::binary_search(without.begin(), without.end(), p)) << what << " at " << p;
+    // What the check keeps that the selection without it had not, it moved there: a true beat.
+    for (auto p : with)
+      if (!std::binary_search(without.begin(), without.end(), p))
+        EXPECT_TRUE(errors_in({p}, ecg.r_peaks, 0, static_cast<std::int64_t>(x.size())).extra.empty())
+            << what << " at " << p;
     extra_with += e_with.extra.size();
     extra_without += e_without.extra.size();
   }
@@ -207,4 +250,106 @@ TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
   // Over the bursts, the check takes out at least a third of the false beats.
   EXPECT_LE(extra_with * 3, extra_without * 2)
       << extra_with << " false beats with the check, " << extra_without << " without";
+}
+
+TEST_F(SignalQrsRhythm, DisplacedBeatGivesWayToTheCandidateInTime) {
+  const auto rules = rules_with_reach(100000);
+  EXPECT_EQ(recentred(displaced(), {3300}, 3100, rules), 3300);
+  EXPECT_EQ(recentred(displaced(3480), {3300}, 3480, rules), 3300);  // displaced late
+  // The beats in time and the clear ones are never moved.
+  for (std::int64_t at : {2700L, 3000L, 3600L}) EXPECT_EQ(recentred(displaced(), {3300}, at, rules), -1) << at;
+  // Of two candidates in time, the stronger.
+  auto two = displaced();
+  two.add(3310, 50, 1, 2);
+  std::sort(two.position.begin(), two.position.end());  // 3310 comes right after 3300: move its values
+  std::rotate(two.amplitude.begin() + 13, two.amplitude.end() - 1, two.amplitude.end());
+  std::rotate(two.slope.begin() + 13, two.slope.end() - 1, two.slope.end());
+  std::rotate(two.background.begin() + 13, two.background.end() - 1, two.background.end());
+  EXPECT_EQ(recentred(two, {3300, 3310}, 3100, rules), 3310);
+}
+
+TEST_F(SignalQrsRhythm, EachConditionKeepsTheDisplacedBeat) {
+  const auto rules = rules_with_reach(100000);
+  const auto at = [](const beats& b, std::int64_t sample) { return static_cast<std::size_t>(b.index_of(sample)); };
+  {
+    auto b = displaced();
+    b.amplitude[at(b, 3100)] = 96;  // 96 ≥ 32 · 3: clear of noise
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), -1);
+  }
+  {
+    auto b = displaced();
+    b.slope[at(b, 3300)] = 0.49F;  // the rival less steep than the beat (a premature beat stays)
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), -1);
+  }
+  {
+    auto b = displaced();
+    b.amplitude[at(b, 3300)] = 22;  // under a quarter of the beat's energy
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), -1);
+  }
+  {
+    auto b = displaced();
+    b.slope[at(b, 3300)] = 0.49F;  // under half as steep as the beats around
+    b.slope[at(b, 3100)] = 0.4F;
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), -1);
+    b.slope[at(b, 3300)] = 0.5F;
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), 3300);
+  }
+  {
+    auto b = displaced();
+    b.amplitude[at(b, 3300)] = 9;  // under a tenth of the beats around (the noise after a wide beat)
+    b.amplitude[at(b, 3100)] = 30;
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), -1);
+    b.amplitude[at(b, 3300)] = 10;
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), 3300);
+  }
+  // The rival out of time (3300 ± 60 is the tolerance), or the beat in time: nothing moves.
+  EXPECT_EQ(recentred(displaced(3100, 3370), {3370}, 3100, rules), -1);
+  EXPECT_EQ(recentred(displaced(3250, 3300), {3300}, 3250, rules), -1);
+  {
+    // Neighbours 1.5 intervals apart (an early beat with a short pause): not a displaced beat.
+    beats b;
+    b.regular(0, 11, 300);
+    b.add(3080, 90, 0.5F, 3);
+    b.add(3300, 25, 1, 2);
+    b.regular(3450, 20, 300);
+    EXPECT_EQ(recentred(b, {3300}, 3100, rules), -1);
+  }
+  {
+    // An irregular rhythm: intervals of 240 and 360 alternating.
+    beats b;
+    std::int64_t t = 0;
+    for (int k = 0; k < 31; ++k) {
+      b.add(t);
+      if (k == 10) {
+        b.add(t + 80, 90, 0.5F, 3);
+        b.add(t + 300, 25, 1, 2);
+      }
+      t += k == 10 ? 600 : (k % 2 ? 360 : 240);
+    }
+    EXPECT_EQ(recentred(b, {b.position[12]}, b.position[11], rules), -1);
+  }
+}
+
+TEST_F(SignalQrsRhythm, SelectionMovesTheDisplacedBeat) {
+  // The displaced case as candidates of qrs_select: the beat at 3100 clears the threshold and
+  // comes after the P-wave window; the one at 3300 is under half the threshold (no search-back
+  // takes it) and under 20 times its background (no clear-gap rule does): only the rhythm check
+  // puts the beat back in time.
+  const auto b = displaced();
+  sig::qrs_detection d;
+  d.candidates = to_array(b.position);
+  d.amplitude = to_array(b.amplitude);
+  d.slope = to_array(b.slope);
+  d.background = to_array(b.background);
+  auto rules = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = 360}));
+  const auto samples = b.position.back() + 300;
+  auto with = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
+  rules.noisy_snr = 0;  // every beat counts as clear: the check never moves one
+  auto without = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
+  auto want = b.position;
+  want.erase(want.begin() + b.index_of(3300));
+  EXPECT_EQ(without, want);
+  want = b.position;
+  want.erase(want.begin() + b.index_of(3100));
+  EXPECT_EQ(with, want);
 }

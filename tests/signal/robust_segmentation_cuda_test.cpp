@@ -278,7 +278,8 @@ TEST_F(SignalRobustCuda, SelectionMatchesTheHost) {
 TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
   // A regular rhythm (beats every 290-310 samples, clear of their background) with noise peaks
   // in about one interval in five (less steep, in noise) and stretches of irregular rhythm: the
-  // rhythm check drops beats on the host, and the GPU drops the same ones.
+  // rhythm check drops beats on the host, and the GPU drops the same ones; some beats are displaced
+  // by an earlier noise peak, and the GPU moves the same ones back.
   std::mt19937_64 rng(905);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const auto rules = rules_of({});
@@ -296,7 +297,13 @@ TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
       const std::int64_t interval = irregular ? std::uniform_int_distribution<std::int64_t>(180, 420)(rng)
                                               : std::uniform_int_distribution<std::int64_t>(290, 310)(rng);
       const bool noisy = unit(rng) < 0.3;
-      add(at, 10.0F + static_cast<float>(unit(rng)), 1.0F, noisy ? 0.5F : 0.1F);
+      if (noisy && unit(rng) < 0.2) {
+        // A displaced beat: a noise peak 100 samples early wins, the beat itself is weak.
+        add(at - 100, 10.0F + static_cast<float>(unit(rng)), 0.5F, 0.5F);
+        add(at, 3.0F + static_cast<float>(unit(rng)), 1.0F, 0.5F);
+      } else {
+        add(at, 10.0F + static_cast<float>(unit(rng)), 1.0F, noisy ? 0.5F : 0.1F);
+      }
       if (noisy && unit(rng) < 0.6)
         add(at + interval / 2, 9.0F + static_cast<float>(unit(rng)), 0.3F + 0.6F * static_cast<float>(unit(rng)), 0.5F);
       at += interval;
@@ -311,6 +318,13 @@ TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
     const auto with = sig::detail::qrs_select_host(host, 2000000, rules, {});
     const auto without = sig::detail::qrs_select_host(host, 2000000, no_check, {});
     EXPECT_LT(with.size() + 100, without.size()) << "trial " << trial << ": the check dropped too few to tell";
+    auto no_move = rules;
+    no_move.recentre_slope = 1e30F;
+    const auto kept = to_vector<std::int64_t>(sig::detail::qrs_select_host(host, 2000000, no_move, {}));
+    const auto moved = to_vector<std::int64_t>(with);
+    std::vector<std::int64_t> only_moved;
+    std::set_difference(moved.begin(), moved.end(), kept.begin(), kept.end(), std::back_inserter(only_moved));
+    EXPECT_GE(only_moved.size(), 20u) << "trial " << trial << ": the check moved too few beats to tell";
     expect_same_selection(c, 2000000, rules, "rhythm check, trial " + std::to_string(trial));
   }
 }

@@ -23,32 +23,37 @@ namespace zeroflow::signal::detail {
 
 /// The detector's time constants, in samples, and its ratios.
 struct qrs_rules {
-  std::int64_t refractory = 0;    ///< no two beats closer than this
-  std::int64_t t_wave = 0;        ///< a weaker, slower peak this soon after a beat is its T wave
-  std::int64_t replace = 0;       ///< a stronger peak this soon after a beat replaces it (that was a P wave)
-  std::int64_t learn = 0;         ///< the levels start from the candidates of the first `learn` samples
-  std::int64_t stretch = 0;       ///< samples decided independently of the rest (> 0)
-  std::int64_t overlap = 0;       ///< samples before a stretch from which it learns its levels (>= learn)
-  float t_wave_slope = 0.5F;      ///< T wave: steepest slope under this fraction of the beat's, and
-  float t_wave_energy = 0.5F;     ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
-  float t_wave_steep = 0.25F;     ///< or slope under this fraction whatever its energy
-  float search_back_gap = 1.66F;  ///< search back once a gap exceeds this many mean RR intervals
-  float clear_gap = 1.3F;         ///< and for a clear candidate once it exceeds this many (qrs_is_clear):
-  float clear_snr = 20.0F;        ///< energy at least this many times its background,
-  float clear_level = 0.2F;       ///< at least this fraction of the threshold,
-  float clear_slope = 0.2F;       ///< a slope at least this fraction of the beats' running slope,
-  float clear_after = 0.35F;      ///< and at least this many mean RR intervals after the last beat
-                                  ///< (the T wave comes later at slow rates than `t_wave` allows for)
-  float gap_floor = 1.0F / 16;    ///< a gap lowers the signal level to this fraction of the last beat's at most
-  float burst_snr = 8.0F;         ///< a candidate under this many times its background energy stands in noise,
-  float burst_spacing = 0.5F;     ///< where of candidates closer than this many mean RR intervals only the
-                                  ///< steepest can be a beat (qrs_in_burst)
-  float noisy_snr = 32.0F;        ///< a beat under this many times its background energy stands in noise,
-  float noisy_slope = 0.8F;       ///< where it is an extra beat (qrs_off_rhythm) when less steep than this
-                                  ///< fraction of a neighbour,
-  float rhythm_tolerance = 0.2F;  ///< its neighbours are one reference R–R interval apart within this fraction,
-  float rhythm_spread = 0.2F;     ///< and the reference is regular: quartiles closer than this fraction of it
-  std::int64_t rhythm_reach = 0;  ///< the reference's clear intervals start at most this far from the beat
+  std::int64_t refractory = 0;      ///< no two beats closer than this
+  std::int64_t t_wave = 0;          ///< a weaker, slower peak this soon after a beat is its T wave
+  std::int64_t replace = 0;         ///< a stronger peak this soon after a beat replaces it (that was a P wave)
+  std::int64_t learn = 0;           ///< the levels start from the candidates of the first `learn` samples
+  std::int64_t stretch = 0;         ///< samples decided independently of the rest (> 0)
+  std::int64_t overlap = 0;         ///< samples before a stretch from which it learns its levels (>= learn)
+  float t_wave_slope = 0.5F;        ///< T wave: steepest slope under this fraction of the beat's, and
+  float t_wave_energy = 0.5F;       ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
+  float t_wave_steep = 0.25F;       ///< or slope under this fraction whatever its energy
+  float search_back_gap = 1.66F;    ///< search back once a gap exceeds this many mean RR intervals
+  float clear_gap = 1.3F;           ///< and for a clear candidate once it exceeds this many (qrs_is_clear):
+  float clear_snr = 20.0F;          ///< energy at least this many times its background,
+  float clear_level = 0.2F;         ///< at least this fraction of the threshold,
+  float clear_slope = 0.2F;         ///< a slope at least this fraction of the beats' running slope,
+  float clear_after = 0.35F;        ///< and at least this many mean RR intervals after the last beat
+                                    ///< (the T wave comes later at slow rates than `t_wave` allows for)
+  float gap_floor = 1.0F / 16;      ///< a gap lowers the signal level to this fraction of the last beat's at most
+  float burst_snr = 8.0F;           ///< a candidate under this many times its background energy stands in noise,
+  float burst_spacing = 0.5F;       ///< where of candidates closer than this many mean RR intervals only the
+                                    ///< steepest can be a beat (qrs_in_burst)
+  float noisy_snr = 32.0F;          ///< a beat under this many times its background energy stands in noise,
+  float noisy_slope = 0.8F;         ///< where it is an extra beat (qrs_off_rhythm) when less steep than this
+                                    ///< fraction of a neighbour,
+  float rhythm_tolerance = 0.2F;    ///< its neighbours are one reference R–R interval apart within this fraction,
+  float rhythm_spread = 0.2F;       ///< and the reference is regular: quartiles closer than this fraction of it
+  std::int64_t rhythm_reach = 0;    ///< the reference's clear intervals start at most this far from the beat
+  float recentre_slope = 1.0F;      ///< a displaced beat gives way to a candidate in time (qrs_recentred)
+                                    ///< at least this fraction as steep as the beat,
+  float recentre_energy = 0.25F;    ///< this fraction as strong as the beat,
+  float recentre_neighbour = 0.5F;  ///< this fraction as steep as the less steep neighbour,
+  float recentre_level = 0.1F;      ///< and this fraction as strong as the weaker neighbour
 };
 
 /// Running estimates of the detector, kept between candidates.
@@ -321,7 +326,7 @@ ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* position, std::in
   return lo;
 }
 
-/// Clear intervals on either side of a beat that make its reference rhythm (qrs_off_rhythm), at most.
+/// Clear intervals on either side of a beat that make its reference rhythm (qrs_reference_rr), at most.
 inline constexpr int qrs_rhythm_intervals = 8;
 
 /// Whether candidate i stands clear of noise: its energy at least noisy_snr times its background.
@@ -330,18 +335,48 @@ ZF_QRS_HD inline bool qrs_is_clear_beat(const float* amplitude, const float* bac
   return amplitude[i] >= rules.noisy_snr * background[i];
 }
 
-/// Whether accepted beat k is an extra beat that noise made: a beat in noise (not clear of its
-/// background), less steep than a neighbour, whose neighbours are one R–R interval apart, the
-/// interval of a regular rhythm around it. The rhythm is the median of the clear intervals (both
-/// beats clear of noise) nearest to the beat, qrs_rhythm_intervals on either side within
-/// rhythm_reach; it counts only when there are that many and their quartiles are close (in AF,
-/// or where ectopic beats break the rhythm, nothing is dropped). Electrode motion puts peaks into
-/// the QRS band that pass every test of a single candidate; what it cannot do is keep time: such a
-/// peak splits an ordinary R–R interval in two, while an early beat of the heart (an APC, a PVC)
-/// is followed by a pause, so its neighbours lie further apart than one interval.
+/// The regular rhythm around candidate i: the median of the clear intervals (both beats clear of
+/// noise) nearest to it, qrs_rhythm_intervals on either side within rhythm_reach; 0 when there are
+/// fewer or their quartiles are not close (in AF, or where ectopic beats break the rhythm).
 /// beat_of[0..beats) are the candidate indices of the accepted beats, ascending; clear[0..clear_count)
-/// the indices b (into beat_of) of the clear intervals beat b → beat b + 1, ascending. Every beat
-/// is judged against the same accepted beats, so the beats may be judged in any order.
+/// the indices b (into beat_of) of the clear intervals beat b → beat b + 1, ascending; beat k is i.
+ZF_QRS_HD inline float qrs_reference_rr(const std::int64_t* position, const std::int64_t* beat_of,
+                                        const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
+                                        const qrs_rules& rules) {
+  const std::int64_t at = position[beat_of[k]];
+  // The first clear interval that starts at beat k or later; the reference is taken around it.
+  const std::int64_t lo = qrs_first_at(clear, clear_count, k);
+  const std::int64_t from = lo < qrs_rhythm_intervals ? 0 : lo - qrs_rhythm_intervals;
+  const std::int64_t to = clear_count - lo < qrs_rhythm_intervals ? clear_count : lo + qrs_rhythm_intervals;
+  float sorted[2 * qrs_rhythm_intervals];
+  int count = 0;
+  for (std::int64_t c = from; c < to; ++c) {
+    const std::int64_t start = position[beat_of[clear[c]]];
+    const std::int64_t distance = start > at ? start - at : at - start;
+    if (distance > rules.rhythm_reach) continue;
+    const auto interval = static_cast<float>(position[beat_of[clear[c] + 1]] - start);
+    int j = count++;
+    for (; j > 0 && sorted[j - 1] > interval; --j) sorted[j] = sorted[j - 1];
+    sorted[j] = interval;
+  }
+  if (count < qrs_rhythm_intervals) return 0.0F;
+  const float median = count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
+  return sorted[(3 * count) / 4] - sorted[count / 4] < rules.rhythm_spread * median ? median : 0.0F;
+}
+
+/// Whether `span` samples are `intervals` reference R–R intervals within rhythm_tolerance of one.
+ZF_QRS_HD inline bool qrs_keeps_time(float span, float intervals, float reference, const qrs_rules& rules) {
+  const float off = span - intervals * reference;
+  return (off < 0 ? -off : off) < rules.rhythm_tolerance * reference;
+}
+
+/// Whether accepted beat k is an extra beat that noise made: a beat in noise (not clear of its
+/// background), less steep than a neighbour, whose neighbours are one R–R interval of the regular
+/// rhythm around it (qrs_reference_rr) apart. Electrode motion puts peaks into the QRS band that
+/// pass every test of a single candidate; what it cannot do is keep time: such a peak splits an
+/// ordinary R–R interval in two, while an early beat of the heart (an APC, a PVC) is followed by a
+/// pause, so its neighbours lie further apart than one interval. Every beat is judged against the
+/// same accepted beats, so the beats may be judged in any order.
 ZF_QRS_HD inline bool qrs_off_rhythm(const std::int64_t* position, const float* amplitude, const float* slope,
                                      const float* background, const std::int64_t* beat_of, std::int64_t beats,
                                      const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
@@ -351,27 +386,45 @@ ZF_QRS_HD inline bool qrs_off_rhythm(const std::int64_t* position, const float* 
   if (qrs_is_clear_beat(amplitude, background, i, rules) || !(amplitude[i] == amplitude[i])) return false;
   const float neighbour = slope[p] > slope[q] ? slope[p] : slope[q];
   if (!(slope[i] < rules.noisy_slope * neighbour)) return false;
-  // The first clear interval that starts at beat k or later; the reference is taken around it.
-  const std::int64_t lo = qrs_first_at(clear, clear_count, k);
-  const std::int64_t from = lo < qrs_rhythm_intervals ? 0 : lo - qrs_rhythm_intervals;
-  const std::int64_t to = clear_count - lo < qrs_rhythm_intervals ? clear_count : lo + qrs_rhythm_intervals;
-  float sorted[2 * qrs_rhythm_intervals];
-  int count = 0;
-  for (std::int64_t c = from; c < to; ++c) {
-    const std::int64_t start = position[beat_of[clear[c]]];
-    const std::int64_t distance = start > position[i] ? start - position[i] : position[i] - start;
-    if (distance > rules.rhythm_reach) continue;
-    const auto interval = static_cast<float>(position[beat_of[clear[c] + 1]] - start);
-    int j = count++;
-    for (; j > 0 && sorted[j - 1] > interval; --j) sorted[j] = sorted[j - 1];
-    sorted[j] = interval;
-  }
-  if (count < qrs_rhythm_intervals) return false;
-  const float median = count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
-  if (!(sorted[(3 * count) / 4] - sorted[count / 4] < rules.rhythm_spread * median)) return false;
-  const auto span = static_cast<float>(position[q] - position[p]);
-  const float off = span > median ? span - median : median - span;
-  return off < rules.rhythm_tolerance * median;
+  const float reference = qrs_reference_rr(position, beat_of, clear, clear_count, k, rules);
+  return reference > 0 && qrs_keeps_time(static_cast<float>(position[q] - position[p]), 1, reference, rules);
+}
+
+/// The candidate that accepted beat k should give way to, or -1: when the beat stands in noise
+/// between neighbours two reference R–R intervals apart (qrs_reference_rr) but out of time with
+/// them, and an unaccepted candidate between them keeps time with both and looks like a beat of
+/// its own (recentre_*: about as steep and strong as the beat, not far below its neighbours),
+/// that candidate (the strongest such) is the beat. Electrode motion also displaces beats: a
+/// noise peak near a QRS complex wins the refractory period, and the complex is lost. A premature
+/// beat of the heart is followed by a pause, so it sits out of time too; it stays unless a rival
+/// in time is as steep as it and as strong as a tenth of the beats around, which the noise or T
+/// wave after a wide premature beat is not. Judged against the same accepted beats as
+/// qrs_off_rhythm, whose extra beats (neighbours one interval apart) are never displaced ones
+/// (neighbours two apart).
+ZF_QRS_HD inline std::int64_t qrs_recentred(const std::int64_t* position, const float* amplitude, const float* slope,
+                                            const float* background, const std::int64_t* beat_of, std::int64_t beats,
+                                            const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
+                                            const qrs_rules& rules) {
+  if (k < 1 || k + 1 >= beats) return -1;
+  const std::int64_t i = beat_of[k], p = beat_of[k - 1], q = beat_of[k + 1];
+  if (qrs_is_clear_beat(amplitude, background, i, rules) || !(amplitude[i] == amplitude[i])) return -1;
+  const float reference = qrs_reference_rr(position, beat_of, clear, clear_count, k, rules);
+  if (!(reference > 0) || !qrs_keeps_time(static_cast<float>(position[q] - position[p]), 2, reference, rules))
+    return -1;
+  const auto in_time = [&](std::int64_t j) {
+    return qrs_keeps_time(static_cast<float>(position[j] - position[p]), 1, reference, rules) &&
+           qrs_keeps_time(static_cast<float>(position[q] - position[j]), 1, reference, rules);
+  };
+  if (in_time(i)) return -1;
+  const float neighbour = slope[p] < slope[q] ? slope[p] : slope[q];
+  const float neighbour_energy = amplitude[p] < amplitude[q] ? amplitude[p] : amplitude[q];
+  std::int64_t best = -1;
+  for (std::int64_t j = p + 1; j < q; ++j)
+    if (j != i && in_time(j) && slope[j] >= rules.recentre_slope * slope[i] &&
+        slope[j] >= rules.recentre_neighbour * neighbour && amplitude[j] >= rules.recentre_level * neighbour_energy &&
+        amplitude[j] >= rules.recentre_energy * amplitude[i] && (best < 0 || amplitude[j] > amplitude[best]))
+      best = j;
+  return best;
 }
 
 /// Most candidates the initial levels are learnt from: candidates are at least half a refractory
