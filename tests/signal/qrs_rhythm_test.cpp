@@ -23,17 +23,20 @@ using namespace zeroflow::signal::testing;
 
 namespace {
 
-/// Accepted beats as qrs_off_rhythm sees them: positions, energies, slopes and backgrounds, every
-/// beat clear of noise (energy 100, background 1) and equally steep, unless a case changes one.
+/// Candidates as the rhythm checks see them: positions (ascending), energies, slopes and
+/// backgrounds, every one clear of noise (energy 100, background 1) and equally steep, unless a
+/// case changes one.
 struct beats {
   std::vector<std::int64_t> position;
   std::vector<float> amplitude, slope, background;
 
+  /// A candidate at `at`, in its place among the others.
   void add(std::int64_t at, float energy = 100, float steepness = 1, float around = 1) {
-    position.push_back(at);
-    amplitude.push_back(energy);
-    slope.push_back(steepness);
-    background.push_back(around);
+    const auto i = std::upper_bound(position.begin(), position.end(), at) - position.begin();
+    position.insert(position.begin() + i, at);
+    amplitude.insert(amplitude.begin() + i, energy);
+    slope.insert(slope.begin() + i, steepness);
+    background.insert(background.begin() + i, around);
   }
   /// Beats every `interval` samples from `from`, `count` of them.
   void regular(std::int64_t from, std::int64_t count, std::int64_t interval) {
@@ -50,18 +53,33 @@ sig::detail::qrs_rules rules_with_reach(std::int64_t reach) {
   return r;
 }
 
+/// The accepted beats as the rhythm checks take them: every candidate of `b` but those at
+/// `rejected` (beat_of), their clear intervals (clear), and k, the beat at sample `at`.
+struct judged {
+  std::vector<std::int64_t> beat_of, clear;
+  std::int64_t k = 0;
+
+  judged(const beats& b, const std::vector<std::int64_t>& rejected, std::int64_t at,
+         const sig::detail::qrs_rules& rules) {
+    for (std::size_t i = 0; i < b.position.size(); ++i)
+      if (std::find(rejected.begin(), rejected.end(), b.position[i]) == rejected.end())
+        beat_of.push_back(static_cast<std::int64_t>(i));
+    for (std::size_t c = 0; c + 1 < beat_of.size(); ++c)
+      if (sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[c], rules) &&
+          sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[c + 1], rules))
+        clear.push_back(static_cast<std::int64_t>(c));
+    k = std::find(beat_of.begin(), beat_of.end(), b.index_of(at)) - beat_of.begin();
+    if (k == beats()) ADD_FAILURE() << "no beat at " << at;
+  }
+  [[nodiscard]] std::int64_t beats() const { return static_cast<std::int64_t>(beat_of.size()); }
+  [[nodiscard]] std::int64_t clear_count() const { return static_cast<std::int64_t>(clear.size()); }
+};
+
 /// Whether the beat at sample `at` is off the rhythm, every beat of `b` accepted.
 bool off_rhythm(const beats& b, std::int64_t at, const sig::detail::qrs_rules& rules) {
-  const auto n = static_cast<std::int64_t>(b.position.size());
-  std::vector<std::int64_t> beat_of(static_cast<std::size_t>(n)), clear;
-  for (std::int64_t i = 0; i < n; ++i) beat_of[static_cast<std::size_t>(i)] = i;
-  for (std::int64_t i = 0; i + 1 < n; ++i)
-    if (sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), i, rules) &&
-        sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), i + 1, rules))
-      clear.push_back(i);
+  const judged j(b, {}, at, rules);
   return sig::detail::qrs_off_rhythm(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
-                                     beat_of.data(), n, clear.data(), static_cast<std::int64_t>(clear.size()),
-                                     b.index_of(at), rules);
+                                     j.beat_of.data(), j.beats(), j.clear.data(), j.clear_count(), j.k, rules);
 }
 
 /// 11 clear beats 300 samples apart, an extra beat at 3150 (in noise: under 32 times its
@@ -78,20 +96,23 @@ beats split_interval(float energy = 20, float around = 1) {
 /// are beats except those at `rejected`.
 std::int64_t recentred(const beats& b, const std::vector<std::int64_t>& rejected, std::int64_t at,
                        const sig::detail::qrs_rules& rules) {
-  std::vector<std::int64_t> beat_of, clear;
-  for (std::size_t i = 0; i < b.position.size(); ++i)
-    if (std::find(rejected.begin(), rejected.end(), b.position[i]) == rejected.end())
-      beat_of.push_back(static_cast<std::int64_t>(i));
-  const auto n = static_cast<std::int64_t>(beat_of.size());
-  for (std::int64_t k = 0; k + 1 < n; ++k)
-    if (sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[k], rules) &&
-        sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[k + 1], rules))
-      clear.push_back(k);
-  const auto k = std::find(beat_of.begin(), beat_of.end(), b.index_of(at)) - beat_of.begin();
-  const auto to =
-      sig::detail::qrs_recentred(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
-                                 beat_of.data(), n, clear.data(), static_cast<std::int64_t>(clear.size()), k, rules);
+  const judged j(b, rejected, at, rules);
+  const auto to = sig::detail::qrs_recentred(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
+                                             j.beat_of.data(), j.beats(), j.clear.data(), j.clear_count(), j.k, rules);
   return to < 0 ? -1 : b.position[static_cast<std::size_t>(to)];
+}
+
+/// The beats qrs_select_host accepts among the candidates of `b`, default rules at 360 Hz; with
+/// `checked` false, every beat counts as clear of noise, so neither rhythm check acts.
+std::vector<std::int64_t> select(const beats& b, bool checked) {
+  sig::qrs_detection d;
+  d.candidates = to_array(b.position);
+  d.amplitude = to_array(b.amplitude);
+  d.slope = to_array(b.slope);
+  d.background = to_array(b.background);
+  auto rules = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = 360}));
+  if (!checked) rules.noisy_snr = 0;
+  return to_vector<std::int64_t>(sig::detail::qrs_select_host(d, b.position.back() + 300, rules, {}));
 }
 
 /// 11 clear beats 300 samples apart, a beat in noise at `beat` (energy 90 over a background of 3,
@@ -103,12 +124,6 @@ beats displaced(std::int64_t beat = 3100, std::int64_t rival = 3300) {
   b.add(beat, 90, 0.5F, 3);
   b.add(rival, 25, 1, 2);
   b.regular(3600, 20, 300);
-  std::sort(b.position.begin(), b.position.end());  // `beat` and `rival` may come in either order
-  if (rival < beat) {
-    std::swap(b.amplitude[11], b.amplitude[12]);
-    std::swap(b.slope[11], b.slope[12]);
-    std::swap(b.background[11], b.background[12]);
-  }
   return b;
 }
 
@@ -193,20 +208,10 @@ TEST_F(SignalQrsRhythm, SelectionDropsTheExtraBeat) {
   // no T wave (150 samples after a beat, past the 0.36 s window) and clears 8 times its
   // background, so the burst rule leaves it: the rhythm check alone drops it.
   const auto b = split_interval(90, 3);
-  sig::qrs_detection d;
-  d.candidates = to_array(b.position);
-  d.amplitude = to_array(b.amplitude);
-  d.slope = to_array(b.slope);
-  d.background = to_array(b.background);
-  auto rules = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = 360}));
-  const auto samples = b.position.back() + 300;
-  auto with = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
-  rules.noisy_snr = 0;  // every beat counts as clear: the check never drops one
-  auto without = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
-  EXPECT_EQ(without, b.position);
+  EXPECT_EQ(select(b, false), b.position);
   auto want = b.position;
   want.erase(want.begin() + b.index_of(3150));
-  EXPECT_EQ(with, want);
+  EXPECT_EQ(select(b, true), want);
 }
 
 TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
@@ -237,10 +242,12 @@ TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
     EXPECT_LE(e_with.missed.size(), e_without.missed.size())
         << what << ": beats missed at " << first_values(e_with.missed);
     // What the check keeps that the selection without it had not, it moved there: a true beat.
-    for (auto p : with)
-      if (!std::binary_search(without.begin(), without.end(), p))
+    for (auto p : with) {
+      if (!std::binary_search(without.begin(), without.end(), p)) {
         EXPECT_TRUE(errors_in({p}, ecg.r_peaks, 0, static_cast<std::int64_t>(x.size())).extra.empty())
             << what << " at " << p;
+      }
+    }
     extra_with += e_with.extra.size();
     extra_without += e_without.extra.size();
   }
@@ -261,10 +268,6 @@ TEST_F(SignalQrsRhythm, DisplacedBeatGivesWayToTheCandidateInTime) {
   // Of two candidates in time, the stronger.
   auto two = displaced();
   two.add(3310, 50, 1, 2);
-  std::sort(two.position.begin(), two.position.end());  // 3310 comes right after 3300: move its values
-  std::rotate(two.amplitude.begin() + 13, two.amplitude.end() - 1, two.amplitude.end());
-  std::rotate(two.slope.begin() + 13, two.slope.end() - 1, two.slope.end());
-  std::rotate(two.background.begin() + 13, two.background.end() - 1, two.background.end());
   EXPECT_EQ(recentred(two, {3300, 3310}, 3100, rules), 3310);
 }
 
@@ -309,7 +312,7 @@ TEST_F(SignalQrsRhythm, EachConditionKeepsTheDisplacedBeat) {
     // Neighbours 1.5 intervals apart (an early beat with a short pause): not a displaced beat.
     beats b;
     b.regular(0, 11, 300);
-    b.add(3080, 90, 0.5F, 3);
+    b.add(3100, 90, 0.5F, 3);
     b.add(3300, 25, 1, 2);
     b.regular(3450, 20, 300);
     EXPECT_EQ(recentred(b, {3300}, 3100, rules), -1);
@@ -336,20 +339,10 @@ TEST_F(SignalQrsRhythm, SelectionMovesTheDisplacedBeat) {
   // takes it) and under 20 times its background (no clear-gap rule does): only the rhythm check
   // puts the beat back in time.
   const auto b = displaced();
-  sig::qrs_detection d;
-  d.candidates = to_array(b.position);
-  d.amplitude = to_array(b.amplitude);
-  d.slope = to_array(b.slope);
-  d.background = to_array(b.background);
-  auto rules = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = 360}));
-  const auto samples = b.position.back() + 300;
-  auto with = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
-  rules.noisy_snr = 0;  // every beat counts as clear: the check never moves one
-  auto without = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, rules, {}));
   auto want = b.position;
   want.erase(want.begin() + b.index_of(3300));
-  EXPECT_EQ(without, want);
+  EXPECT_EQ(select(b, false), want);
   want = b.position;
   want.erase(want.begin() + b.index_of(3100));
-  EXPECT_EQ(with, want);
+  EXPECT_EQ(select(b, true), want);
 }
