@@ -109,34 +109,63 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
 
 namespace {
 
+/// The accepted beats (candidate indices, ascending) and their clear intervals (qrs_reference_rr).
+struct accepted_beats {
+  std::vector<std::int64_t> beat_of, clear;
+
+  accepted_beats(const float* amplitude, const float* background, std::int64_t n, const qrs_rules& rules,
+                 const std::uint8_t* beat) {
+    for (std::int64_t i = 0; i < n; ++i)
+      if (beat[i]) beat_of.push_back(i);
+    for (std::size_t b = 0; b + 1 < beat_of.size(); ++b)
+      if (qrs_is_clear_beat(amplitude, background, beat_of[b], rules) &&
+          qrs_is_clear_beat(amplitude, background, beat_of[b + 1], rules))
+        clear.push_back(static_cast<std::int64_t>(b));
+  }
+  [[nodiscard]] std::int64_t beats() const { return static_cast<std::int64_t>(beat_of.size()); }
+  [[nodiscard]] std::int64_t clear_count() const { return static_cast<std::int64_t>(clear.size()); }
+};
+
 /// Unmarks the beats that qrs_off_rhythm finds extra and moves those that qrs_recentred finds
 /// displaced, all judged against the same accepted beats.
 void keep_time(const std::int64_t* position, const float* amplitude, const float* slope, const float* background,
                std::int64_t n, const qrs_rules& rules, std::uint8_t* beat) {
-  std::vector<std::int64_t> beat_of, clear, extra, moved;
-  for (std::int64_t i = 0; i < n; ++i)
-    if (beat[i]) beat_of.push_back(i);
-  const auto beats = static_cast<std::int64_t>(beat_of.size());
-  for (std::int64_t b = 0; b + 1 < beats; ++b)
-    if (qrs_is_clear_beat(amplitude, background, beat_of[static_cast<std::size_t>(b)], rules) &&
-        qrs_is_clear_beat(amplitude, background, beat_of[static_cast<std::size_t>(b + 1)], rules))
-      clear.push_back(b);
-  const auto clear_count = static_cast<std::int64_t>(clear.size());
-  for (std::int64_t k = 0; k < beats; ++k) {
-    const std::int64_t i = beat_of[static_cast<std::size_t>(k)];
-    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of.data(), beats, clear.data(), clear_count, k,
-                       rules)) {
-      extra.push_back(i);
-    } else if (const std::int64_t to = qrs_recentred(position, amplitude, slope, background, beat_of.data(), beats,
-                                                     clear.data(), clear_count, k, rules);
+  const accepted_beats accepted(amplitude, background, n, rules, beat);
+  const std::int64_t* beat_of = accepted.beat_of.data();
+  const std::int64_t* clear = accepted.clear.data();
+  std::vector<std::int64_t> extra, moved;
+  for (std::int64_t k = 0; k < accepted.beats(); ++k) {
+    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of, accepted.beats(), clear,
+                       accepted.clear_count(), k, rules)) {
+      extra.push_back(beat_of[k]);
+    } else if (const std::int64_t to = qrs_recentred(position, amplitude, slope, background, beat_of,
+                                                     accepted.beats(), clear, accepted.clear_count(), k, rules);
                to >= 0) {
-      extra.push_back(i);
+      extra.push_back(beat_of[k]);
       moved.push_back(to);
     }
   }
   // Dropped marks are on beats, moved ones on candidates between beats: the order does not matter.
   for (std::int64_t i : extra) beat[i] = 0;
   for (std::int64_t i : moved) beat[i] = 1;
+}
+
+/// Re-decides the beats in noise between anchors as rhythm paths (qrs_follow_rhythm), every path
+/// judged against the same accepted beats.
+void follow_rhythm(const std::int64_t* position, const float* amplitude, const float* slope, const float* background,
+                   std::int64_t n, const qrs_rules& rules, std::uint8_t* beat) {
+  const accepted_beats accepted(amplitude, background, n, rules, beat);
+  std::vector<std::int64_t> anchors;
+  for (std::int64_t k = 0; k < accepted.beats(); ++k)
+    if (qrs_is_anchor(position, amplitude, slope, background, accepted.beat_of.data(), accepted.clear.data(),
+                      accepted.clear_count(), k, rules))
+      anchors.push_back(k);
+  std::vector<float> cost(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> back(static_cast<std::size_t>(n));
+  for (std::size_t c = 0; c + 1 < anchors.size(); ++c)
+    qrs_follow_rhythm(position, amplitude, slope, background, accepted.beat_of.data(), accepted.clear.data(),
+                      accepted.clear_count(), anchors.data(), static_cast<std::int64_t>(c), rules, cost.data(),
+                      back.data(), beat);
 }
 
 }  // namespace
@@ -153,6 +182,7 @@ array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qr
     qrs_decide_stretch(position, amplitude, slope, background, n, k, rules, beat.data());
   for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
   keep_time(position, amplitude, slope, background, n, rules, beat.data());
+  follow_rhythm(position, amplitude, slope, background, n, rules, beat.data());
   std::int64_t beats = 0;
   for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];
   array out = empty({beats}, int64, cpu_device, stream);

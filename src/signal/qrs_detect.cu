@@ -1,6 +1,7 @@
 // CUDA half of qrs_detect.hpp: the energy and the candidates' features are per-element kernels;
 // the decision runs qrs_decide in one GPU thread per stretch (the same code as the host, so the
-// same beats), qrs_off_rhythm and qrs_recentred one thread per beat, and the accepted candidates
+// same beats), qrs_off_rhythm and qrs_recentred one thread per beat, the rhythm paths one thread
+// per anchor (qrs_follow_rhythm), and the accepted candidates
 // are compacted with CUB. The beat count is read back once, to size the result.
 #include <cuda_runtime.h>
 
@@ -92,6 +93,37 @@ __global__ void keep_time_kernel(const std::int64_t* __restrict__ position, cons
   }
 }
 
+/// flag[k] = 1 when accepted beat k anchors rhythm paths (qrs_is_anchor).
+__global__ void anchor_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
+                              const float* __restrict__ slope, const float* __restrict__ background,
+                              const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ beats,
+                              const std::int64_t* __restrict__ clear, const std::int64_t* __restrict__ clear_count,
+                              std::int64_t n, qrs_rules rules, std::uint8_t* __restrict__ flag) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t m = *beats;
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += step)
+    flag[k] = k < m && qrs_is_anchor(position, amplitude, slope, background, beat_of, clear, *clear_count, k, rules);
+}
+
+/// One thread per anchor: the rhythm path to the next anchor (qrs_follow_rhythm). Each path reads
+/// only beat_of, clear and anchors, never the marks, and writes marks and scratch strictly between
+/// its anchors, so the threads' order does not matter.
+__global__ void follow_rhythm_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
+                                     const float* __restrict__ slope, const float* __restrict__ background,
+                                     const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ clear,
+                                     const std::int64_t* __restrict__ clear_count,
+                                     const std::int64_t* __restrict__ anchors,
+                                     const std::int64_t* __restrict__ anchor_count, std::int64_t n, qrs_rules rules,
+                                     float* __restrict__ cost, std::int64_t* __restrict__ back,
+                                     std::uint8_t* __restrict__ beat) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t m = *anchor_count;
+  for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < n && c + 1 < m;
+       c += step)
+    qrs_follow_rhythm(position, amplitude, slope, background, beat_of, clear, *clear_count, anchors, c, rules, cost,
+                      back, beat);
+}
+
 /// out[0..*count) = the indices i < n with flag[i] set, ascending; count on the device.
 void flagged_indices(const array& iota, const std::uint8_t* flag, array& out, array& count, array& temp,
                      std::size_t bytes, stream_view stream) {
@@ -100,34 +132,80 @@ void flagged_indices(const array& iota, const std::uint8_t* flag, array& out, ar
                                          gpu::raw(stream)));
 }
 
-/// The GPU half of keep_time (qrs_detect.cpp): the accepted beats' indices and their clear
-/// intervals compacted with CUB, then one thread per beat; the counts stay on the device.
+/// The accepted beats' candidate indices and their clear intervals, compacted with CUB; the
+/// counts stay on the device (the GPU half of accepted_beats in qrs_detect.cpp).
+struct device_beats {
+  array iota, beat_of, clear, counts, flag, temp;
+  std::size_t bytes = 0;
+
+  device_beats(const qrs_detection& d, const qrs_rules& rules, const array& beat, stream_view stream) {
+    const auto where = d.candidates.where();
+    const std::int64_t n = d.candidates.size();
+    iota = empty({n}, int64, where, stream);
+    iota_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(n, iota.data_as<std::int64_t>());
+    ZF_SIGNAL_LAUNCH_CHECK();
+    beat_of = empty({n}, int64, where, stream);
+    clear = empty({n}, int64, where, stream);
+    counts = empty({3}, int64, where, stream);
+    flag = empty({n}, uint8, where, stream);
+    ZF_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, iota.data_as<const std::int64_t>(),
+                                           beat.data_as<const std::uint8_t>(), beat_of.data_as<std::int64_t>(),
+                                           counts.data_as<std::int64_t>(), n, gpu::raw(stream)));
+    temp = gpu::scratch(bytes, where, stream);
+    array beats_count = beats();
+    flagged_indices(iota, beat.data_as<const std::uint8_t>(), beat_of, beats_count, temp, bytes, stream);
+    clear_interval_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
+        d.amplitude.data_as<const float>(), d.background.data_as<const float>(), beat_of.data_as<const std::int64_t>(),
+        beats_count.data_as<const std::int64_t>(), n, rules, flag.data_as<std::uint8_t>());
+    ZF_SIGNAL_LAUNCH_CHECK();
+    array clear_total = clear_count();
+    flagged_indices(iota, flag.data_as<const std::uint8_t>(), clear, clear_total, temp, bytes, stream);
+  }
+  [[nodiscard]] array beats() const { return counts.slice(0, 0, 1); }
+  [[nodiscard]] array clear_count() const { return counts.slice(0, 1, 2); }
+  /// A third count for a further selection over the beats (the anchors).
+  [[nodiscard]] array spare_count() const { return counts.slice(0, 2, 3); }
+};
+
+/// The GPU half of keep_time (qrs_detect.cpp): one thread per beat.
 void keep_time(const qrs_detection& d, const qrs_rules& rules, array& beat, stream_view stream) {
   const auto where = d.candidates.where();
   const std::int64_t n = d.candidates.size();
-  array iota = empty({n}, int64, where, stream);
-  iota_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(n, iota.data_as<std::int64_t>());
-  ZF_SIGNAL_LAUNCH_CHECK();
-  array beat_of = empty({n}, int64, where, stream), clear = empty({n}, int64, where, stream);
-  array counts = empty({2}, int64, where, stream);
-  array beats = counts.slice(0, 0, 1), clear_count = counts.slice(0, 1, 2);
-  array flag = empty({n}, uint8, where, stream);
-  std::size_t bytes = 0;
-  ZF_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, iota.data_as<const std::int64_t>(),
-                                         beat.data_as<const std::uint8_t>(), beat_of.data_as<std::int64_t>(),
-                                         beats.data_as<std::int64_t>(), n, gpu::raw(stream)));
-  array temp = gpu::scratch(bytes, where, stream);
-  flagged_indices(iota, beat.data_as<const std::uint8_t>(), beat_of, beats, temp, bytes, stream);
-  clear_interval_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
-      d.amplitude.data_as<const float>(), d.background.data_as<const float>(), beat_of.data_as<const std::int64_t>(),
-      beats.data_as<const std::int64_t>(), n, rules, flag.data_as<std::uint8_t>());
-  ZF_SIGNAL_LAUNCH_CHECK();
-  flagged_indices(iota, flag.data_as<const std::uint8_t>(), clear, clear_count, temp, bytes, stream);
+  const device_beats accepted(d, rules, beat, stream);
   keep_time_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
       d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
-      d.background.data_as<const float>(), beat_of.data_as<const std::int64_t>(), beats.data_as<const std::int64_t>(),
-      clear.data_as<const std::int64_t>(), clear_count.data_as<const std::int64_t>(), n, rules,
-      beat.data_as<std::uint8_t>());
+      d.background.data_as<const float>(), accepted.beat_of.data_as<const std::int64_t>(),
+      accepted.beats().data_as<const std::int64_t>(), accepted.clear.data_as<const std::int64_t>(),
+      accepted.clear_count().data_as<const std::int64_t>(), n, rules, beat.data_as<std::uint8_t>());
+  ZF_SIGNAL_LAUNCH_CHECK();
+}
+
+/// The GPU half of follow_rhythm (qrs_detect.cpp): the anchors compacted with CUB, then one thread
+/// per anchor.
+void follow_rhythm(const qrs_detection& d, const qrs_rules& rules, array& beat, stream_view stream) {
+  const auto where = d.candidates.where();
+  const std::int64_t n = d.candidates.size();
+  device_beats accepted(d, rules, beat, stream);
+  const auto* position = d.candidates.data_as<const std::int64_t>();
+  const auto* amplitude = d.amplitude.data_as<const float>();
+  const auto* slope = d.slope.data_as<const float>();
+  const auto* background = d.background.data_as<const float>();
+  anchor_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
+      position, amplitude, slope, background, accepted.beat_of.data_as<const std::int64_t>(),
+      accepted.beats().data_as<const std::int64_t>(), accepted.clear.data_as<const std::int64_t>(),
+      accepted.clear_count().data_as<const std::int64_t>(), n, rules, accepted.flag.data_as<std::uint8_t>());
+  ZF_SIGNAL_LAUNCH_CHECK();
+  array anchors = empty({n}, int64, where, stream);
+  array anchor_count = accepted.spare_count();
+  flagged_indices(accepted.iota, accepted.flag.data_as<const std::uint8_t>(), anchors, anchor_count, accepted.temp,
+                  accepted.bytes, stream);
+  array cost = empty({n}, float32, where, stream);
+  array back = empty({n}, int64, where, stream);
+  follow_rhythm_kernel<<<gpu::grid_for(n, 128, where.id), 128, 0, gpu::raw(stream)>>>(
+      position, amplitude, slope, background, accepted.beat_of.data_as<const std::int64_t>(),
+      accepted.clear.data_as<const std::int64_t>(), accepted.clear_count().data_as<const std::int64_t>(),
+      anchors.data_as<const std::int64_t>(), anchor_count.data_as<const std::int64_t>(), n, rules,
+      cost.data_as<float>(), back.data_as<std::int64_t>(), beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
 }
 
@@ -181,6 +259,7 @@ array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_ru
                                                  beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
   keep_time(d, rules, beat, stream);
+  follow_rhythm(d, rules, beat, stream);
   array selected = empty({n}, int64, where, stream);
   array count = empty({1}, int64, where, stream);
   std::size_t bytes = 0;

@@ -279,7 +279,8 @@ TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
   // A regular rhythm (beats every 290-310 samples, clear of their background) with noise peaks
   // in about one interval in five (less steep, in noise) and stretches of irregular rhythm: the
   // rhythm check drops beats on the host, and the GPU drops the same ones; some beats are displaced
-  // by an earlier noise peak, and the GPU moves the same ones back.
+  // by an earlier noise peak, and the GPU moves the same ones back; the rhythm paths between
+  // clear beats re-decide the noisy stretches, and the GPU's paths are the same.
   std::mt19937_64 rng(905);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const auto rules = rules_of({});
@@ -318,13 +319,19 @@ TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
     const auto with = sig::detail::qrs_select_host(host, 2000000, rules, {});
     const auto without = sig::detail::qrs_select_host(host, 2000000, no_check, {});
     EXPECT_LT(with.size() + 100, without.size()) << "trial " << trial << ": the check dropped too few to tell";
-    auto no_move = rules;
+    auto no_path = rules;
+    no_path.path_anchor = 1e30F;  // no beat anchors a rhythm path
+    auto no_move = no_path;
     no_move.recentre_slope = 1e30F;
     const auto kept = to_vector<std::int64_t>(sig::detail::qrs_select_host(host, 2000000, no_move, {}));
+    const auto unpathed = to_vector<std::int64_t>(sig::detail::qrs_select_host(host, 2000000, no_path, {}));
     const auto moved = to_vector<std::int64_t>(with);
-    std::vector<std::int64_t> only_moved;
-    std::set_difference(moved.begin(), moved.end(), kept.begin(), kept.end(), std::back_inserter(only_moved));
+    std::vector<std::int64_t> only_moved, only_pathed;
+    std::set_difference(unpathed.begin(), unpathed.end(), kept.begin(), kept.end(), std::back_inserter(only_moved));
     EXPECT_GE(only_moved.size(), 20u) << "trial " << trial << ": the check moved too few beats to tell";
+    std::set_symmetric_difference(moved.begin(), moved.end(), unpathed.begin(), unpathed.end(),
+                                  std::back_inserter(only_pathed));
+    EXPECT_GE(only_pathed.size(), 20u) << "trial " << trial << ": the rhythm paths changed too few beats to tell";
     expect_same_selection(c, 2000000, rules, "rhythm check, trial " + std::to_string(trial));
   }
 }

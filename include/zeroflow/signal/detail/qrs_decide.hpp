@@ -54,6 +54,15 @@ struct qrs_rules {
   float recentre_energy = 0.25F;    ///< this fraction as strong as the beat,
   float recentre_neighbour = 0.5F;  ///< this fraction as steep as the less steep neighbour,
   float recentre_level = 0.1F;      ///< and this fraction as strong as the weaker neighbour
+  float path_anchor = 0.85F;        ///< a clear beat this steep against the clear beats around anchors a rhythm path
+                                    ///< (qrs_is_anchor); the beats between two anchors are re-decided when one
+                                    ///< stands in a burst (under burst_snr) or a rival candidate between them has
+  float path_rival = 0.65F;         ///< this fraction of the weakest beat's energy (qrs_wants_path)
+  float path_tolerance = 0.2F;      ///< an interval off the reference R–R by this fraction costs 1 (squared),
+  float path_slope_weight = 2.0F;   ///< a beat costs this much per (anchors' steepness / its slope − 1),
+  float path_energy_weight = 0.1F;  ///< and this much per (the anchors' weaker energy / its energy − 1),
+  float path_least_snr = 1.0F;       ///< a candidate under its own background is never a beat of a path,
+  float path_longest = 2.5F;        ///< and no interval of a path is longer than this many reference R–R intervals
 };
 
 /// Running estimates of the detector, kept between candidates.
@@ -329,39 +338,74 @@ ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* position, std::in
 /// Clear intervals on either side of a beat that make its reference rhythm (qrs_reference_rr), at most.
 inline constexpr int qrs_rhythm_intervals = 8;
 
+/// The cost of no path (qrs_rhythm_path): larger than any path's.
+inline constexpr float qrs_no_path = 3.4e38F;
+
 /// Whether candidate i stands clear of noise: its energy at least noisy_snr times its background.
 ZF_QRS_HD inline bool qrs_is_clear_beat(const float* amplitude, const float* background, std::int64_t i,
                                         const qrs_rules& rules) {
   return amplitude[i] >= rules.noisy_snr * background[i];
 }
 
-/// The regular rhythm around candidate i: the median of the clear intervals (both beats clear of
-/// noise) nearest to it, qrs_rhythm_intervals on either side within rhythm_reach; 0 when there are
-/// fewer or their quartiles are not close (in AF, or where ectopic beats break the rhythm).
-/// beat_of[0..beats) are the candidate indices of the accepted beats, ascending; clear[0..clear_count)
-/// the indices b (into beat_of) of the clear intervals beat b → beat b + 1, ascending; beat k is i.
-ZF_QRS_HD inline float qrs_reference_rr(const std::int64_t* position, const std::int64_t* beat_of,
-                                        const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
-                                        const qrs_rules& rules) {
+/// Calls f(c) for the clear intervals c (indices into clear) nearest to beat k, qrs_rhythm_intervals
+/// on either side, that start within rhythm_reach of it. beat_of[0..beats) are the candidate
+/// indices of the accepted beats, ascending; clear[0..clear_count) the indices b (into beat_of) of
+/// the clear intervals beat b → beat b + 1 (both beats clear of noise), ascending.
+template <class F>
+ZF_QRS_HD inline void qrs_for_clear_near(const std::int64_t* position, const std::int64_t* beat_of,
+                                         const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
+                                         const qrs_rules& rules, F&& f) {
   const std::int64_t at = position[beat_of[k]];
-  // The first clear interval that starts at beat k or later; the reference is taken around it.
+  // The first clear interval that starts at beat k or later; the window is taken around it.
   const std::int64_t lo = qrs_first_at(clear, clear_count, k);
   const std::int64_t from = lo < qrs_rhythm_intervals ? 0 : lo - qrs_rhythm_intervals;
   const std::int64_t to = clear_count - lo < qrs_rhythm_intervals ? clear_count : lo + qrs_rhythm_intervals;
-  float sorted[2 * qrs_rhythm_intervals];
-  int count = 0;
   for (std::int64_t c = from; c < to; ++c) {
     const std::int64_t start = position[beat_of[clear[c]]];
     const std::int64_t distance = start > at ? start - at : at - start;
-    if (distance > rules.rhythm_reach) continue;
-    const auto interval = static_cast<float>(position[beat_of[clear[c] + 1]] - start);
-    int j = count++;
-    for (; j > 0 && sorted[j - 1] > interval; --j) sorted[j] = sorted[j - 1];
-    sorted[j] = interval;
+    if (distance <= rules.rhythm_reach) f(c);
   }
+}
+
+/// Inserts v into sorted[0..count) (ascending) and counts it.
+ZF_QRS_HD inline void qrs_insert_sorted(float* sorted, int& count, float v) {
+  int j = count++;
+  for (; j > 0 && sorted[j - 1] > v; --j) sorted[j] = sorted[j - 1];
+  sorted[j] = v;
+}
+
+/// The median of sorted[0..count), count > 0.
+ZF_QRS_HD inline float qrs_sorted_median(const float* sorted, int count) {
+  return count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
+}
+
+/// The regular rhythm around accepted beat k: the median of the clear intervals near it
+/// (qrs_for_clear_near); 0 when there are fewer than qrs_rhythm_intervals or their quartiles are
+/// not close (in AF, or where ectopic beats break the rhythm).
+ZF_QRS_HD inline float qrs_reference_rr(const std::int64_t* position, const std::int64_t* beat_of,
+                                        const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
+                                        const qrs_rules& rules) {
+  float sorted[2 * qrs_rhythm_intervals];
+  int count = 0;
+  qrs_for_clear_near(position, beat_of, clear, clear_count, k, rules, [&](std::int64_t c) {
+    const std::int64_t start = beat_of[clear[c]];
+    qrs_insert_sorted(sorted, count, static_cast<float>(position[beat_of[clear[c] + 1]] - position[start]));
+  });
   if (count < qrs_rhythm_intervals) return 0.0F;
-  const float median = count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
+  const float median = qrs_sorted_median(sorted, count);
   return sorted[(3 * count) / 4] - sorted[count / 4] < rules.rhythm_spread * median ? median : 0.0F;
+}
+
+/// The steepness of the clear beats around accepted beat k: the median slope of the beats that
+/// start the clear intervals near it (qrs_for_clear_near); 0 when there are none.
+ZF_QRS_HD inline float qrs_reference_slope(const std::int64_t* position, const float* slope,
+                                           const std::int64_t* beat_of, const std::int64_t* clear,
+                                           std::int64_t clear_count, std::int64_t k, const qrs_rules& rules) {
+  float sorted[2 * qrs_rhythm_intervals];
+  int count = 0;
+  qrs_for_clear_near(position, beat_of, clear, clear_count, k, rules,
+                     [&](std::int64_t c) { qrs_insert_sorted(sorted, count, slope[beat_of[clear[c]]]); });
+  return count ? qrs_sorted_median(sorted, count) : 0.0F;
 }
 
 /// Whether `span` samples are `intervals` reference R–R intervals within rhythm_tolerance of one.
@@ -425,6 +469,117 @@ ZF_QRS_HD inline std::int64_t qrs_recentred(const std::int64_t* position, const 
         amplitude[j] >= rules.recentre_energy * amplitude[i] && (best < 0 || amplitude[j] > amplitude[best]))
       best = j;
   return best;
+}
+
+/// Whether accepted beat k anchors rhythm paths: clear of noise, and at least path_anchor as steep
+/// as the clear beats around it (qrs_reference_slope). A burst or step of noise in a quiet stretch
+/// can stand as clear of its background as a beat, but is rarely as steep as the beats.
+ZF_QRS_HD inline bool qrs_is_anchor(const std::int64_t* position, const float* amplitude, const float* slope,
+                                    const float* background, const std::int64_t* beat_of, const std::int64_t* clear,
+                                    std::int64_t clear_count, std::int64_t k, const qrs_rules& rules) {
+  const std::int64_t i = beat_of[k];
+  return qrs_is_clear_beat(amplitude, background, i, rules) &&
+         slope[i] >= rules.path_anchor * qrs_reference_slope(position, slope, beat_of, clear, clear_count, k, rules);
+}
+
+/// Whether the beats between anchors k and k2 (accepted-beat indices, k2 > k + 1) stand in noise
+/// and are re-decided: one is under burst_snr times its background, or a candidate between the
+/// anchors that is not a beat has path_rival of the weakest beat's energy (anchors included).
+/// Between the beats of a clean stretch only P and T waves and small noise lie, far weaker than
+/// any beat, and a premature beat there (which a rhythm path could take for noise) stays.
+ZF_QRS_HD inline bool qrs_wants_path(const float* amplitude, const float* background, const std::int64_t* beat_of,
+                                     std::int64_t k, std::int64_t k2, const qrs_rules& rules) {
+  const std::int64_t a = beat_of[k], z = beat_of[k2];
+  float weakest = amplitude[a] < amplitude[z] ? amplitude[a] : amplitude[z];
+  for (std::int64_t b = k + 1; b < k2; ++b) {
+    const std::int64_t i = beat_of[b];
+    if (amplitude[i] < rules.burst_snr * background[i]) return true;
+    if (amplitude[i] < weakest) weakest = amplitude[i];
+  }
+  std::int64_t next = k + 1;  // the next beat at or after candidate j
+  for (std::int64_t j = a + 1; j < z; ++j) {
+    if (j == beat_of[next]) {
+      ++next;
+      continue;
+    }
+    if (amplitude[j] >= rules.path_rival * weakest) return true;
+  }
+  return false;
+}
+
+/// Cost of an interval of `span` samples in a rhythm path: its distance from the reference R–R, in
+/// units of path_tolerance of it, squared.
+ZF_QRS_HD inline float qrs_interval_cost(float span, float reference, const qrs_rules& rules) {
+  const float off = (span - reference) / (rules.path_tolerance * reference);
+  return off * off;
+}
+
+/// Cost of taking candidate j for a beat of a rhythm path: nothing when it is as steep as the
+/// anchors' beats and as strong as the weaker anchor, growing as it falls below them (a rational
+/// function, so that host and GPU compute it alike). Electrode motion puts peaks into the QRS band
+/// as strong as beats, but less steep. A candidate without energy (a gap) or under path_least_snr
+/// times its background is never a beat: a path would otherwise fill a long interval of a clean
+/// stretch with the small peak that happens to lie in time.
+ZF_QRS_HD inline float qrs_node_cost(const float* amplitude, const float* slope, const float* background, std::int64_t j, float steepness,
+                                     float energy, const qrs_rules& rules) {
+  if (!(amplitude[j] > 0) || !(slope[j] > 0) || amplitude[j] < rules.path_least_snr * background[j])
+    return qrs_no_path;
+  float cost = 0;
+  if (slope[j] < steepness) cost += rules.path_slope_weight * (steepness / slope[j] - 1);
+  if (amplitude[j] < energy) cost += rules.path_energy_weight * (energy / amplitude[j] - 1);
+  return cost;
+}
+
+/// Re-decides the candidates between anchors a and z (candidate indices, a < z) as the path of
+/// candidates from a to z that best keeps the reference R–R: the least total of qrs_interval_cost
+/// over its intervals and qrs_node_cost over its beats (steepness: the clear beats' slope around),
+/// by dynamic programming over the candidates in order. Noise that passes for a beat breaks the
+/// rhythm and is less steep; a beat that noise hid below the threshold or displaced keeps it. One
+/// error next to another is where the local checks (qrs_off_rhythm, qrs_recentred) stop, and a
+/// path sees the whole stretch. cost[] and back[] are scratch written for the candidates in (a, z]
+/// only, so paths between different anchors share nothing. The marks stay when no path has every
+/// interval between refractory and path_longest reference R–R.
+ZF_QRS_HD inline void qrs_rhythm_path(const std::int64_t* position, const float* amplitude, const float* slope,
+                                      const float* background, std::int64_t a, std::int64_t z, float reference, float steepness,
+                                      const qrs_rules& rules, float* cost, std::int64_t* back, std::uint8_t* beat) {
+  const float energy = amplitude[a] < amplitude[z] ? amplitude[a] : amplitude[z];
+  const float longest = rules.path_longest * reference;
+  for (std::int64_t j = a + 1; j <= z; ++j) {
+    float best = qrs_no_path;
+    std::int64_t from = -1;
+    for (std::int64_t i = j - 1; i >= a; --i) {
+      const auto span = static_cast<float>(position[j] - position[i]);
+      if (span > longest) break;
+      if (span < static_cast<float>(rules.refractory) || (i > a && !(cost[i] < qrs_no_path))) continue;
+      const float c = (i > a ? cost[i] : 0.0F) + qrs_interval_cost(span, reference, rules);
+      if (c < best) {
+        best = c;
+        from = i;
+      }
+    }
+    const float node = j < z ? qrs_node_cost(amplitude, slope, background, j, steepness, energy, rules) : 0.0F;
+    cost[j] = from >= 0 && node < qrs_no_path ? best + node : qrs_no_path;
+    back[j] = from;
+  }
+  if (!(cost[z] < qrs_no_path)) return;
+  for (std::int64_t j = a + 1; j < z; ++j) beat[j] = 0;
+  for (std::int64_t j = back[z]; j > a; j = back[j]) beat[j] = 1;
+}
+
+/// The rhythm path after anchor number c (anchors[c] and anchors[c + 1], indices into beat_of),
+/// when the beats between stand in noise (qrs_wants_path) and the rhythm there is regular
+/// (qrs_reference_rr). Paths write only the marks strictly between their anchors.
+ZF_QRS_HD inline void qrs_follow_rhythm(const std::int64_t* position, const float* amplitude, const float* slope,
+                                        const float* background, const std::int64_t* beat_of,
+                                        const std::int64_t* clear, std::int64_t clear_count,
+                                        const std::int64_t* anchors, std::int64_t c, const qrs_rules& rules,
+                                        float* cost, std::int64_t* back, std::uint8_t* beat) {
+  const std::int64_t k = anchors[c], k2 = anchors[c + 1];
+  if (k2 == k + 1 || !qrs_wants_path(amplitude, background, beat_of, k, k2, rules)) return;
+  const float reference = qrs_reference_rr(position, beat_of, clear, clear_count, k, rules);
+  if (!(reference > 0)) return;
+  const float steepness = qrs_reference_slope(position, slope, beat_of, clear, clear_count, k, rules);
+  qrs_rhythm_path(position, amplitude, slope, background, beat_of[k], beat_of[k2], reference, steepness, rules, cost, back, beat);
 }
 
 /// Most candidates the initial levels are learnt from: candidates are at least half a refractory
