@@ -49,6 +49,7 @@ TEST_F(SignalQrsBurst, RejectsElectrodeMotionPeaksAndKeepsTheBeats) {
     // The burst rule on and off, the rhythm check (qrs_rhythm_test.cpp) off in both.
     auto burst_rule = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = rate}));
     burst_rule.noisy_snr = 0;
+    burst_rule.path_anchor = 1e30F;  // and no rhythm path
     auto no_burst_rule = burst_rule;
     no_burst_rule.burst_snr = 0;
     const auto samples = static_cast<std::int64_t>(x.size());

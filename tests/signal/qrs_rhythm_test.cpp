@@ -2,8 +2,10 @@
 // zeroflow/signal/detail/qrs_decide.hpp): a beat in noise that splits an ordinary R–R interval of a
 // regular rhythm goes, and one out of time between neighbours two intervals apart gives way to a
 // candidate in time; an early beat followed by its pause, a steep beat, a clear beat and any beat
-// of an irregular rhythm stay. Each case is built by hand around a rhythm of one beat every 300
-// samples, and selected with qrs_select_host.
+// of an irregular rhythm stay. The rhythm paths (qrs_follow_rhythm) re-decide whole noisy
+// stretches between clear beats: to the reference R–R in a regular rhythm, within the range of
+// the clear intervals in an irregular one. Each case is built by hand around a rhythm of one beat
+// every 300 samples (or an irregular one), and selected with qrs_select_host or the rule itself.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -103,7 +105,8 @@ std::int64_t recentred(const beats& b, const std::vector<std::int64_t>& rejected
 }
 
 /// The beats qrs_select_host accepts among the candidates of `b`, default rules at 360 Hz; with
-/// `checked` false, every beat counts as clear of noise, so neither rhythm check acts.
+/// `checked` false, every beat counts as clear of noise and none anchors a path, so no rhythm
+/// check acts.
 std::vector<std::int64_t> select(const beats& b, bool checked) {
   sig::qrs_detection d;
   d.candidates = to_array(b.position);
@@ -111,14 +114,18 @@ std::vector<std::int64_t> select(const beats& b, bool checked) {
   d.slope = to_array(b.slope);
   d.background = to_array(b.background);
   auto rules = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = 360}));
-  if (!checked) rules.noisy_snr = 0;
+  if (!checked) {
+    rules.noisy_snr = 0;
+    rules.path_anchor = 1e30F;
+  }
   return to_vector<std::int64_t>(sig::detail::qrs_select_host(d, b.position.back() + 300, rules, {}));
 }
 
-/// The marks qrs_rhythm_path leaves between the beats at samples `a` and `z` of `b` (reference
-/// R–R 300, the beats' steepness 1), every candidate but those at `rejected` marked before.
-std::vector<std::int64_t> path(const beats& b, std::int64_t a, std::int64_t z,
-                               const std::vector<std::int64_t>& rejected) {
+/// The marks qrs_rhythm_path leaves between the beats at samples `a` and `z` of `b` (the beats'
+/// steepness 1; R–R 300, or the range [shortest, longest] with `bonus` a beat), every candidate
+/// but those at `rejected` marked before.
+std::vector<std::int64_t> path(const beats& b, std::int64_t a, std::int64_t z, const std::vector<std::int64_t>& rejected,
+                               float shortest = 300, float longest = 300, float bonus = 0) {
   const auto n = b.position.size();
   std::vector<std::uint8_t> beat(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -126,8 +133,8 @@ std::vector<std::int64_t> path(const beats& b, std::int64_t a, std::int64_t z,
   std::vector<float> cost(n, -1);
   std::vector<std::int64_t> back(n, -2);
   sig::detail::qrs_rhythm_path(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
-                               b.index_of(a), b.index_of(z), 300, 1, sig::detail::qrs_rules{}, cost.data(),
-                               back.data(), beat.data());
+                               b.index_of(a), b.index_of(z), shortest, longest, 1, bonus, sig::detail::qrs_rules{},
+                               cost.data(), back.data(), beat.data());
   std::vector<std::int64_t> marked;
   for (std::size_t i = 0; i < n; ++i)
     if (beat[i] && b.position[i] > a && b.position[i] < z) marked.push_back(b.position[i]);
@@ -252,6 +259,7 @@ TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
     const auto with = to_vector<std::int64_t>(d.peaks);
     auto no_check = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = motion_rate}));
     no_check.noisy_snr = 0;
+    no_check.path_anchor = 1e30F;  // and no rhythm path
     const auto without =
         to_vector<std::int64_t>(sig::detail::qrs_select_host(d, static_cast<std::int64_t>(x.size()), no_check, {}));
     const auto n = static_cast<std::int64_t>(x.size());
@@ -436,4 +444,58 @@ TEST_F(SignalQrsRhythm, PathOnlyWhereNoiseIs) {
   EXPECT_FALSE(anchor(flat, 3000));
   flat.slope[static_cast<std::size_t>(flat.index_of(3000))] = 0.85F;
   EXPECT_TRUE(anchor(flat, 3000));
+}
+
+TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {
+  // Intervals of 240 and 360 alternating: no regular reference, a range of [240, 360]. Between
+  // two beats 720 apart, the hidden beat at 360 in noise and two noise peaks, less steep, that
+  // split the intervals into pieces shorter than the range: the path keeps the beat alone.
+  beats b;
+  std::int64_t t = 0;
+  for (int k = 0; k < 12; ++k) {
+    b.add(t);
+    t += k % 2 ? 360 : 240;
+  }
+  const std::int64_t a = t;  // 3600
+  b.add(a);
+  b.add(a + 150, 60, 0.4F, 10);
+  b.add(a + 360, 40, 1, 10);
+  b.add(a + 560, 60, 0.4F, 10);
+  t = a + 720;
+  for (int k = 0; k < 12; ++k) {
+    b.add(t);
+    t += k % 2 ? 240 : 360;
+  }
+  EXPECT_EQ(path(b, a, a + 720, {}, 240, 360, 1.5F), (std::vector<std::int64_t>{a + 360}));
+  // Without the bonus a beat is only a cost where every interval lies in the range: none is kept.
+  EXPECT_EQ(path(b, a, a + 720, {}, 240, 720, 0), std::vector<std::int64_t>{});
+  // The whole rule (qrs_follow_rhythm): the range comes from the clear intervals around, and the
+  // path runs only where a beat stands deep in noise (under 5 times its background).
+  namespace d = sig::detail;
+  const d::qrs_rules rules = rules_with_reach(100000);
+  const auto follow = [&](const beats& with) {
+    const judged j(with, {}, a, rules);
+    std::vector<std::int64_t> anchors;
+    for (std::int64_t k = 0; k < j.beats(); ++k)
+      if (d::qrs_is_anchor(with.position.data(), with.amplitude.data(), with.slope.data(), with.background.data(),
+                           j.beat_of.data(), j.clear.data(), j.clear_count(), k, rules))
+        anchors.push_back(k);
+    std::vector<std::uint8_t> beat(with.position.size(), 1);
+    std::vector<float> cost(with.position.size());
+    std::vector<std::int64_t> back(with.position.size());
+    for (std::size_t c = 0; c + 1 < anchors.size(); ++c)
+      d::qrs_follow_rhythm(with.position.data(), with.amplitude.data(), with.slope.data(), with.background.data(),
+                           j.beat_of.data(), j.clear.data(), j.clear_count(), anchors.data(),
+                           static_cast<std::int64_t>(c), rules, cost.data(), back.data(), beat.data());
+    std::vector<std::int64_t> marked;
+    for (std::size_t i = 0; i < beat.size(); ++i)
+      if (beat[i]) marked.push_back(with.position[i]);
+    return marked;
+  };
+  const auto kept = follow(b);
+  EXPECT_EQ(std::count(kept.begin(), kept.end(), a + 150) + std::count(kept.begin(), kept.end(), a + 560), 0);
+  EXPECT_EQ(kept.size(), b.position.size() - 2);
+  auto shallow = b;  // every beat at least 5 times its background: nothing changes
+  for (std::int64_t at : {a + 150, a + 360, a + 560}) shallow.background[static_cast<std::size_t>(shallow.index_of(at))] = 7;
+  EXPECT_EQ(follow(shallow), shallow.position);
 }

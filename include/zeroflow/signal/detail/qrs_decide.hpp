@@ -63,6 +63,12 @@ struct qrs_rules {
   float path_energy_weight = 0.1F;  ///< and this much per (the anchors' weaker energy / its energy − 1),
   float path_least_snr = 1.0F;       ///< a candidate under its own background is never a beat of a path,
   float path_longest = 2.5F;        ///< and no interval of a path is longer than this many reference R–R intervals
+                                    ///< (of the longest in the range of an irregular rhythm)
+  float path_irregular_snr = 5.0F;  ///< where the rhythm is irregular, a path only where a beat is under this many
+                                    ///< times its background,
+  float path_range_cut = 0.125F;    ///< keeping the range of the clear intervals without their shortest and
+                                    ///< longest this fraction (qrs_rhythm_range),
+  float path_irregular_bonus = 1.5F;  ///< and a beat of the path earns this much (qrs_rhythm_path)
 };
 
 /// Running estimates of the detector, kept between candidates.
@@ -482,6 +488,15 @@ ZF_QRS_HD inline bool qrs_is_anchor(const std::int64_t* position, const float* a
          slope[i] >= rules.path_anchor * qrs_reference_slope(position, slope, beat_of, clear, clear_count, k, rules);
 }
 
+/// Whether one of the accepted beats between k and k2 (accepted-beat indices) is under `snr` times
+/// its background.
+ZF_QRS_HD inline bool qrs_has_burst(const float* amplitude, const float* background, const std::int64_t* beat_of,
+                                    std::int64_t k, std::int64_t k2, float snr) {
+  for (std::int64_t b = k + 1; b < k2; ++b)
+    if (amplitude[beat_of[b]] < snr * background[beat_of[b]]) return true;
+  return false;
+}
+
 /// Whether the beats between anchors k and k2 (accepted-beat indices, k2 > k + 1) stand in noise
 /// and are re-decided: one is under burst_snr times its background, or a candidate between the
 /// anchors that is not a beat has path_rival of the weakest beat's energy (anchors included).
@@ -489,13 +504,11 @@ ZF_QRS_HD inline bool qrs_is_anchor(const std::int64_t* position, const float* a
 /// any beat, and a premature beat there (which a rhythm path could take for noise) stays.
 ZF_QRS_HD inline bool qrs_wants_path(const float* amplitude, const float* background, const std::int64_t* beat_of,
                                      std::int64_t k, std::int64_t k2, const qrs_rules& rules) {
+  if (qrs_has_burst(amplitude, background, beat_of, k, k2, rules.burst_snr)) return true;
   const std::int64_t a = beat_of[k], z = beat_of[k2];
   float weakest = amplitude[a] < amplitude[z] ? amplitude[a] : amplitude[z];
-  for (std::int64_t b = k + 1; b < k2; ++b) {
-    const std::int64_t i = beat_of[b];
-    if (amplitude[i] < rules.burst_snr * background[i]) return true;
-    if (amplitude[i] < weakest) weakest = amplitude[i];
-  }
+  for (std::int64_t b = k + 1; b < k2; ++b)
+    if (amplitude[beat_of[b]] < weakest) weakest = amplitude[beat_of[b]];
   std::int64_t next = k + 1;  // the next beat at or after candidate j
   for (std::int64_t j = a + 1; j < z; ++j) {
     if (j == beat_of[next]) {
@@ -507,11 +520,31 @@ ZF_QRS_HD inline bool qrs_wants_path(const float* amplitude, const float* backgr
   return false;
 }
 
-/// Cost of an interval of `span` samples in a rhythm path: its distance from the reference R–R, in
-/// units of path_tolerance of it, squared.
-ZF_QRS_HD inline float qrs_interval_cost(float span, float reference, const qrs_rules& rules) {
-  const float off = (span - reference) / (rules.path_tolerance * reference);
+/// Cost of an interval of `span` samples in a rhythm path: its distance from the reference R–R
+/// range [shortest, longest], in units of path_tolerance of the nearer end, squared.
+ZF_QRS_HD inline float qrs_interval_cost(float span, float shortest, float longest, const qrs_rules& rules) {
+  if (span >= shortest && span <= longest) return 0.0F;
+  const float end = span < shortest ? shortest : longest;
+  const float off = (span - end) / (rules.path_tolerance * end);
   return off * off;
+}
+
+/// The range of the clear intervals near accepted beat k (qrs_for_clear_near), their extremes left
+/// out: [shortest, longest]; false when there are fewer than qrs_rhythm_intervals.
+ZF_QRS_HD inline bool qrs_rhythm_range(const std::int64_t* position, const std::int64_t* beat_of,
+                                       const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
+                                       const qrs_rules& rules, float& shortest, float& longest) {
+  float sorted[2 * qrs_rhythm_intervals];
+  int count = 0;
+  qrs_for_clear_near(position, beat_of, clear, clear_count, k, rules, [&](std::int64_t c) {
+    const std::int64_t start = beat_of[clear[c]];
+    qrs_insert_sorted(sorted, count, static_cast<float>(position[beat_of[clear[c] + 1]] - position[start]));
+  });
+  if (count < qrs_rhythm_intervals) return false;
+  const int cut = static_cast<int>(rules.path_range_cut * static_cast<float>(count));
+  shortest = sorted[cut];
+  longest = sorted[count - 1 - cut];
+  return true;
 }
 
 /// Cost of taking candidate j for a beat of a rhythm path: nothing when it is as steep as the
@@ -531,34 +564,36 @@ ZF_QRS_HD inline float qrs_node_cost(const float* amplitude, const float* slope,
 }
 
 /// Re-decides the candidates between anchors a and z (candidate indices, a < z) as the path of
-/// candidates from a to z that best keeps the reference R–R: the least total of qrs_interval_cost
-/// over its intervals and qrs_node_cost over its beats (steepness: the clear beats' slope around),
-/// by dynamic programming over the candidates in order. Noise that passes for a beat breaks the
+/// candidates from a to z that best keeps the R–R range [shortest, longest] (one reference R–R
+/// when shortest == longest): the least total of qrs_interval_cost over its intervals and
+/// qrs_node_cost less `bonus` over its beats (steepness: the clear beats' slope around), by
+/// dynamic programming over the candidates in order. Noise that passes for a beat breaks the
 /// rhythm and is less steep; a beat that noise hid below the threshold or displaced keeps it. One
 /// error next to another is where the local checks (qrs_off_rhythm, qrs_recentred) stop, and a
 /// path sees the whole stretch. cost[] and back[] are scratch written for the candidates in (a, z]
 /// only, so paths between different anchors share nothing. The marks stay when no path has every
-/// interval between refractory and path_longest reference R–R.
+/// interval between refractory and path_longest times `longest`.
 ZF_QRS_HD inline void qrs_rhythm_path(const std::int64_t* position, const float* amplitude, const float* slope,
-                                      const float* background, std::int64_t a, std::int64_t z, float reference, float steepness,
-                                      const qrs_rules& rules, float* cost, std::int64_t* back, std::uint8_t* beat) {
+                                      const float* background, std::int64_t a, std::int64_t z, float shortest,
+                                      float longest, float steepness, float bonus, const qrs_rules& rules,
+                                      float* cost, std::int64_t* back, std::uint8_t* beat) {
   const float energy = amplitude[a] < amplitude[z] ? amplitude[a] : amplitude[z];
-  const float longest = rules.path_longest * reference;
+  const float reach = rules.path_longest * longest;
   for (std::int64_t j = a + 1; j <= z; ++j) {
     float best = qrs_no_path;
     std::int64_t from = -1;
     for (std::int64_t i = j - 1; i >= a; --i) {
       const auto span = static_cast<float>(position[j] - position[i]);
-      if (span > longest) break;
+      if (span > reach) break;
       if (span < static_cast<float>(rules.refractory) || (i > a && !(cost[i] < qrs_no_path))) continue;
-      const float c = (i > a ? cost[i] : 0.0F) + qrs_interval_cost(span, reference, rules);
+      const float c = (i > a ? cost[i] : 0.0F) + qrs_interval_cost(span, shortest, longest, rules);
       if (c < best) {
         best = c;
         from = i;
       }
     }
     const float node = j < z ? qrs_node_cost(amplitude, slope, background, j, steepness, energy, rules) : 0.0F;
-    cost[j] = from >= 0 && node < qrs_no_path ? best + node : qrs_no_path;
+    cost[j] = from >= 0 && node < qrs_no_path ? best + (j < z ? node - bonus : node) : qrs_no_path;
     back[j] = from;
   }
   if (!(cost[z] < qrs_no_path)) return;
@@ -567,8 +602,10 @@ ZF_QRS_HD inline void qrs_rhythm_path(const std::int64_t* position, const float*
 }
 
 /// The rhythm path after anchor number c (anchors[c] and anchors[c + 1], indices into beat_of),
-/// when the beats between stand in noise (qrs_wants_path) and the rhythm there is regular
-/// (qrs_reference_rr). Paths write only the marks strictly between their anchors.
+/// when the beats between stand in noise (qrs_wants_path): to the reference R–R where the rhythm
+/// is regular (qrs_reference_rr), else within the range of the clear intervals around
+/// (qrs_rhythm_range), each beat earning path_irregular_bonus. Paths write only the marks
+/// strictly between their anchors.
 ZF_QRS_HD inline void qrs_follow_rhythm(const std::int64_t* position, const float* amplitude, const float* slope,
                                         const float* background, const std::int64_t* beat_of,
                                         const std::int64_t* clear, std::int64_t clear_count,
@@ -576,10 +613,20 @@ ZF_QRS_HD inline void qrs_follow_rhythm(const std::int64_t* position, const floa
                                         float* cost, std::int64_t* back, std::uint8_t* beat) {
   const std::int64_t k = anchors[c], k2 = anchors[c + 1];
   if (k2 == k + 1 || !qrs_wants_path(amplitude, background, beat_of, k, k2, rules)) return;
-  const float reference = qrs_reference_rr(position, beat_of, clear, clear_count, k, rules);
-  if (!(reference > 0)) return;
+  float shortest = qrs_reference_rr(position, beat_of, clear, clear_count, k, rules), longest = shortest;
+  float bonus = 0;
+  if (!(shortest > 0)) {
+    // An irregular rhythm (AF, flutter, bigeminy) sets no interval, only a range: a path there
+    // keeps what looks like a beat unless it makes an interval shorter than the range, and fills
+    // an interval longer than it. With less to go on, only where a beat stands deep in noise.
+    if (!qrs_has_burst(amplitude, background, beat_of, k, k2, rules.path_irregular_snr) ||
+        !qrs_rhythm_range(position, beat_of, clear, clear_count, k, rules, shortest, longest))
+      return;
+    bonus = rules.path_irregular_bonus;
+  }
   const float steepness = qrs_reference_slope(position, slope, beat_of, clear, clear_count, k, rules);
-  qrs_rhythm_path(position, amplitude, slope, background, beat_of[k], beat_of[k2], reference, steepness, rules, cost, back, beat);
+  qrs_rhythm_path(position, amplitude, slope, background, beat_of[k], beat_of[k2], shortest, longest, steepness, bonus,
+                  rules, cost, back, beat);
 }
 
 /// Most candidates the initial levels are learnt from: candidates are at least half a refractory
