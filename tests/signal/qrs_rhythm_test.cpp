@@ -431,7 +431,7 @@ TEST_F(SignalQrsRhythm, PathOnlyWhereNoiseIs) {
   auto burst = b;  // the beat under 8 times its background
   burst.background[static_cast<std::size_t>(burst.index_of(3180))] = 10.1F;
   EXPECT_TRUE(wants(burst, {3240}));
-  // Anchors: clear beats at least 0.85 as steep as the clear beats around.
+  // Anchors: clear beats at least 0.85 and at most 2 times as steep as the clear beats around.
   const auto anchor = [&](const beats& with, std::int64_t at) {
     const judged j(with, {3240}, at, rules);
     return d::qrs_is_anchor(with.position.data(), with.amplitude.data(), with.slope.data(), with.background.data(),
@@ -444,6 +444,11 @@ TEST_F(SignalQrsRhythm, PathOnlyWhereNoiseIs) {
   EXPECT_FALSE(anchor(flat, 3000));
   flat.slope[static_cast<std::size_t>(flat.index_of(3000))] = 0.85F;
   EXPECT_TRUE(anchor(flat, 3000));
+  auto step = b;  // a jump of the baseline: more than twice as steep as the beats
+  step.slope[static_cast<std::size_t>(step.index_of(3000))] = 2.01F;
+  EXPECT_FALSE(anchor(step, 3000));
+  step.slope[static_cast<std::size_t>(step.index_of(3000))] = 2.0F;
+  EXPECT_TRUE(anchor(step, 3000));
 }
 
 TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {

@@ -55,7 +55,8 @@ struct qrs_rules {
   float recentre_neighbour = 0.5F;  ///< this fraction as steep as the less steep neighbour,
   float recentre_level = 0.1F;      ///< and this fraction as strong as the weaker neighbour
   float path_anchor = 0.85F;        ///< a clear beat this steep against the clear beats around anchors a rhythm path
-                                    ///< (qrs_is_anchor); the beats between two anchors are re-decided when one
+  float path_steepest = 2.0F;       ///< unless it is more than this many times as steep (qrs_is_anchor);
+                                    ///< the beats between two anchors are re-decided when one
                                     ///< stands in a burst (under burst_snr) or a rival candidate between them has
   float path_rival = 0.65F;         ///< this fraction of the weakest beat's energy (qrs_wants_path)
   float path_tolerance = 0.2F;      ///< an interval off the reference R–R by this fraction costs 1 (squared),
@@ -477,15 +478,17 @@ ZF_QRS_HD inline std::int64_t qrs_recentred(const std::int64_t* position, const 
   return best;
 }
 
-/// Whether accepted beat k anchors rhythm paths: clear of noise, and at least path_anchor as steep
-/// as the clear beats around it (qrs_reference_slope). A burst or step of noise in a quiet stretch
-/// can stand as clear of its background as a beat, but is rarely as steep as the beats.
+/// Whether accepted beat k anchors rhythm paths: clear of noise, at least path_anchor and at most
+/// path_steepest times as steep as the clear beats around it (qrs_reference_slope). A burst of
+/// noise in a quiet stretch can stand as clear of its background as a beat, but is rarely as steep
+/// as the beats; a step of the baseline is a jump, far steeper than any QRS complex.
 ZF_QRS_HD inline bool qrs_is_anchor(const std::int64_t* position, const float* amplitude, const float* slope,
                                     const float* background, const std::int64_t* beat_of, const std::int64_t* clear,
                                     std::int64_t clear_count, std::int64_t k, const qrs_rules& rules) {
   const std::int64_t i = beat_of[k];
-  return qrs_is_clear_beat(amplitude, background, i, rules) &&
-         slope[i] >= rules.path_anchor * qrs_reference_slope(position, slope, beat_of, clear, clear_count, k, rules);
+  if (!qrs_is_clear_beat(amplitude, background, i, rules)) return false;
+  const float steep = qrs_reference_slope(position, slope, beat_of, clear, clear_count, k, rules);
+  return slope[i] >= rules.path_anchor * steep && !(slope[i] > rules.path_steepest * steep && steep > 0);
 }
 
 /// Whether one of the accepted beats between k and k2 (accepted-beat indices) is under `snr` times
