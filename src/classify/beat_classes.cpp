@@ -120,8 +120,10 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t b = 0; b < n; ++b)
     if (unlike[b]) unlike_beats.push_back(static_cast<std::int64_t>(b));
   const qrs_window qrs = rows.qrs();
-  const auto family = detail::shape_families(rows.qrs_segments(unlike_beats), qrs.end - qrs.begin, p.family_correlation,
-                                             p.max_families);
+  const auto unlike_segments = rows.qrs_segments(unlike_beats);
+  const auto family =
+      detail::shape_families(unlike_segments, qrs.end - qrs.begin, p.family_correlation, p.max_families);
+  const auto too_small = detail::too_small(rows, unlike_beats, unlike_segments, dominant, p);
   // Families vote by the timing of their members where the rhythm is regular enough for timing
   // to mean something (outside AF and outside irregular stretches such as an episode's edges),
   // and only when most of the family is there: a family mostly inside AF is judged by shape.
@@ -169,7 +171,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t b = 0; b < n; ++b) {
     out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
     if (unlike[b]) {
-      out.classes[b] = ventricular[b] ? 'V' : 'Q';
+      out.classes[b] = ventricular[b] && !too_small[b] ? 'V' : 'Q';
     } else if (!out.in_af[b] && (rr_before[b] < p.premature * normal_rr[b] || in_run[b] ||
                                  (rr_before[b] < p.premature_with_p * normal_rr[b] &&
                                   out.p_similarity[b] <= p.p_unlike && !irregular_rhythm[b]))) {

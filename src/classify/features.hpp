@@ -115,6 +115,13 @@ double dominant_bound(std::span<const float> similarity, const class_params& par
 std::vector<std::int32_t> shape_families(std::span<const float> segments, std::int64_t length, double correlation,
                                          std::int64_t max_families);
 
+/// For each of `beats` (their QRS segments, qrs_segments(beats), one after another): whether its
+/// QRS spans, peak to peak, less than params.smallest_qrs of the dominant beats' median span (up
+/// to template_rows of the beats `dominant` marks, evenly spaced). None when no beat is dominant.
+std::vector<std::uint8_t> too_small(row_measurements& rows, std::span<const std::int64_t> beats,
+                                    std::span<const float> segments, std::span<const std::uint8_t> dominant,
+                                    const class_params& params);
+
 /// Beats inside supraventricular runs (beat_classes.hpp, step 6), in one pass over the beats.
 /// `fallback` is the reference where the recent normal intervals are too few (a local median).
 std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_before, std::span<const std::int64_t> peaks,

@@ -135,11 +135,11 @@ void keep_time(const std::int64_t* position, const float* amplitude, const float
   const std::int64_t* clear = accepted.clear.data();
   std::vector<std::int64_t> extra, moved;
   for (std::int64_t k = 0; k < accepted.beats(); ++k) {
-    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of, accepted.beats(), clear,
-                       accepted.clear_count(), k, rules)) {
+    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of, accepted.beats(), clear, accepted.clear_count(),
+                       k, rules)) {
       extra.push_back(beat_of[k]);
-    } else if (const std::int64_t to = qrs_recentred(position, amplitude, slope, background, beat_of,
-                                                     accepted.beats(), clear, accepted.clear_count(), k, rules);
+    } else if (const std::int64_t to = qrs_recentred(position, amplitude, slope, background, beat_of, accepted.beats(),
+                                                     clear, accepted.clear_count(), k, rules);
                to >= 0) {
       extra.push_back(beat_of[k]);
       moved.push_back(to);

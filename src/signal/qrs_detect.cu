@@ -118,8 +118,7 @@ __global__ void follow_rhythm_kernel(const std::int64_t* __restrict__ position, 
                                      std::uint8_t* __restrict__ beat) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const std::int64_t m = *anchor_count;
-  for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < n && c + 1 < m;
-       c += step)
+  for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < n && c + 1 < m; c += step)
     qrs_follow_rhythm(position, amplitude, slope, background, beat_of, clear, *clear_count, anchors, c, rules, cost,
                       back, beat);
 }

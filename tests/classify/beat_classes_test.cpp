@@ -103,7 +103,69 @@ recording make_af_recording() {
   return r;
 }
 
+/// Sinus rhythm with wide, early V beats of a quarter of the normal QRS height, and in the middle
+/// 40 beats of a lead coming loose: 4 % of their size (noise as before) with every other beat lost
+/// (intervals of 1.6 s), so that their timing, a pause after each, is a V beat's.
+recording make_lead_off_recording() {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> jitter(-0.01, 0.01);
+  recording r;
+  double t = 1.0;
+  auto add = [&](double rr, char truth, const std::vector<float>& row) {
+    t += rr;
+    r.peaks.push_back(static_cast<std::int64_t>(std::llround(t * rate)));
+    r.rows.insert(r.rows.end(), row.begin(), row.end());
+    r.truth.push_back(truth);
+    r.af.push_back(0);
+  };
+  auto normal = [&] { return beat_row(0.012, true, rng); };
+  for (int b = 0; b < 600; ++b) {
+    if (b >= 300 && b < 340) {
+      auto row = normal();
+      for (auto& v : row) v *= 0.04F;
+      std::normal_distribution<double> noise(0.0, 0.02);
+      for (auto& v : row) v += static_cast<float>(noise(rng));
+      add(1.6, 'Q', row);
+    } else if (b % 20 == 10) {
+      add(0.50, 'V', beat_row(0.045, false, rng, 1.0));
+      add(1.10, 'N', normal());
+    } else {
+      add(0.80 * (1 + jitter(rng)), 'N', normal());
+    }
+  }
+  return r;
+}
+
 }  // namespace
+
+TEST(BeatClasses, BeatsOfALooseLeadAreUnclassifiable) {
+  // Where a lead comes loose the beats shrink to a few percent of their size: their shape is the
+  // noise's, and the beats lost around them give them a V beat's timing. They are Q; V beats a
+  // quarter of the normal height are still V.
+  const auto r = make_lead_off_recording();
+  const zc::beat_rows rows{r.rows, width, before, after};
+  const auto c = zc::classify_beats(r.peaks, rows, rate);
+  std::int64_t tiny = 0, tiny_q = 0, v_total = 0, v_found = 0;
+  for (std::size_t b = 0; b < r.truth.size(); ++b) {
+    if (r.truth[b] == 'Q') ++tiny, tiny_q += c.classes[b] == 'Q';
+    if (r.truth[b] == 'V') ++v_total, v_found += c.classes[b] == 'V';
+  }
+  EXPECT_EQ(tiny_q, tiny);
+  EXPECT_GE(v_total, 25);
+  EXPECT_EQ(v_found, v_total);
+  // Without the size rule the loose lead's beats were V.
+  zc::class_params any_size;
+  any_size.smallest_qrs = 0;
+  const auto old = zc::classify_beats(r.peaks, rows, rate, any_size);
+  std::int64_t tiny_v = 0;
+  for (std::size_t b = 0; b < r.truth.size(); ++b) tiny_v += r.truth[b] == 'Q' && old.classes[b] == 'V';
+  EXPECT_GE(tiny_v, tiny / 4);
+  if (!zf::cuda_available()) return;
+  zf::array host_rows = zf::empty({static_cast<std::int64_t>(r.peaks.size()), width}, zf::float32, zf::cpu_device);
+  std::copy(r.rows.begin(), r.rows.end(), host_rows.data_as<float>());
+  const auto gpu = zc::classify_beats(r.peaks, zf::copy_to(host_rows, zf::cuda_device(0)), before, after, rate, {});
+  EXPECT_EQ(gpu.classes, c.classes);
+}
 
 TEST(BeatClasses, InsideAfShapeDecidesWhatTimingCannot) {
   // Inside AF every interval is irregular, so timing cannot tell a ventricular beat from an

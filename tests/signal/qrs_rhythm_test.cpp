@@ -124,8 +124,9 @@ std::vector<std::int64_t> select(const beats& b, bool checked) {
 /// The marks qrs_rhythm_path leaves between the beats at samples `a` and `z` of `b` (the beats'
 /// steepness 1; R–R 300, or the range [shortest, longest] with `bonus` a beat), every candidate
 /// but those at `rejected` marked before.
-std::vector<std::int64_t> path(const beats& b, std::int64_t a, std::int64_t z, const std::vector<std::int64_t>& rejected,
-                               float shortest = 300, float longest = 300, float bonus = 0) {
+std::vector<std::int64_t> path(const beats& b, std::int64_t a, std::int64_t z,
+                               const std::vector<std::int64_t>& rejected, float shortest = 300, float longest = 300,
+                               float bonus = 0) {
   const auto n = b.position.size();
   std::vector<std::uint8_t> beat(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -279,8 +280,8 @@ TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
     missed_without += e_without.missed.size();
   }
   std::cout << "[ info ] in motion noise, with the rhythm checks / without: " << extra_with << " / " << extra_without
-            << " false beats, " << missed_with << " / " << missed_without << " missed; " << added
-            << " beats added, " << added_false << " of them false\n";
+            << " false beats, " << missed_with << " / " << missed_without << " missed; " << added << " beats added, "
+            << added_false << " of them false\n";
   EXPECT_GE(extra_without, 10u) << "the bursts no longer fool the detector: make them stronger";
   // Over the bursts, the checks take out at least half of the false beats, and miss no more true ones.
   EXPECT_LE(extra_with * 2, extra_without);
@@ -501,6 +502,7 @@ TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {
   EXPECT_EQ(std::count(kept.begin(), kept.end(), a + 150) + std::count(kept.begin(), kept.end(), a + 560), 0);
   EXPECT_EQ(kept.size(), b.position.size() - 2);
   auto shallow = b;  // every beat at least 5 times its background: nothing changes
-  for (std::int64_t at : {a + 150, a + 360, a + 560}) shallow.background[static_cast<std::size_t>(shallow.index_of(at))] = 7;
+  for (std::int64_t at : {a + 150, a + 360, a + 560})
+    shallow.background[static_cast<std::size_t>(shallow.index_of(at))] = 7;
   EXPECT_EQ(follow(shallow), shallow.position);
 }

@@ -32,15 +32,16 @@
 ///    one (similarity below `af_ventricular_similarity`: another QRS, not the same one conducted
 ///    a little differently, as aberrant beats in AF are); else Q. An early beat is not S.
 /// 6. Q: a shape unlike the dominant one and neither timing nor family ventricular (noise,
-///    artefact, a beat the rule cannot place). S, outside AF, for a dominant shape: arriving
-///    early (R–R before below `premature` of the local normal interval), or a little early (below
-///    `premature_with_p`) with a P wave unlike the dominant beat's (P-wave similarity at most
-///    `p_unlike`: an ectopic atrial or junctional origin, where sinus arrhythmia alone keeps the
-///    sinus P wave) where the rhythm is regular (outside the irregular windows of step 5), or inside a
-///    supraventricular run — one that starts with a beat below `run_onset` of the reference
-///    rhythm (the median of the last `reference_intervals` normal intervals of the last
-///    `reference_seconds`) and goes on while each interval stays below `run_continue` of it and
-///    within `run_regularity` (log ratio) of the one before. N: every other beat.
+///    artefact, a beat the rule cannot place), or a QRS under `smallest_qrs` of the dominant
+///    beats' peak-to-peak size (the median over up to `template_rows` of them): where a lead comes
+///    loose the beats shrink to a few percent of their size, and their shape says nothing. S, outside AF, for a
+///    dominant shape: arriving early (R–R before below `premature` of the local normal interval), or a little early
+///    (below `premature_with_p`) with a P wave unlike the dominant beat's (P-wave similarity at most `p_unlike`: an
+///    ectopic atrial or junctional origin, where sinus arrhythmia alone keeps the sinus P wave) where the rhythm is
+///    regular (outside the irregular windows of step 5), or inside a supraventricular run — one that starts with a beat
+///    below `run_onset` of the reference rhythm (the median of the last `reference_intervals` normal intervals of the
+///    last `reference_seconds`) and goes on while each interval stays below `run_continue` of it and within
+///    `run_regularity` (log ratio) of the one before. N: every other beat.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -76,6 +77,8 @@ struct class_params {
   double p_wave_coherence = 0.20;          ///< window P-wave coherence at or below which P waves are absent
   std::int64_t min_episode_beats = 30;     ///< shortest AF episode reported
   double af_ventricular_similarity = 0.5;  ///< inside AF, an unlike beat less similar than this is V
+  double smallest_qrs = 0.125;             ///< an unlike beat whose QRS spans less than this fraction of the
+                                           ///< dominant beats' (peak to peak) is Q whatever its timing
   std::int64_t template_rows = 2048;       ///< rows at most in the dominant beat's median
 };
 

@@ -23,52 +23,52 @@ namespace zeroflow::signal::detail {
 
 /// The detector's time constants, in samples, and its ratios.
 struct qrs_rules {
-  std::int64_t refractory = 0;      ///< no two beats closer than this
-  std::int64_t t_wave = 0;          ///< a weaker, slower peak this soon after a beat is its T wave
-  std::int64_t replace = 0;         ///< a stronger peak this soon after a beat replaces it (that was a P wave)
-  std::int64_t learn = 0;           ///< the levels start from the candidates of the first `learn` samples
-  std::int64_t stretch = 0;         ///< samples decided independently of the rest (> 0)
-  std::int64_t overlap = 0;         ///< samples before a stretch from which it learns its levels (>= learn)
-  float t_wave_slope = 0.5F;        ///< T wave: steepest slope under this fraction of the beat's, and
-  float t_wave_energy = 0.5F;       ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
-  float t_wave_steep = 0.25F;       ///< or slope under this fraction whatever its energy
-  float search_back_gap = 1.66F;    ///< search back once a gap exceeds this many mean RR intervals
-  float clear_gap = 1.3F;           ///< and for a clear candidate once it exceeds this many (qrs_is_clear):
-  float clear_snr = 20.0F;          ///< energy at least this many times its background,
-  float clear_level = 0.2F;         ///< at least this fraction of the threshold,
-  float clear_slope = 0.2F;         ///< a slope at least this fraction of the beats' running slope,
-  float clear_after = 0.35F;        ///< and at least this many mean RR intervals after the last beat
-                                    ///< (the T wave comes later at slow rates than `t_wave` allows for)
-  float gap_floor = 1.0F / 16;      ///< a gap lowers the signal level to this fraction of the last beat's at most
-  float burst_snr = 8.0F;           ///< a candidate under this many times its background energy stands in noise,
-  float burst_spacing = 0.5F;       ///< where of candidates closer than this many mean RR intervals only the
-                                    ///< steepest can be a beat (qrs_in_burst)
-  float noisy_snr = 32.0F;          ///< a beat under this many times its background energy stands in noise,
-  float noisy_slope = 0.8F;         ///< where it is an extra beat (qrs_off_rhythm) when less steep than this
-                                    ///< fraction of a neighbour,
-  float rhythm_tolerance = 0.2F;    ///< its neighbours are one reference R–R interval apart within this fraction,
-  float rhythm_spread = 0.2F;       ///< and the reference is regular: quartiles closer than this fraction of it
-  std::int64_t rhythm_reach = 0;    ///< the reference's clear intervals start at most this far from the beat
-  float recentre_slope = 1.0F;      ///< a displaced beat gives way to a candidate in time (qrs_recentred)
-                                    ///< at least this fraction as steep as the beat,
-  float recentre_energy = 0.25F;    ///< this fraction as strong as the beat,
-  float recentre_neighbour = 0.5F;  ///< this fraction as steep as the less steep neighbour,
-  float recentre_level = 0.1F;      ///< and this fraction as strong as the weaker neighbour
-  float path_anchor = 0.85F;        ///< a clear beat this steep against the clear beats around anchors a rhythm path
-  float path_steepest = 2.0F;       ///< unless it is more than this many times as steep (qrs_is_anchor);
-                                    ///< the beats between two anchors are re-decided when one
-                                    ///< stands in a burst (under burst_snr) or a rival candidate between them has
-  float path_rival = 0.65F;         ///< this fraction of the weakest beat's energy (qrs_wants_path)
-  float path_tolerance = 0.2F;      ///< an interval off the reference R–R by this fraction costs 1 (squared),
-  float path_slope_weight = 2.0F;   ///< a beat costs this much per (anchors' steepness / its slope − 1),
-  float path_energy_weight = 0.1F;  ///< and this much per (the anchors' weaker energy / its energy − 1),
-  float path_least_snr = 1.0F;       ///< a candidate under its own background is never a beat of a path,
-  float path_longest = 2.5F;        ///< and no interval of a path is longer than this many reference R–R intervals
-                                    ///< (of the longest in the range of an irregular rhythm)
-  float path_irregular_snr = 5.0F;  ///< where the rhythm is irregular, a path only where a beat is under this many
-                                    ///< times its background,
-  float path_range_cut = 0.125F;    ///< keeping the range of the clear intervals without their shortest and
-                                    ///< longest this fraction (qrs_rhythm_range),
+  std::int64_t refractory = 0;        ///< no two beats closer than this
+  std::int64_t t_wave = 0;            ///< a weaker, slower peak this soon after a beat is its T wave
+  std::int64_t replace = 0;           ///< a stronger peak this soon after a beat replaces it (that was a P wave)
+  std::int64_t learn = 0;             ///< the levels start from the candidates of the first `learn` samples
+  std::int64_t stretch = 0;           ///< samples decided independently of the rest (> 0)
+  std::int64_t overlap = 0;           ///< samples before a stretch from which it learns its levels (>= learn)
+  float t_wave_slope = 0.5F;          ///< T wave: steepest slope under this fraction of the beat's, and
+  float t_wave_energy = 0.5F;         ///< energy under this fraction of the beat's (a wide PVC is slow but strong),
+  float t_wave_steep = 0.25F;         ///< or slope under this fraction whatever its energy
+  float search_back_gap = 1.66F;      ///< search back once a gap exceeds this many mean RR intervals
+  float clear_gap = 1.3F;             ///< and for a clear candidate once it exceeds this many (qrs_is_clear):
+  float clear_snr = 20.0F;            ///< energy at least this many times its background,
+  float clear_level = 0.2F;           ///< at least this fraction of the threshold,
+  float clear_slope = 0.2F;           ///< a slope at least this fraction of the beats' running slope,
+  float clear_after = 0.35F;          ///< and at least this many mean RR intervals after the last beat
+                                      ///< (the T wave comes later at slow rates than `t_wave` allows for)
+  float gap_floor = 1.0F / 16;        ///< a gap lowers the signal level to this fraction of the last beat's at most
+  float burst_snr = 8.0F;             ///< a candidate under this many times its background energy stands in noise,
+  float burst_spacing = 0.5F;         ///< where of candidates closer than this many mean RR intervals only the
+                                      ///< steepest can be a beat (qrs_in_burst)
+  float noisy_snr = 32.0F;            ///< a beat under this many times its background energy stands in noise,
+  float noisy_slope = 0.8F;           ///< where it is an extra beat (qrs_off_rhythm) when less steep than this
+                                      ///< fraction of a neighbour,
+  float rhythm_tolerance = 0.2F;      ///< its neighbours are one reference R–R interval apart within this fraction,
+  float rhythm_spread = 0.2F;         ///< and the reference is regular: quartiles closer than this fraction of it
+  std::int64_t rhythm_reach = 0;      ///< the reference's clear intervals start at most this far from the beat
+  float recentre_slope = 1.0F;        ///< a displaced beat gives way to a candidate in time (qrs_recentred)
+                                      ///< at least this fraction as steep as the beat,
+  float recentre_energy = 0.25F;      ///< this fraction as strong as the beat,
+  float recentre_neighbour = 0.5F;    ///< this fraction as steep as the less steep neighbour,
+  float recentre_level = 0.1F;        ///< and this fraction as strong as the weaker neighbour
+  float path_anchor = 0.85F;          ///< a clear beat this steep against the clear beats around anchors a rhythm path
+  float path_steepest = 2.0F;         ///< unless it is more than this many times as steep (qrs_is_anchor);
+                                      ///< the beats between two anchors are re-decided when one
+                                      ///< stands in a burst (under burst_snr) or a rival candidate between them has
+  float path_rival = 0.65F;           ///< this fraction of the weakest beat's energy (qrs_wants_path)
+  float path_tolerance = 0.2F;        ///< an interval off the reference R–R by this fraction costs 1 (squared),
+  float path_slope_weight = 2.0F;     ///< a beat costs this much per (anchors' steepness / its slope − 1),
+  float path_energy_weight = 0.1F;    ///< and this much per (the anchors' weaker energy / its energy − 1),
+  float path_least_snr = 1.0F;        ///< a candidate under its own background is never a beat of a path,
+  float path_longest = 2.5F;          ///< and no interval of a path is longer than this many reference R–R intervals
+                                      ///< (of the longest in the range of an irregular rhythm)
+  float path_irregular_snr = 5.0F;    ///< where the rhythm is irregular, a path only where a beat is under this many
+                                      ///< times its background,
+  float path_range_cut = 0.125F;      ///< keeping the range of the clear intervals without their shortest and
+                                      ///< longest this fraction (qrs_rhythm_range),
   float path_irregular_bonus = 1.5F;  ///< and a beat of the path earns this much (qrs_rhythm_path)
 };
 
@@ -556,10 +556,9 @@ ZF_QRS_HD inline bool qrs_rhythm_range(const std::int64_t* position, const std::
 /// as strong as beats, but less steep. A candidate without energy (a gap) or under path_least_snr
 /// times its background is never a beat: a path would otherwise fill a long interval of a clean
 /// stretch with the small peak that happens to lie in time.
-ZF_QRS_HD inline float qrs_node_cost(const float* amplitude, const float* slope, const float* background, std::int64_t j, float steepness,
-                                     float energy, const qrs_rules& rules) {
-  if (!(amplitude[j] > 0) || !(slope[j] > 0) || amplitude[j] < rules.path_least_snr * background[j])
-    return qrs_no_path;
+ZF_QRS_HD inline float qrs_node_cost(const float* amplitude, const float* slope, const float* background,
+                                     std::int64_t j, float steepness, float energy, const qrs_rules& rules) {
+  if (!(amplitude[j] > 0) || !(slope[j] > 0) || amplitude[j] < rules.path_least_snr * background[j]) return qrs_no_path;
   float cost = 0;
   if (slope[j] < steepness) cost += rules.path_slope_weight * (steepness / slope[j] - 1);
   if (amplitude[j] < energy) cost += rules.path_energy_weight * (energy / amplitude[j] - 1);
@@ -578,8 +577,8 @@ ZF_QRS_HD inline float qrs_node_cost(const float* amplitude, const float* slope,
 /// interval between refractory and path_longest times `longest`.
 ZF_QRS_HD inline void qrs_rhythm_path(const std::int64_t* position, const float* amplitude, const float* slope,
                                       const float* background, std::int64_t a, std::int64_t z, float shortest,
-                                      float longest, float steepness, float bonus, const qrs_rules& rules,
-                                      float* cost, std::int64_t* back, std::uint8_t* beat) {
+                                      float longest, float steepness, float bonus, const qrs_rules& rules, float* cost,
+                                      std::int64_t* back, std::uint8_t* beat) {
   const float energy = amplitude[a] < amplitude[z] ? amplitude[a] : amplitude[z];
   const float reach = rules.path_longest * longest;
   for (std::int64_t j = a + 1; j <= z; ++j) {
@@ -610,10 +609,9 @@ ZF_QRS_HD inline void qrs_rhythm_path(const std::int64_t* position, const float*
 /// (qrs_rhythm_range), each beat earning path_irregular_bonus. Paths write only the marks
 /// strictly between their anchors.
 ZF_QRS_HD inline void qrs_follow_rhythm(const std::int64_t* position, const float* amplitude, const float* slope,
-                                        const float* background, const std::int64_t* beat_of,
-                                        const std::int64_t* clear, std::int64_t clear_count,
-                                        const std::int64_t* anchors, std::int64_t c, const qrs_rules& rules,
-                                        float* cost, std::int64_t* back, std::uint8_t* beat) {
+                                        const float* background, const std::int64_t* beat_of, const std::int64_t* clear,
+                                        std::int64_t clear_count, const std::int64_t* anchors, std::int64_t c,
+                                        const qrs_rules& rules, float* cost, std::int64_t* back, std::uint8_t* beat) {
   const std::int64_t k = anchors[c], k2 = anchors[c + 1];
   if (k2 == k + 1 || !qrs_wants_path(amplitude, background, beat_of, k, k2, rules)) return;
   float shortest = qrs_reference_rr(position, beat_of, clear, clear_count, k, rules), longest = shortest;
