@@ -19,7 +19,12 @@
 /// electrode motion makes QRS-band peaks as strong as beats, but not as steep. Once the beats are
 /// chosen, a beat in noise that splits an ordinary interval of a regular rhythm in two (its
 /// neighbours one reference R–R apart) and is less steep than a neighbour goes (qrs_off_rhythm):
-/// noise does not keep time, and an early beat of the heart is followed by a pause.
+/// noise does not keep time, and an early beat of the heart is followed by a pause; one displaced
+/// out of time gives way to a candidate in time (qrs_recentred). Last, where beats stand in noise
+/// between two clear beats, the candidates between are re-decided as the cheapest path that keeps
+/// the rhythm — the reference R–R, or in an irregular rhythm the range of the clear intervals —
+/// and takes steep, strong candidates (qrs_follow_rhythm): two errors side by side, which the
+/// checks of single beats cannot see, are mended together.
 #include <cstdint>
 
 #include "zeroflow/core/array.hpp"
