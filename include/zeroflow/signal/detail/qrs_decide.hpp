@@ -386,6 +386,19 @@ ZF_QRS_HD inline float qrs_sorted_median(const float* sorted, int count) {
   return count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
 }
 
+/// The clear intervals near accepted beat k (qrs_for_clear_near), in samples, into sorted[]
+/// (2 · qrs_rhythm_intervals at least) in ascending order; returns how many.
+ZF_QRS_HD inline int qrs_sorted_clear_intervals(const std::int64_t* position, const std::int64_t* beat_of,
+                                                const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
+                                                const qrs_rules& rules, float* sorted) {
+  int count = 0;
+  qrs_for_clear_near(position, beat_of, clear, clear_count, k, rules, [&](std::int64_t c) {
+    const std::int64_t start = position[beat_of[clear[c]]];
+    qrs_insert_sorted(sorted, count, static_cast<float>(position[beat_of[clear[c] + 1]] - start));
+  });
+  return count;
+}
+
 /// The regular rhythm around accepted beat k: the median of the clear intervals near it
 /// (qrs_for_clear_near); 0 when there are fewer than qrs_rhythm_intervals or their quartiles are
 /// not close (in AF, or where ectopic beats break the rhythm).
@@ -393,11 +406,7 @@ ZF_QRS_HD inline float qrs_reference_rr(const std::int64_t* position, const std:
                                         const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
                                         const qrs_rules& rules) {
   float sorted[2 * qrs_rhythm_intervals];
-  int count = 0;
-  qrs_for_clear_near(position, beat_of, clear, clear_count, k, rules, [&](std::int64_t c) {
-    const std::int64_t start = beat_of[clear[c]];
-    qrs_insert_sorted(sorted, count, static_cast<float>(position[beat_of[clear[c] + 1]] - position[start]));
-  });
+  const int count = qrs_sorted_clear_intervals(position, beat_of, clear, clear_count, k, rules, sorted);
   if (count < qrs_rhythm_intervals) return 0.0F;
   const float median = qrs_sorted_median(sorted, count);
   return sorted[(3 * count) / 4] - sorted[count / 4] < rules.rhythm_spread * median ? median : 0.0F;
@@ -538,11 +547,7 @@ ZF_QRS_HD inline bool qrs_rhythm_range(const std::int64_t* position, const std::
                                        const std::int64_t* clear, std::int64_t clear_count, std::int64_t k,
                                        const qrs_rules& rules, float& shortest, float& longest) {
   float sorted[2 * qrs_rhythm_intervals];
-  int count = 0;
-  qrs_for_clear_near(position, beat_of, clear, clear_count, k, rules, [&](std::int64_t c) {
-    const std::int64_t start = beat_of[clear[c]];
-    qrs_insert_sorted(sorted, count, static_cast<float>(position[beat_of[clear[c] + 1]] - position[start]));
-  });
+  const int count = qrs_sorted_clear_intervals(position, beat_of, clear, clear_count, k, rules, sorted);
   if (count < qrs_rhythm_intervals) return false;
   const int cut = static_cast<int>(rules.path_range_cut * static_cast<float>(count));
   shortest = sorted[cut];
