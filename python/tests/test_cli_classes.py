@@ -50,24 +50,38 @@ def test_beats_atr_reads_back_with_wfdb(run_119):
 
 
 def test_scores_follow_the_classes(run_119):
-    # Every beat the rule calls S, V or Q ranks above every N beat; within each, shape, rhythm and
-    # the P wave order them: score = [class != N] + 0.5 + atan(e) / pi, e = max(0, morphology) +
-    # max(0, rhythm) + max(0, z(1 - p_similarity)), z robust over the beats outside AF (spread
-    # 1.4826 MAD, at least 0.05), the last part 0 inside AF.
+    # Every beat the rule calls S or V ranks above every Q beat, and those above every N beat;
+    # within each, shape, rhythm and the P wave order them: score = tier + 0.5 + atan(e) / pi,
+    # tier 0 (N), 0.5 (Q), 1 (S, V), e = max(0, morphology) + max(0, rhythm) + max(0, z(1 -
+    # similarity)) + max(0, z(1 - p_similarity)), z robust (spread 1.4826 MAD): over every beat with
+    # a spread of at least 0.005 for the QRS; over the beats outside AF, at least 0.05, and 0 inside
+    # AF for the P wave.
     rows = beats_csv(run_119)
     score = np.array([float(r["score"]) for r in rows])
-    unlike = 1.0 - np.array([float(r["p_similarity"]) for r in rows])
-    outside_af = np.array([r["af"] == "0" for r in rows])
     upper_median = lambda v: np.sort(v)[len(v) // 2]  # the library's median of an even count: the upper one
-    centre = upper_median(unlike[outside_af])
-    spread = max(1.4826 * upper_median(np.abs(unlike[outside_af] - centre)), 0.05)
-    atrial = np.where(outside_af, np.maximum(0.0, (unlike - centre) / spread), 0.0)
-    evidence = np.array([max(0.0, float(r["morphology"])) + max(0.0, float(r["rhythm"])) for r in rows]) + atrial
-    assert atrial.max() > 0  # the part is there to test
-    abnormal = np.array([r["class"] != "N" for r in rows])
-    np.testing.assert_allclose(score, abnormal + 0.5 + np.arctan(evidence) / np.pi, rtol=1e-5, atol=1e-6)
-    assert abnormal.any() and (~abnormal).any()
-    assert score[abnormal].min() > score[~abnormal].max()
+
+    def unlikeness(similarity, counts, floor):
+        unlike = 1.0 - similarity
+        centre = upper_median(unlike[counts])
+        spread = max(1.4826 * upper_median(np.abs(unlike[counts] - centre)), floor)
+        return np.where(counts, np.maximum(0.0, (unlike - centre) / spread), 0.0)
+
+    outside_af = np.array([r["af"] == "0" for r in rows])
+    atrial = unlikeness(np.array([float(r["p_similarity"]) for r in rows]), outside_af, 0.05)
+    qrs = np.array([float(r["similarity"]) for r in rows])
+    shape = unlikeness(qrs, np.ones(len(rows), bool), 0.005)
+    evidence = np.array([max(0.0, float(r["morphology"])) + max(0.0, float(r["rhythm"])) for r in rows])
+    evidence += atrial + shape
+    assert atrial.max() > 0 and shape.max() > 0  # the parts are there to test
+    classes = np.array([r["class"] for r in rows])
+    tier = np.select([classes == "N", classes == "Q"], [0.0, 0.5], 1.0)
+    np.testing.assert_allclose(score, tier + 0.5 + np.arctan(evidence) / np.pi, rtol=1e-5, atol=1e-6)
+    ectopic, normal = np.isin(classes, ["S", "V"]), classes == "N"
+    assert ectopic.any() and normal.any()
+    assert score[ectopic].min() > score[normal].max()
+    if (classes == "Q").any():
+        noisy = score[classes == "Q"]
+        assert score[ectopic].min() > noisy.max() and noisy.min() > score[normal].max()
 
 
 def test_classes_find_the_bigeminy(run_119):

@@ -216,7 +216,8 @@ std::vector<float> scores_following_classes(std::span<const float> score, std::s
   for (std::size_t b = 0; b < score.size(); ++b) {
     // atan squeezes the evidence into one unit without changing its order, so the class decides first.
     const double evidence = 0.5 + std::atan(static_cast<double>(score[b])) / std::numbers::pi;
-    out[b] = static_cast<float>(evidence + (classes[b] == 'N' ? 0.0 : 1.0));
+    const double tier = classes[b] == 'N' ? 0.0 : classes[b] == 'Q' ? 0.5 : 1.0;
+    out[b] = static_cast<float>(evidence + tier);
   }
   return out;
 }

@@ -1,11 +1,10 @@
-// P-wave similarity to the recording's dominant beat (features.hpp) and the atrial part of a
-// beat's evidence (beat_classes.hpp): the host's measurement; row_measurements.cu has the CUDA one.
+// P-wave similarity to the recording's dominant beat (features.hpp): the host's measurement;
+// row_measurements.cu has the CUDA one.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "features.hpp"
-#include "zeroflow/core/error.hpp"
 
 namespace zeroflow::classify {
 
@@ -57,27 +56,5 @@ std::vector<float> p_similarity(const beat_rows& rows, std::int64_t beats, const
 }
 
 }  // namespace detail
-
-std::vector<float> atrial_evidence(std::span<const float> p_similarity, std::span<const std::uint8_t> in_af,
-                                   double floor) {
-  ZF_EXPECTS(p_similarity.size() == in_af.size(), "expected an AF mark for each of the ", p_similarity.size(),
-             " beats, got ", in_af.size());
-  ZF_EXPECTS(floor > 0, "the spread's floor must be > 0, got ", floor);
-  // The robust z-score of 1 − similarity over the beats outside AF (mostly sinus beats, whose P
-  // waves agree): only a P wave unlike most counts, and a record whose P waves all vary (noise,
-  // a wandering pacemaker) gets a wide spread and little evidence from them.
-  std::vector<double> unlike;
-  for (std::size_t b = 0; b < p_similarity.size(); ++b)
-    if (!in_af[b]) unlike.push_back(1.0 - static_cast<double>(p_similarity[b]));
-  std::vector<float> out(p_similarity.size(), 0.0F);
-  if (unlike.empty()) return out;
-  const double centre = detail::upper_median(unlike);
-  for (double& v : unlike) v = std::abs(v - centre);
-  const double spread = std::max(1.4826 * detail::upper_median(unlike), floor);
-  for (std::size_t b = 0; b < p_similarity.size(); ++b)
-    if (!in_af[b])  // inside AF there is no P wave to compare
-      out[b] = static_cast<float>(std::max(0.0, (1.0 - static_cast<double>(p_similarity[b]) - centre) / spread));
-  return out;
-}
 
 }  // namespace zeroflow::classify

@@ -463,11 +463,13 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       auto classes = classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
                                               result.sample_rate, stream);
       result.beat_class = std::move(classes.classes);
-      // The evidence gains its atrial part (a P wave unlike the dominant beat's), then the ranking
-      // follows the answer: beats called S, V or Q first (scores_following_classes).
+      // The evidence gains the parts the rule measured (a QRS and a P wave unlike the dominant
+      // beat's), then the ranking follows the answer: beats called S or V first, then Q
+      // (scores_following_classes).
       if (classes.p_similarity.size() == result.score.size()) {
         const auto atrial = classify::atrial_evidence(classes.p_similarity, classes.in_af);
-        for (std::size_t b = 0; b < atrial.size(); ++b) result.score[b] += atrial[b];
+        const auto shape = classify::shape_evidence(classes.similarity);
+        for (std::size_t b = 0; b < atrial.size(); ++b) result.score[b] += atrial[b] + shape[b];
       }
       result.score = classify::scores_following_classes(result.score, result.beat_class);
       result.similarity = std::move(classes.similarity);

@@ -24,13 +24,16 @@ nlohmann::json score_json(const pipeline::run_result& r) {
   if (r.method != "robust") return json{{"definition", std::string(morphology) + "; higher = more anomalous"}};
   return json{
       {"definition",
-       "the class first, then the evidence: 0.5 + atan(e) / pi for a beat of class N and 1.5 + atan(e) / pi for S, V "
-       "and Q, with e = max(0, z(morphology)) + max(0, z(irregularity)) + max(0, z(1 - p_similarity)) (the last "
-       "outside AF only); higher = more anomalous"},
+       "the class first, then the evidence: 0.5 + atan(e) / pi for a beat of class N, 1 + atan(e) / pi for Q and "
+       "1.5 + atan(e) / pi for S and V, with e = max(0, z(morphology)) + max(0, z(irregularity)) + max(0, z(1 - "
+       "similarity)) + max(0, z(1 - p_similarity)) (the last outside AF only); higher = more anomalous"},
       {"morphology", morphology},
       {"irregularity",
        "max(0, ln(local_rr / rr_before)) + max(0, ln(rr_after / rr_before)): early beats and the pause after them"},
       {"local_rr", "median of the 16 R-R intervals around the beat"},
+      {"similarity",
+       "Pearson correlation of the beat's QRS segment with the dominant beat's (classification); z over every "
+       "beat, floor 0.005"},
       {"p_similarity",
        "Pearson correlation of the beat's P-wave segment (-0.25 s .. -0.07 s, the line through its ends removed) "
        "with the dominant beat's; z over the beats outside AF, floor 0.05"},

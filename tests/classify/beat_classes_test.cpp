@@ -244,13 +244,13 @@ TEST(BeatClasses, ScoresFollowTheClassesThenTheEvidence) {
       EXPECT_TRUE(std::isnan(s[b]));
       continue;
     }
-    const double want =
-        (classes[b] == 'N' ? 0.5 : 1.5) + std::atan(static_cast<double>(evidence[b])) / std::numbers::pi;
-    EXPECT_NEAR(s[b], want, 1e-6) << b;
+    const double tier = classes[b] == 'N' ? 0.5 : classes[b] == 'Q' ? 1.0 : 1.5;
+    EXPECT_NEAR(s[b], tier + std::atan(static_cast<double>(evidence[b])) / std::numbers::pi, 1e-6) << b;
   }
   EXPECT_GT(s[2], s[3]);  // a V with little evidence above an N with much
   EXPECT_GT(s[1], s[0]);  // within a class, the evidence orders
-  EXPECT_GT(s[5], s[2]);
+  EXPECT_GT(s[2], s[5]);  // an ectopic beat above a noisy one with more evidence
+  EXPECT_GT(s[5], s[3]);  // and the noisy one above every N
   EXPECT_THROW((void)zc::scores_following_classes(evidence, std::vector<char>(2, 'N')), zeroflow::invalid_argument);
 }
 

@@ -1,7 +1,7 @@
 // P-wave similarity (classification::p_similarity) against a direct re-computation of its
 // definition, on beats whose P wave is the sinus one, inverted (junctional), early and other-shaped
-// (atrial ectopic) or absent; and the atrial part of the evidence (atrial_evidence) against the
-// robust z-score computed here.
+// (atrial ectopic) or absent; and the atrial and shape parts of the evidence (atrial_evidence,
+// shape_evidence) against the robust z-scores computed here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +134,24 @@ TEST(AtrialEvidence, IsTheRobustZScoreOfUnlikenessOutsideAf) {
   for (float v : zc::atrial_evidence(alike, none)) EXPECT_EQ(v, 0.0F);
   EXPECT_THROW((void)zc::atrial_evidence(similarity, none), zeroflow::invalid_argument);
   EXPECT_THROW((void)zc::atrial_evidence(alike, none, 0.0), zeroflow::invalid_argument);
+}
+
+TEST(ShapeEvidence, IsTheRobustZScoreOfUnlikenessOverEveryBeat) {
+  const std::vector<float> similarity{0.99F, 0.98F, 0.995F, 0.6F, 0.97F, 0.985F, 0.2F};
+  // 1 − similarity: 0.01 0.02 0.005 0.4 0.03 0.015 0.8 → median 0.02; |deviations| 0.01 0 0.015
+  // 0.38 0.01 0.005 0.78 → median 0.01 → spread 1.4826 · 0.01, over the default floor of 0.005.
+  const double centre = 0.02, spread = 1.4826 * 0.01;
+  const auto shape = zc::shape_evidence(similarity);
+  ASSERT_EQ(shape.size(), similarity.size());
+  for (std::size_t b = 0; b < similarity.size(); ++b)
+    EXPECT_NEAR(shape[b], std::max(0.0, (1.0 - similarity[b] - centre) / spread), 1e-3) << b;
+  EXPECT_GT(shape[6], shape[3]);  // the less alike, the more evidence
+  // The floor holds the spread where every QRS is alike; nothing more alike than most counts.
+  const std::vector<float> alike(6, 0.99F), one_off{0.99F, 0.99F, 0.99F, 0.99F, 0.99F, 0.94F};
+  EXPECT_NEAR(zc::shape_evidence(one_off)[5], 0.05 / 0.005, 1e-2);
+  for (float v : zc::shape_evidence(alike)) EXPECT_EQ(v, 0.0F);
+  EXPECT_TRUE(zc::shape_evidence({}).empty());
+  EXPECT_THROW((void)zc::shape_evidence(alike, 0.0), zeroflow::invalid_argument);
 }
 
 TEST(PWaveSimilarity, ALittleEarlyWithAnotherPWaveIsSupraventricular) {

@@ -146,11 +146,19 @@ struct beat_rows {
 [[nodiscard]] std::vector<float> atrial_evidence(std::span<const float> p_similarity,
                                                  std::span<const std::uint8_t> in_af, double floor = 0.05);
 
-/// @brief Anomaly scores that follow the answer: every beat the rule calls S, V or Q ranks above
-///        every beat it calls N, and within each of the two the evidence (`score`, ≥ 0: shape and
-///        rhythm) orders the beats. The result is 0.5 + atan(score) / π, in [0.5, 1), for N and
-///        1 more for the others; NaN stays NaN (an unscored beat).
-/// @throws zeroflow::invalid_argument when the two spans differ in length
+/// @brief The second part of each beat's shape evidence, beside the model's reconstruction error:
+///        how unlike the dominant beat's its QRS is, max(0, robust z-score of 1 − similarity) over
+///        every beat, whose spread is at least `floor`. It orders the V beats by how ventricular
+///        they look and lifts the unlike beats that the rule calls N (inside AF, where timing says
+///        nothing, and aberrated beats), measured without the model.
+/// @throws zeroflow::invalid_argument when floor ≤ 0
+[[nodiscard]] std::vector<float> shape_evidence(std::span<const float> similarity, double floor = 0.005);
+
+/// @brief Anomaly scores that follow the answer: every beat the rule calls S or V ranks above every
+///        beat it calls Q, and those above every beat it calls N; within each of the three the
+///        evidence (`score`, ≥ 0: shape and rhythm) orders the beats. A Q beat is noise or an
+///        artefact — worth a look, but after the ectopic beats. The result is 0.5 + atan(score) / π,
+///        in [0.5, 1), for N, 0.5 more for Q and 1 more for S and V; NaN stays NaN (an unscored beat).
 [[nodiscard]] std::vector<float> scores_following_classes(std::span<const float> score, std::span<const char> classes);
 
 }  // namespace zeroflow::classify
