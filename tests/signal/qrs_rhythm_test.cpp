@@ -476,7 +476,8 @@ TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {
   // Without the bonus a beat is only a cost where every interval lies in the range: none is kept.
   EXPECT_EQ(path(b, a, a + 720, {}, 240, 720, 0), std::vector<std::int64_t>{});
   // The whole rule (qrs_follow_rhythm): the range comes from the clear intervals around, and the
-  // path runs only where a beat stands deep in noise (under 5 times its background).
+  // path runs only where a beat stands deep in noise (under 5 times its background) or noise rose
+  // between the anchors (qrs_noise_rose).
   namespace d = sig::detail;
   const d::qrs_rules rules = rules_with_reach(100000);
   const auto follow = [&](const beats& with) {
@@ -505,4 +506,28 @@ TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {
   for (std::int64_t at : {a + 150, a + 360, a + 560})
     shallow.background[static_cast<std::size_t>(shallow.index_of(at))] = 7;
   EXPECT_EQ(follow(shallow), shallow.position);
+  // The same beats in a burst of noise that rose between the anchors (background 10 times
+  // theirs), each still 6 times its background: the path runs, and the two peaks go.
+  auto risen = b;
+  for (std::int64_t at : {a + 150, a + 360, a + 560}) {
+    const auto i = static_cast<std::size_t>(risen.index_of(at));
+    risen.background[i] = 10;
+    risen.amplitude[i] = 60;
+  }
+  EXPECT_EQ(follow(risen).size(), b.position.size() - 2);
+  auto risen_less = risen;  // 7.9 times: no rise, nothing changes
+  for (std::int64_t at : {a + 150, a + 360, a + 560}) {
+    const auto i = static_cast<std::size_t>(risen_less.index_of(at));
+    risen_less.background[i] = 7.9F;
+    risen_less.amplitude[i] = 60;
+  }
+  EXPECT_EQ(follow(risen_less), risen_less.position);
+  const judged at_a(risen, {}, a, rules);  // anchors a and a + 720, three beats between
+  EXPECT_TRUE(d::qrs_noise_rose(risen.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
+  EXPECT_FALSE(d::qrs_noise_rose(risen_less.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
+  auto one_risen = risen_less;  // one of the three: not a burst
+  one_risen.background[static_cast<std::size_t>(one_risen.index_of(a + 360))] = 10;
+  EXPECT_FALSE(d::qrs_noise_rose(one_risen.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
+  one_risen.background[static_cast<std::size_t>(one_risen.index_of(a + 150))] = 10;  // two of three: a burst
+  EXPECT_TRUE(d::qrs_noise_rose(one_risen.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
 }

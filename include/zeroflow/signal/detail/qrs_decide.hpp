@@ -67,6 +67,8 @@ struct qrs_rules {
                                       ///< (of the longest in the range of an irregular rhythm)
   float path_irregular_snr = 5.0F;    ///< where the rhythm is irregular, a path only where a beat is under this many
                                       ///< times its background,
+  float path_noise_rise = 8.0F;       ///< or its background is over this many times the anchors' louder one
+                                      ///< (qrs_noise_rose),
   float path_range_cut = 0.125F;      ///< keeping the range of the clear intervals without their shortest and
                                       ///< longest this fraction (qrs_rhythm_range),
   float path_irregular_bonus = 1.5F;  ///< and a beat of the path earns this much (qrs_rhythm_path)
@@ -509,6 +511,22 @@ ZF_QRS_HD inline bool qrs_has_burst(const float* amplitude, const float* backgro
   return false;
 }
 
+/// Whether noise rose between anchors k and k2 (accepted-beat indices, k2 > k + 1): at least half
+/// the beats between them have a background over `rise` times the louder of the anchors'. Anchors
+/// stand clear of noise, so where the background between them climbs that far, a burst of noise
+/// came and went between them, and its peaks may pass for beats however strong they are. Half,
+/// not one: a single beat with a loud background is more often a beat of another shape (a run of
+/// wide ventricular beats in a noisy record) than a burst.
+ZF_QRS_HD inline bool qrs_noise_rose(const float* background, const std::int64_t* beat_of, std::int64_t k,
+                                     std::int64_t k2, float rise) {
+  const float ka = background[beat_of[k]], kz = background[beat_of[k2]];
+  const float quiet = ka < kz ? kz : ka;
+  std::int64_t risen = 0;
+  for (std::int64_t b = k + 1; b < k2; ++b)
+    if (background[beat_of[b]] > rise * quiet) ++risen;
+  return risen > 0 && 2 * risen >= k2 - k - 1;
+}
+
 /// Whether the beats between anchors k and k2 (accepted-beat indices, k2 > k + 1) stand in noise
 /// and are re-decided: one is under burst_snr times its background, or a candidate between the
 /// anchors that is not a beat has path_rival of the weakest beat's energy (anchors included).
@@ -624,8 +642,11 @@ ZF_QRS_HD inline void qrs_follow_rhythm(const std::int64_t* position, const floa
   if (!(shortest > 0)) {
     // An irregular rhythm (AF, flutter, bigeminy) sets no interval, only a range: a path there
     // keeps what looks like a beat unless it makes an interval shorter than the range, and fills
-    // an interval longer than it. With less to go on, only where a beat stands deep in noise.
-    if (!qrs_has_burst(amplitude, background, beat_of, k, k2, rules.path_irregular_snr) ||
+    // an interval longer than it. With less to go on, only where a beat stands deep in noise or
+    // noise rose between the anchors: in bigeminy, a burst's peaks as strong as the beats split
+    // the long interval after each ectopic beat, and none of them is deep in noise.
+    if (!(qrs_has_burst(amplitude, background, beat_of, k, k2, rules.path_irregular_snr) ||
+          qrs_noise_rose(background, beat_of, k, k2, rules.path_noise_rise)) ||
         !qrs_rhythm_range(position, beat_of, clear, clear_count, k, rules, shortest, longest))
       return;
     bonus = rules.path_irregular_bonus;
