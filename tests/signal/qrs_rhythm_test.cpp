@@ -508,19 +508,18 @@ TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {
   EXPECT_EQ(follow(shallow), shallow.position);
   // The same beats in a burst of noise that rose between the anchors (background 10 times
   // theirs), each still 6 times its background: the path runs, and the two peaks go.
-  auto risen = b;
-  for (std::int64_t at : {a + 150, a + 360, a + 560}) {
-    const auto i = static_cast<std::size_t>(risen.index_of(at));
-    risen.background[i] = 10;
-    risen.amplitude[i] = 60;
-  }
+  const auto in_burst = [&](float around) {
+    auto with = b;
+    for (std::int64_t at : {a + 150, a + 360, a + 560}) {
+      const auto i = static_cast<std::size_t>(with.index_of(at));
+      with.background[i] = around;
+      with.amplitude[i] = 60;
+    }
+    return with;
+  };
+  const auto risen = in_burst(10);
   EXPECT_EQ(follow(risen).size(), b.position.size() - 2);
-  auto risen_less = risen;  // 7.9 times: no rise, nothing changes
-  for (std::int64_t at : {a + 150, a + 360, a + 560}) {
-    const auto i = static_cast<std::size_t>(risen_less.index_of(at));
-    risen_less.background[i] = 7.9F;
-    risen_less.amplitude[i] = 60;
-  }
+  const auto risen_less = in_burst(7.9F);  // 7.9 times: no rise, nothing changes
   EXPECT_EQ(follow(risen_less), risen_less.position);
   const judged at_a(risen, {}, a, rules);  // anchors a and a + 720, three beats between
   EXPECT_TRUE(d::qrs_noise_rose(risen.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));

@@ -159,6 +159,7 @@ struct beat_rows {
 ///        evidence (`score`, ≥ 0: shape and rhythm) orders the beats. A Q beat is noise or an
 ///        artefact — worth a look, but after the ectopic beats. The result is 0.5 + atan(score) / π,
 ///        in [0.5, 1), for N, 0.5 more for Q and 1 more for S and V; NaN stays NaN (an unscored beat).
+/// @throws zeroflow::invalid_argument when the two spans differ in length
 [[nodiscard]] std::vector<float> scores_following_classes(std::span<const float> score, std::span<const char> classes);
 
 }  // namespace zeroflow::classify
