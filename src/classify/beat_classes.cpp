@@ -34,24 +34,9 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size
     ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
                peaks[b - 1]);
   ZF_EXPECTS(p.dominant_correlation <= p.dominant_ceiling && p.dominant_spread >= 0 && p.rhythm_neighbours >= 1 &&
-                 p.af_neighbours >= 4 && p.min_episode_beats >= 1 && p.template_rows >= 1 && p.max_families >= 1 &&
-                 p.reference_intervals >= 1 && p.reference_seconds > 0,
+                 p.template_rows >= 1 && p.max_families >= 1 && p.reference_intervals >= 1 && p.reference_seconds > 0,
              "class parameters out of range");
-}
-
-std::vector<episode> episodes_of(std::span<const std::uint8_t> in_af, std::span<const std::int64_t> peaks) {
-  std::vector<episode> out;
-  for (std::size_t b = 0; b < in_af.size();) {
-    if (!in_af[b]) {
-      ++b;
-      continue;
-    }
-    std::size_t e = b;
-    while (e + 1 < in_af.size() && in_af[e + 1]) ++e;
-    out.push_back({"AFIB", static_cast<std::int64_t>(b), static_cast<std::int64_t>(e), peaks[b], peaks[e]});
-    b = e + 1;
-  }
-  return out;
+  check_af_params(p.af);
 }
 
 }  // namespace
@@ -156,9 +141,11 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   // AF is judged without the V beats (their intervals are not the atria's), then decides the
   // beats whose timing says nothing inside it, and the families are voted again without them.
   const auto first_guess = ventricular_of({});
-  irregular_rhythm = detail::irregular_windows(detail::irregularity(rr_before, first_guess), p);
-  const auto coherence = rows.p_wave_coherence(first_guess, p.af_neighbours);
-  out.in_af = detail::af_beats(irregular_rhythm, coherence, p);
+  const auto coherence = rows.p_wave_coherence(first_guess, p.af.window_beats);
+  auto rhythm = detail::af_of(rr_before, peaks, sample_rate, first_guess, coherence, p.af);
+  irregular_rhythm = std::move(rhythm.irregular);
+  out.in_af = std::move(rhythm.in_af);
+  out.episodes = std::move(rhythm.episodes);
   const auto ventricular = ventricular_of(out.in_af);
 
   // Supraventricular runs, measured against the rhythm before them; the local normal interval
@@ -180,7 +167,6 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   }
   // The first beat has no interval before it of its own (rr_before[0] is a copy): never S.
   if (out.classes[0] == 'S') out.classes[0] = 'N';
-  out.episodes = episodes_of(out.in_af, peaks);
   return out;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The per-beat measurements behind the class rule (beat_classes.hpp): shape similarity to the
-// dominant beat, local rhythm references, R–R irregularity and P-wave coherence.
+// dominant beat, local rhythm references and P-wave coherence; the AF rule's rhythm part.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -98,9 +98,6 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
 std::vector<double> local_median(std::span<const double> values, std::span<const std::uint8_t> use,
                                  std::int64_t neighbours);
 
-/// For each beat, |ln(rr[b] / rr[b-1])| where neither b, b − 1 nor b − 2 is left out; NaN elsewhere.
-std::vector<double> irregularity(std::span<const double> rr_before, std::span<const std::uint8_t> left_out);
-
 /// row_measurements::p_wave_coherence of rows in host memory (a window sliding over the beats).
 std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, double sample_rate,
                                      std::span<const std::uint8_t> left_out, std::int64_t neighbours);
@@ -129,13 +126,15 @@ std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_befor
                                                 std::span<const std::uint8_t> in_af, std::span<const double> fallback,
                                                 const class_params& params);
 
-/// For each beat, whether its window (±af_neighbours) is irregular: more than irregular_share of
-/// its measured beats (at least eight) step by more than irregular_step.
-std::vector<std::uint8_t> irregular_windows(std::span<const double> irregular, const class_params& params);
+/// Beats whose timing is ectopic (af_rhythm.hpp, step 1): early and followed by a pause, against
+/// the median R–R of the beats around them.
+std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std::span<const double> rr_after,
+                                         const af_params& params);
 
-/// Beats inside AF episodes: windows both irregular and without P waves, runs of at least
-/// min_episode_beats.
-std::vector<std::uint8_t> af_beats(std::span<const std::uint8_t> irregular_window, std::span<const double> coherence,
-                                   const class_params& params);
+/// The AF rule of af_rhythm.hpp on R–R intervals (rr_before[b]: the interval ending at beat b, the
+/// first a copy of the second). `coherence` is each beat's window P-wave coherence, or empty where
+/// there is no signal (beat times alone); `left_out` one entry per beat.
+af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t> peaks, double sample_rate,
+                std::span<const std::uint8_t> left_out, std::span<const double> coherence, const af_params& params);
 
 }  // namespace zeroflow::classify::detail

@@ -1,5 +1,5 @@
-// Local rhythm references, R–R irregularity, P-wave coherence and AF runs (beat_classes.hpp,
-// steps 2 and 4).
+// Local rhythm references and P-wave coherence (beat_classes.hpp, steps 3 and 5; the rest of the
+// AF rule is af_rhythm.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -32,16 +32,6 @@ std::vector<double> local_median(std::span<const double> values, std::span<const
     const auto middle = all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2);
     std::nth_element(all.begin(), middle, all.end());
     out[static_cast<std::size_t>(b)] = *middle;
-  }
-  return out;
-}
-
-std::vector<double> irregularity(std::span<const double> rr_before, std::span<const std::uint8_t> left_out) {
-  const std::size_t n = rr_before.size();
-  std::vector<double> out(n, std::numeric_limits<double>::quiet_NaN());
-  for (std::size_t b = 2; b < n; ++b) {
-    if (left_out[b] || left_out[b - 1] || left_out[b - 2]) continue;
-    if (rr_before[b] > 0 && rr_before[b - 1] > 0) out[b] = std::abs(std::log(rr_before[b] / rr_before[b - 1]));
   }
   return out;
 }
@@ -85,52 +75,6 @@ std::vector<double> p_wave_coherence(const beat_rows& rows, std::int64_t beats, 
     double average_energy = 0;
     for (double v : sum) average_energy += (v / static_cast<double>(count)) * (v / static_cast<double>(count));
     out[static_cast<std::size_t>(b)] = average_energy / (energy_sum / static_cast<double>(count));
-  }
-  return out;
-}
-
-std::vector<std::uint8_t> irregular_windows(std::span<const double> irregular, const class_params& params) {
-  const auto n = static_cast<std::int64_t>(irregular.size());
-  // Prefix counts of measured and of irregular beats: each window's counts in O(1).
-  std::vector<std::int64_t> measured(irregular.size() + 1, 0), steps(irregular.size() + 1, 0);
-  for (std::int64_t k = 0; k < n; ++k) {
-    const double v = irregular[static_cast<std::size_t>(k)];
-    measured[static_cast<std::size_t>(k + 1)] = measured[static_cast<std::size_t>(k)] + (std::isnan(v) ? 0 : 1);
-    steps[static_cast<std::size_t>(k + 1)] = steps[static_cast<std::size_t>(k)] + (v > params.irregular_step ? 1 : 0);
-  }
-  std::vector<std::uint8_t> out(irregular.size(), 0);
-  for (std::int64_t b = 0; b < n; ++b) {
-    const auto lo = static_cast<std::size_t>(std::max<std::int64_t>(0, b - params.af_neighbours));
-    const auto hi = static_cast<std::size_t>(std::min(n, b + params.af_neighbours + 1));
-    const std::int64_t count = measured[hi] - measured[lo];
-    if (count < 8) continue;
-    const double share = static_cast<double>(steps[hi] - steps[lo]) / static_cast<double>(count);
-    out[static_cast<std::size_t>(b)] = share > params.irregular_share;
-  }
-  return out;
-}
-
-std::vector<std::uint8_t> af_beats(std::span<const std::uint8_t> irregular_window, std::span<const double> coherence,
-                                   const class_params& params) {
-  const auto n = static_cast<std::int64_t>(irregular_window.size());
-  std::vector<std::uint8_t> window_af(irregular_window.size(), 0);
-  // A window without a measurable P wave (NaN) is judged by its rhythm alone.
-  for (std::int64_t b = 0; b < n; ++b) {
-    const double c = coherence[static_cast<std::size_t>(b)];
-    window_af[static_cast<std::size_t>(b)] =
-        irregular_window[static_cast<std::size_t>(b)] && !(c > params.p_wave_coherence);
-  }
-  // Short runs are ectopy or noise, not an episode.
-  std::vector<std::uint8_t> out(irregular_window.size(), 0);
-  for (std::int64_t b = 0; b < n;) {
-    if (!window_af[static_cast<std::size_t>(b)]) {
-      ++b;
-      continue;
-    }
-    std::int64_t e = b;
-    while (e + 1 < n && window_af[static_cast<std::size_t>(e + 1)]) ++e;
-    if (e - b + 1 >= params.min_episode_beats) std::fill(out.begin() + b, out.begin() + e + 1, std::uint8_t{1});
-    b = e + 1;
   }
   return out;
 }

@@ -23,11 +23,9 @@
 ///    the members outside AF have a ventricular timing is V as a whole (couplets, runs,
 ///    interpolated beats), while a family of normally timed unlike beats (a second conduction
 ///    pattern, noise) is not.
-/// 5. Atrial fibrillation: R–R irregularity (the share of beats whose interval differs from the
-///    previous one by more than `irregular_step` in log ratio, over ±16 beats, V beats left out)
-///    above `irregular_share`, *and* no consistent P wave (the energy of the window's average
-///    P-wave segment is at most `p_wave_coherence` of the segments' mean energy); episodes of at
-///    least `min_episode_beats` beats. Inside AF timing says nothing: an unlike shape is V when
+/// 5. Atrial fibrillation: the rule of af_rhythm.hpp (`af`), with the V beats of a first pass left
+///    out of the irregularity and of the P-wave coherence (the energy of the window's average
+///    P-wave segment over the segments' mean energy). Inside AF timing says nothing: an unlike shape is V when
 ///    its family is ventricular by its members outside AF, or when it is far from the dominant
 ///    one (similarity below `af_ventricular_similarity`: another QRS, not the same one conducted
 ///    a little differently, as aberrant beats in AF are); else Q. An early beat is not S.
@@ -47,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "zeroflow/classify/af_rhythm.hpp"
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/stream.hpp"
 
@@ -71,22 +70,11 @@ struct class_params {
   std::int64_t reference_intervals = 8;    ///< normal intervals of the reference rhythm
   double reference_seconds = 60;           ///< how old a reference interval may be
   std::int64_t rhythm_neighbours = 8;      ///< beats on each side that make the local rhythm
-  std::int64_t af_neighbours = 16;         ///< beats on each side of the AF window
-  double irregular_step = 0.10;            ///< |ln(RR_b / RR_b−1)| above this: an irregular beat
-  double irregular_share = 0.45;           ///< share of irregular beats above which the window is irregular
-  double p_wave_coherence = 0.20;          ///< window P-wave coherence at or below which P waves are absent
-  std::int64_t min_episode_beats = 30;     ///< shortest AF episode reported
   double af_ventricular_similarity = 0.5;  ///< inside AF, an unlike beat less similar than this is V
   double smallest_qrs = 0.125;             ///< an unlike beat whose QRS spans less than this fraction of the
                                            ///< dominant beats' (peak to peak) is Q whatever its timing
   std::int64_t template_rows = 2048;       ///< rows at most in the dominant beat's median
-};
-
-/// A rhythm episode: beats first_beat..last_beat (inclusive) and their R-peak samples.
-struct episode {
-  std::string rhythm;  ///< "AFIB" (atrial fibrillation or flutter with an irregular response)
-  std::int64_t first_beat = 0, last_beat = 0;
-  std::int64_t onset = 0, offset = 0;  ///< R peaks of the first and the last beat
+  af_params af;                            ///< the AF rule (af_rhythm.hpp)
 };
 
 /// What the rule found, one entry per beat where per beat.

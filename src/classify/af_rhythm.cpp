@@ -1,0 +1,154 @@
+// The AF rule of af_rhythm.hpp: ectopic timing, irregular windows, P-wave absence, episodes.
+#include "zeroflow/classify/af_rhythm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "features.hpp"
+#include "zeroflow/core/error.hpp"
+
+namespace zeroflow::classify {
+
+namespace {
+
+// |ln(rr[b] / rr[b-1])| where neither b, b − 1 nor b − 2 is left out (both intervals measured); NaN elsewhere.
+std::vector<double> irregularity(std::span<const double> rr_before, std::span<const std::uint8_t> left_out) {
+  const std::size_t n = rr_before.size();
+  std::vector<double> out(n, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t b = 2; b < n; ++b) {
+    if (left_out[b] || left_out[b - 1] || left_out[b - 2]) continue;
+    if (rr_before[b] > 0 && rr_before[b - 1] > 0) out[b] = std::abs(std::log(rr_before[b] / rr_before[b - 1]));
+  }
+  return out;
+}
+
+// For each beat, whether more than irregular_share of the measured steps (at least eight) within
+// ±window_beats are irregular.
+std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const af_params& p) {
+  const auto n = static_cast<std::int64_t>(steps.size());
+  // Prefix counts of measured and of irregular steps: each window's counts in O(1).
+  std::vector<std::int64_t> measured(steps.size() + 1, 0), irregular(steps.size() + 1, 0);
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    measured[k + 1] = measured[k] + (std::isnan(steps[k]) ? 0 : 1);
+    irregular[k + 1] = irregular[k] + (steps[k] > p.irregular_step_log_ratio ? 1 : 0);
+  }
+  std::vector<std::uint8_t> out(steps.size(), 0);
+  for (std::int64_t b = 0; b < n; ++b) {
+    const auto lo = static_cast<std::size_t>(std::max<std::int64_t>(0, b - p.window_beats));
+    const auto hi = static_cast<std::size_t>(std::min(n, b + p.window_beats + 1));
+    const std::int64_t count = measured[hi] - measured[lo];
+    if (count < 8) continue;
+    const double share = static_cast<double>(irregular[hi] - irregular[lo]) / static_cast<double>(count);
+    out[static_cast<std::size_t>(b)] = share > p.irregular_share;
+  }
+  return out;
+}
+
+// Runs of marked beats as [first, last] pairs.
+std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::uint8_t> marked) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t b = 0; b < marked.size();) {
+    if (!marked[b]) {
+      ++b;
+      continue;
+    }
+    std::size_t e = b;
+    while (e + 1 < marked.size() && marked[e + 1]) ++e;
+    out.emplace_back(b, e);
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void check_af_params(const af_params& p) {
+  ZF_EXPECTS(p.window_beats >= 4 && p.local_rhythm_beats >= 1 && p.min_episode_beats >= 1,
+             "AF parameters: window_beats must be at least 4, local_rhythm_beats and min_episode_beats at least 1");
+  ZF_EXPECTS(p.irregular_step_log_ratio >= 0 && p.irregular_share >= 0 && p.irregular_share < 1,
+             "AF parameters: irregular_step_log_ratio must be ≥ 0 and irregular_share in [0, 1), got ",
+             p.irregular_step_log_ratio, " and ", p.irregular_share);
+  ZF_EXPECTS(p.ectopic_early_ratio > 0 && p.ectopic_early_ratio <= 1 && p.ectopic_pause_ratio >= 1,
+             "AF parameters: ectopic_early_ratio must be in (0, 1] and ectopic_pause_ratio ≥ 1, got ",
+             p.ectopic_early_ratio, " and ", p.ectopic_pause_ratio);
+  ZF_EXPECTS(p.bridge_gap_seconds >= 0 && std::isfinite(p.bridge_gap_seconds) && std::isfinite(p.p_wave_coherence_max),
+             "AF parameters: bridge_gap_seconds must be finite and ≥ 0, p_wave_coherence_max finite");
+}
+
+af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_rate,
+                           std::span<const std::uint8_t> left_out, const af_params& params) {
+  ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
+  ZF_EXPECTS(left_out.empty() || left_out.size() == peaks.size(), "expected ", peaks.size(),
+             " left-out marks (one per beat) or none, got ", left_out.size());
+  for (std::size_t b = 1; b < peaks.size(); ++b)
+    ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
+               peaks[b - 1]);
+  check_af_params(params);
+  const std::size_t n = peaks.size();
+  if (n < 3) return {std::vector<std::uint8_t>(n, 0), std::vector<std::uint8_t>(n, 0), {}};
+  std::vector<double> rr_before(n);
+  for (std::size_t b = 1; b < n; ++b) rr_before[b] = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
+  rr_before[0] = rr_before[1];
+  const std::vector<std::uint8_t> none(n, 0);
+  return detail::af_of(rr_before, peaks, sample_rate, left_out.empty() ? std::span<const std::uint8_t>(none) : left_out,
+                       {}, params);
+}
+
+namespace detail {
+
+std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std::span<const double> rr_after,
+                                         const af_params& p) {
+  const std::vector<std::uint8_t> every(rr_before.size(), 1);
+  const auto local = local_median(rr_before, every, p.local_rhythm_beats);
+  std::vector<std::uint8_t> out(rr_before.size(), 0);
+  for (std::size_t b = 0; b < rr_before.size(); ++b)
+    out[b] = rr_before[b] < p.ectopic_early_ratio * local[b] && rr_after[b] > p.ectopic_pause_ratio * local[b];
+  return out;
+}
+
+af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t> peaks, double sample_rate,
+                std::span<const std::uint8_t> left_out, std::span<const double> coherence, const af_params& p) {
+  const std::size_t n = rr_before.size();
+  std::vector<double> rr_after(n);
+  for (std::size_t b = 0; b + 1 < n; ++b) rr_after[b] = rr_before[b + 1];
+  if (n > 0) rr_after[n - 1] = rr_before[n - 1];
+  // An ectopic beat's short and long intervals are no more the atria's than a V beat's are.
+  auto unmeasured = ectopic_timing(rr_before, rr_after, p);
+  for (std::size_t b = 0; b < n; ++b) unmeasured[b] = unmeasured[b] || left_out[b];
+
+  af_rhythm out;
+  out.irregular = irregular_windows(irregularity(rr_before, unmeasured), p);
+  // A window without a measurable P wave (NaN coherence), or without a signal at all, is judged by its rhythm alone.
+  std::vector<std::uint8_t> window_af(n, 0);
+  for (std::size_t b = 0; b < n; ++b)
+    window_af[b] = out.irregular[b] && (coherence.empty() || !(coherence[b] > p.p_wave_coherence_max));
+
+  // Stretches of AF close together are one episode; then short episodes are ectopy, not AF.
+  auto stretches = runs_of(window_af);
+  std::vector<std::pair<std::size_t, std::size_t>> bridged;
+  for (const auto& s : stretches) {
+    const bool near = !bridged.empty() && static_cast<double>(peaks[s.first] - peaks[bridged.back().second]) /
+                                                  sample_rate <=
+                                              p.bridge_gap_seconds;
+    if (near)
+      bridged.back().second = s.second;
+    else
+      bridged.push_back(s);
+  }
+  out.in_af.assign(n, 0);
+  for (const auto& [first, last] : bridged) {
+    if (static_cast<std::int64_t>(last - first + 1) < p.min_episode_beats) continue;
+    std::fill(out.in_af.begin() + static_cast<std::ptrdiff_t>(first),
+              out.in_af.begin() + static_cast<std::ptrdiff_t>(last) + 1, std::uint8_t{1});
+    out.episodes.push_back({"AFIB", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first],
+                            peaks[last]});
+  }
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace zeroflow::classify

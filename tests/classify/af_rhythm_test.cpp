@@ -1,0 +1,166 @@
+// The AF rule on beat times alone (af_rhythm.hpp): irregular rhythms are found, ectopy in a
+// regular rhythm is not AF, brief interruptions do not split an episode, short runs are dropped.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "zeroflow/classify/af_rhythm.hpp"
+#include "zeroflow/core/error.hpp"
+
+namespace zc = zeroflow::classify;
+
+namespace {
+
+constexpr double rate = 250;
+
+/// R peaks from R–R intervals in seconds, the first at sample 100.
+std::vector<std::int64_t> peaks_of(const std::vector<double>& intervals) {
+  std::vector<std::int64_t> peaks{100};
+  for (double rr : intervals) peaks.push_back(peaks.back() + static_cast<std::int64_t>(rr * rate + 0.5));
+  return peaks;
+}
+
+/// `beats` intervals of AF: independent, uniform in [0.45, 1.05] s (a ventricular response with no pattern).
+void append_af(std::vector<double>& intervals, int beats, std::mt19937& rng) {
+  std::uniform_real_distribution<double> rr(0.45, 1.05);
+  for (int i = 0; i < beats; ++i) intervals.push_back(rr(rng));
+}
+
+/// `beats` intervals of sinus rhythm at 0.8 s with 2 % jitter.
+void append_sinus(std::vector<double>& intervals, int beats, std::mt19937& rng) {
+  std::normal_distribution<double> rr(0.8, 0.016);
+  for (int i = 0; i < beats; ++i) intervals.push_back(rr(rng));
+}
+
+std::int64_t count(const std::vector<std::uint8_t>& marks) {
+  std::int64_t n = 0;
+  for (auto m : marks) n += m;
+  return n;
+}
+
+}  // namespace
+
+TEST(AfRhythm, FindsAnIrregularStretchBetweenRegularOnes) {
+  std::mt19937 rng(11);
+  std::vector<double> rr;
+  append_sinus(rr, 200, rng);
+  append_af(rr, 300, rng);
+  append_sinus(rr, 200, rng);
+  const auto peaks = peaks_of(rr);
+  const auto r = zc::find_af_episodes(peaks, rate);
+  ASSERT_EQ(r.episodes.size(), 1U);
+  const auto& e = r.episodes[0];
+  // The window of ±16 beats blurs the edges by at most its half-width.
+  EXPECT_NEAR(static_cast<double>(e.first_beat), 201, 16);
+  EXPECT_NEAR(static_cast<double>(e.last_beat), 501, 16);
+  EXPECT_EQ(e.rhythm, "AFIB");
+  EXPECT_EQ(e.onset, peaks[static_cast<std::size_t>(e.first_beat)]);
+  EXPECT_EQ(e.offset, peaks[static_cast<std::size_t>(e.last_beat)]);
+  EXPECT_EQ(count(r.in_af), e.last_beat - e.first_beat + 1);
+}
+
+TEST(AfRhythm, EctopicBeatsInARegularRhythmAreNotAf) {
+  // Sinus rhythm with a premature beat and its compensatory pause every third beat (trigeminy):
+  // every window has a third of its steps irregular without the ectopic rule, and more with
+  // sinus jitter, but the premature beats' intervals are left out.
+  std::mt19937 rng(5);
+  std::normal_distribution<double> jitter(0.0, 0.01);
+  std::vector<double> rr;
+  for (int i = 0; i < 200; ++i) {
+    rr.push_back(0.8 + jitter(rng));
+    rr.push_back(0.5 + jitter(rng));   // premature
+    rr.push_back(1.1 + jitter(rng));   // its pause
+  }
+  const auto peaks = peaks_of(rr);
+  const auto with_rule = zc::find_af_episodes(peaks, rate);
+  EXPECT_TRUE(with_rule.episodes.empty());
+  EXPECT_EQ(count(with_rule.irregular), 0);
+  // Without the ectopic rule (ratios that no beat meets) the same rhythm reads as AF.
+  zc::af_params off;
+  off.ectopic_early_ratio = 1e-9;
+  const auto without = zc::find_af_episodes(peaks, rate, {}, off);
+  EXPECT_FALSE(without.episodes.empty());
+}
+
+TEST(AfRhythm, BeatsLeftOutDoNotCount) {
+  // The same trigeminy, its premature beats marked by the caller (as the class rule marks V beats)
+  // and the timing rule off: still not AF.
+  std::vector<double> rr;
+  for (int i = 0; i < 200; ++i) rr.insert(rr.end(), {0.8, 0.5, 1.1});
+  const auto peaks = peaks_of(rr);
+  std::vector<std::uint8_t> left_out(peaks.size(), 0);
+  for (std::size_t b = 2; b < peaks.size(); b += 3) left_out[b] = 1;  // the beat ending each 0.5 s interval
+  zc::af_params off;
+  off.ectopic_early_ratio = 1e-9;
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, off).episodes.empty());
+  EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, off).episodes.empty());
+}
+
+TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
+  std::mt19937 rng(7);
+  const auto episodes_with_gap = [&](int regular_beats, double bridge_seconds) {
+    std::vector<double> rr;
+    append_sinus(rr, 100, rng);
+    append_af(rr, 200, rng);
+    append_sinus(rr, regular_beats, rng);
+    append_af(rr, 200, rng);
+    append_sinus(rr, 100, rng);
+    zc::af_params p;
+    p.bridge_gap_seconds = bridge_seconds;
+    return zc::find_af_episodes(peaks_of(rr), rate, {}, p).episodes.size();
+  };
+  // 20 regular beats (16 s) leave regular windows between the two stretches; each stretch's edge
+  // windows, half regular, are not irregular either, so the AF beats are about 25 s apart.
+  EXPECT_EQ(episodes_with_gap(20, 0), 2U);
+  EXPECT_EQ(episodes_with_gap(20, 30), 1U);
+  EXPECT_EQ(episodes_with_gap(120, 30), 2U);  // 96 s of sinus rhythm: two episodes
+}
+
+TEST(AfRhythm, ShortRunsAreDropped) {
+  std::mt19937 rng(13);
+  std::vector<double> rr;
+  append_sinus(rr, 100, rng);
+  append_af(rr, 60, rng);
+  append_sinus(rr, 100, rng);
+  const auto peaks = peaks_of(rr);
+  const auto found = zc::find_af_episodes(peaks, rate);
+  ASSERT_EQ(found.episodes.size(), 1U);
+  zc::af_params longer;
+  longer.min_episode_beats = found.episodes[0].last_beat - found.episodes[0].first_beat + 2;
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, longer).episodes.empty());
+  EXPECT_EQ(count(zc::find_af_episodes(peaks, rate, {}, longer).in_af), 0);
+}
+
+TEST(AfRhythm, TooFewBeatsOrAGoodRhythmGiveNothing) {
+  EXPECT_TRUE(zc::find_af_episodes(std::vector<std::int64_t>{}, rate).in_af.empty());
+  const std::vector<std::int64_t> two{10, 200};
+  const auto r = zc::find_af_episodes(two, rate);
+  EXPECT_EQ(r.in_af.size(), 2U);
+  EXPECT_TRUE(r.episodes.empty());
+  std::mt19937 rng(2);
+  std::vector<double> rr;
+  append_sinus(rr, 500, rng);
+  EXPECT_TRUE(zc::find_af_episodes(peaks_of(rr), rate).episodes.empty());
+}
+
+TEST(AfRhythm, RefusesBadInput) {
+  const std::vector<std::int64_t> peaks{100, 300, 500, 700};
+  const std::vector<std::int64_t> back{100, 300, 300, 700};
+  EXPECT_THROW((void)zc::find_af_episodes(back, rate), zeroflow::invalid_argument);
+  EXPECT_THROW((void)zc::find_af_episodes(peaks, 0), zeroflow::invalid_argument);
+  const std::vector<std::uint8_t> three(3, 0);
+  EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, three), zeroflow::invalid_argument);
+  const auto bad = [&](auto change) {
+    zc::af_params p;
+    change(p);
+    EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, p), zeroflow::invalid_argument);
+  };
+  bad([](zc::af_params& p) { p.irregular_share = 1; });
+  bad([](zc::af_params& p) { p.ectopic_early_ratio = 1.2; });
+  bad([](zc::af_params& p) { p.ectopic_pause_ratio = 0.9; });
+  bad([](zc::af_params& p) { p.bridge_gap_seconds = -1; });
+  bad([](zc::af_params& p) { p.window_beats = 3; });
+  bad([](zc::af_params& p) { p.min_episode_beats = 0; });
+}
