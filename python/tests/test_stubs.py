@@ -40,7 +40,18 @@ def test_core_stub_is_current(tmp_path):
 
 
 def test_public_functions_are_documented_and_typed():
-    modules = [zf.io, zf.signal, zf.model, zf.pipeline, zf.memory, zf.allocators, zf.synth, zf._interop, zf._arrow]
+    modules = [
+        zf.io,
+        zf.signal,
+        zf.model,
+        zf.pipeline,
+        zf.memory,
+        zf.allocators,
+        zf.synth,
+        zf.rhythm,
+        zf._interop,
+        zf._arrow,
+    ]
     for module in modules:
         for name, obj in vars(module).items():
             if name.startswith("_") or not inspect.isfunction(obj) or obj.__module__ != module.__name__:

@@ -130,9 +130,9 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
   auto stretches = runs_of(window_af);
   std::vector<std::pair<std::size_t, std::size_t>> bridged;
   for (const auto& s : stretches) {
-    const bool near = !bridged.empty() && static_cast<double>(peaks[s.first] - peaks[bridged.back().second]) /
-                                                  sample_rate <=
-                                              p.bridge_gap_seconds;
+    const bool near =
+        !bridged.empty() &&
+        static_cast<double>(peaks[s.first] - peaks[bridged.back().second]) / sample_rate <= p.bridge_gap_seconds;
     if (near)
       bridged.back().second = s.second;
     else
@@ -143,8 +143,8 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
     if (static_cast<std::int64_t>(last - first + 1) < p.min_episode_beats) continue;
     std::fill(out.in_af.begin() + static_cast<std::ptrdiff_t>(first),
               out.in_af.begin() + static_cast<std::ptrdiff_t>(last) + 1, std::uint8_t{1});
-    out.episodes.push_back({"AFIB", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first],
-                            peaks[last]});
+    out.episodes.push_back(
+        {"AFIB", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first], peaks[last]});
   }
   return out;
 }

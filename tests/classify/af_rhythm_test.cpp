@@ -1,12 +1,13 @@
 // The AF rule on beat times alone (af_rhythm.hpp): irregular rhythms are found, ectopy in a
 // regular rhythm is not AF, brief interruptions do not split an episode, short runs are dropped.
+#include "zeroflow/classify/af_rhythm.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
-#include "zeroflow/classify/af_rhythm.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zc = zeroflow::classify;
@@ -70,8 +71,8 @@ TEST(AfRhythm, EctopicBeatsInARegularRhythmAreNotAf) {
   std::vector<double> rr;
   for (int i = 0; i < 200; ++i) {
     rr.push_back(0.8 + jitter(rng));
-    rr.push_back(0.5 + jitter(rng));   // premature
-    rr.push_back(1.1 + jitter(rng));   // its pause
+    rr.push_back(0.5 + jitter(rng));  // premature
+    rr.push_back(1.1 + jitter(rng));  // its pause
   }
   const auto peaks = peaks_of(rr);
   const auto with_rule = zc::find_af_episodes(peaks, rate);

@@ -27,15 +27,15 @@ namespace zeroflow::classify {
 
 /// The AF rule's parameters; the defaults are the documented method.
 struct af_params {
-  std::int64_t window_beats = 16;        ///< beats on each side of a beat's irregularity window
+  std::int64_t window_beats = 16;          ///< beats on each side of a beat's irregularity window
   double irregular_step_log_ratio = 0.10;  ///< |ln(RR_b / RR_b−1)| above this: an irregular step
-  double irregular_share = 0.40;         ///< share of irregular steps above which a window is irregular
-  std::int64_t local_rhythm_beats = 8;   ///< beats on each side of the local median R–R (ectopic timing)
-  double ectopic_early_ratio = 0.90;     ///< R–R before / local median below this ...
-  double ectopic_pause_ratio = 1.10;     ///< ... and R–R after / local median above this: ectopic timing
-  double p_wave_coherence_max = 0.20;    ///< window P-wave coherence at or below which P waves are absent
-  double bridge_gap_seconds = 30;        ///< AF stretches this close (last to first beat) are one episode
-  std::int64_t min_episode_beats = 30;   ///< shortest AF episode reported
+  double irregular_share = 0.40;           ///< share of irregular steps above which a window is irregular
+  std::int64_t local_rhythm_beats = 8;     ///< beats on each side of the local median R–R (ectopic timing)
+  double ectopic_early_ratio = 0.90;       ///< R–R before / local median below this ...
+  double ectopic_pause_ratio = 1.10;       ///< ... and R–R after / local median above this: ectopic timing
+  double p_wave_coherence_max = 0.20;      ///< window P-wave coherence at or below which P waves are absent
+  double bridge_gap_seconds = 30;          ///< AF stretches this close (last to first beat) are one episode
+  std::int64_t min_episode_beats = 30;     ///< shortest AF episode reported
 };
 
 /// A rhythm episode: beats first_beat..last_beat (inclusive) and their R-peak samples.

@@ -1,0 +1,146 @@
+"""zeroflow.rhythm.find_af_episodes (the AF rule on beat times, classify/af_rhythm.hpp) against a
+NumPy re-computation of the rule as docs/classification.md states it, on seeded rhythms and, where
+../shared/data is beside the checkout, on AF Database beat annotations."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import zeroflow
+from zeroflow.rhythm import AF_DEFAULTS, find_af_episodes
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+AFDB = ROOT.parent / "shared" / "data" / "afdb-rr"
+
+
+def reference_rule(peaks, rate, left_out=None, **overrides):
+    """The documented rule, step by step, written from the docs (not from the C++)."""
+    p = {**AF_DEFAULTS, **overrides}
+    peaks = np.asarray(peaks, dtype=np.int64)
+    n = len(peaks)
+    if n < 3:
+        return np.zeros(n, bool), np.zeros(n, bool), []
+    rr = np.diff(peaks) / rate
+    before = np.concatenate([[rr[0]], rr])
+    after = np.concatenate([rr, [rr[-1]]])
+    k = int(p["local_rhythm_beats"])
+    # The local median: the upper middle value of the window of +-k beats (cut at the ends).
+    local = np.array(
+        [np.sort(before[max(0, b - k) : b + k + 1])[(min(n, b + k + 1) - max(0, b - k)) // 2] for b in range(n)]
+    )
+    out_ = (before < p["ectopic_early_ratio"] * local) & (after > p["ectopic_pause_ratio"] * local)
+    if left_out is not None:
+        out_ |= np.asarray(left_out, bool)
+    step = np.full(n, np.nan)
+    for b in range(2, n):
+        if not (out_[b] or out_[b - 1] or out_[b - 2]):
+            step[b] = abs(np.log(before[b] / before[b - 1]))
+    w = int(p["window_beats"])
+    irregular = np.zeros(n, bool)
+    for b in range(n):
+        s = step[max(0, b - w) : b + w + 1]
+        s = s[~np.isnan(s)]
+        if len(s) >= 8:
+            irregular[b] = np.mean(s > p["irregular_step_log_ratio"]) > p["irregular_share"]
+    stretches = []
+    b = 0
+    while b < n:
+        if not irregular[b]:
+            b += 1
+            continue
+        e = b
+        while e + 1 < n and irregular[e + 1]:
+            e += 1
+        if stretches and (peaks[b] - peaks[stretches[-1][1]]) / rate <= p["bridge_gap_seconds"]:
+            stretches[-1][1] = e
+        else:
+            stretches.append([b, e])
+        b = e + 1
+    in_af = np.zeros(n, bool)
+    episodes = []
+    for b, e in stretches:
+        if e - b + 1 >= p["min_episode_beats"]:
+            in_af[b : e + 1] = True
+            episodes.append((b, e, int(peaks[b]), int(peaks[e])))
+    return irregular, in_af, episodes
+
+
+def rhythm(seed):
+    """Sinus rhythm, AF, trigeminy, a brief regular stretch inside AF, and AF again (R-R in s)."""
+    rng = np.random.default_rng(seed)
+    parts = [
+        rng.normal(0.8, 0.015, 150),
+        rng.uniform(0.4, 1.1, 250),
+        np.tile([0.8, 0.5, 1.1], 60) + rng.normal(0, 0.01, 180),
+        rng.uniform(0.45, 1.0, 120),
+        rng.normal(0.7, 0.01, 15),
+        rng.uniform(0.45, 1.0, 120),
+        rng.normal(0.8, 0.015, 100),
+    ]
+    return np.concatenate([[50], 50 + np.cumsum(np.round(np.concatenate(parts) * 250))]).astype(np.int64)
+
+
+def check_same(peaks, rate, **kw):
+    got = find_af_episodes(peaks, rate, **kw)
+    irregular, in_af, episodes = reference_rule(peaks, rate, **kw)
+    np.testing.assert_array_equal(got.irregular, irregular)
+    np.testing.assert_array_equal(got.in_af, in_af)
+    assert [(e["first_beat"], e["last_beat"], e["onset"], e["offset"]) for e in got.episodes] == episodes
+    assert all(e["rhythm"] == "AFIB" for e in got.episodes)
+    return got
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_matches_the_documented_rule(seed):
+    peaks = rhythm(seed)
+    got = check_same(peaks, 250.0)
+    # Two AF stretches with 15 regular beats between them are one episode; the trigeminy is not AF.
+    assert len(got.episodes) == 2
+    trigeminy = slice(150 + 250 + 20, 150 + 250 + 160)
+    assert not got.in_af[trigeminy].any()
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        dict(bridge_gap_seconds=0),
+        dict(ectopic_early_ratio=1e-9),
+        dict(irregular_share=0.6, window_beats=8),
+        dict(min_episode_beats=200, local_rhythm_beats=3),
+    ],
+)
+def test_parameters_are_the_rules(overrides):
+    check_same(rhythm(4), 250.0, **overrides)
+
+
+def test_beats_left_out():
+    peaks = rhythm(5)
+    left = np.zeros(len(peaks), bool)
+    left[::7] = True
+    check_same(peaks, 250.0, left_out=left)
+
+
+def test_refusals():
+    with pytest.raises(ValueError, match="R peaks must increase"):
+        find_af_episodes([10, 20, 20, 30], 250.0)
+    with pytest.raises(ValueError, match="sample rate"):
+        find_af_episodes([10, 20, 30], 0.0)
+    with pytest.raises(ValueError, match="left-out marks"):
+        find_af_episodes([10, 20, 30], 250.0, left_out=[0, 1])
+    with pytest.raises(ValueError, match="irregular_share"):
+        find_af_episodes([10, 20, 30], 250.0, irregular_share=1.5)
+    with pytest.raises(TypeError, match="unexpected parameter 'share'"):
+        find_af_episodes([10, 20, 30], 250.0, share=0.4)
+    with pytest.raises(TypeError, match="integer sample indices"):
+        find_af_episodes([1.5, 2.5, 3.5], 250.0)
+    assert not find_af_episodes([], 250.0).episodes
+    assert zeroflow.rhythm.find_af_episodes is find_af_episodes
+
+
+@pytest.mark.skipif(not AFDB.is_dir(), reason="../shared/data/afdb-rr is not beside this checkout")
+def test_af_database_beats():
+    """A real record's beats (the AF Database's 04048, paroxysms among sinus rhythm and ectopy)."""
+    peaks = np.loadtxt(AFDB / "04048.qrs.csv", skiprows=1, dtype=np.int64)[:12000]
+    got = check_same(peaks, 250.0)
+    assert got.episodes
