@@ -18,8 +18,8 @@ namespace {
 
 struct af_field {
   const char* name;
-  double classify::af_params::* real = nullptr;
-  std::int64_t classify::af_params::* count = nullptr;
+  double classify::af_params::*real = nullptr;
+  std::int64_t classify::af_params::*count = nullptr;
 };
 
 constexpr af_field af_fields[] = {
@@ -41,7 +41,8 @@ classify::af_params af_params_of(const nb::dict& given) {
     const af_field* field = nullptr;
     for (const auto& f : af_fields)
       if (name == f.name) field = &f;
-    if (field == nullptr) throw nb::type_error(("find_af_episodes() got an unexpected parameter '" + name + "'").c_str());
+    if (field == nullptr)
+      throw nb::type_error(("find_af_episodes() got an unexpected parameter '" + name + "'").c_str());
     if (field->real != nullptr)
       p.*(field->real) = nb::cast<double>(value);
     else
@@ -71,12 +72,12 @@ void bind_classify(nb::module_& m) {
   m.def(
       "_find_af_episodes",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
-         const nb::dict& params) {
+         const std::vector<double>& coherence, const nb::dict& params) {
         const auto p = af_params_of(params);
         classify::af_rhythm r;
         {
           nb::gil_scoped_release release;
-          r = classify::find_af_episodes(peaks, sample_rate, left_out, p);
+          r = classify::find_af_episodes(peaks, sample_rate, left_out, coherence, p);
         }
         nb::list episodes;
         for (const auto& e : r.episodes) {
@@ -90,8 +91,8 @@ void bind_classify(nb::module_& m) {
         }
         return nb::make_tuple(r.irregular, r.in_af, episodes);
       },
-      "peaks"_a, "sample_rate"_a, "left_out"_a, "params"_a,
-      "classify::find_af_episodes: (irregular, in_af, episodes) from R-peak samples alone.");
+      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "params"_a,
+      "classify::find_af_episodes: (irregular, in_af, episodes) from R-peak samples (and P-wave coherences).");
 }
 
 }  // namespace zeroflow::python

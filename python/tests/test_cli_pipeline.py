@@ -32,6 +32,7 @@ BEATS_COLUMNS = [
     "prematurity",
     "af",
     "p_similarity",
+    "p_coherence",
 ]
 
 

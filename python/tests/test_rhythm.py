@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 AFDB = ROOT.parent / "shared" / "data" / "afdb-rr"
 
 
-def reference_rule(peaks, rate, left_out=None, **overrides):
+def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, **overrides):
     """The documented rule, step by step, written from the docs (not from the C++)."""
     p = {**AF_DEFAULTS, **overrides}
     peaks = np.asarray(peaks, dtype=np.int64)
@@ -37,20 +37,25 @@ def reference_rule(peaks, rate, left_out=None, **overrides):
         if not (out_[b] or out_[b - 1] or out_[b - 2]):
             step[b] = abs(np.log(before[b] / before[b - 1]))
     w = int(p["window_beats"])
-    irregular = np.zeros(n, bool)
+    irregular, measurable = np.zeros(n, bool), np.zeros(n, bool)
     for b in range(n):
         s = step[max(0, b - w) : b + w + 1]
         s = s[~np.isnan(s)]
-        if len(s) >= 8:
+        measurable[b] = len(s) >= 8
+        if measurable[b]:
             irregular[b] = np.mean(s > p["irregular_step_log_ratio"]) > p["irregular_share"]
+    # A window with a consistent P wave is not AF; NaN (unmeasured) lets the rhythm decide.
+    window_af = irregular.copy()
+    if p_wave_coherence is not None:
+        window_af &= ~(np.asarray(p_wave_coherence, dtype=float) > p["p_wave_coherence_max"])
     stretches = []
     b = 0
     while b < n:
-        if not irregular[b]:
+        if not window_af[b]:
             b += 1
             continue
         e = b
-        while e + 1 < n and irregular[e + 1]:
+        while e + 1 < n and window_af[e + 1]:
             e += 1
         if stretches and (peaks[b] - peaks[stretches[-1][1]]) / rate <= p["bridge_gap_seconds"]:
             stretches[-1][1] = e
@@ -60,7 +65,10 @@ def reference_rule(peaks, rate, left_out=None, **overrides):
     in_af = np.zeros(n, bool)
     episodes = []
     for b, e in stretches:
-        if e - b + 1 >= p["min_episode_beats"]:
+        outside = np.ones(n, bool)
+        outside[b : e + 1] = False
+        # Shorter than an episode, but the whole of a short recording's measurable rhythm.
+        if e - b + 1 >= p["min_episode_beats"] or not measurable[outside].any():
             in_af[b : e + 1] = True
             episodes.append((b, e, int(peaks[b]), int(peaks[e])))
     return irregular, in_af, episodes
@@ -121,11 +129,31 @@ def test_beats_left_out():
     check_same(peaks, 250.0, left_out=left)
 
 
+def test_p_wave_coherence_and_short_strips():
+    rng = np.random.default_rng(8)
+    peaks = rhythm(8)
+    coherence = rng.uniform(0.0, 0.5, len(peaks))
+    coherence[rng.random(len(peaks)) < 0.1] = np.nan
+    check_same(peaks, 250.0, p_wave_coherence=coherence)
+    check_same(peaks, 250.0, p_wave_coherence=coherence, p_wave_coherence_max=0.3)
+    # Strips of 10-25 beats: AF throughout, regular, and half of each.
+    for beats in (12, 18, 25, 40):
+        af = np.concatenate([[0], np.cumsum(np.round(rng.uniform(0.4, 1.1, beats) * 300))]).astype(np.int64)
+        found = check_same(af, 300.0).episodes
+        # Under about 20 beats, left-out ectopic timings can leave no window its eight steps.
+        assert found or beats < 20
+        regular = np.arange(beats + 1, dtype=np.int64) * 240
+        assert not check_same(regular, 300.0).episodes
+        check_same(np.concatenate([regular, regular[-1] + af[1:]]), 300.0)
+
+
 def test_refusals():
     with pytest.raises(ValueError, match="R peaks must increase"):
         find_af_episodes([10, 20, 20, 30], 250.0)
     with pytest.raises(ValueError, match="sample rate"):
         find_af_episodes([10, 20, 30], 0.0)
+    with pytest.raises(ValueError, match="P-wave coherences"):
+        find_af_episodes([10, 20, 30], 250.0, p_wave_coherence=[0.1])
     with pytest.raises(ValueError, match="left-out marks"):
         find_af_episodes([10, 20, 30], 250.0, left_out=[0, 1])
     with pytest.raises(ValueError, match="irregular_share"):

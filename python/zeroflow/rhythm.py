@@ -31,20 +31,30 @@ class AFRhythm:
     episodes: List[Dict[str, Any]] = field(default_factory=list)
 
 
-def find_af_episodes(peaks: Any, sample_rate: float, *, left_out: Optional[Any] = None, **params: float) -> AFRhythm:
+def find_af_episodes(
+    peaks: Any,
+    sample_rate: float,
+    *,
+    left_out: Optional[Any] = None,
+    p_wave_coherence: Optional[Any] = None,
+    **params: float,
+) -> AFRhythm:
     """AF episodes from R-peak samples (strictly increasing integers) at ``sample_rate`` Hz.
 
     ``left_out`` marks beats whose intervals are not the atria's (e.g. ventricular beats), one
-    truthy value per beat. ``params`` override :data:`AF_DEFAULTS` by name. Raises ValueError
-    (``zeroflow.Error``) on peaks that do not increase, a bad rate or a parameter out of range,
-    TypeError on an unknown parameter.
+    truthy value per beat. ``p_wave_coherence`` (one float per beat, NaN where unmeasured: beats.csv's
+    ``p_coherence`` column) adds the rule's P-wave test; without it the rhythm alone decides.
+    ``params`` override :data:`AF_DEFAULTS` by name. Raises ValueError on peaks that do not
+    increase, a bad rate, sizes that differ or a parameter out of range, TypeError on an unknown
+    parameter or peaks that are not integers.
     """
     p = np.asarray(peaks)
     if p.ndim != 1 or not (np.issubdtype(p.dtype, np.integer) or p.size == 0):
         raise TypeError(f"peaks must be a 1-D array of integer sample indices, got {p.dtype} of shape {p.shape}")
     marks = [] if left_out is None else np.asarray(left_out).astype(bool).astype(np.uint8).tolist()
+    coherence = [] if p_wave_coherence is None else np.asarray(p_wave_coherence, dtype=np.float64).tolist()
     irregular, in_af, episodes = _core._find_af_episodes(
-        p.astype(np.int64).tolist(), float(sample_rate), marks, dict(params)
+        p.astype(np.int64).tolist(), float(sample_rate), marks, coherence, dict(params)
     )
     return AFRhythm(np.asarray(irregular, dtype=bool), np.asarray(in_af, dtype=bool), list(episodes))
 

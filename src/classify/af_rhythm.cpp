@@ -26,8 +26,9 @@ std::vector<double> irregularity(std::span<const double> rr_before, std::span<co
 }
 
 // For each beat, whether more than irregular_share of the measured steps (at least eight) within
-// ±window_beats are irregular.
-std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const af_params& p) {
+// ±window_beats are irregular; `measurable` marks the beats with eight.
+std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const af_params& p,
+                                            std::vector<std::uint8_t>& measurable) {
   const auto n = static_cast<std::int64_t>(steps.size());
   // Prefix counts of measured and of irregular steps: each window's counts in O(1).
   std::vector<std::int64_t> measured(steps.size() + 1, 0), irregular(steps.size() + 1, 0);
@@ -36,11 +37,13 @@ std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const
     irregular[k + 1] = irregular[k] + (steps[k] > p.irregular_step_log_ratio ? 1 : 0);
   }
   std::vector<std::uint8_t> out(steps.size(), 0);
+  measurable.assign(steps.size(), 0);
   for (std::int64_t b = 0; b < n; ++b) {
     const auto lo = static_cast<std::size_t>(std::max<std::int64_t>(0, b - p.window_beats));
     const auto hi = static_cast<std::size_t>(std::min(n, b + p.window_beats + 1));
     const std::int64_t count = measured[hi] - measured[lo];
     if (count < 8) continue;
+    measurable[static_cast<std::size_t>(b)] = 1;
     const double share = static_cast<double>(irregular[hi] - irregular[lo]) / static_cast<double>(count);
     out[static_cast<std::size_t>(b)] = share > p.irregular_share;
   }
@@ -79,10 +82,13 @@ void check_af_params(const af_params& p) {
 }
 
 af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_rate,
-                           std::span<const std::uint8_t> left_out, const af_params& params) {
+                           std::span<const std::uint8_t> left_out, std::span<const double> coherence,
+                           const af_params& params) {
   ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
   ZF_EXPECTS(left_out.empty() || left_out.size() == peaks.size(), "expected ", peaks.size(),
              " left-out marks (one per beat) or none, got ", left_out.size());
+  ZF_EXPECTS(coherence.empty() || coherence.size() == peaks.size(), "expected ", peaks.size(),
+             " P-wave coherences (one per beat) or none, got ", coherence.size());
   for (std::size_t b = 1; b < peaks.size(); ++b)
     ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
                peaks[b - 1]);
@@ -94,7 +100,7 @@ af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_ra
   rr_before[0] = rr_before[1];
   const std::vector<std::uint8_t> none(n, 0);
   return detail::af_of(rr_before, peaks, sample_rate, left_out.empty() ? std::span<const std::uint8_t>(none) : left_out,
-                       {}, params);
+                       coherence, params);
 }
 
 namespace detail {
@@ -120,7 +126,8 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
   for (std::size_t b = 0; b < n; ++b) unmeasured[b] = unmeasured[b] || left_out[b];
 
   af_rhythm out;
-  out.irregular = irregular_windows(irregularity(rr_before, unmeasured), p);
+  std::vector<std::uint8_t> measurable;
+  out.irregular = irregular_windows(irregularity(rr_before, unmeasured), p, measurable);
   // A window without a measurable P wave (NaN coherence), or without a signal at all, is judged by its rhythm alone.
   std::vector<std::uint8_t> window_af(n, 0);
   for (std::size_t b = 0; b < n; ++b)
@@ -138,9 +145,15 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
     else
       bridged.push_back(s);
   }
+  // A recording too short for an episode is AF when the whole of its measurable rhythm is.
+  const auto whole = [&](std::size_t first, std::size_t last) {
+    for (std::size_t b = 0; b < n; ++b)
+      if ((b < first || b > last) && measurable[b]) return false;
+    return true;
+  };
   out.in_af.assign(n, 0);
   for (const auto& [first, last] : bridged) {
-    if (static_cast<std::int64_t>(last - first + 1) < p.min_episode_beats) continue;
+    if (static_cast<std::int64_t>(last - first + 1) < p.min_episode_beats && !whole(first, last)) continue;
     std::fill(out.in_af.begin() + static_cast<std::ptrdiff_t>(first),
               out.in_af.begin() + static_cast<std::ptrdiff_t>(last) + 1, std::uint8_t{1});
     out.episodes.push_back(

@@ -142,6 +142,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   // beats whose timing says nothing inside it, and the families are voted again without them.
   const auto first_guess = ventricular_of({});
   const auto coherence = rows.p_wave_coherence(first_guess, p.af.window_beats);
+  out.p_coherence.assign(coherence.begin(), coherence.end());
   auto rhythm = detail::af_of(rr_before, peaks, sample_rate, first_guess, coherence, p.af);
   irregular_rhythm = std::move(rhythm.irregular);
   out.in_af = std::move(rhythm.in_af);

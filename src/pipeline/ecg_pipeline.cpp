@@ -474,6 +474,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       result.score = classify::scores_following_classes(result.score, result.beat_class);
       result.similarity = std::move(classes.similarity);
       result.p_similarity = std::move(classes.p_similarity);
+      result.p_coherence = std::move(classes.p_coherence);
       result.prematurity = std::move(classes.prematurity);
       result.episodes = std::move(classes.episodes);
     });

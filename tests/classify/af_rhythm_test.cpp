@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -81,7 +82,7 @@ TEST(AfRhythm, EctopicBeatsInARegularRhythmAreNotAf) {
   // Without the ectopic rule (ratios that no beat meets) the same rhythm reads as AF.
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
-  const auto without = zc::find_af_episodes(peaks, rate, {}, off);
+  const auto without = zc::find_af_episodes(peaks, rate, {}, {}, off);
   EXPECT_FALSE(without.episodes.empty());
 }
 
@@ -95,8 +96,8 @@ TEST(AfRhythm, BeatsLeftOutDoNotCount) {
   for (std::size_t b = 2; b < peaks.size(); b += 3) left_out[b] = 1;  // the beat ending each 0.5 s interval
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
-  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, off).episodes.empty());
-  EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, off).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, {}, off).episodes.empty());
+  EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, {}, off).episodes.empty());
 }
 
 TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
@@ -110,7 +111,7 @@ TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
     append_sinus(rr, 100, rng);
     zc::af_params p;
     p.bridge_gap_seconds = bridge_seconds;
-    return zc::find_af_episodes(peaks_of(rr), rate, {}, p).episodes.size();
+    return zc::find_af_episodes(peaks_of(rr), rate, {}, {}, p).episodes.size();
   };
   // 20 regular beats (16 s) leave regular windows between the two stretches; each stretch's edge
   // windows, half regular, are not irregular either, so the AF beats are about 25 s apart.
@@ -130,8 +131,8 @@ TEST(AfRhythm, ShortRunsAreDropped) {
   ASSERT_EQ(found.episodes.size(), 1U);
   zc::af_params longer;
   longer.min_episode_beats = found.episodes[0].last_beat - found.episodes[0].first_beat + 2;
-  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, longer).episodes.empty());
-  EXPECT_EQ(count(zc::find_af_episodes(peaks, rate, {}, longer).in_af), 0);
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, {}, longer).episodes.empty());
+  EXPECT_EQ(count(zc::find_af_episodes(peaks, rate, {}, {}, longer).in_af), 0);
 }
 
 TEST(AfRhythm, TooFewBeatsOrAGoodRhythmGiveNothing) {
@@ -156,7 +157,7 @@ TEST(AfRhythm, RefusesBadInput) {
   const auto bad = [&](auto change) {
     zc::af_params p;
     change(p);
-    EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, p), zeroflow::invalid_argument);
+    EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, {}, p), zeroflow::invalid_argument);
   };
   bad([](zc::af_params& p) { p.irregular_share = 1; });
   bad([](zc::af_params& p) { p.ectopic_early_ratio = 1.2; });
@@ -164,4 +165,45 @@ TEST(AfRhythm, RefusesBadInput) {
   bad([](zc::af_params& p) { p.bridge_gap_seconds = -1; });
   bad([](zc::af_params& p) { p.window_beats = 3; });
   bad([](zc::af_params& p) { p.min_episode_beats = 0; });
+}
+
+TEST(AfRhythm, AShortRecordingIsAfWhenItsWholeRhythmIs) {
+  // A 20 s strip: fewer beats than the shortest episode, all of them in AF.
+  std::mt19937 rng(17);
+  std::vector<double> rr;
+  append_af(rr, 24, rng);
+  const auto strip = peaks_of(rr);
+  const auto r = zc::find_af_episodes(strip, rate);
+  ASSERT_EQ(r.episodes.size(), 1U);
+  EXPECT_LT(r.episodes[0].last_beat - r.episodes[0].first_beat + 1, zc::af_params{}.min_episode_beats);
+  // The same stretch of AF inside a longer regular recording is a short run, not an episode.
+  std::vector<double> longer;
+  append_sinus(longer, 60, rng);
+  append_af(longer, 12, rng);
+  append_sinus(longer, 60, rng);
+  EXPECT_TRUE(zc::find_af_episodes(peaks_of(longer), rate).episodes.empty());
+  // A strip half regular, half AF is not AF as a whole.
+  std::vector<double> half;
+  append_sinus(half, 12, rng);
+  append_af(half, 12, rng);
+  EXPECT_TRUE(zc::find_af_episodes(peaks_of(half), rate).episodes.empty());
+}
+
+TEST(AfRhythm, ACoherentPWaveVetoesAnIrregularWindow) {
+  std::mt19937 rng(19);
+  std::vector<double> rr;
+  append_sinus(rr, 100, rng);
+  append_af(rr, 200, rng);
+  append_sinus(rr, 100, rng);
+  const auto peaks = peaks_of(rr);
+  const std::vector<double> absent(peaks.size(), 0.05), present(peaks.size(), 0.6),
+      unmeasured(peaks.size(), std::nan(""));
+  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, absent).episodes.size(), 1U);
+  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, unmeasured).episodes.size(), 1U);  // the rhythm decides
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, present).episodes.empty());
+  zc::af_params lenient;
+  lenient.p_wave_coherence_max = 0.7;
+  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, present, lenient).episodes.size(), 1U);
+  const std::vector<double> short_coherence(3, 0.1);
+  EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, short_coherence), zeroflow::invalid_argument);
 }

@@ -17,7 +17,9 @@
 ///    irregularity decides.
 /// 4. AF stretches at most `bridge_gap_seconds` apart are one episode: an ectopic beat, a brief
 ///    ventricular run or a few regular-looking intervals inside AF do not end it. Episodes of
-///    fewer than `min_episode_beats` beats are dropped (runs of atrial premature beats).
+///    fewer than `min_episode_beats` beats are dropped (runs of atrial premature beats), unless
+///    the episode is the whole recording: every beat outside it has too few measured steps for a
+///    window (a 10–30 s strip is AF when its whole rhythm is, as a clinician reads a strip).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -53,16 +55,20 @@ struct af_rhythm {
 };
 
 /**
- * @brief AF episodes from beat times alone (steps 1, 2 and 4 of this file's rule).
+ * @brief AF episodes from beat times (steps 1, 2 and 4 of this file's rule), and step 3 where each
+ *        beat's window P-wave coherence is given (beats.csv's `p_coherence` column of a run).
  * @param peaks R-peak samples, strictly increasing, one per beat
  * @param sample_rate samples per second, > 0
  * @param left_out beats whose intervals are not the atria's (1: left out), e.g. ventricular beats;
  *        empty for none, else one entry per beat
+ * @param coherence each beat's window P-wave coherence (NaN where unmeasured: the rhythm decides);
+ *        empty for beat times alone, else one entry per beat
  * @throws zeroflow::invalid_argument when peaks do not increase, the sizes differ, the rate is not
  *         positive or a parameter is out of range
  */
 [[nodiscard]] af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_rate,
-                                         std::span<const std::uint8_t> left_out = {}, const af_params& params = {});
+                                         std::span<const std::uint8_t> left_out = {},
+                                         std::span<const double> coherence = {}, const af_params& params = {});
 
 /// @throws zeroflow::invalid_argument unless every parameter is in range (counts ≥ 1, ratios and
 ///         seconds ≥ 0, the early ratio below 1 and the pause ratio above 1, a share in [0, 1))

@@ -82,6 +82,7 @@ struct classification {
   std::vector<char> classes;        ///< 'N', 'S', 'V' or 'Q'
   std::vector<float> similarity;    ///< shape similarity to the dominant beat (−1..1)
   std::vector<float> p_similarity;  ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
+  std::vector<float> p_coherence;   ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
   double dominant_bound = 0;        ///< the similarity at or above which a beat had the dominant shape
   std::vector<float> prematurity;   ///< R–R before / local normal R–R
   std::vector<std::uint8_t> in_af;  ///< 1 inside an AF episode

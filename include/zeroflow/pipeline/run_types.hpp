@@ -154,7 +154,7 @@ struct run_result {
   // Robust method only: each beat's AAMI class ('N', 'S', 'V', 'Q'), the measurements the class
   // rule used (classify/beat_classes.hpp) and the atrial fibrillation episodes it found.
   std::vector<char> beat_class;
-  std::vector<float> similarity, p_similarity, prematurity;
+  std::vector<float> similarity, p_similarity, prematurity, p_coherence;
   std::vector<classify::episode> episodes;
   std::string method;                        ///< "robust" or "seed" (segment_params::method)
   std::vector<std::int64_t> histogram;       ///< beat-length histogram (samples)
