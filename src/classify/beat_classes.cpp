@@ -33,10 +33,7 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size
   for (std::size_t b = 1; b < peaks.size(); ++b)
     ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
                peaks[b - 1]);
-  ZF_EXPECTS(p.dominant_correlation <= p.dominant_ceiling && p.dominant_spread >= 0 && p.rhythm_neighbours >= 1 &&
-                 p.template_rows >= 1 && p.max_families >= 1 && p.reference_intervals >= 1 && p.reference_seconds > 0,
-             "class parameters out of range");
-  check_af_params(p.af);
+  check_class_params(p);
 }
 
 }  // namespace
@@ -45,7 +42,7 @@ classification classify_beats(std::span<const std::int64_t> peaks, const beat_ro
                               const class_params& p) {
   check(peaks, rows, rows.rows.size(), sample_rate, p);
   const auto measurements =
-      detail::host_measurements(rows, static_cast<std::int64_t>(peaks.size()), sample_rate, p.template_rows);
+      detail::host_measurements(rows, static_cast<std::int64_t>(peaks.size()), sample_rate, p.shape.template_rows);
   return detail::classify_measured(peaks, *measurements, sample_rate, p);
 }
 
@@ -60,10 +57,10 @@ classification classify_beats(std::span<const std::int64_t> peaks, const array& 
   if (rows.where().host_accessible()) {
     synchronize(stream);  // the rows may still be being written on the stream
     const beat_rows view{rows.span<const float>(), shape.row_width, window_before, window_after};
-    const auto measurements = detail::host_measurements(view, beats, sample_rate, p.template_rows);
+    const auto measurements = detail::host_measurements(view, beats, sample_rate, p.shape.template_rows);
     return detail::classify_measured(peaks, *measurements, sample_rate, p);
   }
-  const auto measurements = detail::cuda_measurements(rows, shape, sample_rate, p.template_rows, stream);
+  const auto measurements = detail::cuda_measurements(rows, shape, sample_rate, p.shape.template_rows, stream);
   return detail::classify_measured(peaks, *measurements, sample_rate, p);
 }
 
@@ -93,28 +90,29 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     unlike[b] = !dominant[b];
   }
   for (std::size_t b = 1; b < n; ++b) normal_pair[b] = dominant[b] && dominant[b - 1];
-  const auto dominant_rr = detail::local_median(rr_before, dominant, p.rhythm_neighbours);
-  const auto normal_rr = detail::local_median(rr_before, normal_pair, p.rhythm_neighbours);
+  const auto dominant_rr = detail::local_median(rr_before, dominant, p.timing.local_rhythm_beats);
+  const auto normal_rr = detail::local_median(rr_before, normal_pair, p.timing.local_rhythm_beats);
 
   std::vector<std::uint8_t> ventricular_timing(n);
   for (std::size_t b = 0; b < n; ++b)
-    ventricular_timing[b] =
-        rr_before[b] < p.early_ventricular * dominant_rr[b] || rr_after[b] > p.pause_after * dominant_rr[b];
+    ventricular_timing[b] = rr_before[b] < p.timing.ventricular_early_ratio * dominant_rr[b] ||
+                            rr_after[b] > p.timing.ventricular_pause_ratio * dominant_rr[b];
   // The unlike beats' shape families: a family mostly of ventricular timing is ventricular.
   std::vector<std::int64_t> unlike_beats;
   for (std::size_t b = 0; b < n; ++b)
     if (unlike[b]) unlike_beats.push_back(static_cast<std::int64_t>(b));
   const qrs_window qrs = rows.qrs();
   const auto unlike_segments = rows.qrs_segments(unlike_beats);
-  const auto family =
-      detail::shape_families(unlike_segments, qrs.end - qrs.begin, p.family_correlation, p.max_families);
+  const auto family = detail::shape_families(unlike_segments, qrs.end - qrs.begin, p.shape.family_min_correlation,
+                                             p.shape.max_families);
   const auto too_small = detail::too_small(rows, unlike_beats, unlike_segments, dominant, p);
   // Families vote by the timing of their members where the rhythm is regular enough for timing
   // to mean something (outside AF and outside irregular stretches such as an episode's edges),
   // and only when most of the family is there: a family mostly inside AF is judged by shape.
   std::vector<std::uint8_t> irregular_rhythm;
   auto ventricular_of = [&](std::span<const std::uint8_t> in_af) {
-    std::vector<std::int64_t> members(static_cast<std::size_t>(p.max_families), 0), voters(members), timed(members);
+    std::vector<std::int64_t> members(static_cast<std::size_t>(p.shape.max_families), 0), voters(members),
+        timed(members);
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
       const auto b = static_cast<std::size_t>(unlike_beats[i]);
       const auto f = static_cast<std::size_t>(family[i]);
@@ -129,12 +127,12 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
       const auto f = static_cast<std::size_t>(family[i]);
       const bool votes = 2 * voters[f] >= members[f] && voters[f] > 0;
       const bool family_ventricular =
-          votes && static_cast<double>(timed[f]) >= p.family_ventricular_share * static_cast<double>(voters[f]);
+          votes && static_cast<double>(timed[f]) >= p.shape.family_ventricular_share * static_cast<double>(voters[f]);
       // Inside AF a beat's own timing says nothing, and nor does it at an episode's irregular edges
       // for a family that lives inside AF: there the shape decides.
       const bool by_shape = !in_af.empty() && (in_af[b] || (irregular_rhythm[b] && !votes));
-      v[b] = family_ventricular ||
-             (by_shape ? out.similarity[b] < p.af_ventricular_similarity : static_cast<bool>(ventricular_timing[b]));
+      v[b] = family_ventricular || (by_shape ? out.similarity[b] < p.shape.af_ventricular_max_similarity
+                                             : static_cast<bool>(ventricular_timing[b]));
     }
     return v;
   };
@@ -153,16 +151,16 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   // stands in where that rhythm is not recent enough.
   std::vector<std::uint8_t> normal_outside_af(n);
   for (std::size_t b = 0; b < n; ++b) normal_outside_af[b] = normal_pair[b] && !out.in_af[b];
-  const auto fallback = detail::local_median(rr_before, normal_outside_af, p.rhythm_neighbours);
+  const auto fallback = detail::local_median(rr_before, normal_outside_af, p.timing.local_rhythm_beats);
   const auto in_run = detail::supraventricular_runs(rr_before, peaks, sample_rate, dominant, out.in_af, fallback, p);
 
   for (std::size_t b = 0; b < n; ++b) {
     out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
     if (unlike[b]) {
       out.classes[b] = ventricular[b] && !too_small[b] ? 'V' : 'Q';
-    } else if (!out.in_af[b] && (rr_before[b] < p.premature * normal_rr[b] || in_run[b] ||
-                                 (rr_before[b] < p.premature_with_p * normal_rr[b] &&
-                                  out.p_similarity[b] <= p.p_unlike && !irregular_rhythm[b]))) {
+    } else if (!out.in_af[b] && (rr_before[b] < p.timing.premature_ratio * normal_rr[b] || in_run[b] ||
+                                 (rr_before[b] < p.timing.premature_with_p_ratio * normal_rr[b] &&
+                                  out.p_similarity[b] <= p.timing.p_unlike_max_similarity && !irregular_rhythm[b]))) {
       out.classes[b] = 'S';
     }
   }

@@ -113,7 +113,7 @@ std::vector<std::int32_t> shape_families(std::span<const float> segments, std::i
                                          std::int64_t max_families);
 
 /// For each of `beats` (their QRS segments, qrs_segments(beats), one after another): whether its
-/// QRS spans, peak to peak, less than params.smallest_qrs of the dominant beats' median span (up
+/// QRS spans, peak to peak, less than params.shape.smallest_qrs_fraction of the dominant beats' median span (up
 /// to template_rows of the beats `dominant` marks, evenly spaced). None when no beat is dominant.
 std::vector<std::uint8_t> too_small(row_measurements& rows, std::span<const std::int64_t> beats,
                                     std::span<const float> segments, std::span<const std::uint8_t> dominant,

@@ -33,7 +33,7 @@ std::vector<std::uint8_t> too_small(row_measurements& rows, std::span<const std:
     if (dominant[b]) dominant_beats.push_back(static_cast<std::int64_t>(b));
   if (dominant_beats.empty() || beats.empty()) return out;
   const auto count = static_cast<std::int64_t>(dominant_beats.size());
-  const std::int64_t used = template_rows_used(count, params.template_rows);
+  const std::int64_t used = template_rows_used(count, params.shape.template_rows);
   std::vector<std::int64_t> chosen(static_cast<std::size_t>(used));
   for (std::int64_t i = 0; i < used; ++i)
     chosen[static_cast<std::size_t>(i)] = dominant_beats[static_cast<std::size_t>(i * count / used)];
@@ -42,7 +42,7 @@ std::vector<std::uint8_t> too_small(row_measurements& rows, std::span<const std:
   const double typical = upper_median(spans(rows.qrs_segments(chosen), length));
   const auto own = spans(segments, length);
   for (std::size_t i = 0; i < beats.size() && i < own.size(); ++i)
-    out[static_cast<std::size_t>(beats[i])] = own[i] < params.smallest_qrs * typical;
+    out[static_cast<std::size_t>(beats[i])] = own[i] < params.shape.smallest_qrs_fraction * typical;
   return out;
 }
 

@@ -44,14 +44,15 @@ double dominant_bound(std::span<const float> similarity, const class_params& p) 
   const double centre = upper_median({similarity.begin(), similarity.end()});
   std::vector<double> alike;
   for (float s : similarity)
-    if (s >= p.dominant_correlation) alike.push_back(s);
+    if (s >= p.shape.dominant_min_correlation) alike.push_back(s);
   double spread = 0;
   if (alike.size() > 10) {
     const double m = upper_median(alike);
     for (double& s : alike) s = std::abs(s - m);
     spread = 1.4826 * upper_median(alike);
   }
-  return std::clamp(centre - p.dominant_spread * spread, p.dominant_correlation, p.dominant_ceiling);
+  return std::clamp(centre - p.shape.dominant_spread_deviations * spread, p.shape.dominant_min_correlation,
+                    p.shape.dominant_max_correlation);
 }
 
 std::int64_t template_rows_used(std::int64_t beats, std::int64_t template_rows) {

@@ -20,7 +20,7 @@ std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_befor
   // The last normal intervals (between two dominant beats, neither in a run nor in AF), with the
   // R peak that ends each: only those of the last reference_seconds make the reference.
   std::deque<std::pair<std::int64_t, double>> recent;
-  const auto max_age = static_cast<std::int64_t>(std::llround(p.reference_seconds * sample_rate));
+  const auto max_age = static_cast<std::int64_t>(std::llround(p.runs.reference_seconds * sample_rate));
   std::vector<double> window;
   double median = 0;  // of `recent`, recomputed only when it changes
   bool changed = true;
@@ -38,19 +38,19 @@ std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_befor
     changed = false;
     const double reference = recent.size() >= 3 ? median : fallback[b];
     const bool candidate = dominant[b] && !in_af[b];
-    if (inside && candidate && rr_before[b] < p.run_continue * reference && rr_before[b - 1] > 0 &&
-        std::abs(std::log(rr_before[b] / rr_before[b - 1])) <= p.run_regularity) {
+    if (inside && candidate && rr_before[b] < p.runs.continue_ratio * reference && rr_before[b - 1] > 0 &&
+        std::abs(std::log(rr_before[b] / rr_before[b - 1])) <= p.runs.regularity_log_ratio) {
       run[b] = 1;
       continue;
     }
-    inside = candidate && rr_before[b] < p.run_onset * reference;
+    inside = candidate && rr_before[b] < p.runs.onset_ratio * reference;
     if (inside) {
       run[b] = 1;
       continue;
     }
     if (dominant[b] && dominant[b - 1] && !run[b - 1] && !in_af[b]) {
       recent.emplace_back(peaks[b], rr_before[b]);
-      if (static_cast<std::int64_t>(recent.size()) > p.reference_intervals) recent.pop_front();
+      if (static_cast<std::int64_t>(recent.size()) > p.runs.reference_intervals) recent.pop_front();
       changed = true;
     }
   }

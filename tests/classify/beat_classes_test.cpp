@@ -155,7 +155,7 @@ TEST(BeatClasses, BeatsOfALooseLeadAreUnclassifiable) {
   EXPECT_EQ(v_found, v_total);
   // Without the size rule the loose lead's beats were V.
   zc::class_params any_size;
-  any_size.smallest_qrs = 0;
+  any_size.shape.smallest_qrs_fraction = 0;
   const auto old = zc::classify_beats(r.peaks, rows, rate, any_size);
   std::int64_t tiny_v = 0;
   for (std::size_t b = 0; b < r.truth.size(); ++b) tiny_v += r.truth[b] == 'Q' && old.classes[b] == 'V';

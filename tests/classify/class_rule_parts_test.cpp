@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "classify/features.hpp"
+#include "zeroflow/core/error.hpp"
 
 namespace zc = zeroflow::classify;
 namespace zd = zeroflow::classify::detail;
@@ -39,9 +41,9 @@ TEST(DominantBound, FollowsHowAlikeTheRecordingsBeatsAre) {
     noisy.push_back(static_cast<float>(std::min(1.0, loose(rng))));
   }
   // Tight normal beats: the bound rises to the ceiling, so a beat at 0.9 is unlike.
-  EXPECT_DOUBLE_EQ(zd::dominant_bound(alike, p), p.dominant_ceiling);
+  EXPECT_DOUBLE_EQ(zd::dominant_bound(alike, p), p.shape.dominant_max_correlation);
   // Noisy normal beats: never below the floor.
-  EXPECT_DOUBLE_EQ(zd::dominant_bound(noisy, p), p.dominant_correlation);
+  EXPECT_DOUBLE_EQ(zd::dominant_bound(noisy, p), p.shape.dominant_min_correlation);
   // In between: the median less ten robust deviations.
   std::normal_distribution<double> middle(0.97, 0.003);
   std::vector<float> between;
@@ -87,10 +89,34 @@ TEST(SupraventricularRuns, ARunIsMeasuredAgainstTheRhythmBeforeIt) {
   const auto run = zd::supraventricular_runs(rr, peaks, rate, dominant, in_af, fallback, p);
   for (std::size_t b = 0; b < n; ++b) {
     const bool in_regular_run = b >= 40 && b < 70;
-    const bool early_on_its_own = b >= 110 && b < 117 && rr[b] < p.run_onset * 0.8;
+    const bool early_on_its_own = b >= 110 && b < 117 && rr[b] < p.runs.onset_ratio * 0.8;
     EXPECT_EQ(run[b] != 0, in_regular_run || early_on_its_own) << "beat " << b;
   }
   // Inside AF there are no runs.
   const std::vector<std::uint8_t> all_af(n, 1);
   for (auto v : zd::supraventricular_runs(rr, peaks, rate, dominant, all_af, fallback, p)) EXPECT_EQ(v, 0);
+}
+
+TEST(ClassParams, EveryPartIsCheckedAndNamed) {
+  EXPECT_NO_THROW(zc::check_class_params({}));
+  const auto refused = [](auto change, const char* name) {
+    zc::class_params p;
+    change(p);
+    try {
+      zc::check_class_params(p);
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const zeroflow::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  };
+  refused([](zc::class_params& p) { p.shape.dominant_max_correlation = 0.5; }, "shape.dominant_max_correlation");
+  refused([](zc::class_params& p) { p.shape.family_ventricular_share = 1.5; }, "shape.family_ventricular_share");
+  refused([](zc::class_params& p) { p.shape.max_families = 0; }, "shape.max_families");
+  refused([](zc::class_params& p) { p.shape.smallest_qrs_fraction = std::nan(""); }, "shape.smallest_qrs_fraction");
+  refused([](zc::class_params& p) { p.timing.ventricular_pause_ratio = 0.9; }, "timing.ventricular_pause_ratio");
+  refused([](zc::class_params& p) { p.timing.premature_with_p_ratio = 0.8; }, "timing.premature_with_p_ratio");
+  refused([](zc::class_params& p) { p.timing.local_rhythm_beats = 0; }, "timing.local_rhythm_beats");
+  refused([](zc::class_params& p) { p.runs.onset_ratio = 0; }, "runs.onset_ratio");
+  refused([](zc::class_params& p) { p.runs.reference_seconds = 0; }, "runs.reference_seconds");
+  refused([](zc::class_params& p) { p.af.irregular_share = 1; }, "irregular_share");
 }

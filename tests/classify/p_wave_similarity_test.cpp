@@ -186,7 +186,7 @@ TEST(PWaveSimilarity, ALittleEarlyWithAnotherPWaveIsSupraventricular) {
   EXPECT_GE(supraventricular, 35);
   // Without the P wave the rule cannot tell them: by timing alone they are N.
   zc::class_params timing_only;
-  timing_only.p_unlike = -2;
+  timing_only.timing.p_unlike_max_similarity = -2;
   const auto without = zc::classify_beats(peaks, {rows, width, before, after}, rate, timing_only);
   for (std::size_t b = 0; b < peaks.size(); ++b) EXPECT_EQ(without.classes[b], 'N') << "beat " << b;
 }

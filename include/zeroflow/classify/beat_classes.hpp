@@ -5,21 +5,22 @@
 /// has — each beat's embedded row and its R–R intervals.
 ///
 /// The rule (docs/classification.md says why each part is there and how it was tuned on DS1):
-/// 1. The dominant beat: the per-sample median of the rows (up to `template_rows` of them, evenly
+/// 1. The dominant beat: the per-sample median of the rows (up to `shape.template_rows` of them, evenly
 ///    spaced). A beat's *shape similarity* is the largest Pearson correlation of its QRS
 ///    (−0.10 s to +0.15 s around the R peak) with the dominant QRS, over shifts of up to ±20 ms
 ///    (a beat already at 0.95 or more at its detected peak is not shifted).
 /// 2. The dominant shape's bound is the recording's own: its median similarity less
-///    `dominant_spread` robust deviations (1.4826 MAD of the similarities ≥ `dominant_correlation`),
-///    held within [`dominant_correlation`, `dominant_ceiling`]. A recording whose normal beats
+///    `shape.dominant_spread_deviations` robust deviations (1.4826 MAD of the similarities ≥
+///    `shape.dominant_min_correlation`), held within [`shape.dominant_min_correlation`,
+///    `shape.dominant_max_correlation`]. A recording whose normal beats
 ///    are alike to 0.99 then sees a V beat at 0.9 as unlike; a noisy one keeps 0.85.
 /// 3. Dominant-shaped beats set the local rhythm: for V, the median R–R before dominant beats
-///    within ±8 beats; for S, the median of intervals between two dominant beats (so that
+///    within ±`timing.local_rhythm_beats`; for S, the median of intervals between two dominant beats (so that
 ///    bigeminy does not make normal beats look early).
 /// 4. V: a shape unlike the dominant one and a ventricular timing (early, or followed by a
 ///    pause); or an unlike shape whose *family* is ventricular: the unlike beats are grouped by
 ///    QRS shape (a beat joins the first group whose running mean it correlates with at
-///    `family_correlation` or more), and a group of which at least `family_ventricular_share` of
+///    `shape.family_min_correlation` or more), and a group of which at least `shape.family_ventricular_share` of
 ///    the members outside AF have a ventricular timing is V as a whole (couplets, runs,
 ///    interpolated beats), while a family of normally timed unlike beats (a second conduction
 ///    pattern, noise) is not.
@@ -27,19 +28,20 @@
 ///    out of the irregularity and of the P-wave coherence (the energy of the window's average
 ///    P-wave segment over the segments' mean energy). Inside AF timing says nothing: an unlike shape is V when
 ///    its family is ventricular by its members outside AF, or when it is far from the dominant
-///    one (similarity below `af_ventricular_similarity`: another QRS, not the same one conducted
+///    one (similarity below `shape.af_ventricular_max_similarity`: another QRS, not the same one conducted
 ///    a little differently, as aberrant beats in AF are); else Q. An early beat is not S.
 /// 6. Q: a shape unlike the dominant one and neither timing nor family ventricular (noise,
-///    artefact, a beat the rule cannot place), or a QRS under `smallest_qrs` of the dominant
-///    beats' peak-to-peak size (the median over up to `template_rows` of them): where a lead comes
+///    artefact, a beat the rule cannot place), or a QRS under `shape.smallest_qrs_fraction` of the dominant
+///    beats' peak-to-peak size (the median over up to `shape.template_rows` of them): where a lead comes
 ///    loose the beats shrink to a few percent of their size, and their shape says nothing. S, outside AF, for a
-///    dominant shape: arriving early (R–R before below `premature` of the local normal interval), or a little early
-///    (below `premature_with_p`) with a P wave unlike the dominant beat's (P-wave similarity at most `p_unlike`: an
-///    ectopic atrial or junctional origin, where sinus arrhythmia alone keeps the sinus P wave) where the rhythm is
-///    regular (outside the irregular windows of step 5), or inside a supraventricular run — one that starts with a beat
-///    below `run_onset` of the reference rhythm (the median of the last `reference_intervals` normal intervals of the
-///    last `reference_seconds`) and goes on while each interval stays below `run_continue` of it and within
-///    `run_regularity` (log ratio) of the one before. N: every other beat.
+///    dominant shape: arriving early (R–R before below `timing.premature_ratio` of the local normal interval), or a
+///    little early (below `timing.premature_with_p_ratio`) with a P wave unlike the dominant beat's (P-wave similarity
+///    at most `timing.p_unlike_max_similarity`: an ectopic atrial or junctional origin, where sinus arrhythmia alone
+///    keeps the sinus P wave) where the rhythm is regular (outside the irregular windows of step 5), or inside a
+///    supraventricular run — one that starts with a beat below `runs.onset_ratio` of the reference rhythm (the median
+///    of the last `runs.reference_intervals` normal intervals of the last `runs.reference_seconds`) and goes on while
+///    each interval stays below `runs.continue_ratio` of it and within `runs.regularity_log_ratio` (log ratio) of the
+///    one before. N: every other beat.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -51,31 +53,54 @@
 
 namespace zeroflow::classify {
 
-/// The tuned thresholds; the defaults are the documented method.
-struct class_params {
-  double dominant_correlation = 0.85;      ///< the lowest bound of the dominant shape's similarity
-  double dominant_ceiling = 0.95;          ///< the highest bound of the dominant shape's similarity
-  double dominant_spread = 10.0;           ///< robust deviations below the median similarity: the bound
-  double family_correlation = 0.8;         ///< QRS correlation that joins an unlike beat to a family
-  double family_ventricular_share = 0.5;   ///< share of ventricular timings that makes a family V
-  std::int64_t max_families = 64;          ///< families at most (later beats join the nearest)
-  double early_ventricular = 0.92;         ///< R–R before / local dominant R–R below this: early enough for V
-  double pause_after = 1.10;               ///< R–R after / local dominant R–R above this: a compensatory pause
-  double premature = 0.87;                 ///< R–R before / local normal R–R below this: an S beat
-  double premature_with_p = 0.95;          ///< below this, an S beat when its P wave is not the sinus one:
-  double p_unlike = 0.0;                   ///< P-wave similarity to the dominant beat's at or below this
-  double run_onset = 0.75;                 ///< R–R / reference below this: a supraventricular run starts
-  double run_continue = 0.87;              ///< R–R / reference below this: the run goes on
-  double run_regularity = 0.10;            ///< |ln(R–R / previous R–R)| at most this: the run goes on
-  std::int64_t reference_intervals = 8;    ///< normal intervals of the reference rhythm
-  double reference_seconds = 60;           ///< how old a reference interval may be
-  std::int64_t rhythm_neighbours = 8;      ///< beats on each side that make the local rhythm
-  double af_ventricular_similarity = 0.5;  ///< inside AF, an unlike beat less similar than this is V
-  double smallest_qrs = 0.125;             ///< an unlike beat whose QRS spans less than this fraction of the
-                                           ///< dominant beats' (peak to peak) is Q whatever its timing
-  std::int64_t template_rows = 2048;       ///< rows at most in the dominant beat's median
-  af_params af;                            ///< the AF rule (af_rhythm.hpp)
+/// The shape half of the rule (steps 1, 2, 4 and 6): the dominant beat, its bound, the families
+/// of unlike beats and when an unlike shape says nothing.
+struct shape_params {
+  double dominant_min_correlation = 0.85;      ///< the lowest bound of the dominant shape's similarity
+  double dominant_max_correlation = 0.95;      ///< the highest bound of the dominant shape's similarity
+  double dominant_spread_deviations = 10.0;    ///< robust deviations below the median similarity: the bound
+  double family_min_correlation = 0.8;         ///< QRS correlation that joins an unlike beat to a family
+  double family_ventricular_share = 0.5;       ///< share of ventricular timings that makes a family V
+  std::int64_t max_families = 64;              ///< families at most (later beats join the nearest)
+  std::int64_t template_rows = 2048;           ///< rows at most in the dominant beat's median
+  double smallest_qrs_fraction = 0.125;        ///< an unlike beat whose QRS spans less than this fraction of
+                                               ///< the dominant beats' (peak to peak) is Q whatever its timing
+  double af_ventricular_max_similarity = 0.5;  ///< inside AF, an unlike beat less similar than this is V
 };
+
+/// The timing half (steps 3, 4 and 6): what is early, a pause, premature, and how unlike a P wave is.
+struct timing_params {
+  std::int64_t local_rhythm_beats = 8;    ///< beats on each side that make the local rhythm
+  double ventricular_early_ratio = 0.92;  ///< R–R before / local dominant R–R below this: early enough for V
+  double ventricular_pause_ratio = 1.10;  ///< R–R after / local dominant R–R above this: a compensatory pause
+  double premature_ratio = 0.87;          ///< R–R before / local normal R–R below this: an S beat
+  double premature_with_p_ratio = 0.95;   ///< below this, an S beat when its P wave is not the sinus one:
+  double p_unlike_max_similarity = 0.0;   ///< P-wave similarity to the dominant beat's at or below this
+};
+
+/// Supraventricular runs (step 6), measured against the rhythm before them.
+struct run_params {
+  double onset_ratio = 0.75;             ///< R–R / reference below this: a supraventricular run starts
+  double continue_ratio = 0.87;          ///< R–R / reference below this: the run goes on
+  double regularity_log_ratio = 0.10;    ///< |ln(R–R / previous R–R)| at most this: the run goes on
+  std::int64_t reference_intervals = 8;  ///< normal intervals of the reference rhythm
+  double reference_seconds = 60;         ///< how old a reference interval may be
+};
+
+/// The rule's parameters, one struct per part; the defaults are the documented method
+/// (docs/classification.md says which were chosen how).
+struct class_params {
+  shape_params shape;
+  timing_params timing;
+  run_params runs;
+  af_params af;  ///< the AF rule (af_rhythm.hpp)
+};
+
+/// @throws zeroflow::invalid_argument naming the first parameter out of range: correlations in
+///         [−1, 1] with min ≤ max, counts ≥ 1, shares in [0, 1], early and premature ratios in
+///         (0, 1] with premature ≤ premature_with_p, pause ratios ≥ 1, seconds > 0, and af_params'
+///         own ranges (check_af_params)
+void check_class_params(const class_params& params);
 
 /// What the rule found, one entry per beat where per beat.
 struct classification {
