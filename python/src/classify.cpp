@@ -1,5 +1,6 @@
-// The AF rule on beat times alone (classify/af_rhythm.hpp), so that it can be judged on beat
-// annotations such as the AF Database's and swept by bench/af_rhythm.py.
+// The class rule (classify/beat_classes.hpp) on a segmentation's rows, and the AF rule on beat
+// times alone (classify/af_rhythm.hpp): so that both can be judged and cross-validated from Python
+// (bench/classes_cv.py, bench/af_rhythm.py) without a run per parameter.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -10,6 +11,7 @@
 
 #include "common.hpp"
 #include "zeroflow/classify/af_rhythm.hpp"
+#include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::python {
@@ -51,6 +53,68 @@ classify::af_params af_params_of(const nb::dict& given) {
   return p;
 }
 
+// The class rule's parameters by dotted name ("shape.template_rows", "af.irregular_share"), each
+// a pointer to its struct and its member.
+struct class_field {
+  std::string name;
+  double* real = nullptr;
+  std::int64_t* count = nullptr;
+};
+
+std::vector<class_field> class_fields(classify::class_params& p) {
+  auto& s = p.shape;
+  auto& t = p.timing;
+  auto& r = p.runs;
+  std::vector<class_field> out = {
+      {"shape.dominant_min_correlation", &s.dominant_min_correlation},
+      {"shape.dominant_max_correlation", &s.dominant_max_correlation},
+      {"shape.dominant_spread_deviations", &s.dominant_spread_deviations},
+      {"shape.family_min_correlation", &s.family_min_correlation},
+      {"shape.family_ventricular_share", &s.family_ventricular_share},
+      {"shape.max_families", nullptr, &s.max_families},
+      {"shape.template_rows", nullptr, &s.template_rows},
+      {"shape.smallest_qrs_fraction", &s.smallest_qrs_fraction},
+      {"shape.af_ventricular_max_similarity", &s.af_ventricular_max_similarity},
+      {"timing.local_rhythm_beats", nullptr, &t.local_rhythm_beats},
+      {"timing.ventricular_early_ratio", &t.ventricular_early_ratio},
+      {"timing.ventricular_pause_ratio", &t.ventricular_pause_ratio},
+      {"timing.premature_ratio", &t.premature_ratio},
+      {"timing.premature_with_p_ratio", &t.premature_with_p_ratio},
+      {"timing.p_unlike_max_similarity", &t.p_unlike_max_similarity},
+      {"runs.onset_ratio", &r.onset_ratio},
+      {"runs.continue_ratio", &r.continue_ratio},
+      {"runs.regularity_log_ratio", &r.regularity_log_ratio},
+      {"runs.reference_intervals", nullptr, &r.reference_intervals},
+      {"runs.reference_seconds", &r.reference_seconds},
+  };
+  for (const auto& f : af_fields) {
+    class_field c{std::string("af.") + f.name};
+    if (f.real != nullptr)
+      c.real = &(p.af.*(f.real));
+    else
+      c.count = &(p.af.*(f.count));
+    out.push_back(c);
+  }
+  return out;
+}
+
+classify::class_params class_params_of(const nb::dict& given) {
+  classify::class_params p;
+  auto fields = class_fields(p);
+  for (const auto& [key, value] : given) {
+    const auto name = nb::cast<std::string>(key);
+    class_field* field = nullptr;
+    for (auto& f : fields)
+      if (f.name == name) field = &f;
+    if (field == nullptr) throw nb::type_error(("classify_beats() got an unexpected parameter '" + name + "'").c_str());
+    if (field->real != nullptr)
+      *field->real = nb::cast<double>(value);
+    else
+      *field->count = nb::cast<std::int64_t>(value);
+  }
+  return p;
+}
+
 }  // namespace
 
 void bind_classify(nb::module_& m) {
@@ -69,6 +133,46 @@ void bind_classify(nb::module_& m) {
         return d;
       },
       "The AF rule's parameters (classify::af_params) with their defaults.");
+  m.def(
+      "_class_defaults",
+      []() {
+        classify::class_params p;
+        nb::dict d;
+        for (const auto& f : class_fields(p)) {
+          if (f.real != nullptr)
+            d[f.name.c_str()] = *f.real;
+          else
+            d[f.name.c_str()] = *f.count;
+        }
+        return d;
+      },
+      "The class rule's parameters (classify::class_params) by dotted name, with their defaults.");
+  m.def(
+      "_classify_beats",
+      [](const std::vector<std::int64_t>& peaks, const py_array& rows, std::int64_t window_before,
+         std::int64_t window_after, double sample_rate, const nb::dict& params) {
+        const auto p = class_params_of(params);
+        classify::classification c;
+        {
+          nb::gil_scoped_release release;
+          c = classify::classify_beats(peaks, rows.value, window_before, window_after, sample_rate,
+                                       to_stream_view(rows.stream), p);
+        }
+        nb::dict d;
+        d["classes"] = std::string(c.classes.begin(), c.classes.end());
+        d["similarity"] = c.similarity;
+        d["p_similarity"] = c.p_similarity;
+        d["p_coherence"] = c.p_coherence;
+        d["prematurity"] = c.prematurity;
+        d["in_af"] = c.in_af;
+        d["dominant_bound"] = c.dominant_bound;
+        nb::list episodes;
+        for (const auto& e : c.episodes) episodes.append(nb::make_tuple(e.first_beat, e.last_beat, e.onset, e.offset));
+        d["episodes"] = episodes;
+        return d;
+      },
+      "peaks"_a, "rows"_a, "window_before"_a, "window_after"_a, "sample_rate"_a, "params"_a,
+      "classify::classify_beats on rows (beats x width, float32, host or CUDA): a dict of the classification.");
   m.def(
       "_find_af_episodes",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,

@@ -49,6 +49,7 @@ def test_public_functions_are_documented_and_typed():
         zf.allocators,
         zf.synth,
         zf.rhythm,
+        zf.classify,
         zf._interop,
         zf._arrow,
     ]

@@ -1,0 +1,72 @@
+"""zeroflow.classify.classify_beats: the class rule from Python gives the run's classes, and its
+parameters are the rule's (each moves the classes the way the docs say)."""
+
+import csv
+
+import numpy as np
+import pytest
+
+import zeroflow
+from zeroflow.classify import CLASS_DEFAULTS, classify_beats
+
+RATE = 250.0
+
+
+@pytest.fixture(scope="module")
+def segmented(short_recording):
+    """The short recording read as the CLI reads it, segmented as `zeroflow run` segments it."""
+    x = np.asarray(zeroflow.read_csv(short_recording)["heartbeats"])
+    seg = zeroflow.segment_beats(x, sample_rate=RATE, method="robust")
+    return np.asarray(seg.peaks), np.asarray(seg.beats.rows)
+
+
+def classes_of(segmented, **params):
+    peaks, rows = segmented
+    return classify_beats(
+        peaks, rows, window_before=round(0.25 * RATE), window_after=round(0.45 * RATE), sample_rate=RATE, **params
+    )
+
+
+def test_the_runs_classes(segmented, short_run):
+    out, _ = short_run
+    with open(out / "beats.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    np.testing.assert_array_equal(segmented[0], [int(r["peak"]) for r in rows])
+    c = classes_of(segmented)
+    np.testing.assert_array_equal(c.classes, [r["class"] for r in rows])
+    # The run's rows come from the same detector and window but its own reading of the recording:
+    # the classes agree beat for beat, the similarities to within a hundredth.
+    np.testing.assert_allclose(c.similarity, [float(r["similarity"]) for r in rows], atol=0.02)
+    assert (c.classes == "V").sum() > 20  # the fixture has 5 % PVCs
+
+
+def test_parameters_move_the_classes(segmented):
+    base = classes_of(segmented)
+    # A stricter earliness for V keeps a subset of the V beats called by timing alone.
+    stricter = classes_of(segmented, **{"timing.ventricular_early_ratio": 0.5, "timing.ventricular_pause_ratio": 3.0})
+    assert (stricter.classes == "V").sum() < (base.classes == "V").sum()
+    # Every beat called unlike stays unlike: the parameters change timing, not shape.
+    assert set(np.flatnonzero(np.isin(stricter.classes, ["V", "Q"]))) == set(
+        np.flatnonzero(np.isin(base.classes, ["V", "Q"]))
+    )
+    # A dominant bound of 1 makes every beat unlike.
+    none_alike = classes_of(segmented, **{"shape.dominant_min_correlation": 1.0, "shape.dominant_max_correlation": 1.0})
+    assert not np.isin(none_alike.classes, ["N", "S"]).any()
+
+
+def test_parameters_by_name():
+    assert CLASS_DEFAULTS["timing.premature_ratio"] == pytest.approx(0.87)
+    assert CLASS_DEFAULTS["af.irregular_share"] == pytest.approx(0.40)
+    assert CLASS_DEFAULTS["shape.template_rows"] == 2048
+    assert len(CLASS_DEFAULTS) == 20 + len(zeroflow.rhythm.AF_DEFAULTS)
+    peaks = np.arange(10, dtype=np.int64) * 200 + 100
+    rows = np.zeros((10, 256), np.float32)
+    kw = dict(window_before=62, window_after=112, sample_rate=RATE)
+    with pytest.raises(TypeError, match="unexpected parameter 'premature_ratio'"):
+        classify_beats(peaks, rows, premature_ratio=0.8, **kw)
+    with pytest.raises(ValueError, match="timing.premature_with_p_ratio"):
+        classify_beats(peaks, rows, **{"timing.premature_with_p_ratio": 0.5}, **kw)
+    with pytest.raises(ValueError, match="expected 10 rows"):
+        classify_beats(peaks, rows[:5], **kw)
+    with pytest.raises(TypeError, match="float32"):
+        classify_beats(peaks, rows.astype(np.float64), **kw)

@@ -1,0 +1,70 @@
+"""The class rule of ``zeroflow run`` on a segmentation's rows: an AAMI class (N, S, V, Q) for
+every beat and the AF episodes (``classify/beat_classes.hpp``), with any of its parameters
+changed by name — so that the rule can be judged and cross-validated without a run per parameter
+(``bench/classes_cv.py``).
+
+The rows are :func:`zeroflow.segment_beats` ``(..., method="robust")``'s ``beats.rows`` (host or
+CUDA); the windows are its ``sizes.window_before`` and ``sizes.window_after``.
+docs/classification.md gives the rule and where each parameter's value comes from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Tuple
+
+import numpy as np
+
+from ._interop import _core
+from .signal import _checked
+
+#: The rule's parameters by dotted name (``"timing.premature_ratio"``) and their defaults.
+CLASS_DEFAULTS: Dict[str, float] = dict(_core._class_defaults())
+
+
+@dataclass
+class BeatClasses:
+    """Per beat: ``classes`` ('N', 'S', 'V', 'Q' as a 1-D array of 1-character strings), the
+    measurements the rule used (``similarity``, ``p_similarity``, ``p_coherence``, ``prematurity``)
+    and ``in_af``; ``dominant_bound``; ``episodes`` as (first_beat, last_beat, onset, offset)."""
+
+    classes: np.ndarray
+    similarity: np.ndarray
+    p_similarity: np.ndarray
+    p_coherence: np.ndarray
+    prematurity: np.ndarray
+    in_af: np.ndarray
+    dominant_bound: float
+    episodes: List[Tuple[int, int, int, int]] = field(default_factory=list)
+
+
+def classify_beats(
+    peaks: Any, rows: Any, *, window_before: int, window_after: int, sample_rate: float, **params: float
+) -> BeatClasses:
+    """Classifies every beat: ``peaks`` (R-peak samples, strictly increasing), ``rows`` (beats x
+    width float32; row b the samples peak[b] - window_before .. peak[b] + window_after - 1).
+
+    ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
+    ``**{"timing.premature_ratio": 0.85}``. Raises ValueError on sizes that disagree, peaks that do
+    not increase or a parameter out of range (naming it), TypeError on an unknown parameter.
+    """
+    p = np.asarray(peaks)
+    if p.ndim != 1 or not (np.issubdtype(p.dtype, np.integer) or p.size == 0):
+        raise TypeError(f"peaks must be a 1-D array of integer sample indices, got {p.dtype} of shape {p.shape}")
+    r = _checked(rows, "rows", ("float32",), ndim=2)
+    d = _core._classify_beats(
+        p.astype(np.int64).tolist(), r, int(window_before), int(window_after), float(sample_rate), dict(params)
+    )
+    return BeatClasses(
+        classes=np.array(list(d["classes"]), dtype="<U1"),
+        similarity=np.asarray(d["similarity"], dtype=np.float32),
+        p_similarity=np.asarray(d["p_similarity"], dtype=np.float32),
+        p_coherence=np.asarray(d["p_coherence"], dtype=np.float32),
+        prematurity=np.asarray(d["prematurity"], dtype=np.float32),
+        in_af=np.asarray(d["in_af"], dtype=bool),
+        dominant_bound=float(d["dominant_bound"]),
+        episodes=[tuple(int(v) for v in e) for e in d["episodes"]],
+    )
+
+
+__all__ = ["CLASS_DEFAULTS", "BeatClasses", "classify_beats"]
