@@ -18,54 +18,40 @@ namespace zeroflow::python {
 
 namespace {
 
-struct af_field {
-  const char* name;
-  double classify::af_params::*real = nullptr;
-  std::int64_t classify::af_params::*count = nullptr;
-};
-
-constexpr af_field af_fields[] = {
-    {"window_beats", nullptr, &classify::af_params::window_beats},
-    {"irregular_step_log_ratio", &classify::af_params::irregular_step_log_ratio, nullptr},
-    {"irregular_share", &classify::af_params::irregular_share, nullptr},
-    {"local_rhythm_beats", nullptr, &classify::af_params::local_rhythm_beats},
-    {"ectopic_early_ratio", &classify::af_params::ectopic_early_ratio, nullptr},
-    {"ectopic_pause_ratio", &classify::af_params::ectopic_pause_ratio, nullptr},
-    {"p_wave_coherence_max", &classify::af_params::p_wave_coherence_max, nullptr},
-    {"bridge_gap_seconds", &classify::af_params::bridge_gap_seconds, nullptr},
-    {"min_episode_beats", nullptr, &classify::af_params::min_episode_beats},
-};
-
-classify::af_params af_params_of(const nb::dict& given) {
-  classify::af_params p;
-  for (const auto& [key, value] : given) {
-    const auto name = nb::cast<std::string>(key);
-    const af_field* field = nullptr;
-    for (const auto& f : af_fields)
-      if (name == f.name) field = &f;
-    if (field == nullptr)
-      throw nb::type_error(("find_af_episodes() got an unexpected parameter '" + name + "'").c_str());
-    if (field->real != nullptr)
-      p.*(field->real) = nb::cast<double>(value);
-    else
-      p.*(field->count) = nb::cast<std::int64_t>(value);
-  }
-  return p;
-}
-
-// The class rule's parameters by dotted name ("shape.template_rows", "af.irregular_share"), each
-// a pointer to its struct and its member.
-struct class_field {
+// A parameter by name: where it lives in its struct, a real or a count.
+struct named_field {
   std::string name;
   double* real = nullptr;
   std::int64_t* count = nullptr;
 };
 
-std::vector<class_field> class_fields(classify::class_params& p) {
+// af_params' fields, each name after `prefix` ("" alone, "af." inside class_params).
+void add_fields(std::vector<named_field>& out, classify::af_params& a, const std::string& prefix) {
+  out.insert(out.end(), {
+                            {prefix + "window_beats", nullptr, &a.window_beats},
+                            {prefix + "irregular_step_log_ratio", &a.irregular_step_log_ratio},
+                            {prefix + "irregular_share", &a.irregular_share},
+                            {prefix + "local_rhythm_beats", nullptr, &a.local_rhythm_beats},
+                            {prefix + "ectopic_early_ratio", &a.ectopic_early_ratio},
+                            {prefix + "ectopic_pause_ratio", &a.ectopic_pause_ratio},
+                            {prefix + "p_wave_coherence_max", &a.p_wave_coherence_max},
+                            {prefix + "bridge_gap_seconds", &a.bridge_gap_seconds},
+                            {prefix + "min_episode_beats", nullptr, &a.min_episode_beats},
+                        });
+}
+
+std::vector<named_field> fields_of(classify::af_params& a) {
+  std::vector<named_field> out;
+  add_fields(out, a, "");
+  return out;
+}
+
+// class_params' fields by dotted name ("shape.template_rows", "af.irregular_share").
+std::vector<named_field> fields_of(classify::class_params& p) {
   auto& s = p.shape;
   auto& t = p.timing;
   auto& r = p.runs;
-  std::vector<class_field> out = {
+  std::vector<named_field> out = {
       {"shape.dominant_min_correlation", &s.dominant_min_correlation},
       {"shape.dominant_max_correlation", &s.dominant_max_correlation},
       {"shape.dominant_spread_deviations", &s.dominant_spread_deviations},
@@ -87,26 +73,22 @@ std::vector<class_field> class_fields(classify::class_params& p) {
       {"runs.reference_intervals", nullptr, &r.reference_intervals},
       {"runs.reference_seconds", &r.reference_seconds},
   };
-  for (const auto& f : af_fields) {
-    class_field c{std::string("af.") + f.name};
-    if (f.real != nullptr)
-      c.real = &(p.af.*(f.real));
-    else
-      c.count = &(p.af.*(f.count));
-    out.push_back(c);
-  }
+  add_fields(out, p.af, "af.");
   return out;
 }
 
-classify::class_params class_params_of(const nb::dict& given) {
-  classify::class_params p;
-  auto fields = class_fields(p);
+// Params with the values `given` by name; TypeError (as Python's for a keyword) on an unknown name.
+template <typename Params>
+Params params_of(const nb::dict& given, const char* function) {
+  Params p;
+  auto fields = fields_of(p);
   for (const auto& [key, value] : given) {
     const auto name = nb::cast<std::string>(key);
-    class_field* field = nullptr;
+    named_field* field = nullptr;
     for (auto& f : fields)
       if (f.name == name) field = &f;
-    if (field == nullptr) throw nb::type_error(("classify_beats() got an unexpected parameter '" + name + "'").c_str());
+    if (field == nullptr)
+      throw nb::type_error((std::string(function) + "() got an unexpected parameter '" + name + "'").c_str());
     if (field->real != nullptr)
       *field->real = nb::cast<double>(value);
     else
@@ -115,43 +97,32 @@ classify::class_params class_params_of(const nb::dict& given) {
   return p;
 }
 
+template <typename Params>
+nb::dict defaults_of() {
+  Params p;
+  nb::dict d;
+  for (const auto& f : fields_of(p)) {
+    if (f.real != nullptr)
+      d[f.name.c_str()] = *f.real;
+    else
+      d[f.name.c_str()] = *f.count;
+  }
+  return d;
+}
+
 }  // namespace
 
 void bind_classify(nb::module_& m) {
   using namespace nb::literals;
-  m.def(
-      "_af_defaults",
-      []() {
-        const classify::af_params p;
-        nb::dict d;
-        for (const auto& f : af_fields) {
-          if (f.real != nullptr)
-            d[f.name] = p.*(f.real);
-          else
-            d[f.name] = p.*(f.count);
-        }
-        return d;
-      },
-      "The AF rule's parameters (classify::af_params) with their defaults.");
-  m.def(
-      "_class_defaults",
-      []() {
-        classify::class_params p;
-        nb::dict d;
-        for (const auto& f : class_fields(p)) {
-          if (f.real != nullptr)
-            d[f.name.c_str()] = *f.real;
-          else
-            d[f.name.c_str()] = *f.count;
-        }
-        return d;
-      },
-      "The class rule's parameters (classify::class_params) by dotted name, with their defaults.");
+  m.def("_af_defaults", &defaults_of<classify::af_params>,
+        "The AF rule's parameters (classify::af_params) with their defaults.");
+  m.def("_class_defaults", &defaults_of<classify::class_params>,
+        "The class rule's parameters (classify::class_params) by dotted name, with their defaults.");
   m.def(
       "_classify_beats",
       [](const std::vector<std::int64_t>& peaks, const py_array& rows, std::int64_t window_before,
          std::int64_t window_after, double sample_rate, const nb::dict& params) {
-        const auto p = class_params_of(params);
+        const auto p = params_of<classify::class_params>(params, "classify_beats");
         classify::classification c;
         {
           nb::gil_scoped_release release;
@@ -177,7 +148,7 @@ void bind_classify(nb::module_& m) {
       "_find_af_episodes",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
          const std::vector<double>& coherence, const nb::dict& params) {
-        const auto p = af_params_of(params);
+        const auto p = params_of<classify::af_params>(params, "find_af_episodes");
         classify::af_rhythm r;
         {
           nb::gil_scoped_release release;

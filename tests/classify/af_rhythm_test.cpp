@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "zeroflow/core/error.hpp"
@@ -36,6 +38,19 @@ void append_sinus(std::vector<double>& intervals, int beats, std::mt19937& rng) 
   for (int i = 0; i < beats; ++i) intervals.push_back(rr(rng));
 }
 
+/// R peaks of stretches of sinus rhythm ('s') and AF ('a'), each so many intervals long, seeded.
+std::vector<std::int64_t> rhythm(std::initializer_list<std::pair<char, int>> stretches, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<double> rr;
+  for (const auto& [kind, beats] : stretches) {
+    if (kind == 'a')
+      append_af(rr, beats, rng);
+    else
+      append_sinus(rr, beats, rng);
+  }
+  return peaks_of(rr);
+}
+
 std::int64_t count(const std::vector<std::uint8_t>& marks) {
   std::int64_t n = 0;
   for (auto m : marks) n += m;
@@ -45,12 +60,7 @@ std::int64_t count(const std::vector<std::uint8_t>& marks) {
 }  // namespace
 
 TEST(AfRhythm, FindsAnIrregularStretchBetweenRegularOnes) {
-  std::mt19937 rng(11);
-  std::vector<double> rr;
-  append_sinus(rr, 200, rng);
-  append_af(rr, 300, rng);
-  append_sinus(rr, 200, rng);
-  const auto peaks = peaks_of(rr);
+  const auto peaks = rhythm({{'s', 200}, {'a', 300}, {'s', 200}}, 11);
   const auto r = zc::find_af_episodes(peaks, rate);
   ASSERT_EQ(r.episodes.size(), 1U);
   const auto& e = r.episodes[0];
@@ -101,17 +111,11 @@ TEST(AfRhythm, BeatsLeftOutDoNotCount) {
 }
 
 TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
-  std::mt19937 rng(7);
-  const auto episodes_with_gap = [&](int regular_beats, double bridge_seconds) {
-    std::vector<double> rr;
-    append_sinus(rr, 100, rng);
-    append_af(rr, 200, rng);
-    append_sinus(rr, regular_beats, rng);
-    append_af(rr, 200, rng);
-    append_sinus(rr, 100, rng);
+  const auto episodes_with_gap = [](int regular_beats, double bridge_seconds) {
+    const auto peaks = rhythm({{'s', 100}, {'a', 200}, {'s', regular_beats}, {'a', 200}, {'s', 100}}, 7);
     zc::af_params p;
     p.bridge_gap_seconds = bridge_seconds;
-    return zc::find_af_episodes(peaks_of(rr), rate, {}, {}, p).episodes.size();
+    return zc::find_af_episodes(peaks, rate, {}, {}, p).episodes.size();
   };
   // 20 regular beats (16 s) leave regular windows between the two stretches; each stretch's edge
   // windows, half regular, are not irregular either, so the AF beats are about 25 s apart.
@@ -121,12 +125,7 @@ TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
 }
 
 TEST(AfRhythm, ShortRunsAreDropped) {
-  std::mt19937 rng(13);
-  std::vector<double> rr;
-  append_sinus(rr, 100, rng);
-  append_af(rr, 60, rng);
-  append_sinus(rr, 100, rng);
-  const auto peaks = peaks_of(rr);
+  const auto peaks = rhythm({{'s', 100}, {'a', 60}, {'s', 100}}, 13);
   const auto found = zc::find_af_episodes(peaks, rate);
   ASSERT_EQ(found.episodes.size(), 1U);
   zc::af_params longer;
@@ -141,10 +140,7 @@ TEST(AfRhythm, TooFewBeatsOrAGoodRhythmGiveNothing) {
   const auto r = zc::find_af_episodes(two, rate);
   EXPECT_EQ(r.in_af.size(), 2U);
   EXPECT_TRUE(r.episodes.empty());
-  std::mt19937 rng(2);
-  std::vector<double> rr;
-  append_sinus(rr, 500, rng);
-  EXPECT_TRUE(zc::find_af_episodes(peaks_of(rr), rate).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(rhythm({{'s', 500}}, 2), rate).episodes.empty());
 }
 
 TEST(AfRhythm, RefusesBadInput) {
@@ -169,33 +165,17 @@ TEST(AfRhythm, RefusesBadInput) {
 
 TEST(AfRhythm, AShortRecordingIsAfWhenItsWholeRhythmIs) {
   // A 20 s strip: fewer beats than the shortest episode, all of them in AF.
-  std::mt19937 rng(17);
-  std::vector<double> rr;
-  append_af(rr, 24, rng);
-  const auto strip = peaks_of(rr);
-  const auto r = zc::find_af_episodes(strip, rate);
+  const auto r = zc::find_af_episodes(rhythm({{'a', 24}}, 17), rate);
   ASSERT_EQ(r.episodes.size(), 1U);
   EXPECT_LT(r.episodes[0].last_beat - r.episodes[0].first_beat + 1, zc::af_params{}.min_episode_beats);
   // The same stretch of AF inside a longer regular recording is a short run, not an episode.
-  std::vector<double> longer;
-  append_sinus(longer, 60, rng);
-  append_af(longer, 12, rng);
-  append_sinus(longer, 60, rng);
-  EXPECT_TRUE(zc::find_af_episodes(peaks_of(longer), rate).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(rhythm({{'s', 60}, {'a', 12}, {'s', 60}}, 17), rate).episodes.empty());
   // A strip half regular, half AF is not AF as a whole.
-  std::vector<double> half;
-  append_sinus(half, 12, rng);
-  append_af(half, 12, rng);
-  EXPECT_TRUE(zc::find_af_episodes(peaks_of(half), rate).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(rhythm({{'s', 12}, {'a', 12}}, 17), rate).episodes.empty());
 }
 
 TEST(AfRhythm, ACoherentPWaveVetoesAnIrregularWindow) {
-  std::mt19937 rng(19);
-  std::vector<double> rr;
-  append_sinus(rr, 100, rng);
-  append_af(rr, 200, rng);
-  append_sinus(rr, 100, rng);
-  const auto peaks = peaks_of(rr);
+  const auto peaks = rhythm({{'s', 100}, {'a', 200}, {'s', 100}}, 19);
   const std::vector<double> absent(peaks.size(), 0.05), present(peaks.size(), 0.6),
       unmeasured(peaks.size(), std::nan(""));
   EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, absent).episodes.size(), 1U);
