@@ -15,12 +15,18 @@ namespace {
 
 constexpr std::size_t longest_message = 2000;
 
+// The nearest character boundary at or before `at` in UTF-8 text (a continuation byte is 10xxxxxx).
+std::size_t boundary_before(const std::string& text, std::size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
 }  // namespace
 
 std::string one_line(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size() && out.size() < longest_message;) {
+  for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '\n' || c == '\r' || c == '\t') {
       if (!out.empty() && out.back() != ' ') out += ' ';
@@ -39,8 +45,12 @@ std::string one_line(std::string_view text) {
     }
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (out.size() >= longest_message) out += "...";
-  return out;
+  if (out.size() <= longest_message) return out;
+  // The reason comes last ("PATH: what was wrong"): a long message loses its middle (most often
+  // a path), never its end.
+  const std::size_t head = boundary_before(out, longest_message / 4);
+  const std::size_t tail = boundary_before(out, out.size() - (longest_message - longest_message / 4));
+  return out.substr(0, head) + " ... " + out.substr(tail);
 }
 
 std::string message_of(const std::exception& e) {

@@ -20,7 +20,8 @@ namespace zeroflow::cli {
 
 /// @brief `text` as one printable line: line breaks and tabs become spaces, other control
 /// characters and bytes that are not UTF-8 become \xNN (a file name or cell may hold anything),
-/// and a message longer than 2000 bytes is cut with "...".
+/// and a message longer than 2000 bytes loses its middle (" ... "), keeping its first 500 bytes
+/// and its last 1500: the reason, which comes last, is never cut.
 [[nodiscard]] std::string one_line(std::string_view text);
 
 }  // namespace zeroflow::cli

@@ -142,3 +142,21 @@ def test_a_run_option_on_another_command_is_checked_as_run_checks_it(zeroflow_bi
     seed = refusal("run", table, "--out", tmp_path / "o", "--seed", "-1")
     assert refusal("generate", "--out", tmp_path / "g.csv", "--seed", "-1") == seed
     assert "'-1' is not a seed" in seed
+
+
+def test_a_long_path_does_not_cut_the_reason(zeroflow_bin, short_recording, tmp_path):
+    # --out under a plain file, 2,200 bytes deep: the reason comes after the path, so a message
+    # cut at its end would say where but not what; the middle goes instead.
+    (tmp_path / "plain").write_text("not a folder")
+    out = tmp_path / "plain" / pathlib.Path(*["d" * 200] * 11) / "out"
+    proc = run_cli(zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", check=False)
+    assert proc.returncode == 1
+    [line] = error_lines(proc)
+    assert line.endswith(": Not a directory"), line[-200:]
+    assert " ... " in line and len(line.encode()) < 2100
+    assert line.startswith(f"zeroflow: error: cannot create the output folder {tmp_path}")
+    # Multi-byte characters in the cut stay whole.
+    out = tmp_path / "plain" / pathlib.Path(*["é" * 100] * 11) / "out"
+    proc = run_cli(zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", check=False)
+    [line] = error_lines(proc)
+    assert line.endswith(": Not a directory") and "\ufffd" not in line and "\\x" not in line
