@@ -20,14 +20,17 @@
 
 #include "commands.hpp"
 #include "csv_line.hpp"
+#include "error_text.hpp"
 #include "flag_checks.hpp"
 #include "input_checks.hpp"
+#include "interrupt.hpp"
 #include "results_folder.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/eval/beat_evaluation.hpp"
 #include "zeroflow/eval/ec57.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/io/labels.hpp"
+#include "zeroflow/io/recording.hpp"
 #include "zeroflow/io/text_lines.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 
@@ -96,7 +99,7 @@ detections read_beats_csv(const std::filesystem::path& path) {
     double value = std::numeric_limits<double>::quiet_NaN();  // an empty cell: the beat was not scored
     if (!score.empty()) {
       const auto [score_end, score_ec] = std::from_chars(score.data(), score.data() + score.size(), value);
-      if (score_ec != std::errc{} || score_end != score.data() + score.size() || std::isinf(value))
+      if (score_ec != std::errc{} || score_end != score.data() + score.size() || !std::isfinite(value))
         ZF_THROW(parse_error, name, ':', line_number, ": score '", score, "' is not a number (leave it empty when ",
                  "a beat is not scored)");
     }
@@ -265,12 +268,17 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
   if (summary.is_discarded() || !summary.is_object())
     ZF_THROW(parse_error, (out / "summary.json").string(), ": not a JSON object; is it the summary of `zeroflow run`?");
   const auto rate = summary.find("sample_rate");
-  if (rate == summary.end() || !rate->is_number() || !(rate->get<double>() > 0))
-    ZF_THROW(parse_error, (out / "summary.json").string(), ": no positive sample_rate");
+  // The rates a run accepts are the rates a summary may hold: anything else was not written by a run.
+  if (rate == summary.end() || !rate->is_number() || !(rate->get<double>() >= io::lowest_sample_rate) ||
+      !(rate->get<double>() <= io::highest_sample_rate))
+    ZF_THROW(parse_error, (out / "summary.json").string(), ": sample_rate must be a number from ",
+             io::lowest_sample_rate, " to ", io::highest_sample_rate, " Hz, as a run writes it");
   const double sample_rate = rate->get<double>();
   const auto samples = summary.find("samples");
-  const std::int64_t record_end =
-      samples != summary.end() && samples->is_number_integer() ? samples->get<std::int64_t>() : 0;
+  if (samples != summary.end() && !(samples->is_number_unsigned() && samples->get<std::uint64_t>() > 0 &&
+                                    samples->get<std::uint64_t>() <= (std::uint64_t{1} << 50)))
+    ZF_THROW(parse_error, (out / "summary.json").string(), ": samples must be a positive whole number");
+  const std::int64_t record_end = samples != summary.end() ? samples->get<std::int64_t>() : 0;
 
   std::filesystem::path labels_file = f.labels;
   if (labels_file.empty()) {
@@ -416,9 +424,29 @@ void evaluate(const evaluate_flags& f) {
     ZF_THROW(invalid_argument,
              "--json, --per-beat and --labels take one run folder; with several, each folder's "
              "evaluation.json is written and its labels are those its summary.json records");
+  if (single) {
+    (void)evaluate_one(f, f.outs.front(), true);
+    return;
+  }
+  // Every folder that can be evaluated is: one that cannot is named with its reason, the table
+  // holds the others, and the command fails at the end.
   std::vector<folder_result> results;
-  for (const auto& out : f.outs) results.push_back(evaluate_one(f, out, single));
-  if (!single) print_records_table(results);
+  std::size_t failed = 0;
+  for (const auto& out : f.outs) {
+    try {
+      results.push_back(evaluate_one(f, out, false));
+    } catch (const std::exception& e) {
+      if (interrupted()) throw;  // Ctrl-C stops the command, not one folder
+      ++failed;
+      std::fflush(stdout);
+      const std::string reason = message_of(e);
+      const std::string line = reason.find(out) == std::string::npos ? out + ": " + reason : reason;
+      std::fprintf(stderr, "zeroflow: error: %s\n", one_line(line).c_str());
+    }
+  }
+  if (!results.empty()) print_records_table(results);
+  if (failed > 0)
+    ZF_THROW(error, failed, " of ", f.outs.size(), " folders could not be evaluated (each is named above)");
 }
 
 }  // namespace

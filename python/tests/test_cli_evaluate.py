@@ -224,24 +224,30 @@ def test_undefined_classes_are_null_with_a_reason(zeroflow_bin, tmp_path):
     assert "undefined" in proc.stdout
 
 
+def record_labels(folder, labels, fingerprint=True):
+    """Records `labels` in folder/summary.json as a run does (with its FNV-1a fingerprint)."""
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["labels"] = str(labels)
+    if fingerprint:
+        data = labels.read_bytes()
+        fnv = 0xCBF29CE484222325
+        for byte in data:
+            fnv = ((fnv ^ byte) * 0x100000001B3) % 2**64
+        summary["labels_fingerprint"] = f"{len(data)}:{fnv:016x}"
+    (folder / "summary.json").write_text(json.dumps(summary))
+
+
 def test_labels_default_to_those_recorded_in_the_summary(zeroflow_bin, tmp_path):
     rng = np.random.default_rng(4)
     samples, symbols, peaks, matched = synthetic_run(tmp_path, rng)
     labels = tmp_path / "rec.labels.csv"
     write_labels(labels, "sample,symbol", samples, symbols, rng)
-    summary = json.loads((tmp_path / "summary.json").read_text())
-    summary["labels"] = str(labels)
-    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    record_labels(tmp_path, labels, fingerprint=False)
     out_json = tmp_path / "elsewhere.json"
     # A path alone is not followed: the run records which file it read (io::file_fingerprint).
     proc = run_cli(zeroflow_bin, "evaluate", tmp_path, "--json", out_json, check=False)
     assert proc.returncode == 1 and "pass --labels FILE" in proc.stderr
-    data = labels.read_bytes()
-    fnv = 0xCBF29CE484222325
-    for byte in data:
-        fnv = ((fnv ^ byte) * 0x100000001B3) % 2**64
-    summary["labels_fingerprint"] = f"{len(data)}:{fnv:016x}"
-    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    record_labels(tmp_path, labels)
     run_cli(zeroflow_bin, "evaluate", tmp_path, "--json", out_json)
     check(json.loads(out_json.read_text()), expected(samples, symbols, peaks, matched))
     assert not (tmp_path / "evaluation.json").exists()
@@ -290,3 +296,59 @@ def test_the_runs_own_evaluation_is_the_same_as_evaluate(zeroflow_bin, short_run
     out_json = tmp_path / "evaluation.json"
     run_cli(zeroflow_bin, "evaluate", out, "--json", out_json)
     assert json.loads(out_json.read_text())["evaluation"] == summary["evaluation"]
+
+
+def test_several_folders_evaluate_every_one_that_can_be(zeroflow_bin, tmp_path):
+    rng = np.random.default_rng(9)
+    folders = []
+    for name in ("a", "bad", "b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        samples, symbols, _, _ = synthetic_run(folder, rng, beats=60)
+        write_labels(folder / "rec.labels.csv", "sample,symbol", samples, symbols, rng)
+        record_labels(folder, folder / "rec.labels.csv")
+        folders.append(folder)
+    summary = json.loads((tmp_path / "bad" / "summary.json").read_text())
+    (tmp_path / "bad" / "summary.json").write_text(json.dumps({**summary, "sample_rate": 1e-300}))
+    proc = run_cli(zeroflow_bin, "evaluate", *folders, check=False)
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("zeroflow: error:")]
+    assert len(errors) == 2, proc.stderr
+    assert str(tmp_path / "bad" / "summary.json") in errors[0] and "sample_rate must be a number from 50" in errors[0]
+    assert errors[1].endswith("1 of 3 folders could not be evaluated (each is named above)")
+    # The others are evaluated and tabled; the bad one is not.
+    records = [line.split()[0] for line in proc.stdout.splitlines() if line.split()[:1] in (["a"], ["b"], ["bad"])]
+    assert records == ["a", "b"]
+    assert (tmp_path / "a" / "evaluation.json").exists() and not (tmp_path / "bad" / "evaluation.json").exists()
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        ({"sample_rate": 1e-300}, "sample_rate must be a number from 50 to 100000 Hz"),
+        ({"sample_rate": 1e9}, "sample_rate must be a number from 50 to 100000 Hz"),
+        ({"sample_rate": "360"}, "sample_rate must be a number"),
+        ({"samples": -5}, "samples must be a positive whole number"),
+        ({"samples": 2.5}, "samples must be a positive whole number"),
+    ],
+)
+def test_summary_fields_are_checked(zeroflow_bin, tmp_path, change, reason):
+    rng = np.random.default_rng(10)
+    samples, symbols, _, _ = synthetic_run(tmp_path, rng, beats=30)
+    labels = tmp_path / "rec.labels.csv"
+    write_labels(labels, "sample,symbol", samples, symbols, rng)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    (tmp_path / "summary.json").write_text(json.dumps({**summary, **change}))
+    proc = run_cli(zeroflow_bin, "evaluate", tmp_path, "--labels", labels, check=False)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and reason in proc.stderr
+
+
+@pytest.mark.parametrize("score", ["nan", "NaN", "inf", "-inf"])
+def test_a_score_that_is_no_number_is_refused(zeroflow_bin, tmp_path, score):
+    rng = np.random.default_rng(11)
+    samples, symbols, _, _ = synthetic_run(tmp_path, rng, beats=30)
+    labels = tmp_path / "rec.labels.csv"
+    write_labels(labels, "sample,symbol", samples, symbols, rng)
+    (tmp_path / "beats.csv").write_text(f"peak,score\n{samples[0]},0.5\n{samples[1]},{score}\n")
+    proc = run_cli(zeroflow_bin, "evaluate", tmp_path, "--labels", labels, check=False)
+    assert proc.returncode == 1 and "beats.csv:3:" in proc.stderr and "leave it empty" in proc.stderr
