@@ -1,6 +1,6 @@
-// Fuzzes the WFDB annotation reader (MIT format; read_labels through its dispatch for any
-// extension but `.csv`) and checks the promises of the labels it returns (labels_checks.hpp).
-// The input is the annotation file's bytes.
+// Fuzzes the labels readers through read_labels' dispatch by content (MIT format for binary
+// bytes, the labels CSV for text, whatever the name: here `.atr`) and checks the promises of the
+// labels it returns (labels_checks.hpp). The input is the file's bytes.
 #include <cstdint>
 
 #include "fuzz_support.hpp"

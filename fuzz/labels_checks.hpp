@@ -13,6 +13,7 @@ inline void check_labels(const io::beat_labels& labels) {
         "the labels hold different numbers of samples, symbols and classes");
   for (std::size_t i = 0; i < labels.samples.size(); ++i) {
     if (i > 0) check(labels.samples[i] > labels.samples[i - 1], "the labels' samples do not increase strictly");
+    check(labels.samples[i] >= 0, "a beat lies before the recording's start");
     check(labels.classes[i] != 0 && std::string_view("NSVFQ").find(labels.classes[i]) != std::string_view::npos,
           "a beat has no AAMI class (N, S, V, F or Q)");
   }

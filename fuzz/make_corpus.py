@@ -96,6 +96,17 @@ write("fuzz_wfdb_annotations", "every_field.atr",
       annotation(28, 5) + aux("(N") + annotation(1, 100) + annotation(60, 1) + annotation(61, 2) +
       annotation(62, 0) + annotation(5, 300) + skip(70000) + annotation(8, 10) + annotation(22, 4) + aux("note") +
       annotation(1, 0) + annotation(12, 500) + annotation(0, 0))
+# The structure the reader checks (labels.hpp: read_labels by content): a note before the start is
+# allowed (wfdb-python's time resolution), a beat there is not; no end marker; a code that is none;
+# rdann's text printout under an annotation file's name (read as a CSV and refused).
+write("fuzz_wfdb_annotations", "note_before_start.atr",
+      skip(-1) + annotation(22, 0) + annotation(63, 4) + b"## 1" + skip(1) + annotation(1, 10) + annotation(5, 100) +
+      annotation(0, 0))
+write("fuzz_wfdb_annotations", "beat_before_start.atr", skip(-100) + annotation(1, 0) + annotation(1, 200) + annotation(0, 0))
+write("fuzz_wfdb_annotations", "no_end_marker.atr", annotation(1, 10) + annotation(5, 100))
+write("fuzz_wfdb_annotations", "unknown_code.atr", annotation(1, 10) + annotation(53, 3) + annotation(0, 0))
+write("fuzz_wfdb_annotations", "rdann_printout.atr",
+      b"      0:00.050       18     N    0    0    0\n      0:00.833      300     V    0    0    0\n")
 
 # ---- WFDB records (fuzz_wfdb_record: header, NUL, signal file) -----------------------------------
 

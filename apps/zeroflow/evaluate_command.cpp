@@ -304,6 +304,7 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
   const auto d = read_beats_csv(out / "beats.csv");
   require_readable_file(labels_file, "labels");
   const auto labels = io::read_labels(labels_file);
+  io::check_labels_within(labels, record_end, labels_file);
   const auto match = eval::tolerance_samples(f.tolerance, sample_rate);
   const auto e = eval::evaluate_beats(d.peaks, d.scores, labels, match);
   if (!single) std::printf("== %s\n", out.string().c_str());

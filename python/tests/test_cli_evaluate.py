@@ -352,3 +352,33 @@ def test_a_score_that_is_no_number_is_refused(zeroflow_bin, tmp_path, score):
     (tmp_path / "beats.csv").write_text(f"peak,score\n{samples[0]},0.5\n{samples[1]},{score}\n")
     proc = run_cli(zeroflow_bin, "evaluate", tmp_path, "--labels", labels, check=False)
     assert proc.returncode == 1 and "beats.csv:3:" in proc.stderr and "leave it empty" in proc.stderr
+
+
+def test_labels_are_read_by_content_and_must_fit_the_recording(zeroflow_bin, tmp_path):
+    rng = np.random.default_rng(12)
+    samples, symbols, _, _ = synthetic_run(tmp_path, rng, beats=40)
+    # rdann's printout under the annotation file's name: text, so read as a CSV and refused.
+    printout = tmp_path / "100.atr"
+    printout.write_text("".join(f"  0:00.000 {s:8d}     {sym}    0    0    0\n" for s, sym in zip(samples, symbols)))
+    proc = run_cli(zeroflow_bin, "evaluate", tmp_path, "--labels", printout, check=False)
+    assert proc.returncode == 1 and f"{printout}:1: expected the header" in proc.stderr
+    # A labels CSV under another name is read as what it is.
+    copy = tmp_path / "labels.txt"
+    write_labels(copy, "sample,symbol", samples, symbols, rng)
+    run_cli(zeroflow_bin, "evaluate", tmp_path, "--labels", copy)
+    # Beats past the recording's end (summary.json's samples) are another recording's.
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    (tmp_path / "summary.json").write_text(json.dumps({**summary, "samples": int(samples[-3])}))
+    proc = run_cli(zeroflow_bin, "evaluate", tmp_path, "--labels", copy, check=False)
+    assert proc.returncode == 1 and "3 of 40 beats lie past the end of the recording" in proc.stderr
+
+
+def test_a_run_warns_of_labels_past_its_end(zeroflow_bin, short_recording, tmp_path):
+    labels = tmp_path / "far.labels.csv"
+    labels.write_text("sample,symbol\n100,N\n999999999,N\n")
+    out = tmp_path / "run"
+    proc = run_cli(
+        zeroflow_bin, "run", short_recording, "--labels", labels, "--out", out, "--device", "cpu", "--epochs", 1
+    )
+    assert "1 of 2 beats lie past the end of the recording" in proc.stderr and "not evaluated" in proc.stderr
+    assert (out / "beats.csv").exists()

@@ -17,12 +17,14 @@ std::vector<double> detection_scores(std::size_t detections, std::span<const flo
 label_evaluation evaluate_labels_file(std::span<const std::int64_t> detected_peaks,
                                       std::span<const float> candidate_scores, double sample_rate,
                                       const std::filesystem::path& labels_file,
-                                      const std::function<void(const std::string&)>& warn, double tolerance_seconds) {
+                                      const std::function<void(const std::string&)>& warn, double tolerance_seconds,
+                                      std::int64_t recording_samples) {
   label_evaluation q;
   q.labels = labels_file;
   io::beat_labels labels;
   try {
     labels = io::read_labels(labels_file);
+    io::check_labels_within(labels, recording_samples, labels_file);
   } catch (const std::exception& e) {
     // The labels only add a report section: the run it belongs to still stands.
     q.not_evaluated = e.what();

@@ -11,18 +11,36 @@
 #include <cstdio>
 #include <string>
 
+#include "zeroflow/core/error.hpp"
 #include "zeroflow/io/byte_fields.hpp"
 #include "zeroflow/io/mapped_file.hpp"
 
 namespace zeroflow::io {
 
+bool looks_like_text(const std::filesystem::path& path) {
+  const mapped_file file(path);
+  const auto head = file.view().substr(0, 4096);
+  // An MIT annotation word's high byte is code << 2: a beat code (1-13) gives bytes 0x04-0x37,
+  // and the file ends with the zero word. Text has neither NUL nor control bytes but tab, CR, LF.
+  return !head.empty() && std::none_of(head.begin(), head.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c < 0x20 && c != '\t' && c != '\r' && c != '\n';
+  });
+}
+
 beat_labels read_labels(const std::filesystem::path& path) {
-  std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  // WFDB annotation files are named by annotator (`.atr`, `.qrs`, `.ecg`, ...), so everything
-  // that is not a CSV is taken for one.
-  return extension == ".csv" ? read_labels_csv(path) : read_wfdb_annotations(path);
+  // By what the file holds, not its name: a text file (a CSV, rdann's printout, a .txt copy)
+  // is read as a labels CSV, which names what it expected; anything else as MIT annotations,
+  // whose reader checks their structure.
+  return looks_like_text(path) ? read_labels_csv(path) : read_wfdb_annotations(path);
+}
+
+void check_labels_within(const beat_labels& labels, std::int64_t samples, const std::filesystem::path& path) {
+  if (samples <= 0 || labels.samples.empty() || labels.samples.back() < samples) return;
+  const auto past = std::count_if(labels.samples.begin(), labels.samples.end(), [&](auto s) { return s >= samples; });
+  ZF_THROW(parse_error, path.string(), ": ", past, " of ", labels.samples.size(), " beats lie past the end of the ",
+           "recording (", samples, " samples; the last at sample ", labels.samples.back(),
+           "); are these the labels of another recording or another sample rate?");
 }
 
 std::string file_fingerprint(const std::filesystem::path& path) {

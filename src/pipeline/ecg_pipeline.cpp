@@ -489,8 +489,9 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
 
   if (options.labels) {
     stage("evaluate", [&] {
-      result.quality = eval::evaluate_labels_file(result.detected_peaks, result.score, result.sample_rate,
-                                                  *options.labels, options.progress);
+      result.quality =
+          eval::evaluate_labels_file(result.detected_peaks, result.score, result.sample_rate, *options.labels,
+                                     options.progress, eval::default_tolerance_seconds, result.samples);
     });
   }
   result.peak_host_bytes = memory.peak(device_type::cpu);

@@ -15,6 +15,12 @@ namespace io = zeroflow::io;
 
 namespace {
 
+/// One MIT annotation word (code, interval) as its two little-endian bytes.
+std::string mit_word(unsigned code, unsigned interval) {
+  const unsigned w = (code << 10) | interval;
+  return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
+}
+
 /// what() of the parse_error that reading `content` as a labels CSV throws ("" when none).
 std::string csv_error(const std::string& content) {
   zf::test::scratch_dir dir;
@@ -114,12 +120,8 @@ TEST(Labels, AFileWithoutBeatsIsRefused) {
   // Evaluating against no beats gave "+P 0.00 %" as if it were a result.
   EXPECT_NE(csv_error("sample,symbol\n").find("rec.labels.csv: no beats"), std::string::npos);
   EXPECT_NE(csv_error("sample,symbol\n10,+\n20,~\n").find("rec.labels.csv: no beats"), std::string::npos);
-  auto word = [](unsigned code, unsigned difference) {
-    const unsigned w = (code << 10) | difference;
-    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
-  };
   zf::test::scratch_dir dir;
-  const auto rhythm_only = dir.write("r.atr", word(28, 5) + word(14, 10) + std::string(2, '\0'));
+  const auto rhythm_only = dir.write("r.atr", mit_word(28, 5) + mit_word(14, 10) + std::string(2, '\0'));
   try {
     (void)io::read_wfdb_annotations(rhythm_only);
     FAIL() << "no error";
@@ -152,14 +154,11 @@ TEST(Labels, OneSampleTwiceIsOneBeatOnlyWhenTheClassesAgreeInBothReaders) {
                       "sample 10 ('N' and 'V'); keep one row per beat"),
             std::string::npos)
       << csv_error("sample,symbol\n10,N\n10,V\n");
-  auto word = [](unsigned code, unsigned difference) {
-    const unsigned w = (code << 10) | difference;
-    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
-  };
-  const auto agree = io::read_wfdb_annotations(dir.write("a.atr", word(1, 10) + word(2, 0) + std::string(2, '\0')));
+  const auto agree =
+      io::read_wfdb_annotations(dir.write("a.atr", mit_word(1, 10) + mit_word(2, 0) + std::string(2, '\0')));
   EXPECT_EQ(agree.samples, (std::vector<std::int64_t>{10}));
   try {
-    (void)io::read_wfdb_annotations(dir.write("b.atr", word(1, 10) + word(5, 0) + std::string(2, '\0')));
+    (void)io::read_wfdb_annotations(dir.write("b.atr", mit_word(1, 10) + mit_word(5, 0) + std::string(2, '\0')));
     FAIL() << "no error";
   } catch (const zf::parse_error& e) {
     EXPECT_NE(std::string(e.what()).find("b.atr: byte 2: two beats of different classes at sample 10 (N and V)"),
@@ -207,7 +206,7 @@ TEST(Labels, AMissingFileIsAnErrorNamingIt) {
   }
 }
 
-TEST(Labels, ReadLabelsTakesCsvByItsExtension) {
+TEST(Labels, ReadLabelsTakesTextForALabelsCsv) {
   zf::test::scratch_dir dir;
   const auto file = dir.write("g.CSV", "sample,symbol\n3,V\n");
   const auto l = io::read_labels(file);
@@ -215,15 +214,12 @@ TEST(Labels, ReadLabelsTakesCsvByItsExtension) {
   EXPECT_EQ(l.classes, (std::vector<char>{'V'}));
 }
 
-TEST(Labels, ReadLabelsTakesAnythingElseForWfdbAnnotations) {
+TEST(Labels, ReadLabelsTakesBinaryForWfdbAnnotations) {
   // A MIT-format annotation file written from the format's definition (PhysioNet, annot(5)):
   // little-endian 16-bit words, annotation code in the top 6 bits, sample difference in the low
   // 10; code 1 is N, 5 is V, 22 ('"', a comment) no beat; a zero word ends the file.
-  auto word = [](unsigned code, unsigned difference) {
-    const unsigned w = (code << 10) | difference;
-    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
-  };
-  const std::string atr = word(1, 100) + word(22, 20) + word(5, 130) + word(1, 300) + std::string(2, '\0');
+  const std::string atr =
+      mit_word(1, 100) + mit_word(22, 20) + mit_word(5, 130) + mit_word(1, 300) + std::string(2, '\0');
   zf::test::scratch_dir dir;
   const auto l = io::read_labels(dir.write("rec.atr", atr));
   EXPECT_EQ(l.samples, (std::vector<std::int64_t>{100, 250, 550}));
@@ -233,12 +229,8 @@ TEST(Labels, ReadLabelsTakesAnythingElseForWfdbAnnotations) {
 TEST(Labels, WfdbAnnotationsKeepVentricularFlutterEpisodes) {
   // Codes 32 ('[') and 33 (']') open and close ventricular flutter, 31 ('!') marks its waves:
   // an N at 100, flutter from 200 to 500 with two waves, an N at 600, then a flutter left open.
-  auto word = [](unsigned code, unsigned difference) {
-    const unsigned w = (code << 10) | difference;
-    return std::string{static_cast<char>(w & 0xff), static_cast<char>(w >> 8)};
-  };
-  const std::string atr = word(1, 100) + word(32, 100) + word(31, 100) + word(31, 100) + word(33, 100) + word(1, 100) +
-                          word(32, 50) + std::string(2, '\0');
+  const std::string atr = mit_word(1, 100) + mit_word(32, 100) + mit_word(31, 100) + mit_word(31, 100) +
+                          mit_word(33, 100) + mit_word(1, 100) + mit_word(32, 50) + std::string(2, '\0');
   zf::test::scratch_dir dir;
   const auto l = io::read_labels(dir.write("vf.atr", atr));
   EXPECT_EQ(l.samples, (std::vector<std::int64_t>{100, 600}));
@@ -246,4 +238,78 @@ TEST(Labels, WfdbAnnotationsKeepVentricularFlutterEpisodes) {
   EXPECT_EQ(l.ventricular_flutter[0], (std::pair<std::int64_t, std::int64_t>{200, 500}));
   EXPECT_EQ(l.ventricular_flutter[1].first, 650);
   EXPECT_EQ(l.ventricular_flutter[1].second, std::numeric_limits<std::int64_t>::max());
+}
+
+namespace {
+
+/// what() of the parse_error that read_labels throws for `content` in a file named `name` ("" when none).
+std::string labels_error(const std::string& name, const std::string& content) {
+  zf::test::scratch_dir dir;
+  try {
+    (void)io::read_labels(dir.write(name, content));
+  } catch (const zf::parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Labels, AFileIsReadByWhatItHoldsNotByItsName) {
+  zf::test::scratch_dir dir;
+  const std::string csv = "sample,symbol\n10,N\n20,V\n";
+  const std::string mit = mit_word(1, 10) + mit_word(5, 10) + std::string(2, '\0');
+  for (const char* name : {"a.csv", "a.atr", "a.txt", "a"}) {
+    EXPECT_TRUE(io::looks_like_text(dir.write(name, csv))) << name;
+    EXPECT_EQ(io::read_labels(dir.write(name, csv)).samples, (std::vector<std::int64_t>{10, 20})) << name;
+    EXPECT_FALSE(io::looks_like_text(dir.write(name, mit))) << name;
+    EXPECT_EQ(io::read_labels(dir.write(name, mit)).symbols, (std::vector<std::string>{"N", "V"})) << name;
+  }
+  // rdann's printout saved as the annotation file: refused as text, naming the header expected,
+  // where it was once decoded as MIT words and scored.
+  const std::string printout =
+      "      0:00.050       18     N    0    0    0\n      0:00.833      300     V    0    0    0\n";
+  EXPECT_NE(labels_error("100.atr", printout).find("100.atr:1: expected the header"), std::string::npos)
+      << labels_error("100.atr", printout);
+}
+
+TEST(Labels, MitAnnotationsAreReadOnlyWhenTheirStructureHolds) {
+  // A code that is neither an annotation (1-49) nor an escape (59-63).
+  EXPECT_NE(labels_error("a.atr", mit_word(1, 10) + mit_word(53, 4) + std::string(2, '\0'))
+                .find("a.atr: byte 2: 53 is no MIT annotation code"),
+            std::string::npos);
+  // No end-of-file marker.
+  EXPECT_NE(labels_error("a.atr", mit_word(1, 10) + mit_word(1, 10)).find("a.atr: byte 4: no end-of-file marker"),
+            std::string::npos);
+  // SKIP to before the start (a 32-bit interval of -100, high word first): a note may stand there
+  // (wfdb-python writes the time resolution at sample -1), a beat may not.
+  const std::string skip_back = mit_word(59, 0) + std::string("\xff\xff\x9c\xff", 4);
+  const std::string beat_before = mit_word(1, 10) + skip_back + mit_word(1, 0) + std::string(2, '\0');
+  EXPECT_NE(
+      labels_error("a.atr", beat_before).find("a.atr: byte 8: a beat (N) at sample -90, before the recording's start"),
+      std::string::npos)
+      << labels_error("a.atr", beat_before);
+  const std::string note_before = skip_back + mit_word(22, 0) + mit_word(59, 0) + std::string("\x00\x00\x6e\x00", 4) +
+                                  mit_word(1, 10) + std::string(2, '\0');
+  EXPECT_EQ(labels_error("a.atr", note_before), "");
+}
+
+TEST(Labels, BeatsPastTheRecordingAreRefusedForEitherKind) {
+  zf::test::scratch_dir dir;
+  const auto csv = dir.write("a.labels.csv", "sample,symbol\n10,N\n20,N\n30,V\n");
+  const auto mit = dir.write("a.atr", mit_word(1, 10) + mit_word(1, 10) + mit_word(5, 10) + std::string(2, '\0'));
+  for (const auto& file : {csv, mit}) {
+    const auto labels = io::read_labels(file);
+    EXPECT_NO_THROW(io::check_labels_within(labels, 31, file));
+    EXPECT_NO_THROW(io::check_labels_within(labels, 0, file));  // length unknown
+    try {
+      io::check_labels_within(labels, 20, file);
+      ADD_FAILURE() << file << ": no error";
+    } catch (const zf::parse_error& e) {
+      EXPECT_NE(std::string(e.what()).find(": 2 of 3 beats lie past the end of the recording (20 samples; the last "
+                                           "at sample 30)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }

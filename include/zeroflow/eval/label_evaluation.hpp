@@ -42,13 +42,17 @@ struct label_evaluation {
  * @param labels_file the reference beats (sample,label CSV or WFDB annotations).
  * @param warn called with one line when the labels file cannot be read (may be empty).
  * @param tolerance_seconds the matching tolerance, >= 0.
- * @return the evaluation, or `not_evaluated` set (and `warn` called) when the file cannot be read.
+ * @param recording_samples the recording's length: labels past it are not this recording's
+ *        (io::check_labels_within), so the file is not evaluated; 0 when unknown.
+ * @return the evaluation, or `not_evaluated` set (and `warn` called) when the file cannot be read
+ *         or does not fit the recording.
  * @throws zeroflow::invalid_argument when the peaks are not sorted or a parameter is out of range.
  */
 [[nodiscard]] label_evaluation evaluate_labels_file(std::span<const std::int64_t> detected_peaks,
                                                     std::span<const float> candidate_scores, double sample_rate,
                                                     const std::filesystem::path& labels_file,
                                                     const std::function<void(const std::string&)>& warn,
-                                                    double tolerance_seconds = default_tolerance_seconds);
+                                                    double tolerance_seconds = default_tolerance_seconds,
+                                                    std::int64_t recording_samples = 0);
 
 }  // namespace zeroflow::eval

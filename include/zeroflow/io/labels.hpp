@@ -62,9 +62,21 @@ struct beat_labels {
 /// @throws zeroflow::parse_error naming the file and byte offset when it is malformed.
 [[nodiscard]] beat_labels read_wfdb_annotations(const std::filesystem::path& path);
 
-/// @brief Reads labels from either kind of file: `.csv` as a labels CSV, anything else as a
-///        WFDB annotation file.
+/// @brief Whether the file's first 4 KiB are text: no NUL and no control byte but tab, CR and LF.
+///        An MIT annotation file is never (its words' high bytes and its end marker are control bytes).
+/// @throws zeroflow::error when the file cannot be opened.
+[[nodiscard]] bool looks_like_text(const std::filesystem::path& path);
+
+/// @brief Reads labels from either kind of file, recognised by content, whatever its name: text as
+///        a labels CSV (so rdann's printout or a `.txt` copy is refused naming the header expected),
+///        anything else as a WFDB annotation file, whose structure is checked.
 [[nodiscard]] beat_labels read_labels(const std::filesystem::path& path);
+
+/// @brief The rule for labels and the recording they describe, for CSV and `.atr` alike: a beat
+///        at or past the recording's last sample belongs to another recording (or another rate).
+///        Nothing is checked when `samples` ≤ 0 (unknown).
+/// @throws zeroflow::parse_error naming the file, how many beats lie past the end and the last one.
+void check_labels_within(const beat_labels& labels, std::int64_t samples, const std::filesystem::path& path);
 
 /// @brief A fingerprint of a file's bytes, "SIZE:HASH" (its size and 64-bit FNV-1a hash in hex).
 ///        A run records its labels' fingerprint beside their path, and `zeroflow evaluate` follows a

@@ -30,6 +30,7 @@ constexpr bool is_beat(unsigned code) {
 }
 
 constexpr unsigned flutter_on_code = 32, flutter_off_code = 33;
+constexpr unsigned last_annotation_code = 49;  // WFDB's ACMAX
 constexpr unsigned rhythm_code = 28, skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
 
 }  // namespace
@@ -51,12 +52,20 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   std::size_t offset = 0;
   bool rhythm_before = false;      // the annotation before was a rhythm change (its text follows)
   std::int64_t flutter_from = -1;  // the sample of an open `[` (ventricular flutter's onset)
+  bool ended = false;              // the end-of-file marker was read
   while (offset < size) {
     const std::size_t at = offset;
     const unsigned word = word_at(offset);
     offset += 2;
     const unsigned code = word >> 10, interval = word & 0x3FFu;
-    if (word == 0) break;  // the end-of-file marker
+    if (word == 0) {
+      ended = true;  // the end-of-file marker
+      break;
+    }
+    // Codes 50-58 are neither annotations (1-49) nor escapes (59-63): not MIT format.
+    if (code > last_annotation_code && code < skip_code)
+      ZF_THROW(parse_error, name, ": byte ", at, ": ", code, " is no MIT annotation code; is this a WFDB annotation ",
+               "file in MIT format (e.g. 100.atr), or a labels CSV with the header sample,symbol?");
     switch (code) {
       case skip_code: {
         // A 32-bit signed interval follows, high 16-bit word first (PDP-11 order).
@@ -95,6 +104,11 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
     if (code >= symbols.size() || !is_beat(code)) continue;
     const std::string_view symbol = symbols[code];
     const char aami = aami_class_of(symbol);
+    // Writers put notes before the start (wfdb-python's time resolution at sample -1); a beat there
+    // is no beat of the recording, as the CSV reader says of a negative sample.
+    if (sample < 0)
+      ZF_THROW(parse_error, name, ": byte ", at, ": a beat (", symbol, ") at sample ", sample,
+               ", before the recording's start; a sample index is a whole number >= 0");
     if (!out.samples.empty() && sample <= out.samples.back()) {
       // Several channels may annotate one beat: one beat when they agree on its class (labels.hpp).
       if (sample == out.samples.back() && aami == out.classes.back()) continue;
@@ -110,6 +124,9 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   }
   if (offset > size)
     ZF_THROW(parse_error, name, ": byte ", size, ": the file ends inside an annotation's text; is it truncated?");
+  if (!ended)
+    ZF_THROW(parse_error, name, ": byte ", size, ": no end-of-file marker (a zero word); is it truncated, or not a ",
+             "WFDB annotation file in MIT format?");
   if (flutter_from >= 0) out.ventricular_flutter.emplace_back(flutter_from, std::numeric_limits<std::int64_t>::max());
   if (out.samples.empty())
     ZF_THROW(parse_error, name, ": no beat annotations (", size,
