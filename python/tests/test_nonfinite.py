@@ -281,6 +281,44 @@ def test_a_model_with_nan_weights_is_refused(zeroflow_bin, clean_csv, model, tmp
     )
 
 
+def test_a_rate_equal_to_1e9_is_the_same_rate_and_its_windows_are_checked(zeroflow_bin, clean_csv, model, tmp_path):
+    # A rate 1 part in 10^10 off is the recording's rate (text round trips), so the windows in
+    # samples must match it too: a model of other windows is refused, not scored with rows it never saw.
+    meta, tensors = load_with_reference(model[0])
+    rate = float(meta["rows.sample_rate"])
+    path = tmp_path / "near.safetensors"
+    path.write_bytes(resealed(tensors, dict(meta, **{"rows.sample_rate": repr(rate * (1 + 1e-10))})))
+    ok = cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", tmp_path / "ok")
+    assert ok.returncode == 0, ok.stderr
+    window = int(meta["rows.window_before"])
+    path.write_bytes(
+        resealed(
+            tensors,
+            dict(meta, **{"rows.sample_rate": repr(rate * (1 + 1e-10)), "rows.window_before": str(window + 4)}),
+        )
+    )
+    out = tmp_path / "windows"
+    refused(cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out), out, "beat window")
+
+
+def test_a_model_whose_decoder_saturates_is_refused(zeroflow_bin, clean_csv, model, tmp_path):
+    # The decoder's last bias at 1e19: every reconstruction error near 1e38, finite (float32 goes
+    # to 3.4e38) and the same for every beat, so the scores rank nothing.
+    meta, tensors = load_with_reference(model[0])
+    saturated = {k: v.copy() for k, v in tensors.items()}
+    saturated["conv5.bias"][:] = 1e19
+    path = tmp_path / "saturated.safetensors"
+    path.write_bytes(resealed(saturated, meta))
+    out = tmp_path / "out"
+    proc = cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", out)
+    refused(proc, out, f"the model {path} scores", "beyond 1e+30 (a saturated decoder): its scores rank nothing")
+    # A large but sane bias still scores.
+    saturated["conv5.bias"][:] = 10.0
+    path.write_bytes(resealed(saturated, meta))
+    ok = cli(zeroflow_bin, "score", clean_csv, "--model", path, "--out", tmp_path / "ok")
+    assert ok.returncode == 0, ok.stderr
+
+
 # ---- the Python model API -------------------------------------------------------------------------------
 
 

@@ -209,7 +209,10 @@ void check_model_fits(const detail::beat_model& scorer, const model::row_provena
              "with `zeroflow run`, or in Python describe its rows before saving (zeroflow.model.VAE.describe_rows)");
   const model::row_provenance& m = *described;
   std::vector<std::string> differences, options;
-  if (std::abs(m.sample_rate - run.sample_rate) > 1e-9 * run.sample_rate) {
+  // One test of the rate for every comparison below: a rate equal to 1 part in 10^9 is the same
+  // rate, and then the windows and lengths in samples must agree too.
+  const bool same_rate = io::same_sample_rate(m.sample_rate, run.sample_rate);
+  if (!same_rate) {
     differences.push_back("sample rate " + number(m.sample_rate) + " Hz (this run: " + number(run.sample_rate) +
                           " Hz)");
   }
@@ -222,12 +225,11 @@ void check_model_fits(const detail::beat_model& scorer, const model::row_provena
   if (m.segmentation != run.segmentation) {
     differences.push_back("segmentation " + m.segmentation + " (this run: " + run.segmentation + ")");
     options.push_back("`segmentation`=" + m.segmentation);
-  } else if (m.sample_rate == run.sample_rate &&
-             (m.window_before != run.window_before || m.window_after != run.window_after)) {
+  } else if (same_rate && (m.window_before != run.window_before || m.window_after != run.window_after)) {
     differences.push_back("beat window " + std::to_string(m.window_before) + " + " + std::to_string(m.window_after) +
                           " samples (this run: " + std::to_string(run.window_before) + " + " +
                           std::to_string(run.window_after) + ")");
-  } else if (m.sample_rate == run.sample_rate && (m.min_length != run.min_length || m.max_length != run.max_length)) {
+  } else if (same_rate && (m.min_length != run.min_length || m.max_length != run.max_length)) {
     differences.push_back("beats of " + std::to_string(m.min_length) + " to " + std::to_string(m.max_length) +
                           " samples (this run: " + std::to_string(run.min_length) + " to " +
                           std::to_string(run.max_length) + ")");
@@ -318,11 +320,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     ZF_EXPECTS(recording.sample_rate >= io::lowest_sample_rate && recording.sample_rate <= io::highest_sample_rate,
                options.input.string(), ": the sample rate is ", recording.sample_rate, " Hz (its header), outside the ",
                io::lowest_sample_rate, "-", io::highest_sample_rate, " Hz that zeroflow processes");
-    ZF_EXPECTS(!options.sample_rate_explicit ||
-                   std::abs(options.segmentation.sample_rate - recording.sample_rate) < 1e-9 * recording.sample_rate,
-               options.input.string(), " is recorded at ", recording.sample_rate,
-               " Hz, but `sample_rate`=", options.segmentation.sample_rate,
-               " was given; leave `sample_rate` out for this file");
+    ZF_EXPECTS(
+        !options.sample_rate_explicit || io::same_sample_rate(options.segmentation.sample_rate, recording.sample_rate),
+        options.input.string(), " is recorded at ", recording.sample_rate,
+        " Hz, but `sample_rate`=", options.segmentation.sample_rate,
+        " was given; leave `sample_rate` out for this file");
     segmentation.sample_rate = recording.sample_rate;
   }
   result.lead = recording.lead;
@@ -387,6 +389,9 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   if (!result.trained) result.model.learning_rate = result.model.weight_decay = 0;
   auto scored =
       stage("score", [&] { return chunked ? chunked->score(*scorer, rows, stream) : scorer->score(rows, stream); });
+  // A saturated decoder scores every beat alike near float32's largest value: finite, but no
+  // ranking. Counted where the scores are (a 32-byte read-back on a GPU).
+  const auto saturated = detail::count_samples(scored.score.reshape({scored.score.size()}), stream).unusable;
   // The robust method ranks beats by shape and rhythm together (signal/beat_score.hpp).
   signal::beat_scores combined;
   if (robust)
@@ -445,6 +450,12 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     ++scored_beats;
     const bool latent_ok = !has_latent || (std::isfinite(result.mu0[c]) && std::isfinite(result.mu1[c]));
     unusable += std::isfinite(result.score[c]) && latent_ok ? 0 : 1;
+  }
+  if (saturated > 0) {
+    const std::string who = options.model ? "the model " + options.model->string() : std::string("training");
+    ZF_THROW(error, who, options.model ? " scores " : " gave a model that scores ", saturated, " of ", scored_beats,
+             " beats beyond ", detail::unusable_magnitude, " (a saturated decoder): its scores rank nothing; ",
+             options.model ? "train a new model with zeroflow run" : "try fewer `epochs` or another `seed`");
   }
   if (unusable > 0) {
     if (options.model)

@@ -10,6 +10,7 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/byte_fields.hpp"
+#include "zeroflow/io/recording.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/mapped_resource.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
@@ -42,7 +43,7 @@ recording_rows read_one(const std::filesystem::path& path, const population_inpu
     signal::segment_params params;  // the robust segmentation's defaults, as `zeroflow run` uses them
     params.sample_rate = input.sample_rate;
     if (r.sample_rate > 0) {
-      ZF_EXPECTS(!input.sample_rate_explicit || std::abs(r.sample_rate - input.sample_rate) < 1e-9 * r.sample_rate,
+      ZF_EXPECTS(!input.sample_rate_explicit || io::same_sample_rate(r.sample_rate, input.sample_rate),
                  "it is recorded at ", r.sample_rate, " Hz, but ", input.sample_rate,
                  " Hz was given; leave the sample rate out for such files");
       params.sample_rate = r.sample_rate;

@@ -62,6 +62,14 @@ struct recording_options {
 inline constexpr double lowest_sample_rate = 50.0;
 inline constexpr double highest_sample_rate = 100000.0;
 
+/// @brief Whether two sample rates are the same rate: equal to 1 part in 10^9 (a rate written as
+///        text and read back, or computed from a frame count). The one test of "the same rate"
+///        everywhere (a flag against a header, a model against a recording).
+[[nodiscard]] constexpr bool same_sample_rate(double a, double b) noexcept {
+  const double d = a > b ? a - b : b - a;
+  return d <= 1e-9 * (a > b ? a : b);
+}
+
 struct recording {
   array signal;                    ///< float32, 1-D, on recording_options::where, physical units
   double sample_rate = 0;          ///< samples per second; 0 when the file does not say (CSV, raw)
