@@ -17,7 +17,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "commands.hpp"
@@ -132,6 +134,25 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
+// Whether `path` is a safetensors file whose metadata names `format` (a model or a checkpoint
+// zeroflow wrote): read from its header alone, so a large recording costs 8 bytes.
+bool zeroflow_file_of_format(const std::filesystem::path& path, const std::string& format) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char size_bytes[8] = {};
+  if (!in.read(reinterpret_cast<char*>(size_bytes), 8)) return false;
+  std::uint64_t size = 0;
+  for (int i = 7; i >= 0; --i) size = (size << 8) | size_bytes[i];
+  if (size < 2 || size > (1U << 20)) return false;
+  std::string header(size, '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(size))) return false;
+  const auto json = nlohmann::json::parse(header, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return false;
+  const auto meta = json.find("__metadata__");
+  if (meta == json.end() || !meta->is_object()) return false;
+  const auto f = meta->find("format");
+  return f != meta->end() && f->is_string() && f->get<std::string>() == format;
+}
+
 std::filesystem::path checkpoint_path(const gpu_population_flags& f) {
   return f.checkpoint.empty() ? std::filesystem::path(f.out + ".checkpoint") : std::filesystem::path(f.checkpoint);
 }
@@ -146,6 +167,11 @@ int train_population_on_gpus(const gpu_population_flags& f) {
     // Refused before any process starts or any recording is read.
     ZF_EXPECTS(f.resume || f.force || !std::filesystem::exists(checkpoint), "an interrupted run left ",
                checkpoint.string(), ": add --resume to continue it, or --force to start over");
+    // --force starts over by replacing the checkpoint: only one a run left.
+    ZF_EXPECTS(!f.force || f.resume || !std::filesystem::exists(checkpoint) ||
+                   zeroflow_file_of_format(checkpoint, "zeroflow-population-checkpoint"),
+               checkpoint.string(), " is not a zeroflow population checkpoint; --force starts over by replacing only ",
+               "a checkpoint a run left: give another --checkpoint");
     ZF_EXPECTS(!f.resume || std::filesystem::exists(checkpoint), "--resume: there is no checkpoint ",
                checkpoint.string(), " to continue from");
     if (!f.max_device_memory.empty()) (void)pipeline::parse_byte_size(f.max_device_memory);

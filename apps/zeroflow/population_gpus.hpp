@@ -28,6 +28,10 @@ struct gpu_population_flags {
   std::string group;
 };
 
+/// Whether `path` is a safetensors file whose metadata names `format` ("zeroflow-model",
+/// "zeroflow-population-checkpoint"): a file zeroflow wrote, read from its header alone.
+[[nodiscard]] bool zeroflow_file_of_format(const std::filesystem::path& path, const std::string& format);
+
 /// The checkpoint a run keeps: --checkpoint, else the model file's path with ".checkpoint" added.
 [[nodiscard]] std::filesystem::path checkpoint_path(const gpu_population_flags& f);
 

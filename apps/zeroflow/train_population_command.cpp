@@ -26,6 +26,32 @@ struct population_flags : gpu_population_flags {
   int processes = 1, threads = 0;
 };
 
+/// Whether two paths name one file (both exist and are the same file).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+/// No command overwrites or removes a file it did not write: the model file and the checkpoint are
+/// never one of the recordings or each other, and --force replaces only a model (and removes only
+/// a checkpoint) zeroflow wrote.
+void check_outputs(const population_flags& f) {
+  const std::filesystem::path out = f.out, checkpoint = checkpoint_path(f);
+  for (const auto& input : f.inputs) {
+    if (same_file(out, input))
+      throw CLI::ValidationError("--out " + f.out + " is one of the recordings; choose another file for the model");
+    if (same_file(checkpoint, input))
+      throw CLI::ValidationError("the checkpoint " + checkpoint.string() +
+                                 " is one of the recordings; choose another --checkpoint");
+  }
+  if (out == checkpoint || same_file(out, checkpoint))
+    throw CLI::ValidationError("--out and --checkpoint name one file; give them two");
+  if (f.force && std::filesystem::exists(out) && !zeroflow_file_of_format(out, "zeroflow-model"))
+    throw CLI::ValidationError(f.out +
+                               " exists and is not a model zeroflow wrote; --force replaces only a model: "
+                               "choose another --out");
+}
+
 }  // namespace
 
 void add_train_population(CLI::App& app) {
@@ -93,6 +119,7 @@ void add_train_population(CLI::App& app) {
     // A usage error on either path, before any process starts or any recording is read.
     if (f->rank < 0 && !f->force && std::filesystem::exists(f->out))
       throw CLI::ValidationError(f->out + " exists; add --force to replace it, or choose another --out");
+    if (f->rank < 0) check_outputs(*f);
     const bool gpu = f->device == "cuda" || (f->device == "auto" && cuda_available());
     if (gpu && cmd->count("--backend") == 0 && f->processes == 1 && cmd->count("--threads") == 0) {
       const int code = train_population_on_gpus(*f);

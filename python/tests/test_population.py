@@ -351,6 +351,59 @@ def test_checkpoint_left_behind_refuses_a_plain_start(recordings, interrupted, t
     assert out.exists() and not os.path.exists(checkpoint)
 
 
+def test_force_removes_only_a_checkpoint(recordings, interrupted, tmp_path):
+    paths, _ = recordings
+    # A recording (not among the inputs) given as the checkpoint: --force must not delete it.
+    precious = tmp_path / "precious.csv"
+    shutil.copy(paths[0], precious)
+    before = precious.read_bytes()
+    with pytest.raises(
+        ValueError, match="is not a zeroflow population checkpoint; --force starts over by removing only"
+    ):
+        population.train_population(paths[1:2], tmp_path / "m.safetensors", checkpoint=precious, force=True, **OPTIONS)
+    assert precious.read_bytes() == before
+    # A real one, even damaged, may go: it is what an interrupted run left.
+    checkpoint = copy_of(interrupted, tmp_path)
+    state = checkpoint_state(checkpoint)
+    del state["optimizer"]
+    torch.save(state, checkpoint)
+    with pytest.raises(ValueError, match="damaged population checkpoint: its 'optimizer' field is missing"):
+        population.train_population(paths, tmp_path / "m.safetensors", checkpoint=checkpoint, resume=True, **OPTIONS)
+    population.train_population(
+        paths[:1], tmp_path / "m.safetensors", checkpoint=checkpoint, force=True, **{**OPTIONS, "epochs": 1}
+    )
+    assert not os.path.exists(checkpoint)
+
+
+def test_cli_refuses_outputs_that_name_an_input_or_a_file_it_did_not_write(recordings, zeroflow_bin, tmp_path):
+    paths, _ = recordings
+    env = {**os.environ, "ZEROFLOW_PYTHON": sys.executable}
+    recording = tmp_path / "rec.csv"
+    shutil.copy(paths[0], recording)
+    before = recording.read_bytes()
+    other = tmp_path / "notes.txt"
+    other.write_text("not a model")
+
+    def cli(*args):
+        return subprocess.run(
+            [str(zeroflow_bin), "train-population", str(recording), *map(str, args), "--device", "cpu"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+
+    for args, reason in [
+        (("--out", recording, "--force"), "is one of the recordings; choose another file for the model"),
+        (("--out", tmp_path / "m.safetensors", "--checkpoint", recording, "--force"), "is one of the recordings"),
+        (("--out", tmp_path / "m.safetensors", "--checkpoint", tmp_path / "m.safetensors"), "name one file"),
+        (("--out", other, "--force"), "exists and is not a model zeroflow wrote"),
+    ]:
+        proc = cli(*args)
+        assert proc.returncode == 2 and reason in proc.stderr, (args, proc.stderr)
+    assert recording.read_bytes() == before and other.read_text() == "not a model"
+
+
 def test_two_gloo_processes_resume_a_one_process_checkpoint(recordings, one_process, interrupted, tmp_path):
     paths, broken = recordings
     two = population.train_population(

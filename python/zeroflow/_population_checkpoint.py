@@ -17,7 +17,9 @@ nested; torch, which trains the model, is always there.
 
 from __future__ import annotations
 
+import json
 import os
+import struct
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import torch
@@ -116,6 +118,18 @@ def read(path: str) -> Dict[str, Any]:
             f"{path} is a population checkpoint of version {state.get('format_version')}; this zeroflow "
             f"reads version {VERSION}"
         )
+    # Every field a resumed run reads, with its kind: a checkpoint without one is damaged, and says
+    # so in one line rather than failing deep inside the resume.
+    fields = {"settings": dict, "beats": int, "epochs_done": int, "epoch_loss": list, "model": dict,
+              "optimizer": dict, "generator": torch.Tensor}  # fmt: skip
+    for name, kind in fields.items():
+        if not isinstance(state.get(name), kind):
+            raise ValueError(
+                f"{path} is a damaged population checkpoint: its '{name}' field is missing or not a {kind.__name__}"
+            )
+    for name in ("recordings", "epochs", *_SETTING_NAMES):
+        if name not in state["settings"]:
+            raise ValueError(f"{path} is a damaged population checkpoint: its settings have no '{name}'")
     return state
 
 
@@ -204,8 +218,35 @@ def write(path: str, state: Mapping[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def _is_library_checkpoint(path: str) -> bool:
+    """Whether `path` is the GPU trainer's checkpoint: a safetensors file whose metadata says so."""
+    try:
+        with open(path, "rb") as f:
+            (length,) = struct.unpack("<Q", f.read(8))
+            if not 2 <= length <= 1 << 20:
+                return False
+            header = json.loads(f.read(length))
+        return isinstance(header, dict) and header.get("__metadata__", {}).get("format") == FORMAT
+    except (OSError, ValueError, struct.error, AttributeError):
+        return False
+
+
 def discard(path: str) -> None:
-    """Removes a checkpoint (and a stray temporary file of it): its run has finished or starts over."""
+    """Removes a checkpoint (and a stray temporary file of it): its run has finished or starts over.
+
+    Raises:
+        ValueError: `path` is no population checkpoint of either trainer. Only a file a run wrote
+            is ever removed: a recording or a model given as --checkpoint stays where it is.
+    """
+    if os.path.exists(path) and not _is_library_checkpoint(path):
+        try:
+            read(path)
+        except ValueError as e:
+            if "damaged population checkpoint" not in str(e) and "of version" not in str(e):
+                raise ValueError(
+                    f"{path} is not a zeroflow population checkpoint; --force starts over by removing only a "
+                    "checkpoint a run left: give another --checkpoint"
+                ) from None
     for p in (path, _temporary(path)):
         if os.path.exists(p):
             os.remove(p)
