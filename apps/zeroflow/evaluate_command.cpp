@@ -303,8 +303,7 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
   if (!f.per_beat.empty()) refuse_to_overwrite_input(f.per_beat, reads, "--per-beat");
   const auto d = read_beats_csv(out / "beats.csv");
   require_readable_file(labels_file, "labels");
-  const auto labels = io::read_labels(labels_file);
-  io::check_labels_within(labels, record_end, labels_file);
+  const auto labels = io::read_labels_for(labels_file, sample_rate, record_end);
   const auto match = eval::tolerance_samples(f.tolerance, sample_rate);
   const auto e = eval::evaluate_beats(d.peaks, d.scores, labels, match);
   if (!single) std::printf("== %s\n", out.string().c_str());

@@ -47,6 +47,8 @@ def test_beats_atr_reads_back_with_wfdb(run_119):
     rhythm = [(int(ann.sample[i]), ann.aux_note[i]) for i, s in enumerate(ann.symbol) if s == "+"]
     assert rhythm[0] == (int(rows[0]["peak"]), "(N")
     assert all(note in ("(N", "(AFIB") for _, note in rhythm)
+    # The file states its time unit as WFDB does: wfdb-python reads it as the annotations' fs.
+    assert ann.fs == 360
 
 
 def test_scores_follow_the_classes(run_119):

@@ -23,8 +23,7 @@ label_evaluation evaluate_labels_file(std::span<const std::int64_t> detected_pea
   q.labels = labels_file;
   io::beat_labels labels;
   try {
-    labels = io::read_labels(labels_file);
-    io::check_labels_within(labels, recording_samples, labels_file);
+    labels = io::read_labels_for(labels_file, sample_rate, recording_samples);
   } catch (const std::exception& e) {
     // The labels only add a report section: the run it belongs to still stands.
     q.not_evaluated = e.what();

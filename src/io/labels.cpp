@@ -6,13 +6,16 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/byte_fields.hpp"
 #include "zeroflow/io/mapped_file.hpp"
+#include "zeroflow/io/recording.hpp"
 
 namespace zeroflow::io {
 
@@ -32,6 +35,30 @@ beat_labels read_labels(const std::filesystem::path& path) {
   // is read as a labels CSV, which names what it expected; anything else as MIT annotations,
   // whose reader checks their structure.
   return looks_like_text(path) ? read_labels_csv(path) : read_wfdb_annotations(path);
+}
+
+beat_labels read_labels_for(const std::filesystem::path& path, double sample_rate, std::int64_t samples) {
+  beat_labels l = read_labels(path);
+  if (l.time_resolution > 0 && !same_sample_rate(l.time_resolution, sample_rate)) {
+    const double scale = sample_rate / l.time_resolution;
+    const auto at = [&](std::int64_t s) {
+      return static_cast<std::int64_t>(std::llround(static_cast<double>(s) * scale));
+    };
+    for (std::size_t i = 0; i < l.samples.size(); ++i) {
+      l.samples[i] = at(l.samples[i]);
+      if (i > 0 && l.samples[i] <= l.samples[i - 1])
+        ZF_THROW(parse_error, path.string(), ": at its time resolution of ", l.time_resolution, " Hz, beats ", i - 1,
+                 " and ", i, " fall on one sample of the recording (", sample_rate, " Hz)");
+    }
+    for (auto& r : l.rhythm) r.sample = at(r.sample);
+    for (auto& [from, to] : l.ventricular_flutter) {
+      from = at(from);
+      if (to != std::numeric_limits<std::int64_t>::max()) to = at(to);
+    }
+    l.time_resolution = sample_rate;
+  }
+  check_labels_within(l, samples, path);
+  return l;
 }
 
 void check_labels_within(const beat_labels& labels, std::int64_t samples, const std::filesystem::path& path) {

@@ -19,7 +19,11 @@ std::string score_text(float score) {
 
 void write_beats_atr(const pipeline::run_result& r, const std::filesystem::path& path) {
   std::vector<io::annotation> out;
-  out.reserve(r.peak.size() + 2 * r.episodes.size() + 1);
+  out.reserve(r.peak.size() + 2 * r.episodes.size() + 2);
+  // The annotations' time unit, as WFDB states it (rdann and wfdb-python read it as the file's fs).
+  char resolution[64];
+  std::snprintf(resolution, sizeof resolution, "## time resolution: %.12g", r.sample_rate);
+  out.push_back({0, io::annotation_code::note, resolution});
   auto episode = r.episodes.begin();
   bool af = false;
   for (std::size_t b = 0; b < r.peak.size(); ++b) {

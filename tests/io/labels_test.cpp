@@ -313,3 +313,34 @@ TEST(Labels, BeatsPastTheRecordingAreRefusedForEitherKind) {
     }
   }
 }
+
+TEST(Labels, TheStatedTimeResolutionIsHonoured) {
+  // As wfdb-python's wrann writes it: a note at sample 0 with the text, then SKIP -1 and an empty
+  // word of interval 1 back to sample 0, then the beats.
+  const std::string text = "## time resolution: 250";
+  const std::string header = mit_word(22, 0) + mit_word(63, static_cast<unsigned>(text.size())) + text +
+                             std::string(1, '\0') + mit_word(59, 0) + std::string("\xff\xff\xff\xff", 4) +
+                             mit_word(0, 1);
+  const std::string beats = mit_word(1, 10) + mit_word(5, 290) + mit_word(1, 400) + std::string(2, '\0');
+  zf::test::scratch_dir dir;
+  const auto file = dir.write("t.atr", header + beats);
+  const auto labels = io::read_labels(file);
+  EXPECT_EQ(labels.time_resolution, 250.0);
+  EXPECT_EQ(labels.samples, (std::vector<std::int64_t>{10, 300, 700}));
+  // At the recording's own rate the samples stay; at twice the rate they double.
+  EXPECT_EQ(io::read_labels_for(file, 250.0, 1000).samples, (std::vector<std::int64_t>{10, 300, 700}));
+  EXPECT_EQ(io::read_labels_for(file, 500.0, 2000).samples, (std::vector<std::int64_t>{20, 600, 1400}));
+  // Past the end after conversion is past the end.
+  EXPECT_THROW((void)io::read_labels_for(file, 500.0, 1000), zf::parse_error);
+  // A file without the note is at the recording's rate, whatever it is.
+  const auto plain = dir.write("p.atr", beats);
+  EXPECT_EQ(io::read_labels(plain).time_resolution, 0.0);
+  EXPECT_EQ(io::read_labels_for(plain, 500.0, 1000).samples, (std::vector<std::int64_t>{10, 300, 700}));
+  // Two beats that one recording sample cannot tell apart are refused.
+  const auto fine = dir.write("f.atr", header + mit_word(1, 10) + mit_word(1, 1) + std::string(2, '\0'));
+  EXPECT_THROW((void)io::read_labels_for(fine, 50.0, 1000), zf::parse_error);
+  // A resolution that is no rate is refused.
+  const std::string bad = "## time resolution: fast";
+  EXPECT_THROW((void)io::read_labels(dir.write("b.atr", mit_word(22, 0) + mit_word(63, 24) + bad + beats)),
+               zf::parse_error);
+}

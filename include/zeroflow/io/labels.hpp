@@ -29,6 +29,9 @@ struct beat_labels {
   /// `[` to its `]` annotation, both included (an episode left open ends at the last sample
   /// representable); a CSV has none. EC57 leaves these intervals out of the beat-by-beat comparison.
   std::vector<std::pair<std::int64_t, std::int64_t>> ventricular_flutter;
+  /// The annotations' time unit in Hz when the file states it (a WFDB note "## time resolution: F",
+  /// as wfdb-python and zeroflow write it); 0 when it does not (samples of the recording itself).
+  double time_resolution = 0;
 };
 
 /// @brief The AAMI EC57 class of a beat symbol: N (N, L, R, e, j), S (A, a, J, S), V (V, E),
@@ -71,6 +74,13 @@ struct beat_labels {
 ///        a labels CSV (so rdann's printout or a `.txt` copy is refused naming the header expected),
 ///        anything else as a WFDB annotation file, whose structure is checked.
 [[nodiscard]] beat_labels read_labels(const std::filesystem::path& path);
+
+/// @brief Labels for a recording at `sample_rate` Hz of `samples` samples: read_labels, then, when
+///        the file states another time resolution, its samples (beats, rhythm changes, flutter)
+///        converted to the recording's (rounded), then check_labels_within.
+/// @throws zeroflow::parse_error as read_labels and check_labels_within, or when two beats fall
+///         on one sample of the recording.
+[[nodiscard]] beat_labels read_labels_for(const std::filesystem::path& path, double sample_rate, std::int64_t samples);
 
 /// @brief The rule for labels and the recording they describe, for CSV and `.atr` alike: a beat
 ///        at or past the recording's last sample belongs to another recording (or another rate).

@@ -3,8 +3,10 @@
 // for fields of the annotation before (NUM, SUB, CHN, AUX). Beats, rhythm changes and
 // ventricular flutter episodes are kept.
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -31,6 +33,7 @@ constexpr bool is_beat(unsigned code) {
 
 constexpr unsigned flutter_on_code = 32, flutter_off_code = 33;
 constexpr unsigned last_annotation_code = 49;  // WFDB's ACMAX
+constexpr unsigned note_code = 22;
 constexpr unsigned rhythm_code = 28, skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
 
 }  // namespace
@@ -51,6 +54,7 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   std::int64_t sample = 0;
   std::size_t offset = 0;
   bool rhythm_before = false;      // the annotation before was a rhythm change (its text follows)
+  bool note_before = false;        // the annotation before was a note (its text may state the time unit)
   std::int64_t flutter_from = -1;  // the sample of an open `[` (ventricular flutter's onset)
   bool ended = false;              // the end-of-file marker was read
   while (offset < size) {
@@ -81,6 +85,21 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
       case aux_code: {
         if (offset + interval > size)
           ZF_THROW(parse_error, name, ": byte ", at, ": the file ends inside an annotation's text; is it truncated?");
+        if (note_before) {
+          // WFDB's statement of the annotations' time unit (wfdb-python's wrann, zeroflow's beats.atr).
+          constexpr std::string_view prefix = "## time resolution:";
+          std::string_view text(reinterpret_cast<const char*>(bytes + offset), interval);
+          while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
+          if (text.substr(0, prefix.size()) == prefix) {
+            const std::string number(text.substr(prefix.size()));
+            char* end = nullptr;
+            const double hz = std::strtod(number.c_str(), &end);
+            if (end == number.c_str() || !(hz > 0) || !std::isfinite(hz))
+              ZF_THROW(parse_error, name, ": byte ", at, ": the time resolution '", number, "' is not a rate in Hz");
+            out.time_resolution = hz;
+          }
+          note_before = false;
+        }
         if (rhythm_before) {
           std::string_view text(reinterpret_cast<const char*>(bytes + offset), interval);
           while (!text.empty() && text.back() == '\0') text.remove_suffix(1);  // MIT-BIH pads with NUL
@@ -96,6 +115,7 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
     }
     sample += interval;
     rhythm_before = code == rhythm_code;
+    note_before = code == note_code;
     if (code == flutter_on_code && flutter_from < 0) flutter_from = sample;
     if (code == flutter_off_code && flutter_from >= 0) {
       out.ventricular_flutter.emplace_back(flutter_from, sample);
