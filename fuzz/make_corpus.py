@@ -104,6 +104,10 @@ write("fuzz_wfdb_annotations", "note_before_start.atr",
       annotation(0, 0))
 write("fuzz_wfdb_annotations", "beat_before_start.atr", skip(-100) + annotation(1, 0) + annotation(1, 200) + annotation(0, 0))
 write("fuzz_wfdb_annotations", "no_end_marker.atr", annotation(1, 10) + annotation(5, 100))
+# The time-resolution note as wfdb-python's wrann writes it (labels.hpp: read_labels_for).
+write("fuzz_wfdb_annotations", "time_resolution.atr",
+      annotation(22, 0) + aux("## time resolution: 250") + skip(-1) + annotation(0, 1) + annotation(1, 10) +
+      annotation(5, 290) + annotation(0, 0))
 write("fuzz_wfdb_annotations", "unknown_code.atr", annotation(1, 10) + annotation(53, 3) + annotation(0, 0))
 write("fuzz_wfdb_annotations", "rdann_printout.atr",
       b"      0:00.050       18     N    0    0    0\n      0:00.833      300     V    0    0    0\n")
