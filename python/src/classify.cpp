@@ -62,6 +62,8 @@ std::vector<named_field> fields_of(classify::class_params& p) {
       {"shape.smallest_qrs_fraction", &s.smallest_qrs_fraction},
       {"shape.af_ventricular_max_similarity", &s.af_ventricular_max_similarity},
       {"timing.local_rhythm_beats", nullptr, &t.local_rhythm_beats},
+      {"quality.stretch_beats", nullptr, &p.quality.stretch_beats},
+      {"quality.min_clarity", &p.quality.min_clarity},
       {"timing.ventricular_early_ratio", &t.ventricular_early_ratio},
       {"timing.ventricular_pause_ratio", &t.ventricular_pause_ratio},
       {"timing.premature_ratio", &t.premature_ratio},
@@ -136,6 +138,8 @@ void bind_classify(nb::module_& m) {
         d["p_coherence"] = c.p_coherence;
         d["prematurity"] = c.prematurity;
         d["in_af"] = c.in_af;
+        d["clarity"] = c.clarity;
+        d["unreadable"] = c.unreadable;
         d["dominant_bound"] = c.dominant_bound;
         nb::list episodes;
         for (const auto& e : c.episodes) episodes.append(nb::make_tuple(e.first_beat, e.last_beat, e.onset, e.offset));

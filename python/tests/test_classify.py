@@ -38,6 +38,9 @@ def test_the_runs_classes(segmented, short_run):
     # the classes agree beat for beat, the similarities to within a hundredth.
     np.testing.assert_allclose(c.similarity, [float(r["similarity"]) for r in rows], atol=0.02)
     assert (c.classes == "V").sum() > 20  # the fixture has 5 % PVCs
+    ratio = c.clarity / np.array([float(r["clarity"]) for r in rows])
+    assert np.median(np.abs(ratio - 1)) < 0.02 and (c.clarity > 10).all()
+    assert not c.unreadable.any()
 
 
 def test_parameters_move_the_classes(segmented):
@@ -58,7 +61,8 @@ def test_parameters_by_name():
     assert CLASS_DEFAULTS["timing.premature_ratio"] == pytest.approx(0.87)
     assert CLASS_DEFAULTS["af.irregular_share"] == pytest.approx(0.40)
     assert CLASS_DEFAULTS["shape.template_rows"] == 2048
-    assert len(CLASS_DEFAULTS) == 20 + len(zeroflow.rhythm.AF_DEFAULTS)
+    assert CLASS_DEFAULTS["quality.min_clarity"] == pytest.approx(10.0)
+    assert len(CLASS_DEFAULTS) == 22 + len(zeroflow.rhythm.AF_DEFAULTS)
     peaks = np.arange(10, dtype=np.int64) * 200 + 100
     rows = np.zeros((10, 256), np.float32)
     kw = dict(window_before=62, window_after=112, sample_rate=RATE)

@@ -1064,3 +1064,33 @@ def test_one_rule_for_two_beats_at_one_sample_in_csv_and_atr(zeroflow_bin, recor
                 assert proc.returncode == 1
                 [line] = error_lines(proc)
                 assert "two beats of different classes at sample 100" in line, line
+
+
+@pytest.mark.parametrize("kind", ["flat", "white", "mains"])
+def test_no_ecg_gives_no_v_beats_and_says_so(zeroflow_bin, tmp_path, kind):
+    # A detached electrode (a flat line with 10 uV of noise), white noise, the 50 Hz mains: the
+    # detector still finds peaks, hundreds of which were called V. No QRS stands out of the signal
+    # around it, so every beat is Q, the stretch is reported, and the run says so.
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    n = 250 * 300
+    x = {
+        "flat": 0.01 * rng.standard_normal(n),
+        "white": rng.standard_normal(n),
+        "mains": np.sin(2 * np.pi * 50 * np.arange(n) / 250) + 0.01 * rng.standard_normal(n),
+    }[kind]
+    rec = tmp_path / f"{kind}.csv"
+    rec.write_text("ecg\n" + "\n".join(f"{v:.6f}" for v in x) + "\n")
+    out = tmp_path / "out"
+    proc = run_cli(zeroflow_bin, "run", rec, "--out", out, "--device", "cpu", "--epochs", 1)
+    assert "warning: no readable ECG" in proc.stderr and "is a lead off?" in proc.stderr
+    with open(out / "beats.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and {r["class"] for r in rows} == {"Q"}
+    # Noise's own peaks: a beat here and there over 10, the stretch's median well under it.
+    assert np.median([float(r["clarity"]) for r in rows]) < 8
+    classes = json.loads((out / "summary.json").read_text())["classes"]
+    assert classes["counts"]["V"] == 0 and classes["af_episodes"] == []
+    [stretch] = classes["unreadable"]
+    assert stretch["beats"] == len(rows) and classes["unreadable_seconds"] > 250

@@ -33,6 +33,7 @@ BEATS_COLUMNS = [
     "af",
     "p_similarity",
     "p_coherence",
+    "clarity",
 ]
 
 

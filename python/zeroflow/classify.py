@@ -25,8 +25,9 @@ CLASS_DEFAULTS: Dict[str, float] = dict(_core._class_defaults())
 @dataclass
 class BeatClasses:
     """Per beat: ``classes`` ('N', 'S', 'V', 'Q' as a 1-D array of 1-character strings), the
-    measurements the rule used (``similarity``, ``p_similarity``, ``p_coherence``, ``prematurity``)
-    and ``in_af``; ``dominant_bound``; ``episodes`` as (first_beat, last_beat, onset, offset)."""
+    measurements the rule used (``similarity``, ``p_similarity``, ``p_coherence``, ``prematurity``,
+    ``clarity``), ``in_af`` and ``unreadable`` (inside a stretch without readable ECG: Q);
+    ``dominant_bound``; ``episodes`` as (first_beat, last_beat, onset, offset)."""
 
     classes: np.ndarray
     similarity: np.ndarray
@@ -34,6 +35,8 @@ class BeatClasses:
     p_coherence: np.ndarray
     prematurity: np.ndarray
     in_af: np.ndarray
+    clarity: np.ndarray
+    unreadable: np.ndarray
     dominant_bound: float
     episodes: List[Tuple[int, int, int, int]] = field(default_factory=list)
 
@@ -62,6 +65,8 @@ def classify_beats(
         p_coherence=np.asarray(d["p_coherence"], dtype=np.float32),
         prematurity=np.asarray(d["prematurity"], dtype=np.float32),
         in_af=np.asarray(d["in_af"], dtype=bool),
+        clarity=np.asarray(d["clarity"], dtype=np.float32),
+        unreadable=np.asarray(d["unreadable"], dtype=bool),
         dominant_bound=float(d["dominant_bound"]),
         episodes=[tuple(int(v) for v in e) for e in d["episodes"]],
     )

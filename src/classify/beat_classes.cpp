@@ -77,6 +77,8 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
 
   out.similarity = rows.similarity();
   out.p_similarity = rows.p_similarity();
+  out.clarity = rows.clarity();
+  out.unreadable = detail::unreadable_beats(out.clarity, p.quality);
   std::vector<double> rr_before(n), rr_after(n);
   for (std::size_t b = 1; b < n; ++b) rr_before[b] = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
   rr_before[0] = rr_before[1];
@@ -138,7 +140,9 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   };
   // AF is judged without the V beats (their intervals are not the atria's), then decides the
   // beats whose timing says nothing inside it, and the families are voted again without them.
-  const auto first_guess = ventricular_of({});
+  // Noise neither starts nor ends an episode: unreadable beats are left out of the AF test.
+  auto first_guess = ventricular_of({});
+  for (std::size_t b = 0; b < n; ++b) first_guess[b] = first_guess[b] || out.unreadable[b];
   const auto coherence = rows.p_wave_coherence(first_guess, p.af.window_beats);
   out.p_coherence.assign(coherence.begin(), coherence.end());
   auto rhythm = detail::af_of(rr_before, peaks, sample_rate, first_guess, coherence, p.af);
@@ -166,6 +170,20 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   }
   // The first beat has no interval before it of its own (rr_before[0] is a copy): never S.
   if (out.classes[0] == 'S') out.classes[0] = 'N';
+  // Where no QRS stands out of the noise, no shape or timing can be read: Q, and the stretch reported.
+  for (std::size_t b = 0; b < n; ++b)
+    if (out.unreadable[b]) out.classes[b] = 'Q';
+  for (std::size_t b = 0; b < n;) {
+    if (!out.unreadable[b]) {
+      ++b;
+      continue;
+    }
+    std::size_t e = b;
+    while (e + 1 < n && out.unreadable[e + 1]) ++e;
+    out.unreadable_stretches.push_back(
+        {"noise", static_cast<std::int64_t>(b), static_cast<std::int64_t>(e), peaks[b], peaks[e]});
+    b = e + 1;
+  }
   return out;
 }
 

@@ -22,6 +22,8 @@ void at_least(const char* name, std::int64_t value, std::int64_t lowest) {
 }  // namespace
 
 void check_class_params(const class_params& p) {
+  at_least("quality.stretch_beats", p.quality.stretch_beats, 0);
+  within("quality.min_clarity", p.quality.min_clarity, 0, 1e30);
   const auto& s = p.shape;
   within("shape.dominant_min_correlation", s.dominant_min_correlation, -1, 1);
   within("shape.dominant_max_correlation", s.dominant_max_correlation, s.dominant_min_correlation, 1);

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "clarity_row.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
 
 namespace zeroflow::classify::detail {
@@ -74,6 +75,8 @@ class row_measurements {
   /// beat's P wave comes from elsewhere in the atria (or hides in the T wave before it), a
   /// junctional beat has none or an inverted one: all three differ from the sinus P wave.
   virtual std::vector<float> p_similarity() = 0;
+  /// Each beat's clarity (clarity_row.hpp): how far its QRS stands out of the signal around it.
+  virtual std::vector<float> clarity() = 0;
   /// The QRS segments (qrs(), unshifted) of the given beats, one after another.
   virtual std::vector<float> qrs_segments(std::span<const std::int64_t> beats) = 0;
   /// Where the QRS segment lies in a row.
@@ -125,6 +128,14 @@ std::vector<std::uint8_t> supraventricular_runs(std::span<const double> rr_befor
                                                 double sample_rate, std::span<const std::uint8_t> dominant,
                                                 std::span<const std::uint8_t> in_af, std::span<const double> fallback,
                                                 const class_params& params);
+
+/// Where a row's clarity is measured at this rate (clarity_row.hpp).
+clarity_window clarity_window_of(const beat_rows& rows, double sample_rate);
+/// row_measurements::clarity of rows in host memory.
+std::vector<float> clarity(const beat_rows& rows, std::int64_t beats, const clarity_window& w);
+/// Beats in stretches without readable ECG (beat_classes.hpp, step 0): the median clarity of the
+/// beats within ±stretch_beats is under min_clarity.
+std::vector<std::uint8_t> unreadable_beats(std::span<const float> clarity, const quality_params& p);
 
 /// Beats whose timing is ectopic (af_rhythm.hpp, step 1): early and followed by a pause, against
 /// the median R–R of the beats around them.

@@ -149,6 +149,14 @@ __global__ void p_similarity_kernel(const float* rows, std::int64_t beats, std::
   }
 }
 
+/// Each beat's clarity, one thread per beat: the host's function (clarity_row.hpp), the same bits.
+__global__ void clarity_kernel(const float* rows, std::int64_t beats, std::int64_t row_width, clarity_window w,
+                               float* out) {
+  for (std::int64_t b = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; b < beats;
+       b += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    out[b] = row_clarity(rows + b * row_width, w);
+}
+
 template <class T>
 std::vector<T> to_host(const array& a, stream_view stream) {
   const array host = copy_to(a, cpu_device, stream);
@@ -215,6 +223,17 @@ class cuda_rows final : public row_measurements {
         rows_.data_as<const float>(), beats_, shape_.row_width, p.begin, static_cast<int>(p.length),
         template_values.data_as<const double>(), dominant.norm, out.data_as<float>());
     ZF_CUDA_TRY(cudaGetLastError());
+    return to_host<float>(out, stream_);
+  }
+
+  std::vector<float> clarity() override {
+    array out = empty({beats_}, float32, rows_.where(), stream_);
+    if (beats_ > 0) {
+      clarity_kernel<<<grid_for(beats_, threads, rows_.where().id), threads, 0, raw(stream_)>>>(
+          rows_.data_as<const float>(), beats_, shape_.row_width, clarity_window_of(shape_, rate_),
+          out.data_as<float>());
+      ZF_CUDA_TRY(cudaGetLastError());
+    }
     return to_host<float>(out, stream_);
   }
 

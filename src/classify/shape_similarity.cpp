@@ -151,6 +151,8 @@ class host_rows final : public row_measurements {
                                 dominant_p_of(chosen_rows(rows_, beats_, used), used, rows_.row_width, p));
   }
 
+  std::vector<float> clarity() override { return detail::clarity(rows_, beats_, clarity_window_of(rows_, rate_)); }
+
   std::vector<float> qrs_segments(std::span<const std::int64_t> beats) override {
     const qrs_window w = qrs();
     const std::int64_t length = w.end - w.begin;

@@ -486,6 +486,26 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       result.similarity = std::move(classes.similarity);
       result.p_similarity = std::move(classes.p_similarity);
       result.p_coherence = std::move(classes.p_coherence);
+      result.clarity = std::move(classes.clarity);
+      result.unreadable = std::move(classes.unreadable_stretches);
+      if (!result.unreadable.empty() && options.progress) {
+        // A loose lead or noise yields no beats to trust: said where a person reads, not only in files.
+        std::int64_t beats = 0;
+        double seconds = 0;
+        for (const auto& s : result.unreadable) {
+          beats += s.last_beat - s.first_beat + 1;
+          seconds += static_cast<double>(s.offset - s.onset) / result.sample_rate;
+        }
+        const auto& first = result.unreadable.front();
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "warning: no readable ECG in %zu stretch(es), %.0f s, %lld beats called Q (the first from %.1f s "
+                      "to %.1f s): no QRS stands out of the signal around it; is a lead off?",
+                      result.unreadable.size(), seconds, static_cast<long long>(beats),
+                      static_cast<double>(first.onset) / result.sample_rate,
+                      static_cast<double>(first.offset) / result.sample_rate);
+        options.progress(line);
+      }
       result.prematurity = std::move(classes.prematurity);
       result.episodes = std::move(classes.episodes);
     });

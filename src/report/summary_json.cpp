@@ -67,32 +67,43 @@ nlohmann::json classes_json(const pipeline::run_result& r) {
     }
     examples[std::string(1, c)] = chosen;
   }
-  json episodes = json::array();
-  double af_seconds = 0;
-  for (const auto& e : r.episodes) {
-    const double duration = static_cast<double>(e.offset - e.onset) / r.sample_rate;
-    af_seconds += duration;
-    episodes.push_back({{"rhythm", e.rhythm},
-                        {"onset", e.onset},
-                        {"offset", e.offset},
-                        {"onset_seconds", static_cast<double>(e.onset) / r.sample_rate},
-                        {"duration_seconds", duration},
-                        {"beats", e.last_beat - e.first_beat + 1}});
-  }
+  // AF episodes and unreadable stretches alike: where, how long, how many beats.
+  const auto stretches = [&](const std::vector<classify::episode>& list, double& seconds) {
+    json out = json::array();
+    for (const auto& e : list) {
+      const double duration = static_cast<double>(e.offset - e.onset) / r.sample_rate;
+      seconds += duration;
+      out.push_back({{"rhythm", e.rhythm},
+                     {"onset", e.onset},
+                     {"offset", e.offset},
+                     {"onset_seconds", static_cast<double>(e.onset) / r.sample_rate},
+                     {"duration_seconds", duration},
+                     {"beats", e.last_beat - e.first_beat + 1}});
+    }
+    return out;
+  };
+  double af_seconds = 0, unreadable_seconds = 0;
+  const json episodes = stretches(r.episodes, af_seconds);
+  const json unreadable = stretches(r.unreadable, unreadable_seconds);
   return json{
       {"counts", {{"N", counts[0]}, {"S", counts[1]}, {"V", counts[2]}, {"Q", counts[3]}}},
       {"examples", examples},
       {"rule",
-       "per recording, without labels (docs/classification.md): unlike = QRS similarity to the dominant "
+       "per recording, without labels (docs/classification.md): unreadable (Q whatever else) = the median "
+       "clarity (largest squared 10 ms slope within +-50 ms of the peak over its mean elsewhere in the row) of "
+       "the beats within +-4 is under 10; unlike = QRS similarity to the dominant "
        "beat below the recording's bound (its median less 10 robust deviations, within 0.85..0.95); V = "
        "unlike and early or before a pause, or unlike in a shape family mostly so timed, or unlike inside "
        "AF; Q = unlike otherwise; S = dominant shape outside AF, R-R before < 0.87 of the local normal "
        "interval, or < 0.95 with a P wave unlike the dominant beat's (P similarity <= 0) in a regular rhythm, or "
        "inside a "
        "supraventricular run (onset < 0.75 of the rhythm before it, regular, < 0.87); "
-       "AF = over +-16 beats more than 45 % of intervals changing by > 10 % and no consistent P wave"},
+       "AF = over +-16 beats more than 40 % of intervals changing by > 10 % (V, unreadable and early-then-pause "
+       "beats left out) and no consistent P wave; stretches <= 30 s apart one episode"},
       {"af_episodes", episodes},
-      {"af_seconds", af_seconds}};
+      {"af_seconds", af_seconds},
+      {"unreadable", unreadable},
+      {"unreadable_seconds", unreadable_seconds}};
 }
 }  // namespace
 

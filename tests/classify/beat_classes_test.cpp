@@ -306,6 +306,63 @@ TEST(BeatClasses, RowsOnTheGpuGiveTheHostsClasses) {
     EXPECT_EQ(gpu.episodes[e].onset, host.episodes[e].onset);
     EXPECT_EQ(gpu.episodes[e].offset, host.episodes[e].offset);
   }
+  // One function computes clarity on both (clarity_row.hpp): the same bits.
+  EXPECT_EQ(gpu.clarity, host.clarity);
+  EXPECT_EQ(gpu.unreadable, host.unreadable);
+}
+
+TEST(BeatClasses, StretchesWithoutReadableEcgAreQAndReported) {
+  // Beats 100-149 of a clean recording replaced by white noise (a burst of artefact, a lead off):
+  // no QRS stands out of the signal around it there. Those beats are Q, the stretch is reported,
+  // and no clean beat is touched.
+  auto r = make_recording();
+  std::mt19937 rng(3);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  for (std::size_t b = 100; b < 150; ++b)
+    for (std::int64_t j = 0; j < width; ++j)
+      r.rows[b * width + static_cast<std::size_t>(j)] = j < before + after ? static_cast<float>(noise(rng)) : 0.0F;
+  const zc::beat_rows view{r.rows, width, before, after};
+  const auto c = zc::classify_beats(r.peaks, view, rate);
+  // At the stretch's edges the median of ±4 beats holds five noise beats of nine: the largest of
+  // the five decides, so an edge beat or two may stay readable (never a clean one unreadable).
+  for (std::size_t b = 0; b < r.peaks.size(); ++b) {
+    const bool in_noise = b >= 100 && b < 150, inner = b >= 102 && b < 148;
+    if (!in_noise) EXPECT_EQ(c.unreadable[b], 0) << "beat " << b << " clarity " << c.clarity[b];
+    if (!in_noise) EXPECT_GT(c.clarity[b], 30.0F) << "beat " << b;
+    if (inner) EXPECT_EQ(c.unreadable[b], 1) << "beat " << b << " clarity " << c.clarity[b];
+    if (c.unreadable[b]) EXPECT_EQ(c.classes[b], 'Q') << "beat " << b;
+  }
+  ASSERT_EQ(c.unreadable_stretches.size(), 1U);
+  const auto& s = c.unreadable_stretches[0];
+  EXPECT_GE(s.first_beat, 100);
+  EXPECT_LE(s.first_beat, 102);
+  EXPECT_GE(s.last_beat, 147);
+  EXPECT_LE(s.last_beat, 149);
+  EXPECT_EQ(s.onset, r.peaks[static_cast<std::size_t>(s.first_beat)]);
+  EXPECT_EQ(s.rhythm, "noise");
+  // The bound off, the noise beats are classed by shape and timing again (most of them V or Q).
+  zc::class_params off;
+  off.quality.min_clarity = 0;
+  const auto without = zc::classify_beats(r.peaks, view, rate, off);
+  EXPECT_TRUE(without.unreadable_stretches.empty());
+  std::int64_t noise_v = 0;
+  for (std::size_t b = 100; b < 150; ++b) noise_v += without.classes[b] == 'V';
+  EXPECT_GT(noise_v, 0);
+  // A recording that is noise throughout (a flat line with 10 uV of noise) is one unreadable stretch.
+  std::normal_distribution<double> tiny(0.0, 0.01);
+  std::vector<float> flat(r.rows.size());
+  for (auto& v : flat) v = static_cast<float>(tiny(rng));
+  const auto all = zc::classify_beats(r.peaks, zc::beat_rows{flat, width, before, after}, rate);
+  ASSERT_EQ(all.unreadable_stretches.size(), 1U);
+  EXPECT_EQ(all.unreadable_stretches[0].last_beat - all.unreadable_stretches[0].first_beat + 1,
+            static_cast<std::int64_t>(r.peaks.size()));
+  EXPECT_TRUE(all.episodes.empty());  // noise is no AF
+  if (!zf::cuda_available()) return;
+  zf::array host_rows = zf::empty({static_cast<std::int64_t>(r.peaks.size()), width}, zf::float32, zf::cpu_device);
+  std::copy(r.rows.begin(), r.rows.end(), host_rows.data_as<float>());
+  const auto gpu = zc::classify_beats(r.peaks, zf::copy_to(host_rows, zf::cuda_device(0)), before, after, rate, {});
+  EXPECT_EQ(gpu.clarity, c.clarity);
+  EXPECT_EQ(gpu.classes, c.classes);
 }
 
 TEST(BeatClasses, RowsOfTheWrongShapeAreRefused) {

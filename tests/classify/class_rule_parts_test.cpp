@@ -119,4 +119,5 @@ TEST(ClassParams, EveryPartIsCheckedAndNamed) {
   refused([](zc::class_params& p) { p.runs.onset_ratio = 0; }, "runs.onset_ratio");
   refused([](zc::class_params& p) { p.runs.reference_seconds = 0; }, "runs.reference_seconds");
   refused([](zc::class_params& p) { p.af.irregular_share = 1; }, "irregular_share");
+  refused([](zc::class_params& p) { p.quality.min_clarity = -1; }, "quality.min_clarity");
 }

@@ -5,6 +5,12 @@
 /// has — each beat's embedded row and its R–R intervals.
 ///
 /// The rule (docs/classification.md says why each part is there and how it was tuned on DS1):
+/// 0. Readable ECG: a beat's *clarity* is how far its QRS stands out of the signal around it (the
+///    largest squared 10 ms slope within ±50 ms of the R peak over their mean in the rest of its
+///    row, ±100 ms left out). Where the median clarity of the beats within ±`quality.stretch_beats`
+///    is under `quality.min_clarity`, no QRS stands out more than noise's own peaks do (a loose
+///    lead, white noise, the mains, a burst of artefact): those beats are Q whatever else, are
+///    left out of the AF test, and the stretch is reported.
 /// 1. The dominant beat: the per-sample median of the rows (up to `shape.template_rows` of them, evenly
 ///    spaced). A beat's *shape similarity* is the largest Pearson correlation of its QRS
 ///    (−0.10 s to +0.15 s around the R peak) with the dominant QRS, over shifts of up to ±20 ms
@@ -78,6 +84,13 @@ struct timing_params {
   double p_unlike_max_similarity = 0.0;   ///< P-wave similarity to the dominant beat's at or below this
 };
 
+/// Readable ECG (step 0). The bound is fixed by what noise alone gives (white noise, a flat line with
+/// noise, a 50 Hz sine: 2 to 9), not tuned on labelled beats; clear ECG gives 30 and more.
+struct quality_params {
+  std::int64_t stretch_beats = 4;  ///< beats on each side whose median clarity decides (about 8 s)
+  double min_clarity = 10;         ///< a stretch whose median clarity is under this has no readable ECG
+};
+
 /// Supraventricular runs (step 6), measured against the rhythm before them.
 struct run_params {
   double onset_ratio = 0.75;             ///< R–R / reference below this: a supraventricular run starts
@@ -90,6 +103,7 @@ struct run_params {
 /// The rule's parameters, one struct per part; the defaults are the documented method
 /// (docs/classification.md says which were chosen how).
 struct class_params {
+  quality_params quality;
   shape_params shape;
   timing_params timing;
   run_params runs;
@@ -104,14 +118,17 @@ void check_class_params(const class_params& params);
 
 /// What the rule found, one entry per beat where per beat.
 struct classification {
-  std::vector<char> classes;        ///< 'N', 'S', 'V' or 'Q'
-  std::vector<float> similarity;    ///< shape similarity to the dominant beat (−1..1)
-  std::vector<float> p_similarity;  ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
-  std::vector<float> p_coherence;   ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
-  double dominant_bound = 0;        ///< the similarity at or above which a beat had the dominant shape
-  std::vector<float> prematurity;   ///< R–R before / local normal R–R
-  std::vector<std::uint8_t> in_af;  ///< 1 inside an AF episode
-  std::vector<episode> episodes;    ///< AF episodes, in time order
+  std::vector<char> classes;                  ///< 'N', 'S', 'V' or 'Q'
+  std::vector<float> similarity;              ///< shape similarity to the dominant beat (−1..1)
+  std::vector<float> p_similarity;            ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
+  std::vector<float> p_coherence;             ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
+  std::vector<float> clarity;                 ///< how far the beat's QRS stands out of the signal around it (step 0)
+  std::vector<std::uint8_t> unreadable;       ///< 1 inside a stretch without readable ECG (called Q)
+  std::vector<episode> unreadable_stretches;  ///< those stretches, in time order (rhythm "noise")
+  double dominant_bound = 0;                  ///< the similarity at or above which a beat had the dominant shape
+  std::vector<float> prematurity;             ///< R–R before / local normal R–R
+  std::vector<std::uint8_t> in_af;            ///< 1 inside an AF episode
+  std::vector<episode> episodes;              ///< AF episodes, in time order
 };
 
 /// The beats' rows as the pipeline embedded them: `rows` holds beats × row_width floats, row b

@@ -154,11 +154,12 @@ struct run_result {
   // Robust method only: each beat's AAMI class ('N', 'S', 'V', 'Q'), the measurements the class
   // rule used (classify/beat_classes.hpp) and the atrial fibrillation episodes it found.
   std::vector<char> beat_class;
-  std::vector<float> similarity, p_similarity, prematurity, p_coherence;
+  std::vector<float> similarity, p_similarity, prematurity, p_coherence, clarity;
   std::vector<classify::episode> episodes;
-  std::string method;                        ///< "robust" or "seed" (segment_params::method)
-  std::vector<std::int64_t> histogram;       ///< beat-length histogram (samples)
-  std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures
+  std::vector<classify::episode> unreadable;  ///< stretches without readable ECG (their beats are Q)
+  std::string method;                         ///< "robust" or "seed" (segment_params::method)
+  std::vector<std::int64_t> histogram;        ///< beat-length histogram (samples)
+  std::vector<std::int64_t> detected_peaks;   ///< every detected R-peak, for evaluation and figures
   std::vector<double> epoch_loss;
   double test_loss = 0;
   bool trained = false;
