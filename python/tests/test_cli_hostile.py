@@ -1094,3 +1094,30 @@ def test_no_ecg_gives_no_v_beats_and_says_so(zeroflow_bin, tmp_path, kind):
     assert classes["counts"]["V"] == 0 and classes["af_episodes"] == []
     [stretch] = classes["unreadable"]
     assert stretch["beats"] == len(rows) and classes["unreadable_seconds"] > 250
+
+
+def test_a_noisy_stretch_is_marked_in_beats_atr(zeroflow_bin, short_recording, tmp_path):
+    # Two minutes of the short recording replaced by white noise: WFDB's `~` marks where readable
+    # ECG stops (its median clarity in the text) and where it resumes; the beats between are Q.
+    wfdb = pytest.importorskip("wfdb")
+    import numpy as np
+
+    x = np.loadtxt(short_recording, skiprows=1)
+    start, stop = 250 * 200, 250 * 320
+    x[start:stop] = np.random.default_rng(9).standard_normal(stop - start) * x.std()
+    rec = tmp_path / "burst.csv"
+    rec.write_text("heartbeats\n" + "\n".join(f"{v:.5f}" for v in x) + "\n")
+    out = tmp_path / "out"
+    run_cli(zeroflow_bin, "run", rec, "--out", out, "--device", "cpu", "--epochs", 1)
+    ann = wfdb.rdann(str(out / "beats"), "atr")
+    marks = [(int(s), t) for s, y, t in zip(ann.sample, ann.symbol, ann.aux_note) if y == "~"]
+    assert len(marks) == 2 and marks[0][1].startswith("unreadable (clarity ") and marks[1][1] == "readable"
+    assert abs(marks[0][0] - start) < 250 * 10 and abs(marks[1][0] - stop) < 250 * 10
+    [stretch] = json.loads((out / "summary.json").read_text())["classes"]["unreadable"]
+    assert stretch["onset"] == marks[0][0]
+    beats = [(int(s), y) for s, y in zip(ann.sample, ann.symbol) if y not in "~+"]
+    assert all(y == "Q" for s, y in beats if marks[0][0] <= s < marks[1][0])
+    # evaluate reads a beats.atr with quality marks as before (they are no beats).
+    labels = short_recording.with_suffix(".labels.csv")
+    proc = run_cli(zeroflow_bin, "evaluate", out, "--labels", labels)
+    assert "EC57" in proc.stdout

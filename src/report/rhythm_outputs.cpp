@@ -1,4 +1,5 @@
 // beats.atr (the classes and rhythm changes as a WFDB annotation file) and episodes.csv.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -25,9 +26,28 @@ void write_beats_atr(const pipeline::run_result& r, const std::filesystem::path&
   std::snprintf(resolution, sizeof resolution, "## time resolution: %.12g", r.sample_rate);
   out.push_back({0, io::annotation_code::note, resolution});
   auto episode = r.episodes.begin();
+  auto unreadable = r.unreadable.begin();
   bool af = false;
   for (std::size_t b = 0; b < r.peak.size(); ++b) {
     const auto beat = static_cast<std::int64_t>(b);
+    // Signal quality as WFDB marks it: `~` where a stretch without readable ECG starts (its median
+    // clarity in the text) and where readable ECG resumes.
+    if (unreadable != r.unreadable.end() && unreadable->first_beat == beat) {
+      double median = 0;
+      if (static_cast<std::size_t>(unreadable->last_beat) < r.clarity.size()) {
+        std::vector<float> values(r.clarity.begin() + unreadable->first_beat,
+                                  r.clarity.begin() + unreadable->last_beat + 1);
+        const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+        std::nth_element(values.begin(), middle, values.end());
+        median = *middle;
+      }
+      char text[64];
+      std::snprintf(text, sizeof text, "unreadable (clarity %.3g)", median);
+      out.push_back({r.peak[b], io::annotation_code::noise, text});
+    } else if (unreadable != r.unreadable.end() && unreadable->last_beat + 1 == beat) {
+      out.push_back({r.peak[b], io::annotation_code::noise, "readable"});
+      ++unreadable;  // stretches are apart: the next starts at a later beat
+    }
     // A rhythm change goes just before the beat it starts with (same sample, written first).
     if (!af && episode != r.episodes.end() && episode->first_beat == beat) {
       out.push_back({r.peak[b], io::annotation_code::rhythm, "(AFIB"});

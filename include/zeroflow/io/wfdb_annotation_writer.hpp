@@ -16,6 +16,7 @@ inline constexpr int normal = 1;            ///< N
 inline constexpr int pvc = 5;               ///< V: premature ventricular contraction
 inline constexpr int supraventricular = 9;  ///< S: supraventricular premature beat
 inline constexpr int unknown = 13;          ///< Q: unclassifiable beat
+inline constexpr int noise = 14;            ///< ~: a change in signal quality
 inline constexpr int note = 22;             ///< ": a comment; "## time resolution: F" states the annotations' rate
 inline constexpr int rhythm = 28;           ///< +: rhythm change, the rhythm in the aux text, e.g. "(AFIB"
 }  // namespace annotation_code
