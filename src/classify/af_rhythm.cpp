@@ -50,22 +50,6 @@ std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const
   return out;
 }
 
-// Runs of marked beats as [first, last] pairs.
-std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::uint8_t> marked) {
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (std::size_t b = 0; b < marked.size();) {
-    if (!marked[b]) {
-      ++b;
-      continue;
-    }
-    std::size_t e = b;
-    while (e + 1 < marked.size() && marked[e + 1]) ++e;
-    out.emplace_back(b, e);
-    b = e + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 void check_af_params(const af_params& p) {
@@ -104,6 +88,21 @@ af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_ra
 }
 
 namespace detail {
+
+std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::uint8_t> marked) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t b = 0; b < marked.size();) {
+    if (!marked[b]) {
+      ++b;
+      continue;
+    }
+    std::size_t e = b;
+    while (e + 1 < marked.size() && marked[e + 1]) ++e;
+    out.emplace_back(b, e);
+    b = e + 1;
+  }
+  return out;
+}
 
 std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std::span<const double> rr_after,
                                          const af_params& p) {

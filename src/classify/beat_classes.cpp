@@ -173,17 +173,9 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   // Where no QRS stands out of the noise, no shape or timing can be read: Q, and the stretch reported.
   for (std::size_t b = 0; b < n; ++b)
     if (out.unreadable[b]) out.classes[b] = 'Q';
-  for (std::size_t b = 0; b < n;) {
-    if (!out.unreadable[b]) {
-      ++b;
-      continue;
-    }
-    std::size_t e = b;
-    while (e + 1 < n && out.unreadable[e + 1]) ++e;
+  for (const auto& [first, last] : detail::runs_of(out.unreadable))
     out.unreadable_stretches.push_back(
-        {"noise", static_cast<std::int64_t>(b), static_cast<std::int64_t>(e), peaks[b], peaks[e]});
-    b = e + 1;
-  }
+        {"noise", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first], peaks[last]});
   return out;
 }
 

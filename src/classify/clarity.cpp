@@ -1,4 +1,5 @@
 // Clarity and unreadable stretches (beat_classes.hpp, step 0; clarity_row.hpp).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "clarity_row.hpp"
@@ -136,6 +137,9 @@ std::vector<float> clarity(const beat_rows& rows, std::int64_t beats, const clar
 /// Beats in stretches without readable ECG (beat_classes.hpp, step 0): the median clarity of the
 /// beats within ±stretch_beats is under min_clarity.
 std::vector<std::uint8_t> unreadable_beats(std::span<const float> clarity, const quality_params& p);
+
+/// Runs of marked beats (AF windows, unreadable beats) as [first, last] pairs, in order.
+std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::uint8_t> marked);
 
 /// Beats whose timing is ectopic (af_rhythm.hpp, step 1): early and followed by a pause, against
 /// the median R–R of the beats around them.

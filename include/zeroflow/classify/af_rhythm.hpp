@@ -70,8 +70,8 @@ struct af_rhythm {
                                          std::span<const std::uint8_t> left_out = {},
                                          std::span<const double> coherence = {}, const af_params& params = {});
 
-/// @throws zeroflow::invalid_argument unless every parameter is in range (counts ≥ 1, ratios and
-///         seconds ≥ 0, the early ratio below 1 and the pause ratio above 1, a share in [0, 1))
+/// @throws zeroflow::invalid_argument unless every parameter is in range (window_beats ≥ 4, the other
+///         counts ≥ 1, seconds ≥ 0, the early ratio in (0, 1], the pause ratio ≥ 1, a share in [0, 1))
 void check_af_params(const af_params& params);
 
 }  // namespace zeroflow::classify
