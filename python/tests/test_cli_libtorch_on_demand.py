@@ -1,7 +1,6 @@
 """LibTorch only where it is needed: the tool does not link it (no DT_NEEDED entry), `--help`,
-`info`, `generate` and `evaluate` never load it, a run and the seed-004 pipeline (`timeseries`) on a
-GPU train and score on zeroflow's own kernels without it, and a CPU run loads the backend
-(libzeroflow_torch.so) and LibTorch with it.
+`info`, `generate` and `evaluate` never load it, and a run, a scoring and the seed-004 pipeline
+(`timeseries`) train and score on zeroflow's own kernels without it, on the CPU and on a GPU.
 
 What a process loads is read from the dynamic loader's own account (glibc's LD_DEBUG=files on
 stderr: one "file=... [0];  needed by ..." or "calling init" line per library), which sees every
@@ -61,11 +60,16 @@ def test_info_names_the_backend_without_loading_it(zeroflow_bin):
     assert "libzeroflow_torch.so" in line and "loaded when a path needs it" in line, line
 
 
-def test_a_cpu_run_loads_the_backend(zeroflow_bin, short_recording, tmp_path):
+def test_a_cpu_run_and_its_scoring_never_load_libtorch(zeroflow_bin, short_recording, tmp_path):
     names = loaded_libraries(
         zeroflow_bin, "run", short_recording, "--out", tmp_path / "o", "--device", "cpu", "--epochs", 1
     )
-    assert "libzeroflow_torch.so" in names and "libtorch_cpu.so" in names, torch_of(names)
+    assert "libc.so.6" in names
+    assert torch_of(names) == []
+    model = tmp_path / "o" / "model.safetensors"
+    scored = loaded_libraries(zeroflow_bin, "score", short_recording, "--model", model, "--out", tmp_path / "s",
+                              "--device", "cpu")
+    assert torch_of(scored) == []
 
 
 def test_a_gpu_run_never_loads_libtorch(zeroflow_bin, short_recording, tmp_path):
@@ -89,16 +93,13 @@ def test_a_gpu_run_never_loads_libtorch(zeroflow_bin, short_recording, tmp_path)
     assert torch_of(scored) == []
 
 
-def test_the_seed004_pipeline_on_a_gpu_never_loads_libtorch(zeroflow_bin, tmp_path):
-    if not zf.has_cuda or not zf.cuda_available():
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_the_seed004_pipeline_never_loads_libtorch(zeroflow_bin, tmp_path, device):
+    if device == "cuda" and (not zf.has_cuda or not zf.cuda_available()):
         pytest.skip("no GPU")
     table = tmp_path / "el.csv"
     run_cli(zeroflow_bin, "generate-electricity", "--days", 30, "--seed", 2, "--out", table)
     args = ["timeseries", table, "--column", "electricity_consumption", "--epochs", 20]
-    names = loaded_libraries(zeroflow_bin, *args, "--out", tmp_path / "gpu", "--device", "cuda")
+    names = loaded_libraries(zeroflow_bin, *args, "--out", tmp_path / device, "--device", device)
     assert torch_of(names) == []
-    # The same job on the CPU loads the backend (LibTorch's engine); both write a point per row.
-    assert "libzeroflow_torch.so" in loaded_libraries(zeroflow_bin, *args, "--out", tmp_path / "cpu", "--device", "cpu")
-    gpu = (tmp_path / "gpu" / "points.csv").read_text().splitlines()
-    cpu = (tmp_path / "cpu" / "points.csv").read_text().splitlines()
-    assert len(gpu) == len(cpu) > 700
+    assert len((tmp_path / device / "points.csv").read_text().splitlines()) > 700

@@ -1,8 +1,8 @@
 #pragma once
 /// @file adam_update.hpp
-/// Internal, torch-free: torch.optim.Adam's update over packed float32 parameters on a GPU, as one
-/// kernel whose step count lives on the device, so that a CUDA graph can capture and replay it
-/// (the LightVAE's and the MLP's own trainers share it).
+/// Internal, torch-free: torch.optim.Adam's update over packed float32 parameters — on a GPU as one
+/// kernel whose step count lives on the device, so that a CUDA graph can capture and replay it, and
+/// on the host with the same roundings (the LightVAE's and the MLP's own trainers share both).
 #include <cstdint>
 
 #include "zeroflow/core/stream.hpp"
@@ -19,7 +19,8 @@ enum class adam_rounding {
   fused_kernel,
 };
 
-/// What one update touches: device pointers, `count` floats each.
+/// What one update touches: `count` floats each, device pointers (queue_adam_update) or host
+/// pointers (apply_adam_on_host).
 struct adam_update {
   float* params = nullptr;
   const float* grads = nullptr;
@@ -41,6 +42,9 @@ struct adam_update {
 /// p ← p − (lr / (1 − β1^t)) · m / (√v / √(1 − β2^t) + ε), rounded as `update.rounding` says.
 /// @throws cuda_error when the launch fails.
 void queue_adam_update(const adam_update& update, stream_view stream);
+
+/// The same update on the host, now (`update.step` a host pointer).
+void apply_adam_on_host(const adam_update& update);
 
 /// Queues t ← t + 1 on the device step count.
 void queue_adam_step_count(float* step, stream_view stream);

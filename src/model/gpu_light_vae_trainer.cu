@@ -257,8 +257,8 @@ double gpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, s
   return loss;
 }
 
-gpu_training_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std::int64_t n_train,
-                                                 const gpu_training_options& options) {
+trainer_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std::int64_t n_train,
+                                            const trainer_options& options) {
   ZF_EXPECTS(options.epochs >= 0 && options.batch >= 1, "GPU training: epochs must be >= 0 and batch >= 1");
   ZF_EXPECTS(options.first_epoch >= 0 && options.first_epoch <= options.epochs,
              "GPU training: the first epoch must be in [0, epochs]");
@@ -267,7 +267,7 @@ gpu_training_report gpu_light_vae_trainer::train(const std::int64_t* train_index
   const int ranks = group != nullptr ? group->size() : 1;
   const std::int64_t offset = group != nullptr ? group->rank() * options.batch : 0;
   ZF_EXPECTS(ranks == 1 || options.drop_last, "GPU training: a group trains whole global batches only");
-  gpu_training_report report;
+  trainer_report report;
   if (options.first_epoch == options.epochs) return report;
   state& s = *state_;
   const std::int64_t global_batch = options.batch * ranks;

@@ -1,12 +1,13 @@
 /// @file mlp_autoencoder.cpp
-/// zeroflow::model::mlp_autoencoder without LibTorch: on a GPU zeroflow's own engine
-/// (gpu_mlp_engine.hpp), on the CPU and for the trainings the GPU engine does not run the LibTorch
-/// backend's (mlp_engine.hpp); the model's bytes (safetensors) and files.
+/// zeroflow::model::mlp_autoencoder without LibTorch: zeroflow's own engines (cpu_mlp_engine.hpp,
+/// gpu_mlp_engine.hpp), the LibTorch backend's (mlp_engine.hpp) for the eager path and the GPU
+/// trainings the own engine does not run; the model's bytes (safetensors) and files.
 #include "zeroflow/model/mlp_autoencoder.hpp"
 
 #include <fstream>
 #include <iterator>
 
+#include "cpu_mlp_engine.hpp"
 #include "mlp_checks.hpp"
 #include "mlp_engine.hpp"
 #include "mlp_init.hpp"
@@ -33,14 +34,6 @@ constexpr const char* bytes_format = "zeroflow_mlp_autoencoder";
 constexpr const char* bytes_format_version = "2";
 constexpr std::int64_t widest = std::int64_t{1} << 20;
 
-#if ZEROFLOW_HAS_CUDA
-/// Whether a model of `shape` on `where` lives on zeroflow's own GPU engine: on a GPU, when the
-/// fused step takes its widths (the seed-004 network and its like). Wider models stay with LibTorch's
-/// engine throughout, whose training those widths need anyway.
-bool own_engine(device where, const mlp_shape& shape) {
-  return where.is_cuda() && detail::fused_mlp::supported(shape.features, shape.hidden, shape.code);
-}
-
 /// The weights of `content` packed in mlp_init.hpp's slot order.
 std::vector<float> packed(const mlp_shape& shape, const io::safetensors_content& content) {
   std::vector<float> out;
@@ -51,16 +44,26 @@ std::vector<float> packed(const mlp_shape& shape, const io::safetensors_content&
   }
   return out;
 }
+
+/// zeroflow's own engine for a model of `shape` on `where` holding `params`, when there is one: on
+/// the CPU always; on a GPU when the fused step takes its widths (the seed-004 network and its
+/// like). Wider GPU models stay with LibTorch's engine throughout, whose training those widths need
+/// anyway. Null otherwise.
+std::unique_ptr<detail::mlp_engine> own_engine(const mlp_shape& shape, device where, const std::vector<float>& params) {
+  if (where == cpu_device) return detail::make_cpu_mlp(shape, params);
+#if ZEROFLOW_HAS_CUDA
+  if (where.is_cuda() && detail::fused_mlp::supported(shape.features, shape.hidden, shape.code))
+    return detail::make_gpu_mlp(shape, where, params);
 #endif
+  return nullptr;
+}
 
 /// An engine on `where` with the weights of `content` (checked: every slot, its shape, finite).
 std::unique_ptr<detail::mlp_engine> engine_from(const mlp_shape& shape, const io::safetensors_content& content,
                                                 device where) {
   detail::check_mlp_shape(shape);
   detail::check_model_place(where);
-#if ZEROFLOW_HAS_CUDA
-  if (own_engine(where, shape)) return detail::make_gpu_mlp(shape, where, packed(shape, content));
-#endif
+  if (auto own = own_engine(shape, where, packed(shape, content))) return own;
   return detail::load_torch_backend().mlp_from_weights(shape, content, where);
 }
 
@@ -106,13 +109,9 @@ mlp_autoencoder::~mlp_autoencoder() = default;
 
 mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, std::uint64_t seed) {
   detail::check_mlp_shape(shape);
-#if ZEROFLOW_HAS_CUDA
-  if (own_engine(where, shape)) {
-    detail::check_model_place(where);
-    return mlp_autoencoder{
-        std::make_unique<impl>(detail::make_gpu_mlp(shape, where, detail::mlp_initial_parameters(shape, seed)))};
-  }
-#endif
+  detail::check_model_place(where);
+  if (auto own = own_engine(shape, where, detail::mlp_initial_parameters(shape, seed)))
+    return mlp_autoencoder{std::make_unique<impl>(std::move(own))};
   return mlp_autoencoder{std::make_unique<impl>(detail::load_torch_backend().create_mlp(shape, where, seed))};
 }
 
@@ -134,7 +133,7 @@ mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where
     ZF_THROW(error, unreadable, "it is cut short, damaged or not a model this program wrote");
   detail::check_model_place(where);
   auto engine = detail::load_torch_backend().mlp_from_bytes(bytes, cpu_device, what);
-  if (where != cpu_device) engine = engine_from(engine->shape(), content_of(*engine), where);
+  engine = engine_from(engine->shape(), content_of(*engine), where);
   return mlp_autoencoder{std::make_unique<impl>(std::move(engine))};
 }
 

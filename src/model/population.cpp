@@ -102,7 +102,7 @@ population_result train_population(vae& model, const array& rows, const populati
 
   detail::gpu_light_vae_trainer trainer(static_cast<float*>(m.params.data()), m.width,
                                         static_cast<const float*>(rows.data()), n, options.learning_rate, stream);
-  detail::gpu_training_options o;
+  detail::trainer_options o;
   o.epochs = options.epochs;
   o.batch = options.batch / ranks;
   o.seed = options.seed;
@@ -131,8 +131,7 @@ population_result train_population(vae& model, const array& rows, const populati
     };
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const detail::gpu_training_report report =
-      trainer.train(static_cast<const std::int64_t*>(train_index.data()), n_train, o);
+  const detail::trainer_report report = trainer.train(static_cast<const std::int64_t*>(train_index.data()), n_train, o);
   result.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.steps = report.replays;
   result.host_syncs += report.host_syncs;

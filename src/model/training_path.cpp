@@ -68,7 +68,8 @@ bool training_path_possible(training_path path, device where, std::int64_t width
     case training_path::automatic:
       return false;
     case training_path::fused_kernels:
-      return gpu && fused_width(width);
+      // The CPU kernels take every width a LightVAE has (a power of two from 16).
+      return where.type == device_type::cpu ? (width >= 16 && (width & (width - 1)) == 0) : gpu && fused_width(width);
     case training_path::cuda_graph:
       return gpu;
     case training_path::eager:
@@ -92,7 +93,8 @@ training_path choose_training_path(device where, std::int64_t width, training_pa
 training_path choose_mlp_training_path(device where, const mlp_shape& shape, bool one_step_an_epoch,
                                        training_path requested) {
   const bool gpu = cuda_build && where.type == device_type::cuda;
-  const bool fused = gpu && one_step_an_epoch && fused_mlp_widths(shape);
+  // The CPU's own engine trains every MLP, batched or not.
+  const bool fused = where.type == device_type::cpu || (gpu && one_step_an_epoch && fused_mlp_widths(shape));
   const bool graph = gpu && one_step_an_epoch;
   switch (requested) {
     case training_path::automatic:

@@ -1,8 +1,8 @@
 /// @file vae.cpp
 /// zeroflow::model::vae without LibTorch: the weights as one packed array, creation from
-/// LibTorch's default initialisation (light_vae_init.hpp), the GPU fast path on zeroflow's own
-/// kernels (fused scoring and decoding, gpu_light_vae_trainer), and the other paths through the
-/// LibTorch backend (torch_backend.hpp).
+/// LibTorch's default initialisation (light_vae_init.hpp), zeroflow's own kernels on either device
+/// (training: cpu_light_vae_trainer, gpu_light_vae_trainer; scoring and decoding), and the other
+/// paths through the LibTorch backend (torch_backend.hpp).
 #include "zeroflow/model/vae.hpp"
 
 #include <algorithm>
@@ -11,6 +11,9 @@
 #include <limits>
 #include <string>
 
+#include "cpu_light_vae_trainer.hpp"
+#include "cpu_threads.hpp"
+#include "cpu_vae_kernels.hpp"
 #include "light_vae_init.hpp"
 #include "model_stream.hpp"
 #include "row_split.hpp"
@@ -98,6 +101,31 @@ array contiguous_on(const array& rows, device where, stream_view stream) {
   return copy_to(rows, where, stream);
 }
 
+/// Trains with one of zeroflow's own trainers (cpu_light_vae_trainer, gpu_light_vae_trainer: the
+/// same steps) on the n_train rows `train_index`, then measures the loss of the n_test rows
+/// `test_index`.
+template <class Trainer>
+void train_on_own_kernels(Trainer& trainer, const std::int64_t* train_index, std::int64_t n_train,
+                          const std::int64_t* test_index, std::int64_t n_test, const train_options& options,
+                          const array& rows, train_result& result) {
+  detail::trainer_options o;
+  o.epochs = options.epochs;
+  o.batch = options.batch;
+  o.seed = options.seed;
+  if (options.on_epoch) {
+    o.on_epoch = [&](int epoch, double loss) {
+      if (!std::isfinite(loss)) throw_diverged(epoch, loss, options, rows);
+      options.on_epoch(epoch, loss);
+    };
+  }
+  result.epoch_loss = trainer.train(train_index, n_train, o).epoch_loss;
+  for (std::size_t epoch = 0; epoch < result.epoch_loss.size(); ++epoch)
+    if (!std::isfinite(result.epoch_loss[epoch]))
+      throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], options, rows);
+  result.test_loss =
+      n_test > 0 ? trainer.mean_loss(test_index, n_test, options.seed) : std::numeric_limits<double>::quiet_NaN();
+}
+
 #if ZEROFLOW_HAS_CUDA
 /// The kernels' view of the packed weights.
 template <class Args>
@@ -134,10 +162,11 @@ void check_model_place(device where) {
 
 void set_cpu_threads(int threads) {
   ZF_EXPECTS(threads >= 1, "set_cpu_threads needs at least 1 thread, got ", threads);
-  detail::load_torch_backend().set_cpu_threads(threads);
+  detail::set_kernel_threads(threads);
+  if (detail::torch_backend* torch = detail::loaded_torch_backend(); torch != nullptr) torch->set_cpu_threads(threads);
 }
 
-int cpu_threads() { return detail::load_torch_backend().cpu_threads(); }
+int cpu_threads() { return detail::kernel_threads(); }
 
 vae::vae(std::unique_ptr<impl> state) : impl_{std::move(state)} {}
 vae::vae(vae&&) noexcept = default;
@@ -186,37 +215,25 @@ train_result vae::train(const array& rows, const train_options& options) {
   const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
   train_result result;
   result.path = run.path;
-#if ZEROFLOW_HAS_CUDA
   if (run.path == training_path::fused_kernels) {
-    const zeroflow::detail::cuda_device_guard on(where().id);
     const array data = contiguous_on(rows, where(), stream);
-    const array train_index = detail::indices_on(split.train, where(), stream);
-    detail::gpu_light_vae_trainer trainer(static_cast<float*>(impl_->params.data()), width(),
-                                          static_cast<const float*>(data.data()), n, options.learning_rate, stream);
-    detail::gpu_training_options o;
-    o.epochs = options.epochs;
-    o.batch = options.batch;
-    o.seed = options.seed;
-    if (options.on_epoch) {
-      o.on_epoch = [&](int epoch, double loss) {
-        if (!std::isfinite(loss)) throw_diverged(epoch, loss, options, rows);
-        options.on_epoch(epoch, loss);
-      };
-    }
-    result.epoch_loss = trainer.train(static_cast<const std::int64_t*>(train_index.data()), n_train, o).epoch_loss;
-    for (std::size_t epoch = 0; epoch < result.epoch_loss.size(); ++epoch)
-      if (!std::isfinite(result.epoch_loss[epoch]))
-        throw_diverged(static_cast<int>(epoch), result.epoch_loss[epoch], options, rows);
-    const std::int64_t n_test = n - n_train;
-    if (n_test > 0) {
-      const array test_index = detail::indices_on(split.test, where(), stream);
-      result.test_loss = trainer.mean_loss(static_cast<const std::int64_t*>(test_index.data()), n_test, options.seed);
+    auto* params = static_cast<float*>(impl_->params.data());
+    const auto* values = static_cast<const float*>(data.data());
+    if (where().type == device_type::cpu) {
+      detail::cpu_light_vae_trainer trainer(params, width(), values, n, options.learning_rate,
+                                            detail::kernel_threads());
+      train_on_own_kernels(trainer, split.train.data(), n_train, split.test.data(), n - n_train, options, rows, result);
     } else {
-      result.test_loss = std::numeric_limits<double>::quiet_NaN();
-    }
-  } else
+#if ZEROFLOW_HAS_CUDA
+      const zeroflow::detail::cuda_device_guard on(where().id);
+      const array train_index = detail::indices_on(split.train, where(), stream);
+      const array test_index = detail::indices_on(split.test, where(), stream);
+      detail::gpu_light_vae_trainer trainer(params, width(), values, n, options.learning_rate, stream);
+      train_on_own_kernels(trainer, static_cast<const std::int64_t*>(train_index.data()), n_train,
+                           static_cast<const std::int64_t*>(test_index.data()), n - n_train, options, rows, result);
 #endif
-  {
+    }
+  } else {
     detail::load_torch_backend().train_vae(impl_->packed(stream), rows, split.train, split.test, run, result);
   }
   if (n - n_train > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, options, rows);
@@ -236,7 +253,11 @@ scores vae::score(const array& rows, std::int64_t batch, training_path path) con
   const std::int64_t n = rows.shape(0);
   const array data = contiguous_on(rows, where(), stream);
   scores out{empty({n}, float32, where(), stream), empty({n, 2}, float32, where(), stream)};
-  if (fused) {
+  if (fused && where().type == device_type::cpu) {
+    detail::cpu_vae::score(static_cast<const float*>(impl_->params.data()), static_cast<const float*>(data.data()),
+                           width(), n, static_cast<float*>(out.score.data()), static_cast<float*>(out.mu.data()),
+                           detail::kernel_threads());
+  } else if (fused) {
 #if ZEROFLOW_HAS_CUDA
     const zeroflow::detail::cuda_device_guard on(where().id);
     detail::fused_vae::score_args a{};
@@ -280,7 +301,10 @@ array vae::decode_grid(int n, double extent, training_path path) const {
     }
   const array latents = where().type == device_type::cpu ? latents_host : copy_to(latents_host, where(), stream);
   array out = empty({points, width()}, float32, where(), stream);
-  if (fused) {
+  if (fused && where().type == device_type::cpu) {
+    detail::cpu_vae::decode(static_cast<const float*>(impl_->params.data()), static_cast<const float*>(latents.data()),
+                            width(), points, static_cast<float*>(out.data()), detail::kernel_threads());
+  } else if (fused) {
 #if ZEROFLOW_HAS_CUDA
     const zeroflow::detail::cuda_device_guard on(where().id);
     detail::fused_vae::decode_args a{};

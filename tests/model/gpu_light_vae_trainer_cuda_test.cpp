@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cpu_light_vae_trainer.hpp"
 #include "model/gpu_light_vae_trainer.hpp"
 #include "model/light_vae_init.hpp"
 #include "model/model_test_util.hpp"
@@ -105,7 +106,7 @@ TEST(GpuLightVaeTrainer, TrainingIsReproducibleAndLearns) {
   auto run = [&](std::vector<double>* seen) {
     torch::Tensor p = torch::tensor(init, cuda.dtype(torch::kFloat));
     zmd::gpu_light_vae_trainer trainer(p.data_ptr<float>(), width, data.data_ptr<float>(), n, 1e-3, zf::stream_view{});
-    zmd::gpu_training_options o;
+    zmd::trainer_options o;
     o.epochs = 6;
     o.batch = 256;  // 1500 = 5 · 256 + 220: a full and a tail graph
     o.seed = 5;
@@ -126,6 +127,41 @@ TEST(GpuLightVaeTrainer, TrainingIsReproducibleAndLearns) {
   EXPECT_EQ(ta, tb);
   EXPECT_LT(a.epoch_loss.back(), 0.8 * a.epoch_loss.front());
   EXPECT_TRUE(std::isfinite(ta));
+}
+
+// The CPU trainer (cpu_light_vae_trainer.hpp) takes the GPU trainer's steps: the same shuffles,
+// batches and noise, so every epoch's loss, the test loss and the weights agree to float rounding
+// (the two devices sum in other orders; Adam's steps of ≈ lr·sign(g) keep the difference small).
+TEST(GpuLightVaeTrainer, TheCpuTrainerTakesTheSameSteps) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const std::int64_t width = 64, n = 2000;
+  const auto cuda = torch::TensorOptions().device(torch::kCUDA, 0);
+  const zf::array host = zf::model_test::make_rows(static_cast<int>(n), static_cast<int>(width), 8, {1, 7, 20});
+  const torch::Tensor data = torch::from_blob(host.data(), {n, width}, torch::kFloat).to(cuda.dtype(torch::kFloat));
+  const torch::Tensor train = torch::arange(0, 1500, torch::kLong);
+  const torch::Tensor train_gpu = train.to(cuda.dtype(torch::kLong));
+  const auto init = zmd::light_vae_initial_parameters(width, 42);
+  zmd::trainer_options o;
+  o.epochs = 6;
+  o.batch = 256;
+  o.seed = 5;
+
+  torch::Tensor on_gpu = torch::tensor(init, cuda.dtype(torch::kFloat));
+  zmd::gpu_light_vae_trainer gpu(on_gpu.data_ptr<float>(), width, data.data_ptr<float>(), n, 1e-3, zf::stream_view{});
+  const auto g = gpu.train(train_gpu.data_ptr<std::int64_t>(), 1500, o).epoch_loss;
+  const double g_test = gpu.mean_loss(train_gpu.data_ptr<std::int64_t>(), 100, 5);
+
+  std::vector<float> on_cpu = init;
+  zmd::cpu_light_vae_trainer cpu(on_cpu.data(), width, static_cast<const float*>(host.data()), n, 1e-3, 2);
+  const auto c = cpu.train(train.data_ptr<std::int64_t>(), 1500, o).epoch_loss;
+  const double c_test = cpu.mean_loss(train.data_ptr<std::int64_t>(), 100, 5);
+
+  ASSERT_EQ(g.size(), c.size());
+  for (std::size_t e = 0; e < g.size(); ++e) EXPECT_NEAR(c[e], g[e], 1e-4 * g[e]) << "epoch " << e;
+  EXPECT_NEAR(c_test, g_test, 1e-3 * g_test);
+  const torch::Tensor gw = on_gpu.cpu();
+  const torch::Tensor cw = torch::from_blob(on_cpu.data(), {static_cast<std::int64_t>(on_cpu.size())}, torch::kFloat);
+  EXPECT_LE((gw - cw).abs().max().item<double>(), 36 * 1e-3 * 0.05);  // 5 % of the largest possible drift
 }
 
 // vae::train's fused_kernels path now runs on these kernels: its losses are close to the LibTorch

@@ -307,8 +307,11 @@ TEST_F(MlpRun, ADamagedFileIsRefusedBeforeItIsRead) {
         zf::testing::legacy_mlp_archive(net), floats("scale"), floats("offset"), rows, 42, 20);
     const auto r = zf::pipeline::run(scoring(old));
     ASSERT_EQ(r.score.size(), trained_->score.size());
-    for (std::size_t c = 0; c < r.score.size(); ++c)
-      if (!std::isnan(trained_->score[c])) EXPECT_EQ(r.score[c], trained_->score[c]) << c;
+    for (std::size_t c = 0; c < r.score.size(); ++c) {
+      if (!std::isnan(trained_->score[c])) {
+        EXPECT_EQ(r.score[c], trained_->score[c]) << c;
+      }
+    }
   }
   std::string message = error_of<zf::error>(scoring(flipped));
   EXPECT_NE(message.find("changed after it was saved"), std::string::npos) << message;

@@ -6,11 +6,11 @@
 /// defaults (F = 1, hidden = code = 32, the whole series as one batch, 100 epochs) it is the notebook's model and
 /// training loop. The reconstruction error of a row is its anomaly score.
 ///
-/// On a GPU, a model of the widths the fused step takes (the fused_kernels training path: the
-/// seed's and its like) lives in zeroflow's own memory and trains and scores with zeroflow's own
-/// kernels (no LibTorch is loaded) whenever every epoch is one step on all rows; batched trainings,
-/// wider models and the CPU run on LibTorch, loaded on first use. Rows reach the model without a copy when they already
-/// live on its device, and results come back on the rows' device.
+/// On the CPU every model, and on a GPU a model of the widths the fused step takes (the seed's and
+/// its like), trains and scores with zeroflow's own kernels (the fused_kernels training path: no
+/// LibTorch is loaded) — on a GPU whenever every epoch is one step on all rows; batched GPU
+/// trainings, wider GPU models and the eager path run on LibTorch, loaded on first use. Rows reach the model without a
+/// copy when they already live on its device, and results come back on the rows' device.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -39,7 +39,7 @@ struct mlp_train_options {
   std::int64_t batch = 0;  ///< rows per Adam step; 0: every row in one step, as the notebook
   double learning_rate = 0.01;
   double weight_decay = 1e-5;  ///< L2 penalty added to the gradients (torch.optim.Adam's weight_decay)
-  std::uint64_t seed = 42;     ///< seeds the per-epoch shuffles when batch > 0
+  std::uint64_t seed = 42;     ///< seeds the per-epoch shuffles when batch > 0 and below the rows' count
   /// The kernels of a step, as for the LightVAE (training_path.hpp); automatic lets
   /// choose_mlp_training_path decide. On a GPU, when every epoch is one step on all rows:
   /// fused_kernels runs forward, loss and backward as two kernels of our own (no cuBLAS, whose
@@ -48,6 +48,9 @@ struct mlp_train_options {
   /// ~1e-4); cuda_graph captures LibTorch's step (forward, loss, backward, Adam) once in a CUDA
   /// graph and replays it, one launch an epoch instead of a few dozen kernels and autograd's host
   /// work (the same kernels in the same order as eager). eager runs LibTorch's steps one by one.
+  /// On the CPU fused_kernels runs each row's forward pass, loss and backward pass in one go, rows
+  /// over threads, then Adam, for full-batch and batched trainings alike (batches in a Philox order
+  /// of the seed, not LibTorch's randperm).
   training_path path = training_path::automatic;
   /// Called after every epoch with its index (from 0) and its loss. Without it a GPU run reads
   /// the losses once, after the last epoch.
@@ -63,10 +66,10 @@ struct mlp_train_result {
 };
 
 /// @brief The one place the MLP's training path is decided (choose_training_path decides the
-///        LightVAE's). automatic: fused_kernels on a GPU when every epoch is one step on all rows
-///        and the fused step takes the widths (at most 16 features, 64 hidden and code units), else
-///        cuda_graph on a GPU when every epoch is one step, else eager (the CPU, batched trainings,
-///        any device in a build without CUDA). Any other request is returned as it is when possible.
+///        LightVAE's). automatic: fused_kernels on the CPU; on a GPU fused_kernels when every epoch
+///        is one step on all rows and the fused step takes the widths (at most 16 features, 64
+///        hidden and code units), else cuda_graph when every epoch is one step, else eager (batched
+///        GPU trainings, a GPU model in a build without CUDA). Any other request is returned as it is when possible.
 /// @param where the model's device. @param shape its widths.
 /// @param one_step_an_epoch whether every epoch is one Adam step on all rows (batch 0, or at least
 ///        the rows' count). @param requested the caller's choice.

@@ -89,14 +89,14 @@ struct training_history {
   friend bool operator==(const training_history&, const training_history&) = default;
 };
 
-/// Sets how many CPU threads LibTorch's intra-op pool uses, for the whole process (LibTorch has
-/// one pool). Until this is called, zeroflow caps LibTorch's default (or OMP_NUM_THREADS) at the
-/// CPUs this process may run on. The model's tensors are small, so on a machine shared with
-/// other busy processes one thread is often faster than several that wait on each other.
+/// Sets how many CPU threads the model's CPU work uses, for the whole process: zeroflow's own CPU
+/// kernels (training, scoring, decoding) and, once loaded, LibTorch's intra-op pool. Until this is
+/// called, the CPUs this process may run on (or OMP_NUM_THREADS). A training step's result does not
+/// depend on the thread count (the kernels sum a batch's gradients in a fixed order).
 /// @param threads at least 1.
 /// @throws invalid_argument when threads < 1.
 void set_cpu_threads(int threads);
-/// The number of CPU threads LibTorch uses now.
+/// The number of CPU threads the model's CPU work uses now.
 [[nodiscard]] int cpu_threads();
 
 /// A LightVAE of one row width on one device, with its training state.
@@ -131,8 +131,11 @@ class vae {
   /// then per epoch a fresh random permutation of the training rows cut into batches, gathered on
   /// the model's device (index_select, no DataLoader), Adam steps on
   ///   loss = Σ_batch mean_t (x̂−x)² − 0.1 Σ_batch mean_d (1 + log σ² − μ² − σ²).
-  /// Reseeds LibTorch's global generators from options.seed. Bit-reproducible on the CPU for a
-  /// given seed and thread count. Continues from the current weights (a new optimiser each call).
+  /// On zeroflow's own kernels (fused_kernels, the default on both devices) the shuffles and the
+  /// noise come from a counter-based generator keyed by options.seed, the same on CPU and GPU, so
+  /// both take the same steps (losses equal to float rounding); on the CPU the result is the same
+  /// bits whatever the thread count. The LibTorch paths reseed LibTorch's global generators from
+  /// options.seed instead. Continues from the current weights (a new optimiser each call).
   /// @param rows float32 N×W (any strides), on the host or on the model's GPU; rows on another
   ///        device than the model's are copied there once.
   /// Rows must be finite: a NaN or an infinity makes every loss NaN, so they are refused before

@@ -1,0 +1,247 @@
+// zeroflow's own CPU kernels of the LightVAE (cpu_vae_kernels.hpp, cpu_light_vae_trainer.hpp)
+// against LibTorch as the oracle: a step's loss and gradients against autograd, three Adam steps
+// against torch::optim::Adam, scores and decoded beats against the LibTorch module; then the
+// kernels' own promises (the same bits whatever the thread count, reproducible, learning) and
+// vae::train on the CPU taking them.
+//
+// Tolerances: both sides compute in float with other summation orders; the gradients agree to
+// 1e-4 of each tensor's largest. Adam's first update is lr·g/(|g| + ε) ≈ lr·sign(g), so weights
+// are compared where the gradient is clearly away from zero (a sign there cannot flip).
+#include <gtest/gtest.h>
+#include <torch/optim/adam.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <vector>
+
+#include "model/cpu_light_vae_trainer.hpp"
+#include "model/cpu_vae_kernels.hpp"
+#include "model/light_vae_init.hpp"
+#include "model/model_test_util.hpp"
+#include "model/torch/light_vae.hpp"
+#include "zeroflow/model/vae.hpp"
+
+namespace zf = zeroflow;
+namespace zmd = zeroflow::model::detail;
+
+namespace {
+
+torch::Tensor packed(zmd::light_vae& net, bool grads = false) {
+  auto named = net->named_parameters();
+  std::vector<torch::Tensor> parts;
+  for (const char* name : zmd::light_vae_slot_names) {
+    const torch::Tensor& p = named[name];
+    parts.push_back((grads ? p.grad() : p).detach().reshape({-1}));
+  }
+  return torch::cat(parts).contiguous().clone();
+}
+
+struct batch_case {
+  std::int64_t width = 64, batch = 300, n = 500;
+  torch::Tensor data, rows, eps;
+  batch_case() {
+    const zf::array host = zf::model_test::make_rows(static_cast<int>(n), static_cast<int>(width), 3, {1, 7, 20});
+    data = torch::from_blob(host.data(), {n, width}, torch::kFloat).clone();
+    torch::manual_seed(4);
+    rows = torch::randint(0, n, {batch}, torch::kLong);
+    eps = torch::randn({batch, 2}, torch::kFloat);
+  }
+  /// LibTorch's loss of the batch (the seed's) on `net`, gradients left in its parameters.
+  torch::Tensor libtorch_loss(zmd::light_vae& net) const {
+    const torch::Tensor x = data.index_select(0, rows);
+    const zmd::encoding e = net->encode(x);
+    const torch::Tensor recon = net->decode(e.mu + eps * torch::exp(0.5 * e.logvar));
+    return zmd::vae_loss(recon, x, e.mu, e.logvar, zmd::op_kernels::libtorch);
+  }
+  zmd::cpu_vae::step_args step(const torch::Tensor& params, std::vector<float>& grads) const {
+    grads.assign(static_cast<std::size_t>(params.numel()), -1.0F);
+    return {.params = params.data_ptr<float>(),
+            .grads = grads.data(),
+            .data = data.data_ptr<float>(),
+            .width = width,
+            .rows = rows.data_ptr<std::int64_t>(),
+            .batch = batch,
+            .eps = eps.data_ptr<float>()};
+  }
+};
+
+}  // namespace
+
+TEST(CpuVaeKernels, StepGradientsMatchAutograd) {
+  const batch_case c;
+  torch::manual_seed(11);
+  zmd::light_vae net(c.width);
+  const torch::Tensor params = packed(net);
+  const torch::Tensor loss = c.libtorch_loss(net);
+  loss.backward();
+  const torch::Tensor want = packed(net, true);
+
+  std::vector<float> grads;
+  const double got = zmd::cpu_vae::train_step(c.step(params, grads), 2);
+  EXPECT_NEAR(got, loss.item<double>(), 1e-5 * std::abs(loss.item<double>()));
+  const torch::Tensor own = torch::from_blob(grads.data(), {static_cast<std::int64_t>(grads.size())}, torch::kFloat);
+  const auto offsets = zmd::light_vae_slot_offsets(c.width);
+  for (int s = 0; s < zmd::light_vae_slots; ++s) {
+    const auto b = offsets[static_cast<std::size_t>(s)], e = offsets[static_cast<std::size_t>(s) + 1];
+    const double scale = want.slice(0, b, e).abs().max().item<double>();
+    const double diff = (own.slice(0, b, e) - want.slice(0, b, e)).abs().max().item<double>();
+    EXPECT_LE(diff, 1e-4 * scale + 1e-7) << zmd::light_vae_slot_names[static_cast<std::size_t>(s)];
+  }
+}
+
+TEST(CpuVaeKernels, AStepIsTheSameBitsWhateverTheThreadCount) {
+  const batch_case c;
+  const auto init = zmd::light_vae_initial_parameters(c.width, 42);
+  const torch::Tensor params = torch::tensor(init, torch::kFloat);
+  std::vector<float> one, three;
+  const double a = zmd::cpu_vae::train_step(c.step(params, one), 1);
+  const double b = zmd::cpu_vae::train_step(c.step(params, three), 3);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(one, three);
+}
+
+TEST(CpuLightVaeTrainer, StepsMatchLibTorchsAdam) {
+  const batch_case c;
+  torch::manual_seed(11);
+  zmd::light_vae net(c.width);
+  torch::Tensor own = packed(net);
+  zmd::cpu_light_vae_trainer trainer(own.data_ptr<float>(), c.width, c.data.data_ptr<float>(), c.n, 1e-3, 2);
+  torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor first_grads;
+  for (int step = 0; step < 3; ++step) {
+    adam.zero_grad();
+    const torch::Tensor loss = c.libtorch_loss(net);
+    loss.backward();
+    if (step == 0) first_grads = packed(net, true);
+    adam.step();
+    const double got = trainer.step(c.rows.data_ptr<std::int64_t>(), c.eps.data_ptr<float>(), c.batch);
+    EXPECT_NEAR(got, loss.item<double>(), 1e-4 * std::abs(loss.item<double>())) << "step " << step;
+  }
+  const torch::Tensor want = packed(net);
+  const auto offsets = zmd::light_vae_slot_offsets(c.width);
+  std::int64_t compared = 0;
+  for (int s = 0; s < zmd::light_vae_slots; ++s) {
+    const auto b = offsets[static_cast<std::size_t>(s)], e = offsets[static_cast<std::size_t>(s) + 1];
+    const torch::Tensor g = first_grads.slice(0, b, e).abs();
+    const torch::Tensor clear = g > 0.05 * g.max();
+    const torch::Tensor diff = (own.slice(0, b, e) - want.slice(0, b, e)).abs().masked_select(clear);
+    compared += diff.numel();
+    if (diff.numel() > 0)
+      EXPECT_LE(diff.max().item<double>(), 0.02 * 1e-3) << zmd::light_vae_slot_names[static_cast<std::size_t>(s)];
+  }
+  EXPECT_GT(compared, offsets.back() / 2);
+}
+
+TEST(CpuLightVaeTrainer, TrainingIsReproducibleAndLearns) {
+  const std::int64_t width = 64, n = 2000;
+  const zf::array host = zf::model_test::make_rows(static_cast<int>(n), static_cast<int>(width), 8, {1, 7, 20});
+  std::vector<std::int64_t> train(1500);
+  for (std::size_t i = 0; i < train.size(); ++i) train[i] = static_cast<std::int64_t>(i);
+  const auto init = zmd::light_vae_initial_parameters(width, 42);
+  auto run = [&](int threads, std::vector<double>* seen) {
+    std::vector<float> p = init;
+    zmd::cpu_light_vae_trainer trainer(p.data(), width, static_cast<const float*>(host.data()), n, 1e-3, threads);
+    zmd::trainer_options o;
+    o.epochs = 6;
+    o.batch = 256;  // 1500 = 5 · 256 + 220: full batches and a smaller last one
+    o.seed = 5;
+    if (seen != nullptr) o.on_epoch = [seen](int, double loss) { seen->push_back(loss); };
+    const auto report = trainer.train(train.data(), 1500, o);
+    EXPECT_EQ(report.replays, 6 * 6);
+    EXPECT_EQ(trainer.optimiser().adam_step, 36.0F);
+    const double test = trainer.mean_loss(train.data(), 100, 5);
+    return std::make_tuple(report.epoch_loss, p, test);
+  };
+  std::vector<double> seen;
+  const auto [a, pa, ta] = run(2, &seen);
+  const auto [b, pb, tb] = run(1, nullptr);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(seen, a);
+  EXPECT_EQ(pa, pb);
+  EXPECT_EQ(ta, tb);
+  EXPECT_LT(a.back(), 0.8 * a.front());
+  EXPECT_TRUE(std::isfinite(ta));
+}
+
+// A training resumed from the optimiser state after epoch 3 ends where an uninterrupted one does.
+TEST(CpuLightVaeTrainer, ResumingTakesTheSameSteps) {
+  const std::int64_t width = 32, n = 700;
+  const zf::array host = zf::model_test::make_rows(static_cast<int>(n), static_cast<int>(width), 9);
+  std::vector<std::int64_t> train(600);
+  for (std::size_t i = 0; i < train.size(); ++i) train[i] = static_cast<std::int64_t>(i);
+  const auto init = zmd::light_vae_initial_parameters(width, 7);
+  zmd::trainer_options o;
+  o.epochs = 5;
+  o.batch = 128;
+  o.drop_last = true;
+  std::vector<float> whole = init;
+  zmd::cpu_light_vae_trainer straight(whole.data(), width, static_cast<const float*>(host.data()), n, 1e-3, 2);
+  const auto all = straight.train(train.data(), 600, o).epoch_loss;
+
+  std::vector<float> part = init;
+  zmd::cpu_light_vae_trainer first(part.data(), width, static_cast<const float*>(host.data()), n, 1e-3, 2);
+  o.epochs = 3;
+  (void)first.train(train.data(), 600, o);
+  const zmd::optimiser_state saved = first.optimiser();
+  zmd::cpu_light_vae_trainer second(part.data(), width, static_cast<const float*>(host.data()), n, 1e-3, 1);
+  o.epochs = 5;
+  o.first_epoch = 3;
+  o.resume_from = &saved;
+  const auto rest = second.train(train.data(), 600, o).epoch_loss;
+  ASSERT_EQ(rest.size(), 2U);
+  EXPECT_EQ(rest[0], all[3]);
+  EXPECT_EQ(rest[1], all[4]);
+  EXPECT_EQ(part, whole);
+}
+
+// Scoring and decoding on the own kernels against the LibTorch module (the eager path).
+TEST(CpuVaeKernels, ScoresAndDecodedBeatsMatchTheLibTorchModule) {
+  const zf::array rows = zf::model_test::make_rows(700, 128, 12, {3, 50});
+  zf::model::vae m = zf::model::vae::create(128, zf::cpu_device, 3);
+  zf::model::train_options o;
+  o.epochs = 2;
+  o.batch = 128;
+  (void)m.train(rows, o);
+  using zf::model::training_path;
+  const auto own = m.score(rows, 4096, training_path::fused_kernels);
+  const auto lib = m.score(rows, 4096, training_path::eager);
+  const auto s1 = own.score.span<float>(), s2 = lib.score.span<float>();
+  const auto m1 = own.mu.span<float>(), m2 = lib.mu.span<float>();
+  for (std::size_t i = 0; i < s1.size(); ++i) EXPECT_NEAR(s1[i], s2[i], 1e-5F * std::abs(s2[i]) + 1e-7F) << i;
+  for (std::size_t i = 0; i < m1.size(); ++i) EXPECT_NEAR(m1[i], m2[i], 1e-5F) << i;
+  const zf::array d1 = m.decode_grid(5, 2.0, training_path::fused_kernels);
+  const zf::array d2 = m.decode_grid(5, 2.0, training_path::eager);
+  const auto a = d1.span<float>(), b = d2.span<float>();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5F) << i;
+}
+
+// vae::train on the CPU takes the own kernels by default: the same bits with 1 and 2 threads,
+// and a loss close to the LibTorch eager path's on the same rows and split (other random draws).
+TEST(CpuLightVaeTrainer, VaeTrainOnTheCpuTakesTheOwnKernels) {
+  const zf::array rows = zf::model_test::make_rows(3000, 64, 21, {1, 7, 20});
+  zf::model::train_options o;
+  o.epochs = 8;
+  o.batch = 256;
+  const int threads = zf::model::cpu_threads();
+  std::vector<zf::model::train_result> results;
+  std::vector<std::vector<float>> scores;
+  for (const int t : {1, 2}) {
+    zf::model::set_cpu_threads(t);
+    zf::model::vae m = zf::model::vae::create(64, zf::cpu_device, 42);
+    results.push_back(m.train(rows, o));
+    const zf::array s = m.score(rows).score;
+    scores.emplace_back(s.span<float>().begin(), s.span<float>().end());
+  }
+  zf::model::set_cpu_threads(threads);
+  EXPECT_EQ(results[0].path, zf::model::training_path::fused_kernels);
+  EXPECT_EQ(results[0].epoch_loss, results[1].epoch_loss);
+  EXPECT_EQ(results[0].test_loss, results[1].test_loss);
+  EXPECT_EQ(scores[0], scores[1]);
+
+  zf::model::vae eager = zf::model::vae::create(64, zf::cpu_device, 42);
+  o.path = zf::model::training_path::eager;
+  const auto reference = eager.train(rows, o);
+  EXPECT_NEAR(results[0].epoch_loss.back(), reference.epoch_loss.back(), 0.1 * reference.epoch_loss.back());
+  EXPECT_NEAR(results[0].test_loss, reference.test_loss, 0.1 * reference.test_loss);
+}
