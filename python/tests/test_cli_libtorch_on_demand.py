@@ -67,8 +67,9 @@ def test_a_cpu_run_and_its_scoring_never_load_libtorch(zeroflow_bin, short_recor
     assert "libc.so.6" in names
     assert torch_of(names) == []
     model = tmp_path / "o" / "model.safetensors"
-    scored = loaded_libraries(zeroflow_bin, "score", short_recording, "--model", model, "--out", tmp_path / "s",
-                              "--device", "cpu")
+    scored = loaded_libraries(
+        zeroflow_bin, "score", short_recording, "--model", model, "--out", tmp_path / "s", "--device", "cpu"
+    )
     assert torch_of(scored) == []
 
 

@@ -43,9 +43,14 @@ void cpu_light_vae_trainer::adam() {
 }
 
 double cpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, std::int64_t batch) {
-  const double loss = cpu_vae::train_step(
-      {.params = params_, .grads = grads_.data(), .data = data_, .width = width_, .rows = rows, .batch = batch, .eps = eps},
-      threads_);
+  const double loss = cpu_vae::train_step({.params = params_,
+                                           .grads = grads_.data(),
+                                           .data = data_,
+                                           .width = width_,
+                                           .rows = rows,
+                                           .batch = batch,
+                                           .eps = eps},
+                                          threads_);
   adam();
   return loss;
 }
@@ -67,9 +72,10 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
   ZF_EXPECTS(full_steps + (tail > 0 ? 1 : 0) >= 1, "CPU training: ", n_train, " training rows make no whole batch of ",
              options.batch, " rows");
   if (options.resume_from != nullptr) {
-    ZF_EXPECTS(options.resume_from->exp_avg.size() == grads_.size() && options.resume_from->exp_avg_sq.size() == grads_.size(),
-               "the optimiser state to resume holds ", options.resume_from->exp_avg.size(), " moments, the model ",
-               grads_.size(), " parameters");
+    ZF_EXPECTS(
+        options.resume_from->exp_avg.size() == grads_.size() && options.resume_from->exp_avg_sq.size() == grads_.size(),
+        "the optimiser state to resume holds ", options.resume_from->exp_avg.size(), " moments, the model ",
+        grads_.size(), " parameters");
     state_ = *options.resume_from;
   } else {
     std::fill(state_.exp_avg.begin(), state_.exp_avg.end(), 0.0F);
@@ -85,8 +91,8 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
     double sum = 0;
     const auto take = [&](std::int64_t first, std::int64_t batch) {
       for (std::int64_t i = 0; i < batch; ++i) {
-        const normal_pair n = normal2(options.seed, static_cast<std::uint32_t>(i), state_.noise_step,
-                                      rng_stream::training_noise);
+        const normal_pair n =
+            normal2(options.seed, static_cast<std::uint32_t>(i), state_.noise_step, rng_stream::training_noise);
         eps[static_cast<std::size_t>(2 * i)] = n.a;
         eps[static_cast<std::size_t>(2 * i + 1)] = n.b;
       }

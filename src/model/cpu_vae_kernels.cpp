@@ -43,11 +43,11 @@ inline float sigmoid(float v) { return 1.0F / (1.0F + std::exp(-v)); }
 /// One beat's activations and gradients, carved from one zeroed block.
 struct beat_work {
   int L = 0;
-  padded x, a0, d0, a1, d1, a2, d2, ur, a3, u3, a4, u4, a5;  // forward (a*: pre-activations)
-  padded sg0, sg1, sg2, sg3, sg4;                            // σ(α·a) of each swish, for the backward pass
-  padded sw0, sw1, sw2;                                      // swish(a) of the encoder, before smoothing
-  float* r = nullptr;                                        // restore's output, 8 × L/8 flat
-  float* heads = nullptr;                                    // convA's and convB's outputs: 4 × L/8
+  padded x, a0, d0, a1, d1, a2, d2, ur, a3, u3, a4, u4, a5;          // forward (a*: pre-activations)
+  padded sg0, sg1, sg2, sg3, sg4;                                    // σ(α·a) of each swish, for the backward pass
+  padded sw0, sw1, sw2;                                              // swish(a) of the encoder, before smoothing
+  float* r = nullptr;                                                // restore's output, 8 × L/8 flat
+  float* heads = nullptr;                                            // convA's and convB's outputs: 4 × L/8
   padded g5, gu4, ga4, gu3, ga3, gur, gd2, ga2, gd1, ga1, gd0, ga0;  // backward
   float* gr = nullptr;
   float lat[12] = {};  // mu0 mu1 lv0 lv1 z0 z1 e0 e1, then g_mu0 g_mu1 g_lv0 g_lv1
@@ -59,13 +59,12 @@ struct beat_work {
       padded* view;
       int channels, n;
     };
-    const want plan[] = {{&x, 1, L},     {&a0, 4, L},    {&sg0, 4, L},   {&sw0, 4, L},   {&d0, 4, L2},
-                         {&a1, 8, L2},   {&sg1, 8, L2},  {&sw1, 8, L2},  {&d1, 8, L4},   {&a2, 16, L4},
-                         {&sg2, 16, L4}, {&sw2, 16, L4}, {&d2, 16, L8},  {&ur, 8, L4},   {&a3, 4, L4},
-                         {&sg3, 4, L4},  {&u3, 4, L2},   {&a4, 2, L2},   {&sg4, 2, L2},  {&u4, 2, L},
-                         {&a5, 1, L},    {&g5, 1, L},    {&gu4, 2, L},   {&ga4, 2, L2},  {&gu3, 4, L2},
-                         {&ga3, 4, L4},  {&gur, 8, L4},  {&gd2, 16, L8}, {&ga2, 16, L4}, {&gd1, 8, L4},
-                         {&ga1, 8, L2},  {&gd0, 4, L2},  {&ga0, 4, L}};
+    const want plan[] = {{&x, 1, L},    {&a0, 4, L},   {&sg0, 4, L},  {&sw0, 4, L},   {&d0, 4, L2},   {&a1, 8, L2},
+                         {&sg1, 8, L2}, {&sw1, 8, L2}, {&d1, 8, L4},  {&a2, 16, L4},  {&sg2, 16, L4}, {&sw2, 16, L4},
+                         {&d2, 16, L8}, {&ur, 8, L4},  {&a3, 4, L4},  {&sg3, 4, L4},  {&u3, 4, L2},   {&a4, 2, L2},
+                         {&sg4, 2, L2}, {&u4, 2, L},   {&a5, 1, L},   {&g5, 1, L},    {&gu4, 2, L},   {&ga4, 2, L2},
+                         {&gu3, 4, L2}, {&ga3, 4, L4}, {&gur, 8, L4}, {&gd2, 16, L8}, {&ga2, 16, L4}, {&gd1, 8, L4},
+                         {&ga1, 8, L2}, {&gd0, 4, L2}, {&ga0, 4, L}};
     std::size_t total = 2 * static_cast<std::size_t>(L) + 4 * static_cast<std::size_t>(L8);
     for (const want& w : plan) total += static_cast<std::size_t>(w.channels) * (w.n + 2);
     memory.assign(total, 0.0F);
@@ -446,8 +445,7 @@ double train_step(const step_args& a, int threads) {
   return total;
 }
 
-void score(const float* params, const float* data, int64_t width, int64_t rows, float* score, float* mu,
-           int threads) {
+void score(const float* params, const float* data, int64_t width, int64_t rows, float* score, float* mu, int threads) {
   const int L = static_cast<int>(width);
   const auto off = light_vae_slot_offsets(width);
   const float al = params[off[alpha]];

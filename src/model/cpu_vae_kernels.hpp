@@ -22,10 +22,10 @@ inline constexpr std::int64_t chunk_rows = 16;
 
 /// One training step's forward and backward pass (no optimiser).
 struct step_args {
-  const float* params = nullptr;  ///< packed parameters (light_vae_slot_offsets(width))
-  float* grads = nullptr;         ///< packed like params: overwritten with the batch's gradients
-  const float* data = nullptr;    ///< all rows, row-major, `width` floats each
-  std::int64_t width = 0;         ///< W: a power of two, at least 16
+  const float* params = nullptr;       ///< packed parameters (light_vae_slot_offsets(width))
+  float* grads = nullptr;              ///< packed like params: overwritten with the batch's gradients
+  const float* data = nullptr;         ///< all rows, row-major, `width` floats each
+  std::int64_t width = 0;              ///< W: a power of two, at least 16
   const std::int64_t* rows = nullptr;  ///< the batch: indices into data
   std::int64_t batch = 0;
   const float* eps = nullptr;  ///< batch × 2 standard normal draws (the reparameterisation)

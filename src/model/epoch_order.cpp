@@ -13,9 +13,10 @@ void epoch_order(const std::int64_t* index, std::int64_t n, std::uint64_t seed, 
                  std::vector<std::int64_t>& order) {
   std::vector<std::pair<std::uint32_t, std::int64_t>> keyed(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
-    const philox_block r = philox4x32({{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32),
-                                        static_cast<std::uint32_t>(epoch), static_cast<std::uint32_t>(rng_stream::shuffle)}},
-                                      seed);
+    const philox_block r =
+        philox4x32({{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32),
+                     static_cast<std::uint32_t>(epoch), static_cast<std::uint32_t>(rng_stream::shuffle)}},
+                   seed);
     keyed[static_cast<std::size_t>(i)] = {r.v[0], index[i]};
   }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -7,6 +7,8 @@
 // Tolerances: both sides compute in float with other summation orders; the gradients agree to
 // 1e-4 of each tensor's largest. Adam's first update is lr·g/(|g| + ε) ≈ lr·sign(g), so weights
 // are compared where the gradient is clearly away from zero (a sign there cannot flip).
+#include "model/cpu_light_vae_trainer.hpp"
+
 #include <gtest/gtest.h>
 #include <torch/optim/adam.h>
 #include <torch/torch.h>
@@ -14,7 +16,6 @@
 #include <cmath>
 #include <vector>
 
-#include "model/cpu_light_vae_trainer.hpp"
 #include "model/cpu_vae_kernels.hpp"
 #include "model/light_vae_init.hpp"
 #include "model/model_test_util.hpp"
