@@ -44,6 +44,9 @@ void score(const float* params, const float* data, std::int64_t width, std::int6
 void row_losses(const float* params, const float* data, std::int64_t width, const std::int64_t* row_index,
                 std::int64_t rows, const float* eps, float* losses, int threads);
 
+/// Which build of the kernels this CPU runs: "baseline", or "x86-64-v3 (AVX2, FMA)".
+[[nodiscard]] const char* instruction_set();
+
 /// The decoder alone: rows latent points (rows × 2) → rows × width reconstructions.
 void decode(const float* params, const float* latents, std::int64_t width, std::int64_t rows, float* decoded,
             int threads);

@@ -168,6 +168,8 @@ void set_cpu_threads(int threads) {
 
 int cpu_threads() { return detail::kernel_threads(); }
 
+const char* cpu_instruction_set() { return detail::cpu_vae::instruction_set(); }
+
 vae::vae(std::unique_ptr<impl> state) : impl_{std::move(state)} {}
 vae::vae(vae&&) noexcept = default;
 vae& vae::operator=(vae&&) noexcept = default;

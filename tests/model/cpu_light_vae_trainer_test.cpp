@@ -13,10 +13,12 @@
 #include <torch/optim/adam.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
-#include "model/cpu_vae_kernels.hpp"
+#include "model/cpu_vae_isa.hpp"
 #include "model/light_vae_init.hpp"
 #include "model/model_test_util.hpp"
 #include "model/torch/light_vae.hpp"
@@ -99,6 +101,27 @@ TEST(CpuVaeKernels, AStepIsTheSameBitsWhateverTheThreadCount) {
   const double b = zmd::cpu_vae::train_step(c.step(params, three), 3);
   EXPECT_EQ(a, b);
   EXPECT_EQ(one, three);
+}
+
+// The kernels run as the build for the best instruction set this CPU has (cpu_vae_dispatch.cpp);
+// the baseline build, which other CPUs run, agrees with it to float rounding.
+TEST(CpuVaeKernels, TheBaselineBuildAgreesWithTheOneThisCpuRuns) {
+  const batch_case c;
+  const auto init = zmd::light_vae_initial_parameters(c.width, 42);
+  const torch::Tensor params = torch::tensor(init, torch::kFloat);
+  std::vector<float> chosen, baseline;
+  const double a = zmd::cpu_vae::train_step(c.step(params, chosen), 2);
+  const double b = zmd::cpu_vae::baseline::train_step(c.step(params, baseline), 2);
+  EXPECT_NEAR(a, b, 1e-5 * std::abs(b));
+  float largest = 0;
+  for (const float g : baseline) largest = std::max(largest, std::abs(g));
+  for (std::size_t i = 0; i < chosen.size(); ++i) ASSERT_NEAR(chosen[i], baseline[i], 1e-4F * largest) << i;
+  std::vector<float> s1(static_cast<std::size_t>(c.n)), s2(s1.size()), m1(2 * s1.size()), m2(m1.size());
+  zmd::cpu_vae::score(params.data_ptr<float>(), c.data.data_ptr<float>(), c.width, c.n, s1.data(), m1.data(), 2);
+  zmd::cpu_vae::baseline::score(params.data_ptr<float>(), c.data.data_ptr<float>(), c.width, c.n, s2.data(), m2.data(),
+                                2);
+  for (std::size_t i = 0; i < s1.size(); ++i) ASSERT_NEAR(s1[i], s2[i], 1e-5F * s2[i] + 1e-7F) << i;
+  EXPECT_NE(std::string(zmd::cpu_vae::instruction_set()), "");
 }
 
 TEST(CpuLightVaeTrainer, StepsMatchLibTorchsAdam) {

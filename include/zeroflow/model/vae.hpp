@@ -98,6 +98,9 @@ struct training_history {
 void set_cpu_threads(int threads);
 /// The number of CPU threads the model's CPU work uses now.
 [[nodiscard]] int cpu_threads();
+/// The instruction set zeroflow's own CPU kernels run with on this CPU: "baseline", or
+/// "x86-64-v3 (AVX2, FMA)" (chosen at run time; the two differ by rounding only).
+[[nodiscard]] const char* cpu_instruction_set();
 
 /// A LightVAE of one row width on one device, with its training state.
 class vae {
