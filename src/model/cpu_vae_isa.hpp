@@ -10,14 +10,14 @@
 #endif
 
 #define ZEROFLOW_DECLARE_CPU_VAE_KERNELS(isa)                                                                        \
-  namespace zeroflow::model::detail::cpu_vae::isa {                                                                 \
-  double train_step(const step_args& args, int threads);                                                            \
+  namespace zeroflow::model::detail::cpu_vae::isa {                                                                  \
+  double train_step(const step_args& args, int threads);                                                             \
   void score(const float* params, const float* data, std::int64_t width, std::int64_t rows, float* score, float* mu, \
-             int threads);                                                                                          \
-  void row_losses(const float* params, const float* data, std::int64_t width, const std::int64_t* row_index,        \
-                  std::int64_t rows, const float* eps, float* losses, int threads);                                 \
-  void decode(const float* params, const float* latents, std::int64_t width, std::int64_t rows, float* decoded,     \
-              int threads);                                                                                         \
+             int threads);                                                                                           \
+  void row_losses(const float* params, const float* data, std::int64_t width, const std::int64_t* row_index,         \
+                  std::int64_t rows, const float* eps, float* losses, int threads);                                  \
+  void decode(const float* params, const float* latents, std::int64_t width, std::int64_t rows, float* decoded,      \
+              int threads);                                                                                          \
   }
 
 ZEROFLOW_DECLARE_CPU_VAE_KERNELS(baseline)
