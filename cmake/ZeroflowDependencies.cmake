@@ -78,26 +78,36 @@ if(NOT ZEROFLOW_TORCH_ARCH_LIST)
   set(ZEROFLOW_TORCH_ARCH_LIST "9.0")  # no GPU code: any name skips the torch config's GPU probe
 endif()
 
-# LibTorch from the torch wheel of the python3 on PATH (scripts/build puts .venv's first), or Torch_DIR.
+# LibTorch (only the backend module needs it: the eager path, LibTorch interop, old model files)
+# from the torch wheel of the python3 on PATH (scripts/build puts .venv's first), or Torch_DIR.
+# ZEROFLOW_TORCH=AUTO builds the backend when that torch is there, ON requires it, OFF leaves it out.
 set(ZEROFLOW_HAS_TORCH OFF)
 if(ZEROFLOW_TORCH)
+  set(torch_prefix "")
+  set(torch_rc 0)
   if(NOT Torch_DIR)
     find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python)
     execute_process(COMMAND ${ZEROFLOW_PYTHON_FOR_TORCH} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
-                    OUTPUT_VARIABLE torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE torch_rc)
+                    OUTPUT_VARIABLE torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE torch_rc
+                    ERROR_QUIET)
     if(torch_rc EQUAL 0)
       list(APPEND CMAKE_PREFIX_PATH ${torch_prefix})
     endif()
   endif()
-  # The torch wheel's config looks for the CUDA toolkit it was built against; it is only used
-  # when zeroflow's own CUDA paths are on.
-  # Naming the architecture skips the wheel's GPU-detection try_run, which fails on machines
-  # without a GPU (and with CMake versions that do not know nvcc's C++20 flags).
-  if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
-    set(TORCH_CUDA_ARCH_LIST "${ZEROFLOW_TORCH_ARCH_LIST}")
+  if(ZEROFLOW_TORCH STREQUAL "AUTO" AND NOT Torch_DIR AND NOT torch_rc EQUAL 0)
+    message(STATUS "zeroflow: no torch package for ${ZEROFLOW_PYTHON_FOR_TORCH}: no LibTorch backend "
+                   "(ZEROFLOW_TORCH=ON requires one)")
+  else()
+    # The torch wheel's config looks for the CUDA toolkit it was built against; it is only used
+    # when zeroflow's own CUDA paths are on.
+    # Naming the architecture skips the wheel's GPU-detection try_run, which fails on machines
+    # without a GPU (and with CMake versions that do not know nvcc's C++20 flags).
+    if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+      set(TORCH_CUDA_ARCH_LIST "${ZEROFLOW_TORCH_ARCH_LIST}")
+    endif()
+    find_package(Torch REQUIRED)
+    set(ZEROFLOW_HAS_TORCH ON)
   endif()
-  find_package(Torch REQUIRED)
-  set(ZEROFLOW_HAS_TORCH ON)
 endif()
 
 # cairo (optional, Debian: libcairo2-dev) draws the PNG figures of `zeroflow run --figures png`.

@@ -8,11 +8,7 @@ get_property(zeroflow_installed_layers GLOBAL PROPERTY ZEROFLOW_BUILT_LAYERS)
 set(zeroflow_install_targets zeroflow)
 foreach(layer IN LISTS zeroflow_installed_layers)
   list(APPEND zeroflow_install_targets zeroflow_${layer})
-  set(excluded "")
-  if(layer STREQUAL "pipeline" AND NOT ZEROFLOW_HAS_TORCH)
-    set(excluded PATTERN ecg_pipeline.hpp EXCLUDE)  # no run without the model: only its result type
-  endif()
-  install(DIRECTORY include/zeroflow/${layer} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zeroflow ${excluded})
+  install(DIRECTORY include/zeroflow/${layer} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zeroflow)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/include/zeroflow/config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zeroflow)
 

@@ -6,10 +6,8 @@
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/io/file_loading.hpp"
-#if ZEROFLOW_HAS_TORCH
 #include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/vae.hpp"
-#endif
 
 namespace zeroflow::cli {
 
@@ -24,19 +22,15 @@ void add_info(CLI::App& app) {
                 backend.empty() ? "backend not found (only the eager training path and old model files need it)"
                                 : ("backend " + backend + " (loaded when a path needs it)").c_str());
 #else
-    std::printf("LibTorch      not built in\n");
+    std::printf("LibTorch      not built in (only the eager training path and old model files need it)\n");
 #endif
     std::printf("PNG figures   %s\n",
                 ZEROFLOW_HAS_CAIRO ? "cairo (--figures png)" : "not built in (install libcairo2-dev and rebuild)");
     std::printf("CUDA build    %s\n", ZEROFLOW_HAS_CUDA ? "yes" : "no");
     if (ZEROFLOW_HAS_CUDA) std::printf("GPU code      %s\n", cuda_architectures().c_str());
     std::printf("CUDA runtime  %s, driver %s\n", cuda_runtime_version().c_str(), cuda_driver_version().c_str());
-#if ZEROFLOW_HAS_TORCH
     std::printf("CPU kernels   %s, %d threads (of %u)\n", model::cpu_instruction_set(), model::cpu_threads(),
                 std::thread::hardware_concurrency());
-#else
-    std::printf("CPU threads   %u\n", std::thread::hardware_concurrency());
-#endif
     const auto gpus = cuda_devices();
     if (gpus.empty()) std::printf("GPUs          none (the pipeline runs on the CPU)\n");
     for (const auto& g : gpus)

@@ -19,14 +19,11 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/file_loading.hpp"
-#include "zeroflow/synth/ecg_io.hpp"
-#include "zeroflow/synth/electricity.hpp"
-
-#if ZEROFLOW_HAS_TORCH
 #include "zeroflow/pipeline/stage_clock.hpp"
 #include "zeroflow/pipeline/timeseries_pipeline.hpp"
 #include "zeroflow/report/timeseries_outputs.hpp"
-#endif
+#include "zeroflow/synth/ecg_io.hpp"
+#include "zeroflow/synth/electricity.hpp"
 
 namespace zeroflow::cli {
 
@@ -89,8 +86,6 @@ struct timeseries_flags {
   std::uint64_t seed = 42;
   bool force = false;
 };
-
-#if ZEROFLOW_HAS_TORCH
 
 pipeline::device_choice device_of(const std::string& choice) {
   if (choice == "cpu") return pipeline::device_choice::cpu;
@@ -155,8 +150,6 @@ void run_timeseries(const timeseries_flags& f) {
            std::to_string(flagged) + " of " + std::to_string(rows) + " points above the threshold");
 }
 
-#endif
-
 }  // namespace
 
 void add_generate_electricity(CLI::App& app) {
@@ -218,15 +211,7 @@ void add_timeseries(CLI::App& app) {
                   "anomaly labels (row,datetime,column,kind) to evaluate against; default: INPUT's .labels.csv when "
                   "present")
       ->check(CLI::ExistingFile);
-#if ZEROFLOW_HAS_TORCH
   cmd->callback([f] { run_timeseries(*f); });
-#else
-  cmd->callback([] {
-    throw error(
-        "`zeroflow timeseries` needs LibTorch: this zeroflow was built with ZEROFLOW_TORCH=OFF; rebuild "
-        "with LibTorch (scripts/setup installs it)");
-  });
-#endif
 }
 
 }  // namespace zeroflow::cli

@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,10 +13,6 @@
 #include "common.hpp"
 #include "results.hpp"
 #include "zeroflow/config.hpp"
-
-#if ZEROFLOW_HAS_TORCH
-#include <nlohmann/json.hpp>
-
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/mlp_autoencoder.hpp"
 #include "zeroflow/model/vae.hpp"
@@ -25,11 +22,9 @@
 #include "zeroflow/report/outputs.hpp"
 #include "zeroflow/report/png_figures.hpp"
 #include "zeroflow/signal/params.hpp"
-#endif
 
 namespace zeroflow::python {
 
-#if ZEROFLOW_HAS_TORCH
 namespace {
 
 nb::dict train_result_dict(model::train_result r) {
@@ -277,11 +272,5 @@ void bind_model(nb::module_& m) {
       },
       "input"_a, "given"_a, "progress"_a.none(), "model_out"_a, "out"_a.none(), "png_figures"_a = false);
 }
-
-#else
-
-void bind_model(nb::module_&) {}  // zeroflow without LibTorch has no model, pipeline or report
-
-#endif
 
 }  // namespace zeroflow::python

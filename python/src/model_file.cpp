@@ -1,5 +1,7 @@
 // zeroflow's model files (zeroflow/model/model_file.hpp) for zeroflow._model_file: Python reads,
 // checks and seals them with the library's reader and writer, never a second implementation.
+#include "zeroflow/model/model_file.hpp"
+
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -15,16 +17,11 @@
 
 #include "common.hpp"
 #include "zeroflow/config.hpp"
-
-#if ZEROFLOW_HAS_TORCH
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"
-#include "zeroflow/model/model_file.hpp"
-#endif
 
 namespace zeroflow::python {
 
-#if ZEROFLOW_HAS_TORCH
 namespace {
 
 /// A tensor as Python passes it: (name, safetensors dtype, shape, little-endian bytes).
@@ -77,11 +74,5 @@ void bind_model_file(nb::module_& m) {
       },
       "metadata"_a, "tensors"_a, "The checksum a model file of this content carries (every entry but checksum).");
 }
-
-#else
-
-void bind_model_file(nb::module_&) {}  // zeroflow without LibTorch has no model layer
-
-#endif
 
 }  // namespace zeroflow::python

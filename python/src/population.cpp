@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "common.hpp"
-#include "zeroflow/config.hpp"
-
-#if ZEROFLOW_HAS_TORCH
 #include "results.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/population_training.hpp"
-#endif
 
 namespace zeroflow::python {
-
-#if ZEROFLOW_HAS_TORCH
 
 void bind_population(nb::module_& m) {
   using namespace nb::literals;
@@ -83,11 +78,5 @@ void bind_population(nb::module_& m) {
       "Trains one LightVAE on the beats of every recording with zeroflow's fused step on GPU `gpu` and writes "
       "`out` (zeroflow.population.train's GPU path). Returns the losses, counts and skipped recordings.");
 }
-
-#else
-
-void bind_population(nb::module_&) {}  // zeroflow without LibTorch has no model layer
-
-#endif
 
 }  // namespace zeroflow::python

@@ -7,18 +7,14 @@
 #include <utility>
 
 #include "common.hpp"
-#include "zeroflow/config.hpp"
-
-#if ZEROFLOW_HAS_TORCH
 #include "results.hpp"
+#include "zeroflow/config.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/pipeline/timeseries_pipeline.hpp"
 #include "zeroflow/report/timeseries_outputs.hpp"
-#endif
 
 namespace zeroflow::python {
 
-#if ZEROFLOW_HAS_TORCH
 namespace {
 
 nb::dict timeseries_dict(pipeline::timeseries_result r, const pipeline::timeseries_options& options) {
@@ -76,11 +72,5 @@ void bind_timeseries(nb::module_& m) {
       "input"_a, "column"_a, "device"_a, "epochs"_a, "batch"_a, "learning_rate"_a, "weight_decay"_a, "seed"_a,
       "labels"_a.none(), "progress"_a.none(), "io"_a = "auto");
 }
-
-#else
-
-void bind_timeseries(nb::module_&) {}  // zeroflow without LibTorch has no model, so no pipeline
-
-#endif
 
 }  // namespace zeroflow::python

@@ -17,11 +17,6 @@ from .signal import _checked
 _SEGMENT_DEFAULTS = _core._segment_defaults()
 
 
-def _require_torch() -> None:
-    if not _core.has_torch:
-        raise RuntimeError("this zeroflow was built without LibTorch (ZEROFLOW_TORCH=OFF): no model")
-
-
 @dataclass
 class TrainResult:
     epoch_loss: List[float]  #: per epoch, the seed's figure (sum of batch losses / train rows)
@@ -40,13 +35,11 @@ class VAE:
     """A LightVAE for rows of ``width`` samples (a power of two >= 16) on ``device``."""
 
     def __init__(self, width: int, device: Any = "cpu", seed: int = 42):
-        _require_torch()
         self._vae = _core.VAE(width, device, seed)
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike], device: Any = "cpu") -> "VAE":
         """Reads a model written by :meth:`save` (or ``zeroflow run``'s model.safetensors)."""
-        _require_torch()
         model = cls.__new__(cls)
         model._vae = _core.VAE.load(os.fspath(path), device)
         return model
@@ -149,7 +142,6 @@ class MLPAutoencoder:
     """
 
     def __init__(self, features: int = 1, hidden: int = 32, code: int = 32, device: Any = "cpu", seed: int = 42):
-        _require_torch()
         self._net = _core.MLPAutoencoder(int(features), int(hidden), int(code), device, int(seed))
 
     @classmethod
@@ -161,13 +153,11 @@ class MLPAutoencoder:
     @classmethod
     def from_bytes(cls, data: bytes, device: Any = "cpu", what: str = "the model bytes") -> "MLPAutoencoder":
         """A model from :meth:`to_bytes`; `what` names the bytes in error messages."""
-        _require_torch()
         return cls._wrap(_core.MLPAutoencoder.from_bytes(data, device, what))
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike], device: Any = "cpu") -> "MLPAutoencoder":
         """Reads a model written by :meth:`save`."""
-        _require_torch()
         return cls._wrap(_core.MLPAutoencoder.load(os.fspath(path), device))
 
     def train(
@@ -237,8 +227,8 @@ class MLPAutoencoder:
 
 
 def set_cpu_threads(threads: int) -> None:
-    """Threads of LibTorch's CPU pool (process-wide)."""
-    _require_torch()
+    """Threads of the model's CPU work (process-wide): zeroflow's own kernels, and LibTorch's pool
+    once something has loaded it. Default: the CPUs this process may run on (or OMP_NUM_THREADS)."""
     _core.set_cpu_threads(threads)
 
 

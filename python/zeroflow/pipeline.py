@@ -127,8 +127,6 @@ def run(
     progress: Optional[Callable[[str], None]] = None,
     **keywords: Any,
 ) -> RunResult:
-    if not _core.has_torch:
-        raise RuntimeError("this zeroflow was built without LibTorch (ZEROFLOW_TORCH=OFF): no pipeline")
     if figures not in ("none", "png"):
         raise ValueError(f"figures={figures!r}: expected 'none' or 'png'")
     input = os.fspath(input)
@@ -252,8 +250,6 @@ def run_timeseries(
         progress: called with one line per stage as it ends.
         io: how the table's bytes reach a GPU: "auto", "kvikio", "posix" or "mmap" (as ``--io``).
     """
-    if not _core.has_torch:
-        raise RuntimeError("this zeroflow was built without LibTorch (ZEROFLOW_TORCH=OFF): no pipeline")
     input = os.fspath(input)
     if labels == "auto":
         guess = os.path.splitext(input)[0] + ".labels.csv"

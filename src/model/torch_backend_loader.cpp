@@ -107,8 +107,9 @@ torch_backend& load_torch_backend() {
   }
   ZF_THROW(error, "this zeroflow has no usable LibTorch backend (", library_name, " beside ",
            folder.empty() ? std::string("the program") : folder.string(), failures,
-           "): the CPU training and scoring, the MLP autoencoder and model.pt files need it; a run on a GPU does "
-           "not. Reinstall zeroflow with LibTorch (pip install zeroflow brings it)");
+           "): the eager training path, LibTorch interop and old LibTorch model files need it; runs, scoring and "
+           "training on zeroflow's own kernels do not. Install torch and rebuild zeroflow with ZEROFLOW_TORCH=ON "
+           "(pip install 'zeroflow[torch]')");
 }
 
 }  // namespace detail
