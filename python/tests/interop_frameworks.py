@@ -155,7 +155,9 @@ def _tf_from_zeroflow(a):
 
 
 def _jax_make(x, device=None):
-    return _jax().device_put(x, device)
+    # The CPU row's arrays live on the CPU even where JAX's default device is a GPU.
+    jax = _jax()
+    return jax.device_put(x, device if device is not None else jax.devices("cpu")[0])
 
 
 def _zf_make(x, device="cpu"):

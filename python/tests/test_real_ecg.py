@@ -5,7 +5,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import missing_test_dependency, run_cli
 
 ECG_DAT = pathlib.Path("/usr/lib/python3/dist-packages/scipy/misc/ecg.dat")
 
@@ -13,7 +13,7 @@ ECG_DAT = pathlib.Path("/usr/lib/python3/dist-packages/scipy/misc/ecg.dat")
 @pytest.fixture(scope="module")
 def scipy_ecg_csv(tmp_path_factory):
     if not ECG_DAT.exists():
-        pytest.fail(f"{ECG_DAT} missing: scripts/setup installs python3-scipy")
+        missing_test_dependency(f"{ECG_DAT} missing: scripts/setup installs python3-scipy")
     with np.load(ECG_DAT) as f:  # what scipy.misc.electrocardiogram() does: ADC counts -> mV
         ecg = (f["ecg"].astype(int) - 1024) / 200.0
     path = tmp_path_factory.mktemp("scipy") / "ecg208.csv"

@@ -17,7 +17,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import missing_test_dependency, run_cli
 
 MITDB = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data" / "mitdb"
 CHROMIUM = pathlib.Path(os.environ.get("ZEROFLOW_CHROMIUM", "/usr/bin/chromium"))
@@ -41,9 +41,9 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail("playwright missing: scripts/setup installs it into .venv")
+        missing_test_dependency("playwright missing: scripts/setup installs it into .venv")
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} missing: scripts/setup installs Debian's chromium")
+        missing_test_dependency(f"{CHROMIUM} missing: scripts/setup installs Debian's chromium")
     with sync_playwright() as p:
         # --no-sandbox: CI containers run as root, where Chromium's sandbox cannot start.
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
