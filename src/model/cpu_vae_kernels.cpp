@@ -171,6 +171,20 @@ void up_rows(const float* v, int stride, int c, const padded& u) {
   }
 }
 
+/// The decoder's swish feeding its upsampling: sg = σ(α·a), u (c × 2n) = up(a·sg).
+void swish_up_rows(const padded& a, int c, float al, const padded& sg, const padded& u) {
+  for (int ch = 0; ch < c; ++ch) {
+    const float* __restrict__ av = a.row(ch);
+    float* __restrict__ gv = sg.row(ch);
+    float* __restrict__ uv = u.row(ch);
+#pragma omp simd
+    for (int t = 0; t < a.n; ++t) {
+      gv[t] = sigmoid(al * av[t]);
+      uv[2 * t] = uv[2 * t + 1] = av[t] * gv[t];
+    }
+  }
+}
+
 const float* slot_of(const float* p, const std::array<int64_t, light_vae_slots + 1>& off, int s) {
   return p + off[static_cast<std::size_t>(s)];
 }
@@ -221,28 +235,9 @@ void decode_beat(beat_work& b, const float* prm, const std::array<int64_t, light
   for (int j = 0; j < L; ++j) b.r[j] = rb[j] + rw[2 * j] * z0 + rw[2 * j + 1] * z1;
   up_rows(b.r, L8, 8, b.ur);
   conv_forward<8, 4>(b.ur, W(conv3_w), W(conv3_b), b.a3);
-  // The decoder's swish feeds the upsampling directly: σ into sg3, swish(a3) upsampled into u3.
-  for (int ch = 0; ch < 4; ++ch) {
-    const float* av = b.a3.row(ch);
-    float* gv = b.sg3.row(ch);
-    float* uv = b.u3.row(ch);
-#pragma omp simd
-    for (int t = 0; t < b.a3.n; ++t) {
-      gv[t] = sigmoid(al * av[t]);
-      uv[2 * t] = uv[2 * t + 1] = av[t] * gv[t];
-    }
-  }
+  swish_up_rows(b.a3, 4, al, b.sg3, b.u3);
   conv_forward<4, 2>(b.u3, W(conv4_w), W(conv4_b), b.a4);
-  for (int ch = 0; ch < 2; ++ch) {
-    const float* av = b.a4.row(ch);
-    float* gv = b.sg4.row(ch);
-    float* uv = b.u4.row(ch);
-#pragma omp simd
-    for (int t = 0; t < b.a4.n; ++t) {
-      gv[t] = sigmoid(al * av[t]);
-      uv[2 * t] = uv[2 * t + 1] = av[t] * gv[t];
-    }
-  }
+  swish_up_rows(b.a4, 2, al, b.sg4, b.u4);
   conv_forward<2, 1>(b.u4, W(conv5_w), W(conv5_b), b.a5);
 }
 

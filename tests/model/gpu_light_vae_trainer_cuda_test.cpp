@@ -22,6 +22,7 @@
 #include "model/cpu_light_vae_trainer.hpp"
 #include "model/gpu_light_vae_trainer.hpp"
 #include "model/light_vae_init.hpp"
+#include "model/adam_oracle.hpp"
 #include "model/model_test_util.hpp"
 #include "model/torch/fused_step.hpp"
 #include "model/torch/light_vae.hpp"
@@ -80,19 +81,7 @@ TEST(GpuLightVaeTrainer, StepsMatchAutogradAndLibTorchsAdam) {
     const double got = trainer.step(rows.data_ptr<std::int64_t>(), eps.data_ptr<float>(), batch);
     EXPECT_NEAR(got, loss.item<double>(), 1e-4 * std::abs(loss.item<double>())) << "step " << step;
   }
-  const torch::Tensor want = packed(net);
-  const auto offsets = zmd::light_vae_slot_offsets(width);
-  std::int64_t compared = 0;
-  for (int s = 0; s < zmd::light_vae_slots; ++s) {
-    const auto b = offsets[static_cast<std::size_t>(s)], e = offsets[static_cast<std::size_t>(s) + 1];
-    const torch::Tensor g = first_grads.slice(0, b, e).abs();
-    const torch::Tensor clear = g > 0.05 * g.max();
-    const torch::Tensor diff = (own.slice(0, b, e) - want.slice(0, b, e)).abs().masked_select(clear);
-    compared += diff.numel();
-    if (diff.numel() > 0)
-      EXPECT_LE(diff.max().item<double>(), 0.02 * 1e-3) << zmd::light_vae_slot_names[static_cast<std::size_t>(s)];
-  }
-  EXPECT_GT(compared, offsets.back() / 2);
+  zf::model_test::expect_weights_follow_adam(own, packed(net), first_grads, width, 1e-3);
 }
 
 TEST(GpuLightVaeTrainer, TrainingIsReproducibleAndLearns) {
