@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "model/adam_oracle.hpp"
 #include "model/cpu_vae_isa.hpp"
 #include "model/light_vae_init.hpp"
-#include "model/adam_oracle.hpp"
 #include "model/model_test_util.hpp"
 #include "model/torch/light_vae.hpp"
 #include "zeroflow/model/vae.hpp"

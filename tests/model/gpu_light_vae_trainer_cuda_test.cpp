@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "model/adam_oracle.hpp"
 #include "model/cpu_light_vae_trainer.hpp"
 #include "model/gpu_light_vae_trainer.hpp"
 #include "model/light_vae_init.hpp"
-#include "model/adam_oracle.hpp"
 #include "model/model_test_util.hpp"
 #include "model/torch/fused_step.hpp"
 #include "model/torch/light_vae.hpp"
