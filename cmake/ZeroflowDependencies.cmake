@@ -83,10 +83,13 @@ endif()
 # ZEROFLOW_TORCH=AUTO builds the backend when that torch is there, ON requires it, OFF leaves it out.
 set(ZEROFLOW_HAS_TORCH OFF)
 if(ZEROFLOW_TORCH)
-  set(torch_prefix "")
-  set(torch_rc 0)
   if(NOT Torch_DIR)
-    find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python)
+    # The interpreter the build is for (scikit-build-core names it), else the python3 on PATH.
+    if(Python_EXECUTABLE)
+      set(ZEROFLOW_PYTHON_FOR_TORCH ${Python_EXECUTABLE})
+    else()
+      find_program(ZEROFLOW_PYTHON_FOR_TORCH NAMES python3 python)
+    endif()
     execute_process(COMMAND ${ZEROFLOW_PYTHON_FOR_TORCH} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
                     OUTPUT_VARIABLE torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE torch_rc
                     ERROR_QUIET)
@@ -94,19 +97,23 @@ if(ZEROFLOW_TORCH)
       list(APPEND CMAKE_PREFIX_PATH ${torch_prefix})
     endif()
   endif()
-  if(ZEROFLOW_TORCH STREQUAL "AUTO" AND NOT Torch_DIR AND NOT torch_rc EQUAL 0)
-    message(STATUS "zeroflow: no torch package for ${ZEROFLOW_PYTHON_FOR_TORCH}: no LibTorch backend "
-                   "(ZEROFLOW_TORCH=ON requires one)")
+  # The torch wheel's config looks for the CUDA toolkit it was built against; it is only used
+  # when zeroflow's own CUDA paths are on.
+  # Naming the architecture skips the wheel's GPU-detection try_run, which fails on machines
+  # without a GPU (and with CMake versions that do not know nvcc's C++20 flags).
+  if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+    set(TORCH_CUDA_ARCH_LIST "${ZEROFLOW_TORCH_ARCH_LIST}")
+  endif()
+  if(ZEROFLOW_TORCH STREQUAL "AUTO")
+    find_package(Torch QUIET)
   else()
-    # The torch wheel's config looks for the CUDA toolkit it was built against; it is only used
-    # when zeroflow's own CUDA paths are on.
-    # Naming the architecture skips the wheel's GPU-detection try_run, which fails on machines
-    # without a GPU (and with CMake versions that do not know nvcc's C++20 flags).
-    if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
-      set(TORCH_CUDA_ARCH_LIST "${ZEROFLOW_TORCH_ARCH_LIST}")
-    endif()
     find_package(Torch REQUIRED)
+  endif()
+  if(Torch_FOUND)
     set(ZEROFLOW_HAS_TORCH ON)
+  else()
+    message(STATUS "zeroflow: no LibTorch found (ZEROFLOW_TORCH=AUTO): no LibTorch backend; "
+                   "ZEROFLOW_TORCH=ON requires one")
   endif()
 endif()
 
