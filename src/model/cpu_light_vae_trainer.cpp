@@ -90,6 +90,7 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
     epoch_order(train_index, n_train, options.seed, epoch, order);
     double sum = 0;
     const auto take = [&](std::int64_t first, std::int64_t batch) {
+#pragma omp parallel for schedule(static) num_threads(threads_)
       for (std::int64_t i = 0; i < batch; ++i) {
         const normal_pair n =
             normal2(options.seed, static_cast<std::uint32_t>(i), state_.noise_step, rng_stream::training_noise);

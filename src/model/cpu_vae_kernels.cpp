@@ -447,13 +447,19 @@ double train_step(const step_args& a, int threads) {
   const auto off = light_vae_slot_offsets(a.width);
   const int64_t P = off.back();
   const int64_t chunks = (a.batch + chunk_rows - 1) / chunk_rows;
-  std::vector<float> partial(static_cast<std::size_t>(chunks * P));
+  // The chunks' sums, kept between steps (~0.4 MB for a batch of 1,024): each chunk zeroes its own
+  // part, in parallel, instead of one thread clearing all of it first. The threads below share the
+  // pointer; the thread_local vector is the calling thread's.
+  thread_local std::vector<float> partial_store;
+  partial_store.resize(static_cast<std::size_t>(chunks * P));
+  float* const partial = partial_store.data();
   std::vector<double> chunk_loss(static_cast<std::size_t>(chunks));
   const float al = a.params[off[alpha]];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t c = 0; c < chunks; ++c) {
     beat_work& b = work_for(L);
-    float* grd = partial.data() + c * P;
+    float* grd = partial + c * P;
+    std::fill(grd, grd + P, 0.0F);
     float galpha = 0;
     double loss = 0;
     const int64_t last = std::min(a.batch, (c + 1) * chunk_rows);
@@ -474,7 +480,7 @@ double train_step(const step_args& a, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t p = 0; p < P; ++p) {
     double sum = 0;
-    for (int64_t c = 0; c < chunks; ++c) sum += partial[static_cast<std::size_t>(c * P + p)];
+    for (int64_t c = 0; c < chunks; ++c) sum += partial[c * P + p];
     a.grads[p] = static_cast<float>(sum);
   }
   double total = 0;
