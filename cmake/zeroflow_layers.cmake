@@ -9,7 +9,7 @@
 
 # Lowest first; a layer may depend on those before it in this list (signal and synth share a rank
 # in docs/development.md, neither uses the other).
-set(ZEROFLOW_LAYERS core memory interop io signal synth classify model eval pipeline report)
+set(ZEROFLOW_LAYERS core memory interop io signal synth classify holter model eval pipeline report)
 
 # zeroflow_add_layer(<layer> [DEPENDS <layer>...] [SOURCES <file>...] [EXCLUDE <regex>])
 #   Adds the library zeroflow_<layer> (alias zeroflow::<layer>, installed as zeroflow::<layer>) from
