@@ -73,7 +73,7 @@ const std::vector<std::string>& result_names() {
   // model.pt: what earlier zeroflows wrote instead of model.safetensors (a rerun replaces it too).
   static const std::vector<std::string> names = {"beats.csv",       "summary.json", "report.html",  "model.safetensors",
                                                  "model.pt",        "beats.atr",    "episodes.csv", "figures",
-                                                 "evaluation.json", "runs.csv",     "points.csv"};
+                                                 "evaluation.json", "runs.csv",     "points.csv",   "events.csv"};
   return names;
 }
 

@@ -96,6 +96,7 @@ void bind_model_file(nb::module_& m);
 void bind_eval(nb::module_& m);
 /// classify/af_rhythm.hpp: the AF rule on beat times (classify.cpp).
 void bind_classify(nb::module_& m);
+void bind_holter(nb::module_& m);
 void bind_timeseries(nb::module_& m);
 void bind_synth(nb::module_& m);
 void bind_run_options(nb::module_& m);

@@ -64,6 +64,7 @@ NB_MODULE(_zeroflow, m) {
   zeroflow::python::bind_model_file(m);
   zeroflow::python::bind_eval(m);
   zeroflow::python::bind_classify(m);
+  zeroflow::python::bind_holter(m);
   zeroflow::python::bind_timeseries(m);
   zeroflow::python::bind_synth(m);
   zeroflow::python::bind_run_options(m);

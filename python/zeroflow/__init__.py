@@ -5,7 +5,7 @@ Numba, TensorFlow, pyarrow and pandas through DLPack, the CUDA Array Interface, 
 interface and the Arrow PyCapsule interface; every function that takes an array accepts any of
 them (:func:`asarray`). Submodules: :mod:`zeroflow.io` (read_csv), :mod:`zeroflow.signal`
 (segmentation), :mod:`zeroflow.model` (the VAE), :mod:`zeroflow.pipeline` (run),
-:mod:`zeroflow.memory` (resources and statistics), :mod:`zeroflow.synth` (synthetic ECGs), :mod:`zeroflow.rhythm` (AF from beat times), :mod:`zeroflow.classify` (the class rule),
+:mod:`zeroflow.memory` (resources and statistics), :mod:`zeroflow.synth` (synthetic ECGs), :mod:`zeroflow.rhythm` (AF from beat times), :mod:`zeroflow.classify` (the class rule), :mod:`zeroflow.holter` (what a Holter report prints),
 :mod:`zeroflow.allocators` (one pool for PyTorch, CuPy and Numba), and, imported on request,
 :mod:`zeroflow.sklearn` (scikit-learn estimators: BeatSegmenter, MinMaxScaler, VAEOutlierDetector,
 AutoEncoderOutlierDetector; needs scikit-learn).
@@ -22,7 +22,7 @@ _core = load_core()
 from ._interop import CopyWarning, asarray, ascontiguousarray, from_dlpack  # noqa: E402
 from ._arrow import Table, as_table, table  # noqa: E402
 from . import allocators, io, memory, rhythm, signal, synth  # noqa: E402
-from . import classify  # noqa: E402
+from . import classify, holter  # noqa: E402
 from .io import read_csv  # noqa: E402
 from .signal import detect_qrs, segment_beats  # noqa: E402
 from . import model, pipeline  # noqa: E402
@@ -69,5 +69,6 @@ __all__ = [
     "synth",
     "rhythm",
     "classify",
+    "holter",
     "allocators",
 ]

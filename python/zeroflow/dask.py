@@ -37,7 +37,15 @@ RUNS_COLUMNS = ["input", "out", "status", "samples", "beats_found", "beats_kept"
 #: run_many's DataFrame: one row per recording, in the order given.
 RESULT_COLUMNS = ["input", "out", "status", "samples", "beats", "beats_kept", "seconds", "error", "worker"]
 #: The files of one recording's run; a folder holding any of them is an earlier result.
-_RESULT_FILES = ("beats.csv", "summary.json", "report.html", "model.safetensors", "beats.atr", "episodes.csv")
+_RESULT_FILES = (
+    "beats.csv",
+    "summary.json",
+    "report.html",
+    "model.safetensors",
+    "beats.atr",
+    "episodes.csv",
+    "events.csv",
+)
 
 
 def _require_distributed():

@@ -509,6 +509,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       result.prematurity = std::move(classes.prematurity);
       result.episodes = std::move(classes.episodes);
     });
+    // What a Holter report prints, from the beat table the host now has (holter/holter.hpp).
+    stage("holter", [&] { result.holter = holter::analyse(holter_record(result), options.holter); });
   }
 
   // The report's figure inputs, reduced where the data is (overview buckets, thumbnails) so that

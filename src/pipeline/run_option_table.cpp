@@ -523,6 +523,67 @@ std::vector<option_info> make_table() {
           .high = 10,
           .help = "a beat's row ends this long after its peak (T wave)",
           ZF_SEG_SECONDS(window_after_seconds)});
+  // ---- the Holter report's events (holter/holter_params.hpp): the conventions' thresholds
+  add({.name = "pause_seconds",
+       .flags = "--pause-seconds",
+       .kind = k::number,
+       .use = u::both,
+       .default_text = "2",
+       .low = 0,
+       .high = 60,
+       .low_open = true,
+       .high_open = false,
+       .unit = "s",
+       .choices = {},
+       .help = "an R-R interval at least this long is a pause (events.csv)",
+       .group = "Holter events",
+       .apply = [](run_options& o, std::string_view v) { o.holter.events.pause_seconds = number(v); },
+       .value = [](const run_options& o) { return shown(o.holter.events.pause_seconds); }});
+  add({.name = "bradycardia_bpm",
+       .flags = "--bradycardia-bpm",
+       .kind = k::number,
+       .use = u::both,
+       .default_text = "40",
+       .low = 0,
+       .high = 300,
+       .low_open = true,
+       .high_open = false,
+       .unit = "bpm",
+       .choices = {},
+       .help = "a heart rate (averaged over 8 R-R intervals) below this is bradycardia; below `tachycardia_bpm`",
+       .group = "Holter events",
+       .apply = [](run_options& o, std::string_view v) { o.holter.events.bradycardia_bpm = number(v); },
+       .value = [](const run_options& o) { return shown(o.holter.events.bradycardia_bpm); }});
+  add({.name = "tachycardia_bpm",
+       .flags = "--tachycardia-bpm",
+       .kind = k::number,
+       .use = u::both,
+       .default_text = "120",
+       .low = 0,
+       .high = 400,
+       .low_open = true,
+       .high_open = false,
+       .unit = "bpm",
+       .choices = {},
+       .help = "a heart rate (averaged over 8 R-R intervals) above this is tachycardia",
+       .group = "Holter events",
+       .apply = [](run_options& o, std::string_view v) { o.holter.events.tachycardia_bpm = number(v); },
+       .value = [](const run_options& o) { return shown(o.holter.events.tachycardia_bpm); }});
+  add({.name = "run_beats",
+       .flags = "--run-beats",
+       .kind = k::integer,
+       .use = u::both,
+       .default_text = "3",
+       .low = 3,
+       .high = 1000,
+       .low_open = false,
+       .high_open = false,
+       .unit = "",
+       .choices = {},
+       .help = "ectopic beats in a row that make a run (ventricular tachycardia, SVT); two are a couplet",
+       .group = "Holter events",
+       .apply = [](run_options& o, std::string_view v) { o.holter.events.run_beats = whole(v); },
+       .value = [](const run_options& o) { return std::to_string(o.holter.events.run_beats); }});
   return table;
 }
 
@@ -682,6 +743,9 @@ void check_run_options(const run_options& o) {
   if (!(s.min_beat_seconds < s.max_beat_seconds))
     ZF_THROW(invalid_argument, "`min_beat_seconds`=", shown_g(s.min_beat_seconds),
              " s must be shorter than `max_beat_seconds`=", shown_g(s.max_beat_seconds), " s");
+  if (!(o.holter.events.bradycardia_bpm < o.holter.events.tachycardia_bpm))
+    ZF_THROW(invalid_argument, "`bradycardia_bpm`=", shown_g(o.holter.events.bradycardia_bpm),
+             " must be below `tachycardia_bpm`=", shown_g(o.holter.events.tachycardia_bpm));
   if (o.max_device_memory > 0 && s.method == signal::segmentation_method::seed)
     ZF_THROW(invalid_argument,
              "`max_device_memory` segments in chunks with the robust method only; leave out `segmentation`=seed");

@@ -35,4 +35,8 @@ std::int64_t run_result::beats_kept() const {
   return n;
 }
 
+holter::beat_record holter_record(const run_result& r) {
+  return {r.peak, r.beat_class, r.sample_rate, r.samples, r.episodes, r.unreadable};
+}
+
 }  // namespace zeroflow::pipeline

@@ -8,6 +8,7 @@
 #include "zeroflow/io/labels.hpp"
 #include "zeroflow/pipeline/run_option_table.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
+#include "zeroflow/report/holter_outputs.hpp"
 #include "zeroflow/report/outputs.hpp"
 
 namespace zeroflow::report {
@@ -78,6 +79,8 @@ nlohmann::json classes_json(const pipeline::run_result& r) {
                      {"offset", e.offset},
                      {"onset_seconds", static_cast<double>(e.onset) / r.sample_rate},
                      {"duration_seconds", duration},
+                     {"first_beat", e.first_beat},
+                     {"last_beat", e.last_beat},
                      {"beats", e.last_beat - e.first_beat + 1}});
     }
     return out;
@@ -170,6 +173,7 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
   for (const auto& o : pipeline::run_option_table()) settings[std::string(o.name)] = o.value(options);
   j["options"] = settings;
   if (!r.beat_class.empty()) j["classes"] = classes_json(r);
+  if (r.holter) j["holter"] = holter_json(*r.holter, r.sample_rate);
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.
   j["labels"] = r.quality ? json(std::filesystem::absolute(r.quality->labels).string()) : json(nullptr);
@@ -205,6 +209,7 @@ void write_all(const pipeline::run_result& r, const pipeline::run_options& optio
     write_beats_atr(r, folder / "beats.atr");
     write_episodes_csv(r, folder / "episodes.csv");
   }
+  if (r.holter) write_events_csv(*r.holter, r.sample_rate, folder / "events.csv");
   write_summary_json(r, options, folder / "summary.json");
   write_report_html(r, options, folder / "report.html");
 }

@@ -13,6 +13,7 @@
 #include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/device.hpp"
 #include "zeroflow/eval/label_evaluation.hpp"
+#include "zeroflow/holter/holter.hpp"
 #include "zeroflow/io/recording.hpp"
 #include "zeroflow/signal/normalize.hpp"
 #include "zeroflow/signal/params.hpp"
@@ -81,6 +82,8 @@ struct run_options {
   /// On CUDA, make LibTorch allocate from zeroflow's pool too (must precede LibTorch's first
   /// CUDA allocation in the process; later runs in the same process keep the first routing).
   bool route_torch_memory = true;
+  /// The Holter analysis's thresholds (pauses, brady- and tachycardia, runs).
+  holter::holter_params holter{};
   /// Progress lines for a person (stderr in the CLI): loading, each epoch, each stage.
   std::function<void(const std::string&)> progress;
 };
@@ -168,9 +171,15 @@ struct run_result {
   std::vector<stage_time> stages;
   std::int64_t peak_host_bytes = 0, peak_device_bytes = 0;
   std::optional<evaluation> quality;
+  /// What a Holter report prints (holter/holter.hpp): robust method only, from the classes above.
+  std::optional<holter::holter_analysis> holter;
   std::filesystem::path model_file;  ///< where the trained model was saved (if any)
   model_summary model;               ///< the model that scored the beats
   std::int64_t beats_kept() const;
 };
+
+/// The beats, classes and rhythm of a run with classes, as the Holter analysis reads them (a view
+/// of `r`).
+[[nodiscard]] holter::beat_record holter_record(const run_result& r);
 
 }  // namespace zeroflow::pipeline

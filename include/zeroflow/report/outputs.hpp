@@ -28,7 +28,8 @@ void write_summary_json(const pipeline::run_result& r, const pipeline::run_optio
 /// report.html: self-contained, readable offline.
 void write_report_html(const pipeline::run_result& r, const pipeline::run_options& options,
                        const std::filesystem::path& path);
-/// All three into `folder` (created when missing).
+/// All of them into `folder` (created when missing), with events.csv (holter_outputs.hpp) for a
+/// run with a Holter analysis.
 void write_all(const pipeline::run_result& r, const pipeline::run_options& options,
                const std::filesystem::path& folder);
 

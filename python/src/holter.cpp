@@ -1,0 +1,108 @@
+// The Holter analysis (holter/holter.hpp) on beats from anywhere — a run's beats.csv, reference
+// annotations, a reader's corrections — as the JSON a run writes into summary.json.
+#include "zeroflow/holter/holter.hpp"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common.hpp"
+#include "zeroflow/report/holter_outputs.hpp"
+
+namespace zeroflow::python {
+
+namespace {
+
+struct holter_field {
+  const char* name;
+  double* real = nullptr;
+  std::int64_t* count = nullptr;
+};
+
+std::vector<holter_field> fields_of(holter::holter_params& p) {
+  auto& e = p.events;
+  auto& h = p.hrv;
+  return {{"pause_seconds", &e.pause_seconds},
+          {"bradycardia_bpm", &e.bradycardia_bpm},
+          {"tachycardia_bpm", &e.tachycardia_bpm},
+          {"run_beats", nullptr, &e.run_beats},
+          {"rate_intervals", nullptr, &e.rate_intervals},
+          {"pattern_cycles", nullptr, &e.pattern_cycles},
+          {"segment_seconds", &h.segment_seconds},
+          {"min_segment_coverage", &h.min_segment_coverage},
+          {"successive_difference_ms", &h.successive_difference_ms}};
+}
+
+holter::holter_params params_from(const nb::dict& given) {
+  holter::holter_params p;
+  auto fields = fields_of(p);
+  for (const auto& [key, value] : given) {
+    const auto name = nb::cast<std::string>(key);
+    holter_field* field = nullptr;
+    for (auto& f : fields)
+      if (name == f.name) field = &f;
+    if (field == nullptr) throw nb::type_error(("holter.analyse() got an unexpected parameter '" + name + "'").c_str());
+    if (field->real != nullptr)
+      *field->real = nb::cast<double>(value);
+    else
+      *field->count = nb::cast<std::int64_t>(value);
+  }
+  return p;
+}
+
+std::vector<classify::episode> stretches_of(const std::vector<std::pair<std::int64_t, std::int64_t>>& beats,
+                                            const std::vector<std::int64_t>& peaks, const char* rhythm) {
+  std::vector<classify::episode> out;
+  for (const auto& [first, last] : beats) {
+    const bool inside = first >= 0 && last >= first && last < static_cast<std::int64_t>(peaks.size());
+    out.push_back({rhythm, first, last, inside ? peaks[static_cast<std::size_t>(first)] : 0,
+                   inside ? peaks[static_cast<std::size_t>(last)] : 0});
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_holter(nb::module_& m) {
+  using namespace nb::literals;
+  m.def("_holter_defaults", [] {
+    holter::holter_params p;
+    nb::dict d;
+    for (const auto& f : fields_of(p)) {
+      if (f.real != nullptr)
+        d[f.name] = *f.real;
+      else
+        d[f.name] = *f.count;
+    }
+    return d;
+  });
+  m.def(
+      "_holter_analyse",
+      [](const std::vector<std::int64_t>& peaks, const std::string& classes, double sample_rate, std::int64_t samples,
+         const std::vector<std::pair<std::int64_t, std::int64_t>>& af_episodes,
+         const std::vector<std::pair<std::int64_t, std::int64_t>>& unreadable, const nb::dict& params) {
+        const auto p = params_from(params);
+        const auto af = stretches_of(af_episodes, peaks, "AFIB");
+        const auto noise = stretches_of(unreadable, peaks, "noise");
+        nlohmann::json j;
+        {
+          nb::gil_scoped_release release;
+          const holter::beat_record record{peaks, {classes.data(), classes.size()}, sample_rate, samples, af, noise};
+          const auto a = holter::analyse(record, p);
+          j = report::holter_json(a, sample_rate);
+          j["event_list"] = report::events_json_list(a, sample_rate);
+        }
+        return j.dump();
+      },
+      "peaks"_a, "classes"_a, "sample_rate"_a, "samples"_a, "af_episodes"_a, "unreadable"_a, "params"_a,
+      "holter::analyse: summary.json's \"holter\" object as JSON text, with every event under \"event_list\".");
+}
+
+}  // namespace zeroflow::python
