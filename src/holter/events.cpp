@@ -129,6 +129,29 @@ void add_pattern(const event_builder& e, char beat_class, std::int64_t period, s
 
 }  // namespace
 
+std::vector<std::size_t> notable_events(std::span<const event> events, std::size_t per_kind) {
+  // How much each event stands out within its kind: larger first.
+  const auto weight = [](const event& e) {
+    if (e.kind == event_kind::bradycardia) return -e.rate_bpm;
+    if (e.kind == event_kind::tachycardia) return e.rate_bpm;
+    return static_cast<double>(e.offset - e.onset);
+  };
+  std::vector<std::size_t> order(events.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto ra = rank_of(events[a].kind), rb = rank_of(events[b].kind);
+    return ra != rb ? ra < rb : weight(events[a]) > weight(events[b]);
+  });
+  std::vector<std::size_t> chosen;
+  std::size_t taken = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    taken = i > 0 && events[order[i]].kind == events[order[i - 1]].kind ? taken + 1 : 0;
+    if (taken < per_kind) chosen.push_back(order[i]);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> class_runs(std::span<const char> classes, char beat_class) {
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   const auto n = static_cast<std::int64_t>(classes.size());

@@ -518,6 +518,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   stage("figures", [&] {
     result.figures = chunked ? chunked->figures(result, stream)
                              : detail::collect_figures(signal, seg.filtered, rows, result, stream);
+    result.figures.strips = detail::collect_strips(signal, result, stream);
   });
 
   if (options.labels) {

@@ -1,5 +1,6 @@
 #include "figures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -35,6 +36,27 @@ figure_data collect_figures(const array& signal, const array& filtered, const ar
   f.thumb_width = d.thumb_width;
   f.thumbs = std::move(d.thumbs);
   return f;
+}
+
+std::vector<event_strip> collect_strips(const array& signal, const run_result& r, stream_view stream) {
+  if (!r.holter) return {};
+  const auto& events = r.holter->events;
+  const auto chosen = holter::notable_events(events, strips_per_kind);
+  const auto length = static_cast<std::int64_t>(std::llround(strip_seconds * r.sample_rate));
+  const auto lead = static_cast<std::int64_t>(std::llround(r.sample_rate));
+  std::vector<signal::sample_window> windows;
+  for (const auto i : chosen) {
+    const auto& e = events[i];
+    const std::int64_t span = e.offset - e.onset;
+    std::int64_t start = span + 2 * lead <= length ? e.onset + span / 2 - length / 2 : e.onset - lead;
+    start = std::max<std::int64_t>(0, std::min(start, r.samples - length));
+    windows.push_back({start, length});
+  }
+  auto samples = signal::excerpts(signal, windows, stream);
+  std::vector<event_strip> strips;
+  for (std::size_t k = 0; k < chosen.size(); ++k)
+    strips.push_back({static_cast<std::int64_t>(chosen[k]), windows[k].start, std::move(samples[k])});
+  return strips;
 }
 
 }  // namespace zeroflow::pipeline::detail

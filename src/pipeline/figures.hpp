@@ -15,4 +15,13 @@ namespace zeroflow::pipeline::detail {
 [[nodiscard]] figure_data collect_figures(const array& signal, const array& filtered, const array& rows,
                                           const run_result& r, stream_view stream);
 
+/// Seconds of an event's strip on the report's ECG paper, and strips of each kind at most.
+inline constexpr double strip_seconds = 8;
+inline constexpr std::size_t strips_per_kind = 3;
+
+/// @brief The strips of r.holter's notable events (none without a Holter analysis): strip_seconds
+///        of `signal` around each (an event longer than a strip: from a second before its onset).
+/// @param signal the raw recording, 1-D float32, on any device
+[[nodiscard]] std::vector<event_strip> collect_strips(const array& signal, const run_result& r, stream_view stream);
+
 }  // namespace zeroflow::pipeline::detail

@@ -6,6 +6,7 @@
 
 #include "html_encode.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/report/holter_outputs.hpp"
 #include "zeroflow/report/outputs.hpp"
 
 namespace zeroflow::report::detail {
@@ -108,6 +109,14 @@ json report_data(const pipeline::run_result& r, const pipeline::run_options& opt
   json stages = json::array();  // in run order (summary.json's stages_ms is keyed by name)
   for (const auto& s : r.stages) stages.push_back({{"name", s.name}, {"ms", s.milliseconds}});
   j["stages"] = stages;
+  if (r.holter) {
+    // Every event (summary.json has their counts and the notable ones) and the strips of those.
+    j["holter_events"] = events_json_list(*r.holter, r.sample_rate);
+    json strips = json::array();
+    for (const auto& s : r.figures.strips)
+      strips.push_back({{"event", s.event}, {"start", s.start}, {"values", encode_i16(s.samples)}});
+    j["strips"] = strips;
+  }
   j["grid"] = {{"n", decoded_grid_n}, {"extent", decoded_grid_extent}, {"values", encode_i16(r.decoded_grid)}};
   return j;
 }

@@ -124,4 +124,18 @@ display_data reduce_for_display(const array& signal, const array& filtered, cons
   return d;
 }
 
+std::vector<std::vector<float>> excerpts(const array& signal, const std::vector<sample_window>& windows,
+                                         stream_view stream) {
+  ZF_EXPECTS(signal.ndim() == 1 && signal.type() == float32, "excerpts: expected a 1-D float32 signal");
+  std::vector<std::vector<float>> out;
+  out.reserve(windows.size());
+  const std::int64_t n = signal.size();
+  for (const auto& w : windows) {
+    const std::int64_t begin = std::clamp<std::int64_t>(w.start, 0, n);
+    const std::int64_t end = std::clamp<std::int64_t>(w.start + std::max<std::int64_t>(w.length, 0), begin, n);
+    out.push_back(host_floats(signal.slice(0, begin, end), stream));
+  }
+  return out;
+}
+
 }  // namespace zeroflow::signal

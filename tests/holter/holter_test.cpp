@@ -262,3 +262,20 @@ TEST(Holter, RefusesRecordsAndParametersOutOfRange) {
   EXPECT_TRUE(std::isnan(a.heart_rate.mean_bpm));
   EXPECT_EQ(a.hrv.intervals, 0);
 }
+
+TEST(Holter, NotableEventsAreTheLongestAndMostExtremeOfEachKind) {
+  std::vector<zh::event> events;
+  const auto add = [&](std::string_view kind, std::int64_t onset, std::int64_t offset, double rate) {
+    events.push_back({kind, 0, 1, onset, offset, rate});
+  };
+  add(zh::event_kind::pause, 0, 500, 30);               // 0
+  add(zh::event_kind::pause, 1000, 1900, 17);           // 1: the longest
+  add(zh::event_kind::pause, 3000, 3600, 25);           // 2
+  add(zh::event_kind::bradycardia, 4000, 9000, 38);     // 3
+  add(zh::event_kind::bradycardia, 9500, 9900, 31);     // 4: the slowest
+  add(zh::event_kind::tachycardia, 10000, 10500, 125);  // 5
+  add(zh::event_kind::tachycardia, 11000, 11100, 180);  // 6: the fastest
+  EXPECT_EQ(zh::notable_events(events, 1), (std::vector<std::size_t>{1, 4, 6}));
+  EXPECT_EQ(zh::notable_events(events, 2), (std::vector<std::size_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(zh::notable_events(events, 0), std::vector<std::size_t>{});
+}

@@ -248,3 +248,15 @@ TEST(SignalDisplay, DeviceReductionsEqualTheHostReductions) {
   for (std::size_t i = 0; i < a.thumbs.size(); ++i)
     ASSERT_NEAR(a.thumbs[i], b.thumbs[i], 1e-4f * (1 + std::fabs(a.thumbs[i]))) << i;
 }
+
+TEST(SignalDisplay, ExcerptsAreTheSignalsOwnSamplesClippedToIt) {
+  std::vector<float> x(1000);
+  std::iota(x.begin(), x.end(), 0.0F);
+  const auto got = zf::signal::excerpts(host_array(x), {{100, 5}, {-3, 5}, {998, 10}, {2000, 4}}, {});
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0], (std::vector<float>{100, 101, 102, 103, 104}));
+  EXPECT_EQ(got[1], (std::vector<float>{0, 1}));  // from −3: the two samples inside
+  EXPECT_EQ(got[2], (std::vector<float>{998, 999}));
+  EXPECT_TRUE(got[3].empty());
+  EXPECT_THROW((void)zf::signal::excerpts(host_array(x).reshape({10, 100}), {{0, 1}}, {}), zf::invalid_argument);
+}

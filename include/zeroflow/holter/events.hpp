@@ -51,6 +51,11 @@ struct event {
 [[nodiscard]] std::vector<event> find_events(const beat_record& record, std::span<const double> averaged_bpm,
                                              const event_params& params = {});
 
+/// @brief The events a reader looks at first, `per_kind` of each kind at most: the longest pauses,
+///        runs, patterns and AF episodes, the slowest bradycardia and the fastest tachycardia (the
+///        earlier first among equals). Indices into `events`, in onset order.
+[[nodiscard]] std::vector<std::size_t> notable_events(std::span<const event> events, std::size_t per_kind);
+
 /// Maximal runs of beats of class `beat_class` in a row, as (first, last) beat pairs.
 [[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> class_runs(std::span<const char> classes,
                                                                             char beat_class);

@@ -101,6 +101,13 @@ struct stage_time {
 /// run, and `not_evaluated` says why.
 using evaluation = eval::label_evaluation;
 
+/// A few seconds of the recording around one event of the Holter analysis.
+struct event_strip {
+  std::int64_t event = 0;      ///< index into run_result::holter->events
+  std::int64_t start = 0;      ///< the strip's first sample
+  std::vector<float> samples;  ///< the recording from `start` on
+};
+
 /// The figures' data, computed on the run's device and handed to the host once, with the
 /// per-beat results. Sized for the report (a few MB at most), never the raw recording.
 struct figure_data {
@@ -121,6 +128,9 @@ struct figure_data {
   /// figure), in kept order (the order of candidates with kept = 1).
   std::int64_t thumb_width = 0;
   std::vector<float> thumbs;
+  /// Strips of the recording (the lead that was read, its own units) around the events a Holter
+  /// reader looks at first (holter::notable_events), for the report's ECG paper.
+  std::vector<event_strip> strips;
 };
 
 /// Which model scored the beats and how it was made (summary.json's "model").

@@ -81,4 +81,16 @@ struct display_data {
                                               const std::vector<std::int64_t>& gates, double sample_rate,
                                               stream_view stream, const display_sizes& sizes = {});
 
+/// A stretch of a recording: `length` samples from `start`.
+struct sample_window {
+  std::int64_t start = 0;
+  std::int64_t length = 0;
+};
+
+/// @brief The samples of each window of a 1-D float32 signal, on the host (a few seconds each:
+///        the report's strips of events). Windows are clipped to the signal.
+/// @throws zeroflow::invalid_argument for a signal that is not 1-D float32
+[[nodiscard]] std::vector<std::vector<float>> excerpts(const array& signal, const std::vector<sample_window>& windows,
+                                                       stream_view stream);
+
 }  // namespace zeroflow::signal
