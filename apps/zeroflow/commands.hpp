@@ -16,6 +16,7 @@ void add_evaluate(CLI::App& app);              // evaluate OUT_DIR --labels FILE
 void add_generate_electricity(CLI::App& app);  // generate-electricity --out FILE.csv (seed-004)
 void add_timeseries(CLI::App& app);            // timeseries FILE.csv --column NAME --out DIR (seed-004)
 void add_train_population(CLI::App& app);      // train-population A B ... --out MODEL (zeroflow.population)
+void add_correct(CLI::App& app);               // correct RESULTS CORRECTIONS.json (a reader's corrections)
 
 /// One progress line on stderr, prefixed with the elapsed time.
 void progress(const std::string& line);

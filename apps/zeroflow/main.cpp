@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   zeroflow::cli::add_generate(app);
   zeroflow::cli::add_demo(app);
   zeroflow::cli::add_evaluate(app);
+  zeroflow::cli::add_correct(app);
   zeroflow::cli::add_info(app);
   zeroflow::cli::add_generate_electricity(app);
   zeroflow::cli::add_timeseries(app);

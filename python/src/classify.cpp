@@ -136,6 +136,7 @@ void bind_classify(nb::module_& m) {
         d["similarity"] = c.similarity;
         d["p_similarity"] = c.p_similarity;
         d["p_coherence"] = c.p_coherence;
+        d["family"] = c.family;
         d["prematurity"] = c.prematurity;
         d["in_af"] = c.in_af;
         d["clarity"] = c.clarity;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "zeroflow/report/corrections.hpp"
 #include "zeroflow/report/holter_outputs.hpp"
 
 namespace zeroflow::python {
@@ -87,22 +88,43 @@ void bind_holter(nb::module_& m) {
       "_holter_analyse",
       [](const std::vector<std::int64_t>& peaks, const std::string& classes, double sample_rate, std::int64_t samples,
          const std::vector<std::pair<std::int64_t, std::int64_t>>& af_episodes,
-         const std::vector<std::pair<std::int64_t, std::int64_t>>& unreadable, const nb::dict& params) {
+         const std::vector<std::pair<std::int64_t, std::int64_t>>& unreadable, const std::vector<std::int32_t>& family,
+         const nb::dict& params) {
         const auto p = params_from(params);
         const auto af = stretches_of(af_episodes, peaks, "AFIB");
         const auto noise = stretches_of(unreadable, peaks, "noise");
         nlohmann::json j;
         {
           nb::gil_scoped_release release;
-          const holter::beat_record record{peaks, {classes.data(), classes.size()}, sample_rate, samples, af, noise};
+          const holter::beat_record record{peaks, {classes.data(), classes.size()}, sample_rate, samples, af, noise,
+                                           family};
           const auto a = holter::analyse(record, p);
           j = report::holter_json(a, sample_rate);
           j["event_list"] = report::events_json_list(a, sample_rate);
         }
         return j.dump();
       },
-      "peaks"_a, "classes"_a, "sample_rate"_a, "samples"_a, "af_episodes"_a, "unreadable"_a, "params"_a,
+      "peaks"_a, "classes"_a, "sample_rate"_a, "samples"_a, "af_episodes"_a, "unreadable"_a, "family"_a, "params"_a,
       "holter::analyse: summary.json's \"holter\" object as JSON text, with every event under \"event_list\".");
+  m.def(
+      "_write_corrected_results",
+      [](const std::string& results, const std::string& corrections_text, const std::string& name,
+         const std::string& to) {
+        const auto fix = report::parse_corrections(corrections_text, name);
+        report::correction_outcome done;
+        {
+          nb::gil_scoped_release release;
+          done = report::write_corrected_results(results, fix, to);
+        }
+        nb::dict d;
+        d["beats_relabelled"] = done.beats_relabelled;
+        d["episodes_before"] = done.episodes_before;
+        d["episodes_after"] = done.episodes_after;
+        return d;
+      },
+      "results"_a, "corrections"_a, "name"_a, "to"_a,
+      "report::write_corrected_results: the corrected results of the run in `results`, written into `to`.");
+  m.def("_corrected_result_names", [] { return report::corrected_result_names(); });
 }
 
 }  // namespace zeroflow::python

@@ -205,8 +205,9 @@ def test_a_run_writes_the_analysis_of_its_own_beats(zeroflow_bin, tmp_path):
     classes = "".join(b["class"] for b in beats)
     af = [(e["first_beat"], e["last_beat"]) for e in summary["classes"]["af_episodes"]]
     noise = [(e["first_beat"], e["last_beat"]) for e in summary["classes"]["unreadable"]]
+    family = [int(b["family"]) for b in beats]
     again = holter.analyse(peaks, classes, summary["sample_rate"], samples=summary["samples"], af_episodes=af,
-                           unreadable=noise, pause_seconds=1.5)  # fmt: skip
+                           unreadable=noise, family=family, pause_seconds=1.5)  # fmt: skip
     written = summary["holter"]
     assert written["parameters"]["pause_seconds"] == 1.5
     assert summary["options"]["pause_seconds"] == "1.5"
@@ -220,6 +221,11 @@ def test_a_run_writes_the_analysis_of_its_own_beats(zeroflow_bin, tmp_path):
         assert float(r["onset_seconds"]) == pytest.approx(e["onset_seconds"], abs=5e-4)
         assert int(r["beats"]) == e["beats"]
     assert sum(written["events"]["counts"].values()) == len(rows)
+    # 119's ventricular beats are one family of their own, apart from the dominant shape.
+    families = {f["id"]: f for f in written["families"]}
+    assert families[0]["class"] == "N" and families[0]["beats"] == family.count(0)
+    assert any(f["class"] == "V" and f["counts"]["V"] >= 400 for f in written["families"])
+    assert sum(f["beats"] for f in written["families"]) == len(beats)
 
 
 def test_contradicting_thresholds_are_refused(zeroflow_bin, tmp_path):

@@ -50,6 +50,7 @@ def test_public_functions_are_documented_and_typed():
         zf.synth,
         zf.rhythm,
         zf.classify,
+        zf.holter,
         zf._interop,
         zf._arrow,
     ]

@@ -11,6 +11,10 @@ annotations, another detector's beats. docs/holter.md gives every definition.
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import shutil
+import tempfile
 from typing import Any, Dict, Iterable, Optional, Sequence
 
 import numpy as np
@@ -41,6 +45,7 @@ def analyse(
     samples: Optional[int] = None,
     af_episodes: Optional[Iterable[Any]] = None,
     unreadable: Optional[Iterable[Any]] = None,
+    family: Optional[Any] = None,
     **params: float,
 ) -> Dict[str, Any]:
     """The Holter analysis of beats at R-peak samples ``peaks`` (strictly increasing integers) with
@@ -49,7 +54,8 @@ def analyse(
 
     ``samples`` is the recording's length (default: one sample past the last peak);
     ``af_episodes`` and ``unreadable`` are (first_beat, last_beat) pairs, or dicts with those keys
-    (``zeroflow.rhythm.find_af_episodes``' episodes). ``params`` override :data:`HOLTER_DEFAULTS`.
+    (``zeroflow.rhythm.find_af_episodes``' episodes). ``family`` is each beat's shape family
+    (beats.csv's ``family`` column; 0 the dominant shape) and adds the ``families`` list. ``params`` override :data:`HOLTER_DEFAULTS`.
     Returns summary.json's ``"holter"`` object as a dict, with every event under ``"event_list"``
     (unmeasured values are None). Raises ValueError for peaks that do not increase, a class other
     than N S V Q, episodes out of order or a parameter out of range; TypeError for an unknown
@@ -67,9 +73,36 @@ def analyse(
         length,
         _stretches(af_episodes),
         _stretches(unreadable),
+        [] if family is None else np.asarray(family, dtype=np.int64).astype(np.int32).tolist(),
         dict(params),
     )
     return json.loads(result)
 
 
-__all__: Sequence[str] = ["HOLTER_DEFAULTS", "analyse"]
+def correct(results: Any, corrections: Any) -> Dict[str, int]:
+    """Applies a reader's corrections to the run in the folder ``results``, as ``zeroflow correct``
+    does: ``corrections`` is the JSON file the report page exports (a path) or the same as a dict
+    (``{"zeroflow_corrections": 1, "families": [...], "beats": [...], "af_episodes": {...}}``,
+    docs/holter.md). beats.csv, beats.atr, episodes.csv, events.csv, summary.json and report.html are
+    written to a folder beside them and moved in only when all are written, so a failure leaves the
+    results as they were. Returns ``beats_relabelled``, ``episodes_before`` and ``episodes_after``.
+    Raises ValueError for a corrections file that is not one (naming what is wrong) and RuntimeError
+    (zeroflow.Error) for results it does not fit.
+    """
+    folder = pathlib.Path(results)
+    if isinstance(corrections, dict):
+        text, name = json.dumps(corrections), "corrections"
+    else:
+        text, name = pathlib.Path(corrections).read_text(encoding="utf-8"), str(corrections)
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=".zeroflow-correct-", dir=folder))
+    try:
+        done = dict(_core._write_corrected_results(str(folder), text, name, str(staging)))
+        for entry in _core._corrected_result_names():
+            if (staging / entry).exists():
+                os.replace(staging / entry, folder / entry)
+        return done
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+__all__: Sequence[str] = ["HOLTER_DEFAULTS", "analyse", "correct"]

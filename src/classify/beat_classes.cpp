@@ -73,6 +73,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   out.classes.assign(n, 'N');
   out.prematurity.assign(n, 1.0F);
   out.in_af.assign(n, 0);
+  out.family.assign(n, 0);
   if (n < 3) return out;  // no rhythm to measure against
 
   out.similarity = rows.similarity();
@@ -107,6 +108,8 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   const auto unlike_segments = rows.qrs_segments(unlike_beats);
   const auto family = detail::shape_families(unlike_segments, qrs.end - qrs.begin, p.shape.family_min_correlation,
                                              p.shape.max_families);
+  for (std::size_t i = 0; i < unlike_beats.size(); ++i)
+    out.family[static_cast<std::size_t>(unlike_beats[i])] = family[i] + 1;
   const auto too_small = detail::too_small(rows, unlike_beats, unlike_segments, dominant, p);
   // Families vote by the timing of their members where the rhythm is regular enough for timing
   // to mean something (outside AF and outside irregular stretches such as an episode's edges),

@@ -34,6 +34,8 @@ void check_beat_record(const beat_record& r) {
     const char c = r.classes[b];
     ZF_EXPECTS(c == 'N' || c == 'S' || c == 'V' || c == 'Q', "beat ", b, " has class '", c, "'; expected N, S, V or Q");
   }
+  ZF_EXPECTS(r.family.empty() || r.family.size() == r.peaks.size(), "expected ", r.peaks.size(),
+             " shape families (one per beat) or none, got ", r.family.size());
   check_stretches(r.af_episodes, r.peaks.size(), "AF episode");
   check_stretches(r.unreadable, r.peaks.size(), "unreadable stretch");
 }

@@ -22,6 +22,7 @@ holter_analysis analyse(const beat_record& record, const holter_params& params) 
   }
   if (out.duration_seconds > 0) out.af.percent = 100.0 * out.af.seconds / out.duration_seconds;
   out.hrv = time_domain(normal_intervals(record), record.sample_rate_hz, params.hrv);
+  if (!record.family.empty()) out.families = beat_families(record.family, record.classes);
   return out;
 }
 

@@ -484,6 +484,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       }
       result.score = classify::scores_following_classes(result.score, result.beat_class);
       result.similarity = std::move(classes.similarity);
+      result.family = std::move(classes.family);
       result.p_similarity = std::move(classes.p_similarity);
       result.p_coherence = std::move(classes.p_coherence);
       result.clarity = std::move(classes.clarity);

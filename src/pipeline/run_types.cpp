@@ -36,7 +36,7 @@ std::int64_t run_result::beats_kept() const {
 }
 
 holter::beat_record holter_record(const run_result& r) {
-  return {r.peak, r.beat_class, r.sample_rate, r.samples, r.episodes, r.unreadable};
+  return {r.peak, r.beat_class, r.sample_rate, r.samples, r.episodes, r.unreadable, r.family};
 }
 
 }  // namespace zeroflow::pipeline

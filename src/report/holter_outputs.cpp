@@ -76,6 +76,18 @@ json events_json(const std::vector<holter::event>& events, double rate) {
           {"fastest_ventricular_run", named(fastest_run)}};
 }
 
+/// The morphology families, by id (0: the dominant shape).
+json families_json(const std::vector<holter::beat_family>& families) {
+  json out = json::array();
+  for (const auto& f : families)
+    out.push_back({{"id", f.id},
+                   {"beats", f.beats},
+                   {"class", std::string(1, f.beat_class)},
+                   {"counts", {{"N", f.classes[0]}, {"S", f.classes[1]}, {"V", f.classes[2]}, {"Q", f.classes[3]}}},
+                   {"examples", f.examples}});
+  return out;
+}
+
 }  // namespace
 
 json holter_json(const holter::holter_analysis& a, double rate) {
@@ -123,6 +135,7 @@ json holter_json(const holter::holter_analysis& a, double rate) {
         {"longest_onset_seconds",
          a.af.longest_onset < 0 ? json(nullptr) : json(static_cast<double>(a.af.longest_onset) / rate)}}},
       {"events", events_json(a.events, rate)},
+      {"families", families_json(a.families)},
       {"hrv",
        {{"nn_intervals", v.intervals},
         {"successive_pairs", v.differences},

@@ -22,8 +22,8 @@ std::uint8_t status_of(const pipeline::run_result& r, std::size_t c) {
   return r.split[c] == 't' ? 1 : r.split[c] == 'v' ? 2 : 3;
 }
 
-/// Class of a beat in the browser: 0 none (the seed's segmentation classifies nothing), 1 N, 2 S,
-/// 3 V, 4 Q.
+}  // namespace
+
 std::uint8_t class_code(char beat_class) {
   switch (beat_class) {
     case 'N':
@@ -38,6 +38,21 @@ std::uint8_t class_code(char beat_class) {
       return 0;
   }
 }
+
+std::string script_safe_json(const nlohmann::json& j) {
+  const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
+  }
+  return out;
+}
+
+namespace {
 
 json candidates(const pipeline::run_result& r) {
   const std::size_t n = r.length.size();

@@ -41,21 +41,6 @@ std::string escape_html(std::string_view s) {
   return out;
 }
 
-/// JSON text that is safe inside <script>: '<' only occurs in strings there, and "\u003c" is the
-/// same string to JSON.parse, so no "</script>" (or "<!--") in a file name can end the element.
-std::string script_safe_json(const nlohmann::json& j) {
-  const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '<')
-      out += "\\u003c";
-    else
-      out += c;
-  }
-  return out;
-}
-
 /// The script modules in one function scope, sharing the `zf` namespace object and nothing global
 /// but window.zeroflowReport.
 std::string report_script() {
@@ -73,7 +58,7 @@ std::string report_script() {
 
 void write_report_html(const pipeline::run_result& r, const pipeline::run_options& options,
                        const std::filesystem::path& path) {
-  const std::string data = script_safe_json(detail::report_data(r, options));
+  const std::string data = detail::script_safe_json(detail::report_data(r, options));
   const std::string title = escape_html(std::filesystem::path(r.input).filename().string());
   const std::string script = report_script();
   const std::pair<std::string_view, std::string_view> parts[] = {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "html_data.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/io/labels.hpp"
@@ -46,11 +47,13 @@ nlohmann::json score_json(const pipeline::run_result& r) {
        "that z-score > 3; long / short: rr_after outside [min_length, max_length]"},
   };
 }
+}  // namespace
+
 /// Counts of each class, five typical beats of each, the rule, and the AF episodes with their
 /// total duration. The examples are the beats at the 10th, 30th, 50th, 70th and 90th percentile
 /// of the class's scores, highest first: typical members of the class, not only its oddest (the
 /// highest scores of N are mostly artefacts).
-nlohmann::json classes_json(const pipeline::run_result& r) {
+nlohmann::json detail::classes_json(const pipeline::run_result& r) {
   using nlohmann::json;
   const auto counts = classify::class_counts(r.beat_class);
   json examples = json::object();
@@ -108,7 +111,13 @@ nlohmann::json classes_json(const pipeline::run_result& r) {
       {"unreadable", unreadable},
       {"unreadable_seconds", unreadable_seconds}};
 }
-}  // namespace
+
+void detail::write_json_file(const nlohmann::json& j, const std::filesystem::path& path) {
+  // File, column and lead names are bytes, not always UTF-8 (a Latin-1 file name, a header cell):
+  // what is not UTF-8 is written as U+FFFD rather than failing the run after its work is done.
+  const auto text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  io::write_atomically(path, [&](std::ostream& out) { out << text << '\n'; });
+}
 
 nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_options& options) {
   using nlohmann::json;
@@ -172,7 +181,7 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
   json settings = json::object();
   for (const auto& o : pipeline::run_option_table()) settings[std::string(o.name)] = o.value(options);
   j["options"] = settings;
-  if (!r.beat_class.empty()) j["classes"] = classes_json(r);
+  if (!r.beat_class.empty()) j["classes"] = detail::classes_json(r);
   if (r.holter) j["holter"] = holter_json(*r.holter, r.sample_rate);
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.
@@ -195,10 +204,7 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
 
 void write_summary_json(const pipeline::run_result& r, const pipeline::run_options& options,
                         const std::filesystem::path& path) {
-  // File, column and lead names are bytes, not always UTF-8 (a Latin-1 file name, a header cell):
-  // what is not UTF-8 is written as U+FFFD rather than failing the run after its work is done.
-  const auto text = summary_json(r, options).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  io::write_atomically(path, [&](std::ostream& out) { out << text << '\n'; });
+  detail::write_json_file(summary_json(r, options), path);
 }
 
 void write_all(const pipeline::run_result& r, const pipeline::run_options& options,

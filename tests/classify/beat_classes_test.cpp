@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <numbers>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "zeroflow/core/cuda.hpp"
@@ -223,6 +224,19 @@ TEST(BeatClasses, FindsVentricularAndSupraventricularBeatsAndAnAfEpisode) {
   EXPECT_EQ(counts[0] + counts[1] + counts[2] + counts[3], static_cast<std::int64_t>(r.peaks.size()));
 }
 
+TEST(BeatClasses, FamilyZeroIsTheDominantShapeAndTheVentricularBeatsShareOne) {
+  const auto r = make_recording();
+  const auto c = zc::classify_beats(r.peaks, {r.rows, width, before, after}, rate);
+  ASSERT_EQ(c.family.size(), r.peaks.size());
+  std::set<std::int32_t> v_families;
+  for (std::size_t b = 0; b < r.peaks.size(); ++b) {
+    EXPECT_EQ(c.family[b] == 0, c.similarity[b] >= c.dominant_bound) << b;
+    if (r.truth[b] == 'V') v_families.insert(c.family[b]);
+  }
+  EXPECT_EQ(v_families.size(), 1U);  // one ectopic focus, one template
+  EXPECT_NE(*v_families.begin(), 0);
+}
+
 TEST(BeatClasses, SimilarityIsOneForTheDominantShapeAndLowForAnother) {
   auto r = make_recording();
   const auto c = zc::classify_beats(r.peaks, {r.rows, width, before, after}, rate);
@@ -294,6 +308,7 @@ TEST(BeatClasses, RowsOnTheGpuGiveTheHostsClasses) {
   const auto device_rows = zf::copy_to(rows, zf::cuda_device(0));
   const auto gpu = zc::classify_beats(r.peaks, device_rows, before, after, rate, {});
   EXPECT_EQ(gpu.classes, host.classes);
+  EXPECT_EQ(gpu.family, host.family);
   EXPECT_EQ(gpu.in_af, host.in_af);
   ASSERT_EQ(gpu.similarity.size(), host.similarity.size());
   for (std::size_t b = 0; b < host.similarity.size(); ++b)

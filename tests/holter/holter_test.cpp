@@ -279,3 +279,23 @@ TEST(Holter, NotableEventsAreTheLongestAndMostExtremeOfEachKind) {
   EXPECT_EQ(zh::notable_events(events, 2), (std::vector<std::size_t>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(zh::notable_events(events, 0), std::vector<std::size_t>{});
 }
+
+TEST(Holter, FamiliesCountTheirClassesAndShowMembersFromEverywhere) {
+  const std::vector<std::int32_t> family = {0, 0, 2, 0, 2, 0, 2, 2, 0, 5};
+  const std::string classes = "NNVNVSVQNQ";
+  const auto f = zh::beat_families(family, {classes.data(), classes.size()}, 2);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].id, 0);
+  EXPECT_EQ(f[0].beats, 5);
+  EXPECT_EQ(f[0].beat_class, 'N');
+  EXPECT_EQ(f[0].classes, (std::array<std::int64_t, 4>{4, 1, 0, 0}));
+  EXPECT_EQ(f[0].examples, (std::vector<std::int64_t>{0, 3}));  // members 0, 1, 3, 5, 8: the first and the middle one
+  EXPECT_EQ(f[1].id, 2);
+  EXPECT_EQ(f[1].beat_class, 'V');
+  EXPECT_EQ(f[1].classes, (std::array<std::int64_t, 4>{0, 0, 3, 1}));
+  EXPECT_EQ(f[2].beat_class, 'Q');
+  EXPECT_EQ(f[2].examples, (std::vector<std::int64_t>{9}));
+  const std::vector<std::int32_t> negative = {0, -1};
+  EXPECT_THROW((void)zh::beat_families(negative, {classes.data(), 2}), zeroflow::invalid_argument);
+  EXPECT_THROW((void)zh::beat_families(family, {classes.data(), 3}), zeroflow::invalid_argument);
+}

@@ -118,8 +118,11 @@ void check_class_params(const class_params& params);
 
 /// What the rule found, one entry per beat where per beat.
 struct classification {
-  std::vector<char> classes;                  ///< 'N', 'S', 'V' or 'Q'
-  std::vector<float> similarity;              ///< shape similarity to the dominant beat (−1..1)
+  std::vector<char> classes;      ///< 'N', 'S', 'V' or 'Q'
+  std::vector<float> similarity;  ///< shape similarity to the dominant beat (−1..1)
+  /// The beat's shape family: 0 the dominant shape, k ≥ 1 the k-th family of unlike beats (step 4;
+  /// numbered in the order of their first member): what a reader reviews as one template.
+  std::vector<std::int32_t> family;
   std::vector<float> p_similarity;            ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
   std::vector<float> p_coherence;             ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
   std::vector<float> clarity;                 ///< how far the beat's QRS stands out of the signal around it (step 0)

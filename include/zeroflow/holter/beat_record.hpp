@@ -17,6 +17,7 @@ struct beat_record {
   std::int64_t samples = 0;                        ///< the recording's length; every peak lies inside it
   std::span<const classify::episode> af_episodes;  ///< AF episodes (beats first..last), in time order
   std::span<const classify::episode> unreadable;   ///< stretches without readable ECG, in time order
+  std::span<const std::int32_t> family;            ///< each beat's shape family (families.hpp); empty: none
 };
 
 /// @brief Checks a record: as many classes as peaks, each one of N S V Q, peaks increasing and

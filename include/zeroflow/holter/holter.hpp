@@ -1,14 +1,15 @@
 #pragma once
 /// @file holter.hpp
 /// A Holter analysis of a recording's beats: the heart rate over the day, the events, beats by
-/// hour, the AF burden and heart-rate variability — what a Holter report prints, computed on the
-/// host from the beat table that every device hands over alike, so CPU and GPU runs give the same
-/// figures. The parts are in heart_rate.hpp, events.hpp, hourly.hpp and hrv.hpp.
+/// hour, the AF burden, heart-rate variability and the morphology families — what a Holter report prints, computed on
+/// the host from the beat table that every device hands over alike, so CPU and GPU runs give the same figures. The
+/// parts are in heart_rate.hpp, events.hpp, hourly.hpp, hrv.hpp and families.hpp.
 #include <cstdint>
 #include <vector>
 
 #include "zeroflow/holter/beat_record.hpp"
 #include "zeroflow/holter/events.hpp"
+#include "zeroflow/holter/families.hpp"
 #include "zeroflow/holter/heart_rate.hpp"
 #include "zeroflow/holter/holter_params.hpp"
 #include "zeroflow/holter/hourly.hpp"
@@ -35,6 +36,7 @@ struct holter_analysis {
   hour_counts totals;
   af_burden af;
   hrv_time_domain hrv;
+  std::vector<beat_family> families;  ///< empty when the record has no families
 };
 
 /// @throws zeroflow::invalid_argument for a record or parameters out of range

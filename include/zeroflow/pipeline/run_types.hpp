@@ -168,6 +168,7 @@ struct run_result {
   // rule used (classify/beat_classes.hpp) and the atrial fibrillation episodes it found.
   std::vector<char> beat_class;
   std::vector<float> similarity, p_similarity, prematurity, p_coherence, clarity;
+  std::vector<std::int32_t> family;  ///< shape family (0: the dominant shape; classify::classification::family)
   std::vector<classify::episode> episodes;
   std::vector<classify::episode> unreadable;  ///< stretches without readable ECG (their beats are Q)
   std::string method;                         ///< "robust" or "seed" (segment_params::method)
