@@ -351,10 +351,12 @@ def test_charts_are_uplot_and_follow_the_window(report):
     page = report.page
     assert report.js("typeof uPlot") == "function"
     # overview, its strip, excerpt (2), lengths, beats, latent, the latent panel's beat, loss,
-    # 25 decoded-grid cells, one per top anomaly, the classes' timeline and one per class present
+    # 25 decoded-grid cells, one per top anomaly, the classes' timeline and one per class present,
+    # and the Holter page's heart-rate trend
     top = min(25, len(kept_ranked(report.beats)))
     present = len({b["class"] for b in report.beats})
-    assert report.js("document.querySelectorAll('.uplot').length") == 9 + 25 + top + 1 + present
+    trend = 1 if "holter" in report.summary else 0
+    assert report.js("document.querySelectorAll('.uplot').length") == 9 + 25 + top + 1 + present + trend
     licence = report.js("document.getElementById('licences').textContent")
     assert "Leon Sorokin" in licence and "MIT License" in licence
     wide = report.js("document.querySelector('#overview-chart .uplot').getBoundingClientRect().width")

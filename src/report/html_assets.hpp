@@ -13,6 +13,13 @@ extern const std::string_view report_css;
 extern const std::string_view report_format_js;
 extern const std::string_view report_data_js;
 extern const std::string_view report_chart_js;
+// The Holter pages (holter_data.js shared by the five sections after it).
+extern const std::string_view holter_data_js;
+extern const std::string_view holter_summary_js;
+extern const std::string_view holter_trend_js;
+extern const std::string_view holter_hours_js;
+extern const std::string_view holter_events_js;
+extern const std::string_view holter_strips_js;
 extern const std::string_view fig_overview_js;
 extern const std::string_view fig_classes_js;
 extern const std::string_view fig_excerpt_js;

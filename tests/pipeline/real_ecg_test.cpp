@@ -77,4 +77,21 @@ TEST(RealEcg, TheGpuFindsTheHostsBeatsAndScoresThemAlikeWithTheSameModel) {
   }
   ASSERT_TRUE(gpu.quality && host.quality);
   EXPECT_NEAR(*gpu.quality->result.ventricular.auroc, *host.quality->result.ventricular.auroc, 1e-3);
+  // The classes, families and the Holter figures come from the same beat table on the host: equal.
+  EXPECT_EQ(gpu.beat_class, host.beat_class);
+  EXPECT_EQ(gpu.family, host.family);
+  ASSERT_TRUE(gpu.holter && host.holter);
+  ASSERT_EQ(gpu.holter->events.size(), host.holter->events.size());
+  for (std::size_t e = 0; e < host.holter->events.size(); ++e) {
+    EXPECT_EQ(gpu.holter->events[e].kind, host.holter->events[e].kind) << e;
+    EXPECT_EQ(gpu.holter->events[e].first_beat, host.holter->events[e].first_beat) << e;
+    EXPECT_EQ(gpu.holter->events[e].last_beat, host.holter->events[e].last_beat) << e;
+  }
+  EXPECT_EQ(gpu.holter->heart_rate.averaged_bpm, host.holter->heart_rate.averaged_bpm);
+  EXPECT_EQ(gpu.holter->hrv.sdnn_ms, host.holter->hrv.sdnn_ms);
+  EXPECT_EQ(gpu.holter->hrv.rmssd_ms, host.holter->hrv.rmssd_ms);
+  EXPECT_EQ(gpu.holter->totals.ventricular.in_runs, host.holter->totals.ventricular.in_runs);
+  EXPECT_EQ(gpu.figures.strips.size(), host.figures.strips.size());
+  for (std::size_t s = 0; s < host.figures.strips.size(); ++s)
+    EXPECT_EQ(gpu.figures.strips[s].samples, host.figures.strips[s].samples) << "strip " << s;
 }

@@ -21,6 +21,13 @@ zf.format = (() => {
     const h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), s = t % 60;
     return sign + h + ':' + pad(m, 2) + ':' + pad(s, 2) + (decimals ? '.' + pad(frac, decimals) : '');
   }
+  /** hh:mm:ss from the recording's start, hours always two digits (a Holter report's times). */
+  function hms(seconds) {
+    const t = Math.round(Math.max(0, seconds));
+    return pad(Math.floor(t / 3600), 2) + ':' + pad(Math.floor((t % 3600) / 60), 2) + ':' + pad(t % 60, 2);
+  }
+  /** hh:mm from the recording's start (seconds rounded down to the minute). */
+  const hm = (seconds) => hms(Math.floor(Math.max(0, seconds) / 60) * 60).slice(0, -3);
   function bytes(b) {
     if (!b) return '0 B';
     const units = ['B', 'KB', 'MB', 'GB', 'TB'];
@@ -76,6 +83,6 @@ zf.format = (() => {
     return 1;
   }
 
-  return { int, num, clock, bytes, ms, decimalsFor, tickLabel, timeFormat, finiteRange, colour, font, heat,
+  return { int, num, clock, hms, hm, bytes, ms, decimalsFor, tickLabel, timeFormat, finiteRange, colour, font, heat,
            percentileStops, colourOfPercentile };
 })();
