@@ -16,7 +16,15 @@ import pytest
 from conftest import run_cli
 
 # What `zeroflow run` leaves in --out, and nothing else.
-RUN_RESULTS = ["beats.atr", "beats.csv", "episodes.csv", "model.safetensors", "report.html", "summary.json"]
+RUN_RESULTS = [
+    "beats.atr",
+    "beats.csv",
+    "episodes.csv",
+    "events.csv",
+    "model.safetensors",
+    "report.html",
+    "summary.json",
+]
 BAD_CSV = "x\nabc\n"  # a header, then a value that is no number: the recording fails to load
 
 
@@ -249,7 +257,7 @@ def test_earlier_results_are_not_replaced_without_force(zeroflow_bin, recording,
     assert proc.returncode == 1
     assert error_lines(proc) == [
         f"zeroflow: error: {out} already holds the results of an earlier run (beats.atr, "
-        "beats.csv, episodes.csv, model.safetensors, ...); add --force to replace them all, or choose "
+        "beats.csv, episodes.csv, events.csv, ...); add --force to replace them all, or choose "
         "another --out"
     ]
     assert "load..." not in proc.stderr  # refused before the recording is read
@@ -342,6 +350,7 @@ def test_sigint_leaves_no_folder_and_no_temporary(zeroflow_bin, long_recording, 
             "beats.atr",
             "beats.csv",
             "episodes.csv",
+            "events.csv",
             "figures",
             "model.safetensors",
             "report.html",
@@ -649,8 +658,13 @@ def test_help_ranges_are_the_ranges_checked(zeroflow_bin, tmp_path):
                 for bound, closed in ((low, low_bracket == "["), (high, high_bracket == "]")):
                     if not closed:
                         continue
-                    more = ["--max-beat", "10"] if flag == "--min-beat" and bound == high else []
-                    proc = parse(bound - step if more else bound, *more)
+                    # A bound that another flag's default contradicts: that flag moved out of its way.
+                    more, value = [], bound
+                    if flag == "--min-beat" and bound == high:
+                        more, value = ["--max-beat", "10"], bound - step
+                    if flag == "--bradycardia-bpm" and bound == high:
+                        more = ["--tachycardia-bpm", "400"]
+                    proc = parse(value, *more)
                     assert proc.returncode == 1, (command, flag, bound, proc.stderr)
             checked.append((command, flag))
     assert len(checked) >= 20, checked

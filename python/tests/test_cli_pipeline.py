@@ -34,6 +34,7 @@ BEATS_COLUMNS = [
     "p_similarity",
     "p_coherence",
     "clarity",
+    "family",
 ]
 
 

@@ -109,6 +109,7 @@ def test_a_broken_recording_is_reported_and_leaves_nothing(client, recordings, t
         "beats.atr",
         "beats.csv",
         "episodes.csv",
+        "events.csv",
         "model.safetensors",
         "report.html",
         "summary.json",

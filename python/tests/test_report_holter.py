@@ -21,7 +21,7 @@ from conftest import ROOT, run_cli
 from test_report_browser import MITDB, Report, browser, image_stats, measure_pixels, stats_page  # noqa: F401
 
 RECORD_119 = ROOT / "tests" / "data" / "mitdb" / "119.hea"  # ventricular bigeminy and trigeminy
-SECTIONS = ["holter", "holter-trend", "holter-hours", "holter-events", "holter-strips"]
+SECTIONS = ["holter", "holter-trend", "holter-hours", "holter-events", "holter-families", "holter-strips"]
 PX_PER_MM = 96 / 25.4
 
 

@@ -13,12 +13,15 @@ extern const std::string_view report_css;
 extern const std::string_view report_format_js;
 extern const std::string_view report_data_js;
 extern const std::string_view report_chart_js;
-// The Holter pages (holter_data.js shared by the five sections after it).
+// The Holter pages (holter_data.js shared by the sections after it; holter_review.js holds the
+// reader's corrections, which the summary, events, families and overview show).
 extern const std::string_view holter_data_js;
+extern const std::string_view holter_review_js;
 extern const std::string_view holter_summary_js;
 extern const std::string_view holter_trend_js;
 extern const std::string_view holter_hours_js;
 extern const std::string_view holter_events_js;
+extern const std::string_view holter_families_js;
 extern const std::string_view holter_strips_js;
 extern const std::string_view fig_overview_js;
 extern const std::string_view fig_classes_js;

@@ -44,13 +44,13 @@ std::string escape_html(std::string_view s) {
 /// The script modules in one function scope, sharing the `zf` namespace object and nothing global
 /// but window.zeroflowReport.
 std::string report_script() {
-  const std::string_view modules[] = {assets::report_format_js, assets::report_data_js,    assets::report_chart_js,
-                                      assets::holter_data_js,   assets::holter_summary_js, assets::holter_trend_js,
-                                      assets::holter_hours_js,  assets::holter_events_js,  assets::holter_strips_js,
-                                      assets::fig_overview_js,  assets::fig_classes_js,    assets::fig_excerpt_js,
-                                      assets::fig_lengths_js,   assets::fig_beats_js,      assets::fig_latent_js,
-                                      assets::fig_grid_js,      assets::fig_loss_js,       assets::fig_anomalies_js,
-                                      assets::fig_stages_js,    assets::fig_numbers_js,    assets::report_main_js};
+  const std::string_view modules[] = {
+      assets::report_format_js, assets::report_data_js,     assets::report_chart_js,  assets::holter_data_js,
+      assets::holter_review_js, assets::holter_summary_js,  assets::holter_trend_js,  assets::holter_hours_js,
+      assets::holter_events_js, assets::holter_families_js, assets::holter_strips_js, assets::fig_overview_js,
+      assets::fig_classes_js,   assets::fig_excerpt_js,     assets::fig_lengths_js,   assets::fig_beats_js,
+      assets::fig_latent_js,    assets::fig_grid_js,        assets::fig_loss_js,      assets::fig_anomalies_js,
+      assets::fig_stages_js,    assets::fig_numbers_js,     assets::report_main_js};
   std::string out = "(function () {\n'use strict';\nconst zf = { figures: {} };\n";
   for (const auto module : modules) (out += module) += '\n';
   return out + "})();\n";

@@ -4,7 +4,8 @@
 // raw samples when the report holds them, else the finest level's envelope plus the raw samples
 // of the beats and the excerpt the report holds in full. The strip below shows the whole
 // recording and where the view is; wheel, drag, buttons and the strip move the view. Atrial
-// fibrillation episodes are shaded in both; zoomed in, every beat that is not N carries its class.
+// fibrillation episodes are shaded in both; zoomed in, every beat that is not N carries its class,
+// and a click selects a beat. The selected beat's class can be corrected from the toolbar (zf.review).
 /* global zf */
 zf.figures.overview = (() => {
   const { colour, font, clock, num, int, finiteRange, timeFormat } = zf.format;
@@ -187,8 +188,9 @@ zf.figures.overview = (() => {
         ctx.font = font(11, 700);
         ctx.textAlign = 'center';
         ctx.textBaseline = 'top';
+        const review = zf.review.count() > 0;  // with corrections pending, the classes they give
         for (let c = from; c < to; c++) {
-          const name = className(c);
+          const name = review ? zf.review.classOf(c) : className(c);
           if (!name || name === 'N') continue;
           ctx.fillStyle = colour.beatClass[name];
           ctx.fillText(name, xs(beatPeak(c)), box.top + 12);
@@ -226,6 +228,7 @@ zf.figures.overview = (() => {
     drawContext();
     update();
     wire();
+    showBeat();
   }
 
   /** Recomputes what the view shows and hands it to the charts. */
@@ -329,7 +332,9 @@ zf.figures.overview = (() => {
     });
     const end = (e) => {
       if (!ov.drag) return;
+      const click = e.type === 'pointerup' && Math.abs(e.clientX - ov.drag.x) < 3;
       ov.drag = null;
+      if (click) pick(sampleAt(e.clientX));
       target.classList.remove('dragging');
       try { target.releasePointerCapture(e.pointerId); } catch (_) { /* already released */ }
     };
@@ -358,6 +363,29 @@ zf.figures.overview = (() => {
     });
   }
 
+  /** A click at sample s selects the beat whose peak is nearest, once beats are far enough apart
+   *  to tell (their boundaries are drawn). */
+  function pick(s) {
+    const from = firstCandidateFrom(ov.s0), to = firstCandidateFrom(ov.s1), n = zf.run.cand.n;
+    if (!ov.chart || !(to - from > 0 && to - from < ov.chart.bbox.width / zf.chart.dpr() / 6)) return;
+    const c = firstCandidateFrom(s);
+    let best = -1;
+    for (let k = c - 2; k <= c; k++)
+      if (k >= 0 && k < n && (best < 0 || Math.abs(beatPeak(k) - s) < Math.abs(beatPeak(best) - s))) best = k;
+    if (best >= 0) select(best, false, false);
+  }
+
+  /** The selected beat in the toolbar, with N S V Q buttons to re-label it (runs with classes). */
+  function showBeat() {
+    const el = $('overview-beat'), c = ov.selected;
+    if (!el) return;
+    el.textContent = '';
+    el.hidden = !(c >= 0 && c < zf.run.cand.n && zf.review.enabled());
+    if (el.hidden) { delete el.dataset.beat; return; }
+    el.dataset.beat = String(c);
+    el.append(`beat #${int(c)} at ${clock(beatPeak(c) / zf.run.rate, 3)}: class `, zf.review.beatControl(c));
+  }
+
   /** Shows [t0, t1] seconds at once (the hook and the links use it). */
   function zoomTo(t0, t1) {
     setView(t0 * zf.run.rate, t1 * zf.run.rate);
@@ -368,9 +396,13 @@ zf.figures.overview = (() => {
   /** Marks candidate c as selected and (with `go`) centres the view on it. */
   function select(c, go, scroll) {
     ov.selected = c;
+    showBeat();
     if (go) { const t = beatPeak(c) / zf.run.rate; zoomTo(t - 2.5, t + 2.5); } else redraw();
     if (scroll) $('fig-overview').scrollIntoView({ behavior: 'smooth', block: 'start' });
   }
 
-  return { draw, setView, zoomTo, view, select };
+  /** After a correction in the page: the selected beat's class and the beats' letters. */
+  function review() { showBeat(); redraw(); }
+
+  return { draw, setView, zoomTo, view, select, review };
 })();

@@ -1,6 +1,7 @@
 // Events: every kind with its count (a click lists that kind alone), then the events in time
 // order, the first `cap` with a button for the rest. A click on an event with a strip takes the
-// page to its strip; on any other, to the event in the whole-recording figure.
+// page to its strip; on any other, to the event in the whole-recording figure. Each atrial
+// fibrillation episode has a "not AF" toggle: a pending correction (zf.review) removing it.
 /* global zf */
 zf.figures['holter-events'] = (() => {
   const { int, num, hms } = zf.format;
@@ -35,13 +36,31 @@ zf.figures['holter-events'] = (() => {
     document.getElementById('fig-overview').scrollIntoView({ behavior: 'smooth', block: 'start' });
   }
 
+  /** An AF episode's "not AF" toggle in its row's last cell. */
+  function notAf(td, tr, e) {
+    td.className = 'no-print';
+    if (e.kind !== 'atrial_fibrillation') return;
+    const box = document.createElement('label'), check = document.createElement('input');
+    box.className = 'not-af review-control';
+    box.title = 'remove this AF episode (a pending correction)';
+    check.type = 'checkbox';
+    check.checked = zf.review.removed(e.first_beat, e.last_beat);
+    box.append(check, ' not AF');
+    box.addEventListener('click', (ev) => ev.stopPropagation());
+    check.addEventListener('change', () => zf.review.setRemoved(e.first_beat, e.last_beat, check.checked));
+    td.appendChild(box);
+    tr.classList.toggle('struck', check.checked);
+  }
+
   function eventList(table, list) {
     const { byEvent } = zf.holter.strips();
     const chosen = [];
     list.forEach((e, i) => { if (!state.kind || e.kind === state.kind) chosen.push(i); });
     const shown = state.all ? chosen : chosen.slice(0, cap);
     table.textContent = '';
-    head(table, ['#', 'event', 'start', '#duration', '#beats', '#rate', 'strip']);
+    const review = zf.review.enabled() && list.some((e) => e.kind === 'atrial_fibrillation');
+    head(table, ['#', 'event', 'start', '#duration', '#beats', '#rate', 'strip'].concat(review ? ['review'] : []));
+    if (review) table.tHead.rows[0].lastChild.className = 'no-print';
     const body = table.createTBody();
     for (const i of shown) {
       const e = list[i], tr = cells(body.insertRow(), [String(i + 1), label(e.kind), hms(e.onset_seconds), duration(e.duration_seconds),
@@ -50,6 +69,7 @@ zf.figures['holter-events'] = (() => {
       tr.className = 'clickable';
       tr.title = byEvent.has(i) ? 'show its strip' : 'show it in the whole recording';
       tr.addEventListener('click', () => goTo(e, i));
+      if (review) notAf(tr.insertCell(), tr, e);
     }
     table.dataset.total = String(chosen.length);
     table.dataset.shown = String(shown.length);

@@ -41,13 +41,58 @@ zf.figures.holter = (() => {
 
   function beats(box, h) {
     const t = panel(box, 'Beats'), c = h.counts, total = c.beats;
+    // With corrections pending in the page (zf.review), each class's count as they would make it.
+    const fixed = zf.review.count() ? zf.review.counts() : null;
+    const count = (name, cls) => {
+      const tr = fact(t, name, share(c[cls], total), `holter.counts.${cls}`), td = tr.cells[1];
+      if (!fixed) return;
+      td.dataset.corrected = String(fixed[cls]);
+      if (fixed[cls] === c[cls]) return;
+      const was = document.createElement('span'), now = document.createElement('span');
+      was.className = 'was';
+      was.textContent = td.textContent;
+      now.className = 'now no-print';
+      now.textContent = ' → ' + share(fixed[cls], total);
+      now.title = 'corrected in this page, not yet applied';
+      td.textContent = '';
+      td.append(was, now);
+      td.classList.add('corrected');
+    };
     fact(t, 'all beats', int(total), 'holter.counts.beats');
-    fact(t, 'N normal', share(c.N, total), 'holter.counts.N');
-    fact(t, 'S supraventricular', share(c.S, total), 'holter.counts.S');
+    count('N normal', 'N');
+    count('S supraventricular', 'S');
     detail(t, ectopic(c.supraventricular), 'holter.counts.supraventricular.isolated');
-    fact(t, 'V ventricular', share(c.V, total), 'holter.counts.V');
+    count('V ventricular', 'V');
     detail(t, ectopic(c.ventricular), 'holter.counts.ventricular.isolated');
-    fact(t, 'Q unclassifiable', share(c.Q, total), 'holter.counts.Q');
+    count('Q unclassifiable', 'Q');
+  }
+
+  /** Results already corrected (zeroflow correct): how many sets, and what they changed. */
+  function applied(el) {
+    const sets = Array.isArray(zf.run.S.corrections) ? zf.run.S.corrections : [];
+    el.hidden = !sets.length;
+    if (!sets.length) return;
+    const relabelled = sets.reduce((n, s) => n + (s.beats_relabelled || 0), 0);
+    const first = sets[0], last = sets[sets.length - 1];
+    el.dataset.sets = String(sets.length);
+    el.textContent = `${sets.length === 1 ? 'One set' : int(sets.length) + ' sets'} of corrections applied (zeroflow correct): ` +
+      `${int(relabelled)} beat${relabelled === 1 ? '' : 's'} re-labelled` +
+      (first.episodes_before !== last.episodes_after || sets.some((s) => ((s.af_episodes || {}).remove || []).length + ((s.af_episodes || {}).add || []).length)
+        ? `, AF episodes ${int(first.episodes_before)} → ${int(last.episodes_after)}` : '') +
+      '. Every figure of this report shows the corrected results; the model\'s scores are as the run found them.';
+  }
+
+  /** The note under the panels while corrections are pending in the page. */
+  function pending(el) {
+    const n = zf.review.count();
+    el.hidden = !n;
+    el.textContent = '';
+    if (!n) return;
+    const cmd = document.createElement('code');
+    cmd.textContent = zf.review.command();
+    el.append(`${int(n)} correction${n === 1 ? '' : 's'} pending: the beats' counts are corrected in this page, not yet ` +
+      'applied: export the corrections (review panel, under "Beat families") and run ', cmd,
+    '. The other figures show the results as the run found them.');
   }
 
   function rhythm(box, h) {
@@ -100,6 +145,8 @@ zf.figures.holter = (() => {
     rhythm(box, h);
     hrv(box, h);
     thresholds(document.getElementById('holter-thresholds'), h);
+    applied(document.getElementById('holter-corrected'));
+    pending(document.getElementById('holter-pending'));
     document.body.classList.add('has-holter');
   }
 

@@ -21,7 +21,7 @@
     }
   };
 
-  const order = ['holter', 'holter-trend', 'holter-hours', 'holter-events', 'holter-strips', 'overview', 'classes', 'excerpt', 'lengths', 'beats', 'latent', 'grid', 'loss', 'anomalies', 'stages'];
+  const order = ['holter', 'holter-trend', 'holter-hours', 'holter-events', 'holter-families', 'holter-strips', 'overview', 'classes', 'excerpt', 'lengths', 'beats', 'latent', 'grid', 'loss', 'anomalies', 'stages'];
   function renderAll() {
     for (const name of order) zf.safely(name, zf.figures[name].draw);
     zf.safely('parameters', () => {});
