@@ -282,8 +282,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   }
 
   // load: the lead (CSV column, WFDB or EDF signal) straight into the run's device
+  io::recording_options read;
   io::recording recording = stage("load", [&] {
-    io::recording_options read;
     read.lead = options.lead;
     read.raw = options.raw;
     read.files = options.record_files;
@@ -521,6 +521,10 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
                              : detail::collect_figures(signal, seg.filtered, rows, result, stream);
     result.figures.strips = detail::collect_strips(signal, result, stream);
   });
+  // Strips show every lead a reader would see on paper: the others are read once more, after the run.
+  if (!result.figures.strips.empty()) {
+    stage("other_leads", [&] { detail::add_other_leads(result.figures, options.input, read, recording, stream); });
+  }
 
   if (options.labels) {
     stage("evaluate", [&] {

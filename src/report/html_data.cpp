@@ -128,9 +128,13 @@ json report_data(const pipeline::run_result& r, const pipeline::run_options& opt
     // Every event (summary.json has their counts and the notable ones) and the strips of those.
     j["holter_events"] = events_json_list(*r.holter, r.sample_rate);
     json strips = json::array();
-    for (const auto& s : r.figures.strips)
-      strips.push_back({{"event", s.event}, {"start", s.start}, {"values", encode_i16(s.samples)}});
+    for (const auto& s : r.figures.strips) {
+      json leads = json::array();
+      for (const auto& other : s.other_leads) leads.push_back(encode_i16(other));
+      strips.push_back({{"event", s.event}, {"start", s.start}, {"values", encode_i16(s.samples)}, {"others", leads}});
+    }
     j["strips"] = strips;
+    j["strip_leads"] = r.figures.strip_leads;
   }
   j["grid"] = {{"n", decoded_grid_n}, {"extent", decoded_grid_extent}, {"values", encode_i16(r.decoded_grid)}};
   return j;

@@ -4,10 +4,13 @@
 #include "pipeline/figures.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <set>
@@ -16,6 +19,7 @@
 #include "signal/signal_test_helpers.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
+#include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/signal/segment.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -93,4 +97,48 @@ TEST(PipelineFigures, HeldRowsAreNamedByTheirCandidates) {
     EXPECT_GE(f.r.score[static_cast<std::size_t>(fd.row_beats[i - 1])],
               f.r.score[static_cast<std::size_t>(fd.row_beats[i])]);
   EXPECT_EQ(fd.thumbs.size(), static_cast<std::size_t>(kept * fd.thumb_width));
+}
+
+// Strips of every lead (figures.hpp's collect_strips and add_other_leads, through pipeline::run): a
+// two-channel raw recording whose second channel is the first upside down at half its size; each
+// strip's other lead is that channel's samples in the strip's window, as the reader gives them.
+TEST(PipelineFigures, StripsCarryEveryLeadOfABinaryRecording) {
+  zf::synth::ecg_options o;
+  o.hours = 0.05;
+  o.heart_rate_bpm = 90;
+  o.seed = 3;
+  const auto x = zf::synth::generate_ecg(o).samples;
+  std::vector<std::int16_t> frames(2 * x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    frames[2 * i] = static_cast<std::int16_t>(std::lround(200.0 * x[i]));
+    frames[2 * i + 1] = static_cast<std::int16_t>(std::lround(-100.0 * x[i]));
+  }
+  const auto path = std::filesystem::temp_directory_path() / ("zf_strips_" + std::to_string(::getpid()) + ".i16");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(frames.data()), static_cast<std::streamsize>(frames.size() * 2));
+  }
+  zf::pipeline::run_options options;
+  options.input = path;
+  options.raw.channels = 2;
+  options.raw.gain = 200;
+  options.segmentation.sample_rate = 250;
+  options.sample_rate_explicit = true;
+  options.where = zf::pipeline::device_choice::cpu;
+  options.epochs = 1;
+  options.holter.events.tachycardia_bpm = 60;  // the 90 bpm rhythm is one long event: a strip
+  const auto r = zf::pipeline::run(options);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(r.figures.strips.empty());
+  EXPECT_EQ(r.figures.strip_leads, (std::vector<std::string>{"channel 0", "channel 1"}));
+  for (const auto& s : r.figures.strips) {
+    ASSERT_EQ(s.other_leads.size(), 1U);
+    ASSERT_EQ(s.other_leads[0].size(), s.samples.size());
+    ASSERT_FALSE(s.samples.empty());
+    for (std::size_t i = 0; i < s.samples.size(); ++i) {
+      const auto at = static_cast<std::size_t>(s.start) + i;
+      ASSERT_EQ(s.samples[i], static_cast<float>(frames[2 * at] / 200.0)) << i;
+      ASSERT_EQ(s.other_leads[0][i], static_cast<float>(frames[2 * at + 1] / 200.0)) << i;
+    }
+  }
 }

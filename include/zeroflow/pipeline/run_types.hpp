@@ -105,7 +105,10 @@ using evaluation = eval::label_evaluation;
 struct event_strip {
   std::int64_t event = 0;      ///< index into run_result::holter->events
   std::int64_t start = 0;      ///< the strip's first sample
-  std::vector<float> samples;  ///< the recording from `start` on
+  std::vector<float> samples;  ///< the lead that was read, from `start` on
+  /// The same stretch of the recording's other leads, in figure_data::strip_leads' order after
+  /// the first (each in its own units).
+  std::vector<std::vector<float>> other_leads;
 };
 
 /// The figures' data, computed on the run's device and handed to the host once, with the
@@ -131,6 +134,9 @@ struct figure_data {
   /// Strips of the recording (the lead that was read, its own units) around the events a Holter
   /// reader looks at first (holter::notable_events), for the report's ECG paper.
   std::vector<event_strip> strips;
+  /// The leads of every strip: the one that was read first, then the recording's others (WFDB,
+  /// EDF and raw recordings; a CSV's other columns are not read again).
+  std::vector<std::string> strip_leads;
 };
 
 /// Which model scored the beats and how it was made (summary.json's "model").
