@@ -131,6 +131,7 @@ def test_python_applies_the_same(results):
         ({"beats": [{"beat": 10**7, "class": "V"}]}, "does not exist"),
         ({"beats": [{"beat": 3, "class": "X"}]}, '"class"'),
         ({"families": [{"family": 999, "class": "N"}]}, "no shape family 999"),
+        ({"families": [{"family": 2**32 + 1, "class": "N"}]}, "no family number"),
         ({"af_episodes": {"remove": [{"first_beat": 1, "last_beat": 2}]}}, "no AF episode"),
         ({"colour": "red"}, 'unknown key "colour"'),
         ({"zeroflow_corrections": 2}, "not a zeroflow corrections file"),

@@ -57,7 +57,7 @@ std::vector<event_strip> collect_strips(const array& signal, const run_result& r
   auto samples = signal::excerpts(signal, windows, stream);
   std::vector<event_strip> strips;
   for (std::size_t k = 0; k < chosen.size(); ++k)
-    strips.push_back({static_cast<std::int64_t>(chosen[k]), windows[k].start, std::move(samples[k])});
+    strips.push_back({static_cast<std::int64_t>(chosen[k]), windows[k].start, std::move(samples[k]), {}});
   return strips;
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/holter/holter.hpp"
 #include "zeroflow/io/atomic_file.hpp"
+#include "zeroflow/io/text_lines.hpp"
 #include "zeroflow/report/holter_outputs.hpp"
 #include "zeroflow/report/outputs.hpp"
 
@@ -111,14 +113,7 @@ std::vector<std::string> cells_of(std::string_view line) {
 beats_file read_beats(const fs::path& path) {
   const std::string text = read_text(path, "the beats.csv of `zeroflow run`");
   beats_file f;
-  std::size_t line_number = 0, from = 0;
-  while (from < text.size()) {
-    auto end = text.find('\n', from);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + from, end - from);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    from = end + 1;
-    ++line_number;
+  for (const auto& [line_number, line] : io::text_lines(text)) {
     if (line.empty()) continue;
     auto cells = cells_of(line);
     if (f.header.empty()) {
@@ -279,8 +274,10 @@ corrections parse_corrections(std::string_view text, const std::string& name) {
   for (std::size_t i = 0; i < families.size(); ++i) {
     const std::string where = "families[" + std::to_string(i) + "]";
     only_keys(families[i], {"family", "class"}, name, where);
-    out.families.push_back(
-        {static_cast<std::int32_t>(index_at(families[i], "family", name, where)), class_at(families[i], name, where)});
+    const auto family = index_at(families[i], "family", name, where);
+    if (family > std::numeric_limits<std::int32_t>::max())
+      ZF_THROW(parse_error, name, ": ", where, ": family ", family, " is no family number");
+    out.families.push_back({static_cast<std::int32_t>(family), class_at(families[i], name, where)});
   }
   const auto& beats = list_at(j, "beats", name);
   for (std::size_t i = 0; i < beats.size(); ++i) {
