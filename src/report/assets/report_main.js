@@ -1,5 +1,6 @@
 // Draws every figure once the page is parsed, redraws on resize, follows #t=<seconds> links, and
-// exposes window.zeroflowReport for people and tests: ready, renderMs, figures, errors,
+// exposes window.zeroflowReport for people and tests: ready, renderMs, summaryMs (the Holter pages
+// drawn, before the other figures), figures, errors,
 // zoomTo(t0, t1), view(), select(beat), latentPoint(k), keptCount, topBeats.
 /* global zf */
 (() => {
@@ -25,6 +26,19 @@
   function renderAll() {
     for (const name of order) zf.safely(name, zf.figures[name].draw);
     zf.safely('parameters', () => {});
+  }
+
+  /** The first drawing: the Holter pages, a frame for the browser to paint them (what a reader
+   *  looks at first, in front of them at once on a day-long recording), then the other figures. */
+  function renderFirst(then) {
+    const first = order.filter((name) => name.startsWith('holter'));
+    for (const name of first) zf.safely(name, zf.figures[name].draw);
+    hook.summaryMs = performance.now();
+    requestAnimationFrame(() => setTimeout(() => {
+      for (const name of order) if (!first.includes(name)) zf.safely(name, zf.figures[name].draw);
+      zf.safely('parameters', () => {});
+      then();
+    }, 0));
   }
 
   function fromHash() {
@@ -57,7 +71,10 @@
     const { n, kept, top } = zf.run;
     zf.figures.overview.setView(0, n);
     zf.safely('numbers', zf.figures.numbers.draw);
-    renderAll();
+    renderFirst(() => finish(top, kept));
+  }
+
+  function finish(top, kept) {
     if (top.length) zf.safely('latent-panel', () => zf.figures.latent.show(top[0].k));  // until a point is chosen
     window.addEventListener('hashchange', () => { if (fromHash()) document.getElementById('fig-overview').scrollIntoView({ block: 'start' }); });
     fromHash();
