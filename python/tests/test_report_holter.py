@@ -1,11 +1,12 @@
 """The Holter pages of report.html in a real browser (Chromium through Playwright, as
 test_report_browser.py): first on the page, offline and clean; the numbers a cardiologist reads equal
-summary.json's and events.csv's; the strips are drawn on ECG paper at 25 mm/s; print keeps the
-Holter pages alone, cut between sections and never through a strip; a run without classes
-(--segmentation seed) has no Holter section.
+summary.json's and events.csv's; the strips are drawn on ECG paper at 25 mm/s, every lead of the
+recording stacked in its own band (MIT-BIH 119 from ../shared/data: MLII and V1); print keeps the
+Holter pages alone, cut between sections and never through a strip; a report older than the strips'
+leads still draws them; a run without classes (--segmentation seed) has no Holter section.
 
-ZEROFLOW_SCREENSHOTS=DIR also writes the summary's and a strip's screenshots into DIR (the ones in
-docs/img come from here).
+ZEROFLOW_SCREENSHOTS=DIR also writes the summary's screenshot and a strip's (of the two-lead 119)
+into DIR (the ones in docs/img come from here).
 """
 
 import collections
@@ -15,6 +16,7 @@ import math
 import os
 import pathlib
 import re
+import shutil
 
 import pytest
 from conftest import ROOT, run_cli
@@ -53,6 +55,57 @@ def report(browser, run_119):  # noqa: F811
     r = Report(browser, run_119)
     yield r
     r.close()
+
+
+@pytest.fixture(scope="module")
+def two_leads(browser, zeroflow_bin, tmp_path_factory):  # noqa: F811
+    """MIT-BIH 119 with both its leads, MLII and V1 (tests/data has MLII alone)."""
+    if not (MITDB / "119.hea").exists():
+        pytest.skip(f"{MITDB} is not beside the project: no two-lead 119")
+    out = tmp_path_factory.mktemp("holter-leads") / "119"
+    run_cli(zeroflow_bin, "run", MITDB / "119.hea", "--out", out, "--device", "cpu", "--epochs", 1)
+    r = Report(browser, out)
+    yield r
+    r.close()
+
+
+def edited(browser, folder, to, edit):  # noqa: F811
+    """A copy of run `folder` in `to` whose report.html's data `edit` (a function of the blob) has changed."""
+    shutil.copytree(folder, to)
+    html = (to / "report.html").read_text()
+    m = re.search(r'(<script id="zf-data" type="application/json">)(.*?)(</script>)', html, re.S)
+    data = json.loads(m.group(2))
+    edit(data)
+    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    (to / "report.html").write_text(html[: m.start(2)] + blob + html[m.end(2) :])
+    return Report(browser, to)
+
+
+def drawn_strips(report):
+    """Each strip as drawn: its event, leads, band (mm), the ECG paper's size (CSS px and mm), each
+    lead's trace (points, name) and the names written on the paper, and the caption."""
+    return report.js(
+        "[...document.querySelectorAll('figure.strip')].map(f => { const s = f.querySelector('svg.ecg'),"
+        " r = s.getBoundingClientRect(), vb = s.viewBox.baseVal;"
+        " return {event: +f.dataset.event, leads: +f.dataset.leads, band: +f.dataset.band, width: r.width,"
+        " height: r.height, mmWide: vb.width, mmHigh: vb.height,"
+        " traces: [...s.querySelectorAll('path[clip-path]')].map(p => ({lead: p.dataset.lead,"
+        " points: (p.getAttribute('d').match(/[ML]/g) || []).length,"
+        " clip: document.querySelector(p.getAttribute('clip-path').slice(4, -1) + ' rect').getAttribute('y')})),"
+        " names: [...s.querySelectorAll('text.lead')].map(t => t.textContent),"
+        " pulses: f.querySelectorAll('svg.calibration path:not([shape-rendering])').length,"
+        " caption: f.querySelector('figcaption').textContent}; })"
+    )
+
+
+def print_height_mm(report):
+    """The tallest strip (caption included) in print, in mm."""
+    return (
+        report.js(
+            "Math.max(...[...document.querySelectorAll('figure.strip')].map(f => f.getBoundingClientRect().height))"
+        )
+        / PX_PER_MM
+    )
 
 
 def events_csv(folder):
@@ -176,13 +229,7 @@ def test_strips_are_on_ecg_paper_at_25_mm_per_second(report):
     )
     assert data, "119 has notable events, so strips"
     rate = report.summary["sample_rate"]
-    strips = report.js(
-        "[...document.querySelectorAll('figure.strip')].map(f => { const s = f.querySelector('svg.ecg'),"
-        " r = s.getBoundingClientRect(), vb = s.viewBox.baseVal;"
-        " return {event: +f.dataset.event, width: r.width, height: r.height, mmWide: vb.width, mmHigh: vb.height,"
-        " points: (s.querySelector('path[clip-path]').getAttribute('d').match(/[ML]/g) || []).length,"
-        " caption: f.querySelector('figcaption').textContent}; })"
-    )
+    strips = drawn_strips(report)
     assert sorted(s["event"] for s in strips) == sorted(d["event"] for d in data)
     events = report.js("JSON.parse(document.getElementById('zf-data').textContent).holter_events")
     n = {d["event"]: d["n"] for d in data}
@@ -194,10 +241,87 @@ def test_strips_are_on_ecg_paper_at_25_mm_per_second(report):
         if n[s["event"]] == round(8 * rate):
             assert s["width"] == pytest.approx(8 * 25 * PX_PER_MM, rel=0.02)
         assert s["height"] == pytest.approx(s["mmHigh"] * PX_PER_MM, rel=0.002) and s["mmHigh"] % 5 == 0
-        assert s["points"] >= 0.95 * n[s["event"]]
+        assert s["traces"][0]["points"] >= 0.95 * n[s["event"]]
         e = events[s["event"]]
         assert s["caption"].startswith(e["kind"].replace("_", " ") + " at " + hms(e["onset_seconds"]))
         assert "25 mm/s, 10 mm/mV" in s["caption"]
+        # tests/data's 119 has MLII alone: one lead, named, with its calibration pulse.
+        assert s["leads"] == 1 and s["names"] == ["MLII"] and s["pulses"] == 1 and s["mmHigh"] == s["band"]
+        assert s["caption"].endswith(" · lead MLII")
+
+
+def test_every_lead_of_a_strip_is_drawn_in_its_own_band(two_leads):
+    r = two_leads
+    data = r.js(
+        "(() => { const d = JSON.parse(document.getElementById('zf-data').textContent);"
+        " return {leads: d.strip_leads, n: Object.fromEntries(d.strips.map(s => [s.event, [s.values.n, ...s.others.map(o => o.n)]]))}; })()"
+    )
+    assert data["leads"] == ["MLII", "V1"]
+    rate = r.summary["sample_rate"]
+    strips = drawn_strips(r)
+    assert len(strips) == len(data["n"]) >= 1
+    assert any(n[0] == round(8 * rate) for n in data["n"].values())
+    for s in strips:
+        n = data["n"][str(s["event"])]
+        assert n[0] == n[1]
+        # As wide as one lead: 8 s at 25 mm/s (less where the recording ends).
+        assert s["mmWide"] == pytest.approx(n[0] / rate * 25, rel=1e-6)
+        if n[0] == round(8 * rate):
+            assert s["width"] == pytest.approx(8 * 25 * PX_PER_MM, rel=0.02), s
+        # Two bands, each as tall as a one-lead strip may be, each trace clipped to its own.
+        assert s["leads"] == 2 and 25 <= s["band"] <= 50 and s["band"] % 5 == 0
+        assert s["mmHigh"] == 2 * s["band"] and s["height"] == pytest.approx(s["mmHigh"] * PX_PER_MM, rel=0.002)
+        assert [t["lead"] for t in s["traces"]] == ["MLII", "V1"] and s["names"] == ["MLII", "V1"]
+        assert [float(t["clip"]) for t in s["traces"]] == [0, s["band"]]
+        assert all(t["points"] >= 0.95 * n[0] for t in s["traces"])
+        assert s["pulses"] == 2  # one calibration pulse a lead
+        assert s["caption"].endswith("25 mm/s, 10 mm/mV · leads MLII, V1")
+    # The event's marks run across both leads.
+    span = r.js(
+        "[...document.querySelectorAll('figure.strip svg.ecg')].map(s => [s.viewBox.baseVal.height,"
+        " ...[...s.querySelectorAll('line')].map(l => +l.getAttribute('y2'))])"
+    )
+    assert all(h[1:] and all(y == h[0] for y in h[1:]) for h in span)
+    clean(r)
+
+
+def test_a_strip_of_twelve_leads_fits_a_printed_page(browser, two_leads, tmp_path):  # noqa: F811
+    names = ["I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6"]
+
+    def twelve(d):
+        d["strip_leads"] = names
+        for s in d["strips"]:
+            s["others"] = [s["values"]] * 5 + s["others"] * 6
+
+    r = edited(browser, two_leads.folder, tmp_path / "twelve", twelve)
+    try:
+        strips = drawn_strips(r)
+        assert all(s["leads"] == 12 and s["band"] == 15 and s["mmHigh"] == 180 and s["names"] == names for s in strips)
+        assert all([float(t["clip"]) for t in s["traces"]] == [15 * k for k in range(12)] for s in strips)
+        r.page.emulate_media(media="print")
+        r.page.set_viewport_size({"width": 980, "height": 700})
+        r.page.wait_for_timeout(400)
+        # Landscape A4 less its margins is 190 mm high (Letter 196 mm).
+        assert print_height_mm(r) <= 190
+        clean(r)
+    finally:
+        r.close()
+
+
+def test_a_report_without_the_strips_leads_draws_one(browser, run_119, tmp_path):  # noqa: F811
+    def old(d):
+        del d["strip_leads"]
+        for s in d["strips"]:
+            del s["others"]
+
+    r = edited(browser, run_119, tmp_path / "old", old)
+    try:
+        strips = drawn_strips(r)
+        assert strips and all(s["leads"] == 1 and s["names"] == [] and len(s["traces"]) == 1 for s in strips)
+        assert all(s["caption"].endswith("25 mm/s, 10 mm/mV") for s in strips)
+        clean(r)
+    finally:
+        r.close()
 
 
 def test_an_event_with_a_strip_takes_the_page_to_it(report):
@@ -215,31 +339,49 @@ def test_an_event_with_a_strip_takes_the_page_to_it(report):
     )
 
 
-def test_summary_and_strip_screenshots_are_not_blank(report, stats_page, tmp_path):  # noqa: F811
-    keep = os.environ.get("ZEROFLOW_SCREENSHOTS")
-    folder = pathlib.Path(keep) if keep else tmp_path
-    folder.mkdir(parents=True, exist_ok=True)
-    shots = {"report-holter-summary.png": "#fig-holter", "report-holter-strip.png": "figure.strip >> nth=0"}
-    for name, selector in shots.items():
-        element = report.page.locator(selector)
-        element.scroll_into_view_if_needed()
-        report.page.wait_for_timeout(1900)  # a clicked strip's flash has faded
-        png = element.screenshot(path=str(folder / name), animations="disabled")
-        s = image_stats(stats_page, png)
-        assert s["width"] > 600 and s["height"] > 100, (name, s)
-        assert s["colours"] >= 12 and 0.01 < s["ink"] < 0.9 and s["std"] > 8, (name, s)
-        assert len(png) < 300_000, (name, len(png))
-    # The paper is pink: its grid lines are there.
-    pink = measure_pixels(
+def screenshot(report, stats_page, selector, path):  # noqa: F811
+    """`selector`'s screenshot, written to `path`, checked not blank and small."""
+    element = report.page.locator(selector)
+    element.scroll_into_view_if_needed()
+    report.page.wait_for_timeout(1900)  # a clicked strip's flash has faded
+    png = element.screenshot(path=str(path), animations="disabled")
+    s = image_stats(stats_page, png)
+    assert s["width"] > 600 and s["height"] > 100, (path, s)
+    assert s["colours"] >= 12 and 0.01 < s["ink"] < 0.9 and s["std"] > 8, (path, s)
+    assert len(png) < 300_000, (path, len(png))
+    return png
+
+
+def pink_share(stats_page, png):  # noqa: F811
+    """The share of the paper's pink (its grid lines) in a screenshot."""
+    return measure_pixels(
         stats_page,
-        (folder / "report-holter-strip.png").read_bytes(),
+        png,
         """
             let n = 0;
             for (let i = 0; i < d.length; i += 4) if (d[i] > 200 && d[i + 1] < 215 && d[i + 2] < 225 && d[i] - d[i + 1] > 30) n++;
             return n / (d.length / 4);
         """,
     )
-    assert pink > 0.02, pink
+
+
+def screenshots(tmp_path):
+    keep = os.environ.get("ZEROFLOW_SCREENSHOTS")
+    folder = pathlib.Path(keep) if keep else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_summary_and_strip_screenshots_are_not_blank(report, stats_page, tmp_path):  # noqa: F811
+    screenshot(report, stats_page, "#fig-holter", screenshots(tmp_path) / "report-holter-summary.png")
+    png = screenshot(report, stats_page, "figure.strip >> nth=0", tmp_path / "strip.png")
+    assert pink_share(stats_page, png) > 0.02
+
+
+def test_two_lead_strip_screenshot_is_not_blank(two_leads, stats_page, tmp_path):  # noqa: F811
+    # docs/img's strip: the two leads of 119.
+    png = screenshot(two_leads, stats_page, "figure.strip >> nth=0", screenshots(tmp_path) / "report-holter-strip.png")
+    assert pink_share(stats_page, png) > 0.02
 
 
 def test_print_keeps_the_holter_pages_uncut(report, tmp_path):
@@ -276,6 +418,27 @@ def test_print_keeps_the_holter_pages_uncut(report, tmp_path):
     pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
     assert 3 <= pages <= 12, pages
     clean(report)
+
+
+def test_print_keeps_two_lead_strips_whole(two_leads, tmp_path):
+    page = two_leads.page
+    page.emulate_media(media="print")
+    try:
+        page.set_viewport_size({"width": 980, "height": 700})
+        page.wait_for_timeout(400)
+        assert two_leads.js(
+            "[...document.querySelectorAll('figure.strip')].every(f => getComputedStyle(f).breakInside === 'avoid')"
+        )
+        assert two_leads.js("document.documentElement.scrollWidth") <= 980
+        # A strip and its caption fit a landscape page less its margins: it is never cut.
+        assert print_height_mm(two_leads) <= 190
+    finally:
+        page.emulate_media(media="null")
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        page.wait_for_timeout(400)
+    pdf = page.pdf(path=str(tmp_path / "holter.pdf"), landscape=True)
+    assert len(re.findall(rb"/Type\s*/Page(?!s)", pdf)) >= 3
+    clean(two_leads)
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,17 @@ zf.holter = (() => {
   const analysis = () => zf.run.S.holter || null;
   const events = () => zf.run.D.holter_events || [];
 
-  /** The strips, decoded once per run, ordered as the kinds then by time; and event → strip. */
+  /** The strips, decoded once per run, ordered as the kinds then by time; and event → strip. Each
+   *  has its leads ({name, values}: the one the run read, then the recording's others, in
+   *  strip_leads' order); a report older than strip_leads has one lead, its name null. */
   let cache = null;
   function strips() {
     if (cache && cache.run === zf.run) return cache;
-    const list = (zf.run.D.strips || []).map((s) => ({ event: s.event, start: s.start, values: zf.data.decode(s.values) }));
+    const names = zf.run.D.strip_leads || [], { decode } = zf.data;
+    const list = (zf.run.D.strips || []).map((s) => {
+      const leads = [s.values].concat(s.others || []).map((v, k) => ({ name: names[k] || null, values: decode(v) }));
+      return { event: s.event, start: s.start, values: leads[0].values, leads };
+    });
     const rank = (s) => { const e = events()[s.event], k = e ? kinds.indexOf(e.kind) : -1; return k < 0 ? kinds.length : k; };
     list.sort((a, b) => rank(a) - rank(b) || a.event - b.event);
     cache = { run: zf.run, list, byEvent: new Map(list.map((s) => [s.event, s])) };
