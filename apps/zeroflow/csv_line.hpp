@@ -1,6 +1,6 @@
 #pragma once
-// CSV cells that zeroflow writes (runs.csv) and reads back (beats.csv, runs.csv): a quoted cell
-// may hold commas and doubled quotes.
+// CSV cells that zeroflow writes (runs.csv): a quoted cell may hold commas and doubled quotes
+// (io::split_csv_row reads them back).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,31 +26,6 @@ inline std::string unguarded_cell(std::string cell) {
   if (cell.size() > 1 && cell.front() == '\'' && formula_starts.find(cell[1]) != std::string_view::npos)
     cell.erase(0, 1);
   return cell;
-}
-
-inline std::vector<std::string> csv_cells(std::string_view line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c != '"') {
-        cells.back() += c;
-      } else if (i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  return cells;
 }
 
 }  // namespace zeroflow::cli

@@ -32,6 +32,7 @@
 #include "zeroflow/io/labels.hpp"
 #include "zeroflow/io/recording.hpp"
 #include "zeroflow/io/text_lines.hpp"
+#include "zeroflow/report/beats_table.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 
 namespace zeroflow::cli {
@@ -66,47 +67,14 @@ struct detections {
 };
 
 detections read_beats_csv(const std::filesystem::path& path) {
-  const std::string text = read_text(path, "beats.csv holds one row per detected beat");
-  const std::string name = path.string();
+  const auto table =
+      report::parse_beats_table(read_text(path, "beats.csv holds one row per detected beat"), path.string());
+  const auto peak = table.column("peak"), score = table.column("score");
   detections d;
-  std::size_t peak_column = 0, score_column = 0, columns = 0;
-  bool header = false;
-  for (const auto& [line_number, line] : io::text_lines(text)) {
-    if (line.empty()) continue;
-    const auto cells = csv_cells(line);
-    if (!header) {
-      // Columns are found by name: beats.csv may gain columns, and existing ones keep their meaning.
-      const auto peak = std::find(cells.begin(), cells.end(), "peak");
-      const auto score = std::find(cells.begin(), cells.end(), "score");
-      if (peak == cells.end() || score == cells.end())
-        ZF_THROW(parse_error, name, ':', line_number, ": the header has no 'peak' and 'score' columns; is this the ",
-                 "beats.csv of `zeroflow run`?");
-      peak_column = static_cast<std::size_t>(peak - cells.begin());
-      score_column = static_cast<std::size_t>(score - cells.begin());
-      columns = cells.size();
-      header = true;
-      continue;
-    }
-    if (cells.size() != columns)
-      ZF_THROW(parse_error, name, ':', line_number, ": expected ", columns, " fields as in the header, got ",
-               cells.size());
-    const std::string& peak = cells[peak_column];
-    std::int64_t sample = 0;
-    const auto [peak_end, peak_ec] = std::from_chars(peak.data(), peak.data() + peak.size(), sample);
-    if (peak.empty() || peak_ec != std::errc{} || peak_end != peak.data() + peak.size() || sample < 0)
-      ZF_THROW(parse_error, name, ':', line_number, ": peak '", peak, "' is not a sample index");
-    const std::string& score = cells[score_column];
-    double value = std::numeric_limits<double>::quiet_NaN();  // an empty cell: the beat was not scored
-    if (!score.empty()) {
-      const auto [score_end, score_ec] = std::from_chars(score.data(), score.data() + score.size(), value);
-      if (score_ec != std::errc{} || score_end != score.data() + score.size() || !std::isfinite(value))
-        ZF_THROW(parse_error, name, ':', line_number, ": score '", score, "' is not a number (leave it empty when ",
-                 "a beat is not scored)");
-    }
-    d.peaks.push_back(sample);
-    d.scores.push_back(value);
+  for (std::size_t row = 0; row < table.rows.size(); ++row) {
+    d.peaks.push_back(table.sample(row, peak));
+    d.scores.push_back(table.number(row, score));  // an empty cell: the beat was not scored
   }
-  if (!header) ZF_THROW(parse_error, name, ":1: the file is empty; expected beats.csv of `zeroflow run`");
   // Rows come in beat order; a file put together by hand is put in peak order here.
   if (!std::is_sorted(d.peaks.begin(), d.peaks.end())) {
     std::vector<std::size_t> order(d.peaks.size());

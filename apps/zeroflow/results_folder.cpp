@@ -19,6 +19,7 @@
 #include "error_text.hpp"
 #include "output_folders.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/csv_row.hpp"
 
 namespace zeroflow::cli {
 
@@ -51,7 +52,7 @@ std::vector<std::string> folders_listed_in(const fs::path& runs_csv) {
   std::size_t out_column = std::string::npos;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const auto cells = csv_cells(line);
+    const auto cells = io::split_csv_row(line);
     if (out_column == std::string::npos) {
       const auto it = std::find(cells.begin(), cells.end(), "out");
       if (it == cells.end()) return names;  // not a runs.csv of zeroflow: nothing to go by

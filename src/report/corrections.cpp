@@ -19,7 +19,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/holter/holter.hpp"
 #include "zeroflow/io/atomic_file.hpp"
-#include "zeroflow/io/text_lines.hpp"
+#include "zeroflow/report/beats_table.hpp"
 #include "zeroflow/report/holter_outputs.hpp"
 #include "zeroflow/report/outputs.hpp"
 
@@ -85,67 +85,6 @@ std::vector<beat_span> spans_at(const json& object, const char* key, const std::
 }
 
 // ---- the run's results -------------------------------------------------------------------------
-
-/// beats.csv as lines of cells (beats.csv quotes nothing: its flags are ';'-separated).
-struct beats_file {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  [[nodiscard]] std::size_t column(std::string_view name, const fs::path& path) const {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end())
-      ZF_THROW(error, path.string(), ": no \"", name,
-               "\" column; corrections need the beats.csv of a run with classes");
-    return static_cast<std::size_t>(it - header.begin());
-  }
-};
-
-std::vector<std::string> cells_of(std::string_view line) {
-  std::vector<std::string> cells;
-  std::size_t from = 0;
-  for (;;) {
-    const auto comma = line.find(',', from);
-    cells.emplace_back(line.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from));
-    if (comma == std::string_view::npos) return cells;
-    from = comma + 1;
-  }
-}
-
-beats_file read_beats(const fs::path& path) {
-  const std::string text = read_text(path, "the beats.csv of `zeroflow run`");
-  beats_file f;
-  for (const auto& [line_number, line] : io::text_lines(text)) {
-    if (line.empty()) continue;
-    auto cells = cells_of(line);
-    if (f.header.empty()) {
-      f.header = std::move(cells);
-      continue;
-    }
-    if (cells.size() != f.header.size())
-      ZF_THROW(error, path.string(), ":", line_number, ": ", cells.size(), " cells where the header has ",
-               f.header.size());
-    f.rows.push_back(std::move(cells));
-  }
-  return f;
-}
-
-std::int64_t whole_cell(const std::string& cell, const fs::path& path, std::size_t row) {
-  try {
-    std::size_t used = 0;
-    const auto v = std::stoll(cell, &used);
-    if (used == cell.size()) return v;
-  } catch (const std::exception&) {
-  }
-  ZF_THROW(error, path.string(), ": row ", row + 1, ": \"", cell, "\" is not a whole number");
-}
-
-float float_cell(const std::string& cell) {
-  if (cell.empty()) return std::nanf("");
-  try {
-    return std::stof(cell);
-  } catch (const std::exception&) {
-    return std::nanf("");
-  }
-}
 
 /// An episode list of summary.json's "classes" as beat spans.
 std::vector<classify::episode> episodes_of(const json& list, const std::vector<std::int64_t>& peaks, const char* rhythm,
@@ -311,11 +250,11 @@ correction_outcome write_corrected_results(const fs::path& results, const correc
              ": not the summary of a run with classes (no \"classes\" and \"holter\"); corrections apply to the "
              "results of `zeroflow run` or `score` with the robust segmentation");
   const auto beats_path = results / "beats.csv";
-  auto beats = read_beats(beats_path);
-  const auto peak_col = beats.column("peak", beats_path), class_col = beats.column("class", beats_path),
-             af_col = beats.column("af", beats_path), score_col = beats.column("score", beats_path),
-             clarity_col = beats.column("clarity", beats_path);
-  const bool has_family = std::find(beats.header.begin(), beats.header.end(), "family") != beats.header.end();
+  auto beats = parse_beats_table(read_text(beats_path, "the beats.csv of `zeroflow run`"), beats_path.string());
+  const auto peak_col = beats.column("peak"), class_col = beats.column("class"), af_col = beats.column("af"),
+             score_col = beats.column("score"), clarity_col = beats.column("clarity");
+  const auto family_col = beats.find("family");
+  const bool has_family = family_col.has_value();
 
   pipeline::run_result r;
   r.sample_rate = summary.at("sample_rate").get<double>();
@@ -326,15 +265,14 @@ correction_outcome write_corrected_results(const fs::path& results, const correc
   const std::size_t n = beats.rows.size();
   for (std::size_t b = 0; b < n; ++b) {
     const auto& row = beats.rows[b];
-    r.peak.push_back(whole_cell(row[peak_col], beats_path, b));
+    r.peak.push_back(beats.sample(b, peak_col));
     const std::string& c = row[class_col];
     if (c.size() != 1 || std::string_view("NSVQ").find(c[0]) == std::string_view::npos)
-      ZF_THROW(error, beats_path.string(), ": row ", b + 1, ": class \"", c, "\" is not N, S, V or Q");
+      ZF_THROW(parse_error, beats_path.string(), ':', beats.lines[b], ": class '", c, "' is not N, S, V or Q");
     r.beat_class.push_back(c[0]);
-    r.score.push_back(float_cell(row[score_col]));
-    r.clarity.push_back(float_cell(row[clarity_col]));
-    if (has_family)
-      r.family.push_back(static_cast<std::int32_t>(whole_cell(row[beats.column("family", beats_path)], beats_path, b)));
+    r.score.push_back(static_cast<float>(beats.number(b, score_col)));
+    r.clarity.push_back(static_cast<float>(beats.number(b, clarity_col)));
+    if (has_family) r.family.push_back(static_cast<std::int32_t>(beats.sample(b, *family_col)));
   }
   r.episodes = episodes_of(summary["classes"].value("af_episodes", json::array()), r.peak, "AFIB", summary_path);
   r.unreadable = episodes_of(summary["classes"].value("unreadable", json::array()), r.peak, "noise", summary_path);
@@ -372,8 +310,19 @@ correction_outcome write_corrected_results(const fs::path& results, const correc
     beats.rows[b][af_col] = in_af[b] ? "1" : "0";
   }
   io::write_atomically(to / "beats.csv", [&](std::ostream& out) {
+    // Cells as they were read; one with a comma or a quote (never in zeroflow's own) quoted again.
     const auto line = [&](const std::vector<std::string>& cells) {
-      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        const auto& c = cells[i];
+        out << (i ? "," : "");
+        if (c.find_first_of(",\"") == std::string::npos) {
+          out << c;
+          continue;
+        }
+        out << '"';
+        for (const char ch : c) out << (ch == '"' ? "\"\"" : std::string(1, ch));
+        out << '"';
+      }
       out << '\n';
     };
     line(beats.header);
