@@ -34,11 +34,14 @@
     const first = order.filter((name) => name.startsWith('holter'));
     for (const name of first) zf.safely(name, zf.figures[name].draw);
     hook.summaryMs = performance.now();
-    requestAnimationFrame(() => setTimeout(() => {
+    requestAnimationFrame(() => {
+      hook.summaryFrameMs = performance.now();  // the frame that paints the Holter pages
+      setTimeout(() => {
       for (const name of order) if (!first.includes(name)) zf.safely(name, zf.figures[name].draw);
       zf.safely('parameters', () => {});
       then();
-    }, 0));
+    }, 0);
+    });
   }
 
   function fromHash() {
