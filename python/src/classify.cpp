@@ -64,6 +64,8 @@ std::vector<named_field> fields_of(classify::class_params& p) {
       {"timing.local_rhythm_beats", nullptr, &t.local_rhythm_beats},
       {"quality.stretch_beats", nullptr, &p.quality.stretch_beats},
       {"quality.min_clarity", &p.quality.min_clarity},
+      {"quality.second_qrs_slope_ratio", &p.quality.second_qrs_slope_ratio},
+      {"quality.fast_rhythm_beats", nullptr, &p.quality.fast_rhythm_beats},
       {"timing.ventricular_early_ratio", &t.ventricular_early_ratio},
       {"timing.ventricular_pause_ratio", &t.ventricular_pause_ratio},
       {"timing.premature_ratio", &t.premature_ratio},
@@ -141,6 +143,10 @@ void bind_classify(nb::module_& m) {
         d["in_af"] = c.in_af;
         d["clarity"] = c.clarity;
         d["unreadable"] = c.unreadable;
+        nb::list fast;
+        for (const auto& e : c.fast_rhythm_stretches)
+          fast.append(nb::make_tuple(e.first_beat, e.last_beat, e.onset, e.offset));
+        d["fast_rhythm"] = fast;
         d["dominant_bound"] = c.dominant_bound;
         nb::list episodes;
         for (const auto& e : c.episodes) episodes.append(nb::make_tuple(e.first_beat, e.last_beat, e.onset, e.offset));

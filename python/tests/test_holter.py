@@ -239,3 +239,21 @@ def test_contradicting_thresholds_are_refused(zeroflow_bin, tmp_path):
 def test_module_is_exported():
     assert zeroflow.holter is holter
     assert "holter" in zeroflow.__all__
+
+
+def test_a_rhythm_faster_than_the_detector_follows_is_said(zeroflow_bin, tmp_path):
+    """144 bpm declared at twice its sample rate is 288 bpm: the detector finds about every other
+    beat, and the run says so (stderr and summary.json) instead of reading half the rate silently."""
+    csv_path = tmp_path / "fast.csv"
+    run_cli(zeroflow_bin, "generate", "--hours", "0.05", "--heart-rate", "144", "--anomaly-rate", "0",
+            "--apb-rate", "0", "--out", csv_path)  # fmt: skip
+    for rate, faster in (("500", True), ("250", False)):
+        out = tmp_path / f"run{rate}"
+        proc = run_cli(zeroflow_bin, "run", csv_path, "--sample-rate", rate, "--out", out, "--epochs", "1",
+                       "--device", "cpu")  # fmt: skip
+        summary = json.loads((out / "summary.json").read_text())
+        classes = summary["classes"]
+        assert ("second QRS-like complex" in proc.stderr) == faster, proc.stderr
+        assert bool(classes["possibly_faster"]) == faster
+        if faster:
+            assert classes["possibly_faster_seconds"] > 0.5 * summary["duration_seconds"]

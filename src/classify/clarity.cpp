@@ -36,4 +36,47 @@ std::vector<std::uint8_t> unreadable_beats(std::span<const float> clarity, const
   return out;
 }
 
+echo_window echo_window_of(const beat_rows& rows, double sample_rate) {
+  const auto samples = [&](double seconds) { return static_cast<std::int64_t>(std::lround(seconds * sample_rate)); };
+  const clarity_window c = clarity_window_of(rows, sample_rate);
+  echo_window w;
+  w.span = c.span;
+  w.length = c.length;
+  w.qrs_begin = c.qrs_begin;
+  w.qrs_end = c.qrs_end;
+  w.begin = rows.window_before + samples(echo_start_seconds);
+  w.part = std::max<std::int64_t>(1, samples(echo_part_seconds));
+  return w;
+}
+
+std::vector<float> echo(const beat_rows& rows, std::int64_t beats, const echo_window& w) {
+  std::vector<float> out(static_cast<std::size_t>(beats * echo_parts));
+  for (std::int64_t b = 0; b < beats; ++b)
+    row_echo(rows.rows.data() + b * rows.row_width, w, out.data() + b * echo_parts);
+  return out;
+}
+
+std::vector<episode> fast_rhythm_stretches(std::span<const float> echo, std::span<const double> rr_after,
+                                           std::span<const std::int64_t> peaks,
+                                           std::span<const std::uint8_t> unreadable, const quality_params& p) {
+  const std::size_t n = peaks.size();
+  const double bound = p.second_qrs_slope_ratio * p.second_qrs_slope_ratio;
+  std::vector<std::uint8_t> second(n, 0);
+  for (std::size_t b = 0; b + 1 < n; ++b) {
+    if (unreadable[b]) continue;
+    // The parts that end before the next beat's QRS (50 ms before its R peak).
+    float most = 0;
+    for (int k = 0; k < echo_parts; ++k)
+      if (echo_start_seconds + echo_part_seconds * (k + 1) <= rr_after[b] - 0.05)
+        most = std::max(most, echo[b * echo_parts + k]);
+    second[b] = most >= bound;
+  }
+  std::vector<episode> out;
+  for (const auto& [first, last] : runs_of(second))
+    if (static_cast<std::int64_t>(last - first + 1) >= p.fast_rhythm_beats)
+      out.push_back(
+          {"fast", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first], peaks[last]});
+  return out;
+}
+
 }  // namespace zeroflow::classify::detail

@@ -43,4 +43,30 @@ ZF_CLARITY_HD inline float row_clarity(const float* x, const clarity_window& w) 
   return static_cast<float>(c < 3.0e38 ? c : 3.0e38);
 }
 
+/// After the QRS, where a second QRS complex stands when the detector took only every other beat of
+/// a rhythm faster than it follows (a peak within 0.25 s of a beat replaces it: detection.md): the
+/// row from R + 0.15 s on, in `echo_parts` parts of `part` samples (50 ms), each part's largest
+/// squared slope over the largest within ±50 ms of the R peak. A T wave's slope is a fraction of
+/// the QRS's; another QRS's is like it.
+inline constexpr int echo_parts = 6;
+inline constexpr double echo_start_seconds = 0.15, echo_part_seconds = 0.05;
+
+struct echo_window {
+  std::int64_t span = 1, length = 0, qrs_begin = 0, qrs_end = 0, begin = 0, part = 1;
+};
+
+ZF_CLARITY_HD inline void row_echo(const float* x, const echo_window& w, float* out) {
+  double peak = 0, parts[echo_parts] = {};
+  for (std::int64_t i = w.span; i < w.length - w.span; ++i) {
+    const double d = static_cast<double>(x[i + w.span]) - static_cast<double>(x[i - w.span]);
+    const double e = d * d;
+    if (i >= w.qrs_begin && i < w.qrs_end && e > peak) peak = e;
+    if (i >= w.begin) {
+      const std::int64_t k = (i - w.begin) / w.part;
+      if (k < echo_parts && e > parts[k]) parts[k] = e;
+    }
+  }
+  for (int k = 0; k < echo_parts; ++k) out[k] = peak > 0 ? static_cast<float>(parts[k] / peak) : 0.0F;
+}
+
 }  // namespace zeroflow::classify::detail

@@ -24,6 +24,8 @@ void at_least(const char* name, std::int64_t value, std::int64_t lowest) {
 void check_class_params(const class_params& p) {
   at_least("quality.stretch_beats", p.quality.stretch_beats, 0);
   within("quality.min_clarity", p.quality.min_clarity, 0, 1e30);
+  within("quality.second_qrs_slope_ratio", p.quality.second_qrs_slope_ratio, 0, 1e30);
+  at_least("quality.fast_rhythm_beats", p.quality.fast_rhythm_beats, 1);
   const auto& s = p.shape;
   within("shape.dominant_min_correlation", s.dominant_min_correlation, -1, 1);
   within("shape.dominant_max_correlation", s.dominant_max_correlation, s.dominant_min_correlation, 1);

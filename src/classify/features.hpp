@@ -78,6 +78,8 @@ class row_measurements {
   virtual std::vector<float> p_similarity() = 0;
   /// Each beat's clarity (clarity_row.hpp): how far its QRS stands out of the signal around it.
   virtual std::vector<float> clarity() = 0;
+  /// Each beat's echo (clarity_row.hpp's row_echo): beats × echo_parts ratios, beat after beat.
+  virtual std::vector<float> echo() = 0;
   /// The QRS segments (qrs(), unshifted) of the given beats, one after another.
   virtual std::vector<float> qrs_segments(std::span<const std::int64_t> beats) = 0;
   /// Where the QRS segment lies in a row.
@@ -137,6 +139,16 @@ std::vector<float> clarity(const beat_rows& rows, std::int64_t beats, const clar
 /// Beats in stretches without readable ECG (beat_classes.hpp, step 0): the median clarity of the
 /// beats within ±stretch_beats is under min_clarity.
 std::vector<std::uint8_t> unreadable_beats(std::span<const float> clarity, const quality_params& p);
+/// Where a row's echo is measured at this rate (clarity_row.hpp).
+echo_window echo_window_of(const beat_rows& rows, double sample_rate);
+/// row_measurements::echo of rows in host memory.
+std::vector<float> echo(const beat_rows& rows, std::int64_t beats, const echo_window& w);
+/// Stretches where the beats may be every other beat of a faster rhythm (beat_classes.hpp, step
+/// 0): at least `fast_rhythm_beats` readable beats in a row, each with a second QRS-like slope
+/// (echo at least second_qrs_slope_ratio² of the beat's own) before the next beat's QRS.
+std::vector<episode> fast_rhythm_stretches(std::span<const float> echo, std::span<const double> rr_after,
+                                           std::span<const std::int64_t> peaks,
+                                           std::span<const std::uint8_t> unreadable, const quality_params& p);
 
 /// Runs of marked beats (AF windows, unreadable beats) as [first, last] pairs, in order.
 std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::uint8_t> marked);

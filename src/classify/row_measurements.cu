@@ -157,6 +157,13 @@ __global__ void clarity_kernel(const float* rows, std::int64_t beats, std::int64
     out[b] = row_clarity(rows + b * row_width, w);
 }
 
+/// Each beat's echo, one thread per beat: the host's function (clarity_row.hpp), the same bits.
+__global__ void echo_kernel(const float* rows, std::int64_t beats, std::int64_t row_width, echo_window w, float* out) {
+  for (std::int64_t b = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; b < beats;
+       b += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    row_echo(rows + b * row_width, w, out + b * echo_parts);
+}
+
 template <class T>
 std::vector<T> to_host(const array& a, stream_view stream) {
   const array host = copy_to(a, cpu_device, stream);
@@ -232,6 +239,16 @@ class cuda_rows final : public row_measurements {
       clarity_kernel<<<grid_for(beats_, threads, rows_.where().id), threads, 0, raw(stream_)>>>(
           rows_.data_as<const float>(), beats_, shape_.row_width, clarity_window_of(shape_, rate_),
           out.data_as<float>());
+      ZF_CUDA_TRY(cudaGetLastError());
+    }
+    return to_host<float>(out, stream_);
+  }
+
+  std::vector<float> echo() override {
+    array out = empty({beats_ * echo_parts}, float32, rows_.where(), stream_);
+    if (beats_ > 0) {
+      echo_kernel<<<grid_for(beats_, threads, rows_.where().id), threads, 0, raw(stream_)>>>(
+          rows_.data_as<const float>(), beats_, shape_.row_width, echo_window_of(shape_, rate_), out.data_as<float>());
       ZF_CUDA_TRY(cudaGetLastError());
     }
     return to_host<float>(out, stream_);

@@ -152,6 +152,7 @@ class host_rows final : public row_measurements {
   }
 
   std::vector<float> clarity() override { return detail::clarity(rows_, beats_, clarity_window_of(rows_, rate_)); }
+  std::vector<float> echo() override { return detail::echo(rows_, beats_, echo_window_of(rows_, rate_)); }
 
   std::vector<float> qrs_segments(std::span<const std::int64_t> beats) override {
     const qrs_window w = qrs();

@@ -507,6 +507,22 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
                       static_cast<double>(first.offset) / result.sample_rate);
         options.progress(line);
       }
+      result.fast_rhythm = std::move(classes.fast_rhythm_stretches);
+      if (!result.fast_rhythm.empty() && options.progress) {
+        // Beats the detector cannot follow read as a rhythm of half the rate: said where a person reads.
+        double seconds = 0;
+        for (const auto& s : result.fast_rhythm)
+          seconds += static_cast<double>(s.offset - s.onset) / result.sample_rate;
+        const auto& first = result.fast_rhythm.front();
+        char line[360];
+        std::snprintf(line, sizeof line,
+                      "warning: in %zu stretch(es), %.0f s (the first from %.1f s to %.1f s), a second QRS-like "
+                      "complex stands between every two beats: the rhythm may be twice the rate found (over 240 bpm, "
+                      "faster than the detector follows); check the recording there",
+                      result.fast_rhythm.size(), seconds, static_cast<double>(first.onset) / result.sample_rate,
+                      static_cast<double>(first.offset) / result.sample_rate);
+        options.progress(line);
+      }
       result.prematurity = std::move(classes.prematurity);
       result.episodes = std::move(classes.episodes);
     });

@@ -88,9 +88,10 @@ nlohmann::json detail::classes_json(const pipeline::run_result& r) {
     }
     return out;
   };
-  double af_seconds = 0, unreadable_seconds = 0;
+  double af_seconds = 0, unreadable_seconds = 0, fast_seconds = 0;
   const json episodes = stretches(r.episodes, af_seconds);
   const json unreadable = stretches(r.unreadable, unreadable_seconds);
+  const json fast = stretches(r.fast_rhythm, fast_seconds);
   return json{
       {"counts", {{"N", counts[0]}, {"S", counts[1]}, {"V", counts[2]}, {"Q", counts[3]}}},
       {"examples", examples},
@@ -109,7 +110,10 @@ nlohmann::json detail::classes_json(const pipeline::run_result& r) {
       {"af_episodes", episodes},
       {"af_seconds", af_seconds},
       {"unreadable", unreadable},
-      {"unreadable_seconds", unreadable_seconds}};
+      {"unreadable_seconds", unreadable_seconds},
+      // Stretches whose beats may be every other beat of a rhythm over 240 bpm: a warning.
+      {"possibly_faster", fast},
+      {"possibly_faster_seconds", fast_seconds}};
 }
 
 void detail::write_json_file(const nlohmann::json& j, const std::filesystem::path& path) {

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "classify/features.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zc = zeroflow::classify;
@@ -120,4 +123,57 @@ TEST(ClassParams, EveryPartIsCheckedAndNamed) {
   refused([](zc::class_params& p) { p.runs.reference_seconds = 0; }, "runs.reference_seconds");
   refused([](zc::class_params& p) { p.af.irregular_share = 1; }, "irregular_share");
   refused([](zc::class_params& p) { p.quality.min_clarity = -1; }, "quality.min_clarity");
+}
+
+// The echo of a row (clarity_row.hpp) and the stretches it makes (features.hpp): a second QRS-like
+// bump 0.25 s after the R peak, every beat, is a stretch; a slow T wave is not; the parts that reach
+// the next beat's QRS are not looked at; unreadable beats break a stretch. On a GPU the same bits.
+TEST(FastRhythm, ASecondQrsInEveryRowMakesAStretch) {
+  const std::int64_t before = 62, after = 112, width = before + after;  // 0.25 s and 0.45 s at 250 Hz
+  const auto bump = [](std::vector<float>& row, std::int64_t at, double sigma, double height) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const double t = (static_cast<double>(i) - static_cast<double>(at)) / rate;
+      row[i] += static_cast<float>(height * std::exp(-0.5 * t * t / (sigma * sigma)));
+    }
+  };
+  const std::int64_t beats = 20;
+  std::vector<float> rows(static_cast<std::size_t>(beats * width), 0.0F);
+  std::vector<std::int64_t> peaks;
+  for (std::int64_t b = 0; b < beats; ++b) {
+    std::vector<float> row(static_cast<std::size_t>(width), 0.0F);
+    bump(row, before, 0.012, 1.0);  // the QRS
+    if (b < 12)
+      bump(row, before + 62, 0.012, 0.9);  // another QRS 0.25 s later: every other beat of 240 bpm
+    else
+      bump(row, before + 62, 0.06, 0.5);  // a T wave: slow
+    std::copy(row.begin(), row.end(), rows.begin() + b * width);
+    peaks.push_back(1000 + 125 * b);  // the beats found: 0.5 s apart
+  }
+  const zc::beat_rows view{rows, width, before, after};
+  const auto w = zd::echo_window_of(view, rate);
+  const auto echo = zd::echo(view, beats, w);
+  ASSERT_EQ(echo.size(), static_cast<std::size_t>(beats * zd::echo_parts));
+  EXPECT_GT(echo[2], 0.5F);  // the part from 0.25 s to 0.30 s of beat 0
+  EXPECT_LT(echo[12 * zd::echo_parts + 2], 0.1F);  // a T wave's slope is a fraction of the QRS's
+  std::vector<double> rr_after(static_cast<std::size_t>(beats), 0.5);
+  const std::vector<std::uint8_t> readable(static_cast<std::size_t>(beats), 0);
+  const zc::quality_params p;
+  const auto found = zd::fast_rhythm_stretches(echo, rr_after, peaks, readable, p);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_EQ(found[0].first_beat, 0);
+  EXPECT_EQ(found[0].last_beat, 11);
+  EXPECT_EQ(found[0].onset, peaks[0]);
+  // The next beat 0.28 s on: the second QRS is that beat, not looked at.
+  EXPECT_TRUE(zd::fast_rhythm_stretches(echo, std::vector<double>(static_cast<std::size_t>(beats), 0.28), peaks,
+                                        readable, p)
+                  .empty());
+  // An unreadable beat in the middle leaves two runs of six: too short.
+  std::vector<std::uint8_t> broken = readable;
+  broken[6] = 1;
+  EXPECT_TRUE(zd::fast_rhythm_stretches(echo, rr_after, peaks, broken, p).empty());
+  if (!zeroflow::cuda_available()) return;
+  zeroflow::array host_rows = zeroflow::empty({beats, width}, zeroflow::float32, zeroflow::cpu_device);
+  std::copy(rows.begin(), rows.end(), host_rows.data_as<float>());
+  const auto gpu = zd::cuda_measurements(zeroflow::copy_to(host_rows, zeroflow::cuda_device(0)), view, rate, 2048, {});
+  EXPECT_EQ(gpu->echo(), echo);
 }

@@ -85,10 +85,16 @@ struct timing_params {
 };
 
 /// Readable ECG (step 0). The bound is fixed by what noise alone gives (white noise, a flat line with
-/// noise, a 50 Hz sine: 2 to 9), not tuned on labelled beats; clear ECG gives 30 and more.
+/// noise, a 50 Hz sine: 2 to 9), not tuned on labelled beats; clear ECG gives 30 and more. A rhythm
+/// faster than the detector follows (detection.md: about every other beat lost above 240 bpm) shows
+/// as a second QRS in every beat's row; its bounds are the detector's own T-wave rule (a peak at
+/// least half as steep as the beat is not its T wave) and the heart-rate average of the Holter
+/// analysis (8 beats).
 struct quality_params {
-  std::int64_t stretch_beats = 4;  ///< beats on each side whose median clarity decides (about 8 s)
-  double min_clarity = 10;         ///< a stretch whose median clarity is under this has no readable ECG
+  std::int64_t stretch_beats = 4;       ///< beats on each side whose median clarity decides (about 8 s)
+  double min_clarity = 10;              ///< a stretch whose median clarity is under this has no readable ECG
+  double second_qrs_slope_ratio = 0.5;  ///< a slope after the QRS at least this fraction of its own: a second QRS
+  std::int64_t fast_rhythm_beats = 8;   ///< beats in a row with a second QRS that make a possibly faster rhythm
 };
 
 /// Supraventricular runs (step 6), measured against the rhythm before them.
@@ -128,10 +134,13 @@ struct classification {
   std::vector<float> clarity;                 ///< how far the beat's QRS stands out of the signal around it (step 0)
   std::vector<std::uint8_t> unreadable;       ///< 1 inside a stretch without readable ECG (called Q)
   std::vector<episode> unreadable_stretches;  ///< those stretches, in time order (rhythm "noise")
-  double dominant_bound = 0;                  ///< the similarity at or above which a beat had the dominant shape
-  std::vector<float> prematurity;             ///< R–R before / local normal R–R
-  std::vector<std::uint8_t> in_af;            ///< 1 inside an AF episode
-  std::vector<episode> episodes;              ///< AF episodes, in time order
+  /// Stretches whose beats may be every other beat of a faster rhythm (a second QRS-like complex
+  /// between each two: step 0), in time order (rhythm "fast"): a warning, the classes unchanged.
+  std::vector<episode> fast_rhythm_stretches;
+  double dominant_bound = 0;        ///< the similarity at or above which a beat had the dominant shape
+  std::vector<float> prematurity;   ///< R–R before / local normal R–R
+  std::vector<std::uint8_t> in_af;  ///< 1 inside an AF episode
+  std::vector<episode> episodes;    ///< AF episodes, in time order
 };
 
 /// The beats' rows as the pipeline embedded them: `rows` holds beats × row_width floats, row b

@@ -177,9 +177,11 @@ struct run_result {
   std::vector<std::int32_t> family;  ///< shape family (0: the dominant shape; classify::classification::family)
   std::vector<classify::episode> episodes;
   std::vector<classify::episode> unreadable;  ///< stretches without readable ECG (their beats are Q)
-  std::string method;                         ///< "robust" or "seed" (segment_params::method)
-  std::vector<std::int64_t> histogram;        ///< beat-length histogram (samples)
-  std::vector<std::int64_t> detected_peaks;   ///< every detected R-peak, for evaluation and figures
+  /// Stretches whose beats may be every other beat of a faster rhythm (a warning; classify::classification).
+  std::vector<classify::episode> fast_rhythm;
+  std::string method;                        ///< "robust" or "seed" (segment_params::method)
+  std::vector<std::int64_t> histogram;       ///< beat-length histogram (samples)
+  std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures
   std::vector<double> epoch_loss;
   double test_loss = 0;
   bool trained = false;
