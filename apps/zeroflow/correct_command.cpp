@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "input_checks.hpp"
 #include "results_folder.hpp"
 #include "zeroflow/report/corrections.hpp"
 
@@ -20,7 +21,9 @@ struct correct_flags {
 
 void correct(const correct_flags& f) {
   // Read and checked before anything in the folder is touched.
+  require_readable_file(f.corrections, "corrections");
   const auto fix = report::read_corrections(f.corrections);
+  const bool report_there = std::filesystem::exists(f.results / "report.html");
   report::correction_outcome done;
   results_request request;
   request.out = f.results;
@@ -32,8 +35,8 @@ void correct(const correct_flags& f) {
   });
   progress("corrected " + f.results.string() + ": " + std::to_string(done.beats_relabelled) +
            " beats re-labelled, AF episodes " + std::to_string(done.episodes_before) + " -> " +
-           std::to_string(done.episodes_after) +
-           "; beats.csv, beats.atr, episodes.csv, events.csv, summary.json and report.html rewritten");
+           std::to_string(done.episodes_after) + "; beats.csv, beats.atr, episodes.csv, events.csv, summary.json" +
+           (report_there ? " and report.html rewritten" : " rewritten"));
 }
 
 }  // namespace

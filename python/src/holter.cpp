@@ -50,10 +50,22 @@ holter::holter_params params_from(const nb::dict& given) {
     for (auto& f : fields)
       if (name == f.name) field = &f;
     if (field == nullptr) throw nb::type_error(("holter.analyse() got an unexpected parameter '" + name + "'").c_str());
-    if (field->real != nullptr)
-      *field->real = nb::cast<double>(value);
-    else
-      *field->count = nb::cast<std::int64_t>(value);
+    // A number as the parameter wants it: a count only from a whole number (no 3.7, no "3").
+    const bool whole = nb::isinstance<nb::int_>(value) && !nb::isinstance<nb::bool_>(value);
+    const bool number = whole || nb::isinstance<nb::float_>(value);
+    if (field->real != nullptr ? !number : !whole)
+      throw nb::type_error(("holter.analyse(): " + name + " must be " +
+                            (field->real != nullptr ? "a number" : "a whole number") + ", got " +
+                            nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
+                               .c_str());
+    try {
+      if (field->real != nullptr)
+        *field->real = nb::cast<double>(value);
+      else
+        *field->count = nb::cast<std::int64_t>(value);
+    } catch (const nb::cast_error&) {
+      throw nb::value_error(("holter.analyse(): " + name + " is out of range").c_str());
+    }
   }
   return p;
 }
@@ -125,6 +137,10 @@ void bind_holter(nb::module_& m) {
       "results"_a, "corrections"_a, "name"_a, "to"_a,
       "report::write_corrected_results: the corrected results of the run in `results`, written into `to`.");
   m.def("_corrected_result_names", [] { return report::corrected_result_names(); });
+  m.def(
+      "_check_corrections",
+      [](const std::string& text, const std::string& name) { (void)report::parse_corrections(text, name); }, "text"_a,
+      "name"_a, "report::parse_corrections: raises ParseError for a file that is not corrections.");
 }
 
 }  // namespace zeroflow::python

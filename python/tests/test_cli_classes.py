@@ -196,5 +196,5 @@ def test_seed_segmentation_writes_no_classes(zeroflow_bin, tmp_path):
         pathlib.Path(out / "beats.csv")
         .read_text()
         .splitlines()[0]
-        .endswith("class,similarity,prematurity,af,p_similarity,p_coherence,clarity")
+        .endswith("class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family")
     )

@@ -59,6 +59,10 @@ OTHER_VALUES = {
     "overlap_seconds": "10",
     "window_before_seconds": "0.2",
     "window_after_seconds": "0.4",
+    "pause_seconds": "1.5",
+    "bradycardia_bpm": "45",
+    "tachycardia_bpm": "110",
+    "run_beats": "4",
 }
 
 

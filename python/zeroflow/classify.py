@@ -26,8 +26,10 @@ CLASS_DEFAULTS: Dict[str, float] = dict(_core._class_defaults())
 class BeatClasses:
     """Per beat: ``classes`` ('N', 'S', 'V', 'Q' as a 1-D array of 1-character strings), the
     measurements the rule used (``similarity``, ``p_similarity``, ``p_coherence``, ``prematurity``,
-    ``clarity``), ``in_af`` and ``unreadable`` (inside a stretch without readable ECG: Q);
-    ``dominant_bound``; ``episodes`` as (first_beat, last_beat, onset, offset)."""
+    ``clarity``), ``in_af``, ``unreadable`` (inside a stretch without readable ECG: Q) and
+    ``family`` (the beat's shape family, 0 the dominant shape); ``dominant_bound``; ``episodes`` (AF)
+    and ``fast_rhythm`` (stretches with a second QRS between every two beats: a rhythm the detector
+    may have halved) as (first_beat, last_beat, onset, offset)."""
 
     classes: np.ndarray
     similarity: np.ndarray
@@ -38,7 +40,9 @@ class BeatClasses:
     clarity: np.ndarray
     unreadable: np.ndarray
     dominant_bound: float
+    family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     episodes: List[Tuple[int, int, int, int]] = field(default_factory=list)
+    fast_rhythm: List[Tuple[int, int, int, int]] = field(default_factory=list)
 
 
 def classify_beats(
@@ -68,7 +72,9 @@ def classify_beats(
         clarity=np.asarray(d["clarity"], dtype=np.float32),
         unreadable=np.asarray(d["unreadable"], dtype=bool),
         dominant_bound=float(d["dominant_bound"]),
+        family=np.asarray(d["family"], dtype=np.int32),
         episodes=[tuple(int(v) for v in e) for e in d["episodes"]],
+        fast_rhythm=[tuple(int(v) for v in e) for e in d["fast_rhythm"]],
     )
 
 

@@ -10,6 +10,8 @@ annotations, another detector's beats. docs/holter.md gives every definition.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import pathlib
@@ -65,7 +67,20 @@ def analyse(
     if p.ndim != 1 or not (np.issubdtype(p.dtype, np.integer) or p.size == 0):
         raise TypeError(f"peaks must be a 1-D array of integer sample indices, got {p.dtype} of shape {p.shape}")
     text = classes if isinstance(classes, str) else "".join(str(c) for c in classes)
-    length = int(samples) if samples is not None else (int(p[-1]) + 1 if p.size else 0)
+    if samples is None:
+        length = int(p.max()) + 1 if p.size else 0
+    elif isinstance(samples, (int, np.integer)) and not isinstance(samples, bool) and 0 <= samples < 2**63:
+        length = int(samples)
+    else:
+        raise ValueError(f"samples must be a whole number of samples from 0 to 2**63 - 1, got {samples!r}")
+    families: list = []
+    if family is not None:
+        f = np.asarray(family)
+        if f.ndim != 1 or not (np.issubdtype(f.dtype, np.integer) or f.size == 0):
+            raise TypeError(f"family must be a 1-D array of whole numbers, got {f.dtype} of shape {f.shape}")
+        if f.size and (f.min() < 0 or f.max() > np.iinfo(np.int32).max):
+            raise ValueError("family numbers must be from 0 to 2**31 - 1 (beats.csv's family column)")
+        families = f.astype(np.int64).tolist()
     result = _core._holter_analyse(
         p.astype(np.int64).tolist(),
         text,
@@ -73,10 +88,24 @@ def analyse(
         length,
         _stretches(af_episodes),
         _stretches(unreadable),
-        [] if family is None else np.asarray(family, dtype=np.int64).astype(np.int32).tolist(),
+        families,
         dict(params),
     )
     return json.loads(result)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: pathlib.Path):
+    """The lock `zeroflow` takes on an output folder (flock on the folder itself): no two writers."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"another zeroflow is writing into {folder}; wait for it to finish") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def correct(results: Any, corrections: Any) -> Dict[str, int]:
@@ -84,25 +113,47 @@ def correct(results: Any, corrections: Any) -> Dict[str, int]:
     does: ``corrections`` is the JSON file the report page exports (a path) or the same as a dict
     (``{"zeroflow_corrections": 1, "families": [...], "beats": [...], "af_episodes": {...}}``,
     docs/holter.md). beats.csv, beats.atr, episodes.csv, events.csv, summary.json and report.html are
-    written to a folder beside them and moved in only when all are written, so a failure leaves the
-    results as they were. Returns ``beats_relabelled``, ``episodes_before`` and ``episodes_after``.
-    Raises ValueError for a corrections file that is not one (naming what is wrong) and RuntimeError
-    (zeroflow.Error) for results it does not fit.
+    written to a folder beside them and moved in as one set (the earlier ones set aside first and put
+    back if a move fails), under the folder's lock, so a failure leaves the results as they were.
+    Returns ``beats_relabelled``, ``episodes_before`` and ``episodes_after``. Raises ValueError
+    (zeroflow.ParseError) for a corrections file that is not one, naming what is wrong, and
+    RuntimeError (zeroflow.Error) for results it does not fit or a folder another zeroflow writes.
     """
     folder = pathlib.Path(results)
     if isinstance(corrections, dict):
         text, name = json.dumps(corrections), "corrections"
     else:
-        text, name = pathlib.Path(corrections).read_text(encoding="utf-8"), str(corrections)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=".zeroflow-correct-", dir=folder))
-    try:
-        done = dict(_core._write_corrected_results(str(folder), text, name, str(staging)))
-        for entry in _core._corrected_result_names():
-            if (staging / entry).exists():
-                os.replace(staging / entry, folder / entry)
-        return done
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        path = pathlib.Path(corrections)
+        if not path.exists():
+            raise FileNotFoundError(f"{path} does not exist; expected a zeroflow corrections file (JSON)")
+        if not path.is_file():  # a FIFO would be waited on forever
+            raise ValueError(f"{path} is not a regular file; expected a zeroflow corrections file (JSON)")
+        text, name = path.read_text(encoding="utf-8", errors="replace"), str(path)
+    _core._check_corrections(text, name)  # refused before anything is made in the folder
+    with _folder_lock(folder):
+        staging = pathlib.Path(tempfile.mkdtemp(prefix=".zeroflow-correct-", dir=folder))
+        try:
+            done = dict(_core._write_corrected_results(str(folder), text, name, str(staging)))
+            aside = staging / ".earlier"
+            aside.mkdir()
+            written = [n for n in _core._corrected_result_names() if (staging / n).exists()]
+            moved, replaced = [], []
+            try:
+                for entry in written:
+                    if os.path.lexists(folder / entry):
+                        os.replace(folder / entry, aside / entry)
+                        replaced.append(entry)
+                    os.replace(staging / entry, folder / entry)
+                    moved.append(entry)
+            except BaseException:
+                for entry in moved:
+                    os.replace(folder / entry, staging / entry)
+                for entry in replaced:
+                    os.replace(aside / entry, folder / entry)
+                raise
+            return done
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 __all__: Sequence[str] = ["HOLTER_DEFAULTS", "analyse", "correct"]

@@ -22,8 +22,11 @@ void check_stretches(std::span<const classify::episode> stretches, std::size_t b
 }  // namespace
 
 void check_beat_record(const beat_record& r) {
-  ZF_EXPECTS(r.sample_rate_hz > 0 && std::isfinite(r.sample_rate_hz), "the sample rate must be positive, got ",
-             r.sample_rate_hz);
+  ZF_EXPECTS(r.sample_rate_hz > 0 && r.sample_rate_hz <= max_sample_rate_hz,
+             "the sample rate must be positive and at most ", max_sample_rate_hz, " Hz, got ", r.sample_rate_hz);
+  ZF_EXPECTS(r.samples >= 0 && static_cast<double>(r.samples) / r.sample_rate_hz <= max_recording_seconds,
+             "the recording must last at most ", max_recording_seconds / 86400, " days (", r.samples, " samples at ",
+             r.sample_rate_hz, " Hz)");
   ZF_EXPECTS(r.classes.size() == r.peaks.size(), "expected ", r.peaks.size(), " beat classes (one per beat), got ",
              r.classes.size());
   for (std::size_t b = 0; b < r.peaks.size(); ++b) {

@@ -31,6 +31,11 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 std::string read_text(const fs::path& path, const char* what) {
+  // A FIFO or a device would be waited on forever; a folder read as nothing.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    ZF_THROW(error, path.string(), fs::exists(path, ec) ? " is not a regular file" : " does not exist", "; expected ",
+             what);
   std::ifstream in(path, std::ios::binary);
   if (!in) ZF_THROW(error, path.string(), ": cannot be read; expected ", what);
   std::ostringstream text;
@@ -42,7 +47,8 @@ std::string read_text(const fs::path& path, const char* what) {
 
 void only_keys(const json& object, std::initializer_list<std::string_view> keys, const std::string& name,
                const std::string& where) {
-  if (!object.is_object()) ZF_THROW(parse_error, name, ": ", where, " must be an object, got ", object.dump());
+  // The type, never the value: a value may be nested beyond any stack's depth.
+  if (!object.is_object()) ZF_THROW(parse_error, name, ": ", where, " must be an object, got ", object.type_name());
   for (const auto& [key, value] : object.items())
     if (std::find(keys.begin(), keys.end(), key) == keys.end())
       ZF_THROW(parse_error, name, ": ", where, " has an unknown key \"", key, "\"");
@@ -100,20 +106,40 @@ std::vector<classify::episode> episodes_of(const json& list, const std::vector<s
   return out;
 }
 
-holter::holter_params params_of(const json& p) {
+/// The Holter analysis's parameters as the run recorded them (a count must be a whole number).
+holter::holter_params params_of(const json& p, const fs::path& path) {
   holter::holter_params out;
+  if (!p.is_object()) ZF_THROW(error, path.string(), ": holter.parameters must be an object, got ", p.type_name());
+  const auto real = [&](const char* key, double& into) {
+    if (!p.contains(key)) return;
+    if (!p[key].is_number()) ZF_THROW(error, path.string(), ": holter.parameters.", key, " must be a number");
+    into = p[key].get<double>();
+  };
+  const auto count = [&](const char* key, std::int64_t& into) {
+    if (!p.contains(key)) return;
+    if (!p[key].is_number_integer())
+      ZF_THROW(error, path.string(), ": holter.parameters.", key, " must be a whole number");
+    into = p[key].get<std::int64_t>();
+  };
   auto& e = out.events;
   auto& h = out.hrv;
-  e.pause_seconds = p.value("pause_seconds", e.pause_seconds);
-  e.bradycardia_bpm = p.value("bradycardia_bpm", e.bradycardia_bpm);
-  e.tachycardia_bpm = p.value("tachycardia_bpm", e.tachycardia_bpm);
-  e.run_beats = p.value("run_beats", e.run_beats);
-  e.rate_intervals = p.value("rate_intervals", e.rate_intervals);
-  e.pattern_cycles = p.value("pattern_cycles", e.pattern_cycles);
-  h.segment_seconds = p.value("segment_seconds", h.segment_seconds);
-  h.min_segment_coverage = p.value("min_segment_coverage", h.min_segment_coverage);
-  h.successive_difference_ms = p.value("successive_difference_ms", h.successive_difference_ms);
+  real("pause_seconds", e.pause_seconds);
+  real("bradycardia_bpm", e.bradycardia_bpm);
+  real("tachycardia_bpm", e.tachycardia_bpm);
+  count("run_beats", e.run_beats);
+  count("rate_intervals", e.rate_intervals);
+  count("pattern_cycles", e.pattern_cycles);
+  real("segment_seconds", h.segment_seconds);
+  real("min_segment_coverage", h.min_segment_coverage);
+  real("successive_difference_ms", h.successive_difference_ms);
   return out;
+}
+
+/// A library exception's reason without its "[json.exception.…] " tag.
+std::string json_reason(const json::exception& e) {
+  std::string_view what = e.what();
+  if (what.starts_with('[') && what.find("] ") != std::string_view::npos) what.remove_prefix(what.find("] ") + 2);
+  return std::string(what);
 }
 
 /// AF episodes after removing and adding spans; added spans merge with what they overlap or touch.
@@ -124,14 +150,14 @@ std::vector<classify::episode> corrected_episodes(std::vector<classify::episode>
       return e.first_beat == r.first_beat && e.last_beat == r.last_beat;
     });
     if (it == episodes.end())
-      ZF_THROW(error, "corrections: the run has no AF episode from beat ", r.first_beat, " to beat ", r.last_beat,
+      ZF_THROW(error, fix.name, ": the run has no AF episode from beat ", r.first_beat, " to beat ", r.last_beat,
                " to remove");
     episodes.erase(it);
   }
   const auto n = static_cast<std::int64_t>(peaks.size());
   for (const auto& a : fix.add_af) {
     if (a.last_beat >= n)
-      ZF_THROW(error, "corrections: an AF episode to add ends at beat ", a.last_beat, "; the run has ", n, " beats");
+      ZF_THROW(error, fix.name, ": an AF episode to add ends at beat ", a.last_beat, "; the run has ", n, " beats");
     episodes.push_back({"AFIB", a.first_beat, a.last_beat, 0, 0});
   }
   std::sort(episodes.begin(), episodes.end(),
@@ -167,8 +193,8 @@ json corrections_json(const corrections& fix, const correction_outcome& done) {
 
 /// report.html with its data element's summary, classes and events replaced; strips follow their
 /// event where it is still there (same kind and beats) and go where it is not.
-std::string corrected_report(const std::string& html, const json& summary, const pipeline::run_result& r,
-                             const json& events, const fs::path& path) {
+std::string corrected_report_of(const std::string& html, const json& summary, const pipeline::run_result& r,
+                                const json& events, const fs::path& path) {
   const auto open = html.find(detail::data_element_open);
   const auto begin = open == std::string::npos ? open : open + detail::data_element_open.size();
   const auto end = begin == std::string::npos ? begin : html.find('<', begin);
@@ -199,15 +225,25 @@ std::string corrected_report(const std::string& html, const json& summary, const
   return html.substr(0, begin) + detail::script_safe_json(data) + html.substr(end);
 }
 
+std::string corrected_report(const std::string& html, const json& summary, const pipeline::run_result& r,
+                             const json& events, const fs::path& path) {
+  try {
+    return corrected_report_of(html, summary, r, events, path);
+  } catch (const json::exception& e) {
+    ZF_THROW(error, path.string(), ": its data element is not as `zeroflow run` writes it (", json_reason(e), ")");
+  }
+}
+
 }  // namespace
 
 corrections parse_corrections(std::string_view text, const std::string& name) {
   const json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) ZF_THROW(parse_error, name, ": not JSON; expected a zeroflow corrections file");
+  corrections out;
+  out.name = name;
   only_keys(j, {"zeroflow_corrections", "recording", "samples", "families", "beats", "af_episodes"}, name, "the file");
   if (!j.contains("zeroflow_corrections") || j["zeroflow_corrections"] != 1)
     ZF_THROW(parse_error, name, ": not a zeroflow corrections file (it needs \"zeroflow_corrections\": 1)");
-  corrections out;
   if (j.contains("samples")) out.samples = index_at(j, "samples", name, "the file");
   const auto& families = list_at(j, "families", name);
   for (std::size_t i = 0; i < families.size(); ++i) {
@@ -257,12 +293,21 @@ correction_outcome write_corrected_results(const fs::path& results, const correc
   const bool has_family = family_col.has_value();
 
   pipeline::run_result r;
-  r.sample_rate = summary.at("sample_rate").get<double>();
-  r.samples = summary.at("samples").get<std::int64_t>();
-  if (fix.samples >= 0 && fix.samples != r.samples)
-    ZF_THROW(error, "corrections: made for a recording of ", fix.samples, " samples; ", results.string(),
-             " holds the results of one of ", r.samples);
+  holter::holter_params params;
   const std::size_t n = beats.rows.size();
+  try {
+    r.sample_rate = summary.at("sample_rate").get<double>();
+    r.samples = summary.at("samples").get<std::int64_t>();
+    params = params_of(summary.at("holter").value("parameters", json::object()), summary_path);
+    if (summary.contains("beats_found") && summary["beats_found"] != n)
+      ZF_THROW(error, beats_path.string(), " has ", n, " beats where ", summary_path.string(), " counts ",
+               summary["beats_found"].dump(), "; the results are not one run's");
+  } catch (const json::exception& e) {
+    ZF_THROW(error, summary_path.string(), ": not as `zeroflow run` writes it (", json_reason(e), ")");
+  }
+  if (fix.samples >= 0 && fix.samples != r.samples)
+    ZF_THROW(error, fix.name, ": made for a recording of ", fix.samples, " samples; ", results.string(),
+             " holds the results of one of ", r.samples);
   for (std::size_t b = 0; b < n; ++b) {
     const auto& row = beats.rows[b];
     r.peak.push_back(beats.sample(b, peak_col));
@@ -272,10 +317,26 @@ correction_outcome write_corrected_results(const fs::path& results, const correc
     r.beat_class.push_back(c[0]);
     r.score.push_back(static_cast<float>(beats.number(b, score_col)));
     r.clarity.push_back(static_cast<float>(beats.number(b, clarity_col)));
-    if (has_family) r.family.push_back(static_cast<std::int32_t>(beats.sample(b, *family_col)));
+    if (has_family) {
+      const auto family = beats.sample(b, *family_col);
+      if (family > std::numeric_limits<std::int32_t>::max())
+        ZF_THROW(parse_error, beats_path.string(), ':', beats.lines[b], ": family ", family, " is no family number");
+      r.family.push_back(static_cast<std::int32_t>(family));
+    }
   }
-  r.episodes = episodes_of(summary["classes"].value("af_episodes", json::array()), r.peak, "AFIB", summary_path);
-  r.unreadable = episodes_of(summary["classes"].value("unreadable", json::array()), r.peak, "noise", summary_path);
+  try {
+    r.episodes = episodes_of(summary.at("classes").value("af_episodes", json::array()), r.peak, "AFIB", summary_path);
+    r.unreadable = episodes_of(summary.at("classes").value("unreadable", json::array()), r.peak, "noise", summary_path);
+  } catch (const json::exception& e) {
+    ZF_THROW(error, summary_path.string(), ": not as `zeroflow run` writes it (", json_reason(e), ")");
+  }
+  // What the analysis needs of the run's files, said in their terms.
+  try {
+    holter::check_holter_params(params);
+    holter::check_beat_record(pipeline::holter_record(r));
+  } catch (const invalid_argument& e) {
+    ZF_THROW(error, summary_path.string(), " and ", beats_path.string(), " do not fit together: ", e.what());
+  }
 
   correction_outcome done;
   done.episodes_before = static_cast<std::int64_t>(r.episodes.size());
@@ -283,21 +344,20 @@ correction_outcome write_corrected_results(const fs::path& results, const correc
   for (const auto& f : fix.families) {
     if (!has_family) ZF_THROW(error, beats_path.string(), ": no family column; re-run to re-label families");
     if (std::find(r.family.begin(), r.family.end(), f.family) == r.family.end())
-      ZF_THROW(error, "corrections: the run has no shape family ", f.family);
+      ZF_THROW(error, fix.name, ": the run has no shape family ", f.family);
     for (std::size_t b = 0; b < n; ++b)
       if (r.family[b] == f.family) r.beat_class[b] = f.beat_class;
   }
   for (const auto& c : fix.beats) {
     if (c.beat >= static_cast<std::int64_t>(n))
-      ZF_THROW(error, "corrections: beat ", c.beat, " does not exist; the run has ", n, " beats");
+      ZF_THROW(error, fix.name, ": beat ", c.beat, " does not exist; the run has ", n, " beats");
     r.beat_class[static_cast<std::size_t>(c.beat)] = c.beat_class;
   }
   r.episodes = corrected_episodes(std::move(r.episodes), fix, r.peak);
   done.episodes_after = static_cast<std::int64_t>(r.episodes.size());
   for (std::size_t b = 0; b < n; ++b) done.beats_relabelled += before[b] != r.beat_class[b];
 
-  const auto analysis =
-      holter::analyse(pipeline::holter_record(r), params_of(summary["holter"].value("parameters", json::object())));
+  const auto analysis = holter::analyse(pipeline::holter_record(r), params);
   summary["classes"] = detail::classes_json(r);
   summary["holter"] = holter_json(analysis, r.sample_rate);
   if (!summary.contains("corrections") || !summary["corrections"].is_array()) summary["corrections"] = json::array();

@@ -2,8 +2,8 @@
 // families of unlike QRS shapes, and supraventricular runs measured against the rhythm before them.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -11,8 +11,8 @@
 
 #include "classify/features.hpp"
 #include "zeroflow/core/cuda.hpp"
-#include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
 
 namespace zc = zeroflow::classify;
 namespace zd = zeroflow::classify::detail;
@@ -153,7 +153,7 @@ TEST(FastRhythm, ASecondQrsInEveryRowMakesAStretch) {
   const auto w = zd::echo_window_of(view, rate);
   const auto echo = zd::echo(view, beats, w);
   ASSERT_EQ(echo.size(), static_cast<std::size_t>(beats * zd::echo_parts));
-  EXPECT_GT(echo[2], 0.5F);  // the part from 0.25 s to 0.30 s of beat 0
+  EXPECT_GT(echo[2], 0.5F);                        // the part from 0.25 s to 0.30 s of beat 0
   EXPECT_LT(echo[12 * zd::echo_parts + 2], 0.1F);  // a T wave's slope is a fraction of the QRS's
   std::vector<double> rr_after(static_cast<std::size_t>(beats), 0.5);
   const std::vector<std::uint8_t> readable(static_cast<std::size_t>(beats), 0);
@@ -164,9 +164,9 @@ TEST(FastRhythm, ASecondQrsInEveryRowMakesAStretch) {
   EXPECT_EQ(found[0].last_beat, 11);
   EXPECT_EQ(found[0].onset, peaks[0]);
   // The next beat 0.28 s on: the second QRS is that beat, not looked at.
-  EXPECT_TRUE(zd::fast_rhythm_stretches(echo, std::vector<double>(static_cast<std::size_t>(beats), 0.28), peaks,
-                                        readable, p)
-                  .empty());
+  EXPECT_TRUE(
+      zd::fast_rhythm_stretches(echo, std::vector<double>(static_cast<std::size_t>(beats), 0.28), peaks, readable, p)
+          .empty());
   // An unreadable beat in the middle leaves two runs of six: too short.
   std::vector<std::uint8_t> broken = readable;
   broken[6] = 1;

@@ -299,3 +299,18 @@ TEST(Holter, FamiliesCountTheirClassesAndShowMembersFromEverywhere) {
   EXPECT_THROW((void)zh::beat_families(negative, {classes.data(), 2}), zeroflow::invalid_argument);
   EXPECT_THROW((void)zh::beat_families(family, {classes.data(), 3}), zeroflow::invalid_argument);
 }
+
+TEST(Holter, RatesAndLengthsBeyondAnEcgAreRefused) {
+  builder b;
+  b.beats(10, 0.8);
+  auto r = b.record();
+  r.sample_rate_hz = 1e308;  // a minute of it is no sample at all
+  EXPECT_THROW((void)zh::analyse(r), zeroflow::invalid_argument);
+  r.sample_rate_hz = 1e-300;  // its samples would last longer than the universe
+  EXPECT_THROW((void)zh::analyse(r), zeroflow::invalid_argument);
+  r = b.record();
+  r.samples = static_cast<std::int64_t>(32 * 86400 * rate);  // 32 days
+  EXPECT_THROW((void)zh::analyse(r), zeroflow::invalid_argument);
+  r.samples = static_cast<std::int64_t>(30 * 86400 * rate);  // a month-long patch is analysed
+  EXPECT_EQ(zh::analyse(r).heart_rate.minutes.size(), 30U * 1440U);
+}

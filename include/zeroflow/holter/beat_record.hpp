@@ -20,7 +20,13 @@ struct beat_record {
   std::span<const std::int32_t> family;            ///< each beat's shape family (families.hpp); empty: none
 };
 
-/// @brief Checks a record: as many classes as peaks, each one of N S V Q, peaks increasing and
+/// What a Holter analysis takes: a month-long patch recording at any rate an ECG is sampled at (its
+/// per-minute and per-hour tables grow with the length).
+inline constexpr double max_sample_rate_hz = 1e6;
+inline constexpr double max_recording_seconds = 31 * 86400.0;
+
+/// @brief Checks a record: a rate in (0, max_sample_rate_hz], at most max_recording_seconds, as many classes as peaks,
+/// each one of N S V Q, peaks increasing and
 ///        inside [0, samples), a positive rate, episodes and stretches naming beats in order.
 /// @throws zeroflow::invalid_argument saying which beat or episode is wrong
 void check_beat_record(const beat_record& record);

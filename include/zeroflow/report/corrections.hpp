@@ -40,7 +40,8 @@ struct beat_span {
 };
 
 struct corrections {
-  std::int64_t samples = -1;  ///< the recording's length, when the file states it (-1: not stated)
+  std::string name = "corrections";  ///< the file they came from, as messages name it
+  std::int64_t samples = -1;         ///< the recording's length, when the file states it (-1: not stated)
   std::vector<family_relabel> families;
   std::vector<beat_relabel> beats;
   std::vector<beat_span> remove_af, add_af;
