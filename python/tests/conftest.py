@@ -2,11 +2,22 @@
 
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+#: What `zeroflow run` leaves in its folder (robust segmentation, no --figures), sorted.
+RUN_RESULTS = [
+    "beats.atr",
+    "beats.csv",
+    "episodes.csv",
+    "events.csv",
+    "model.safetensors",
+    "report.html",
+    "summary.json",
+]
 
 
 @pytest.fixture(scope="session")
@@ -79,3 +90,20 @@ def short_run(zeroflow_bin, short_recording, tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
     proc = run_cli(zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 8)
     return out, proc
+
+
+@pytest.fixture(scope="session")
+def run_119(zeroflow_bin, tmp_path_factory):
+    """`zeroflow run` of MIT-BIH 119 (tests/data: ventricular bigeminy and trigeminy), once."""
+    out = tmp_path_factory.mktemp("run119") / "out"
+    run_cli(zeroflow_bin, "run", ROOT / "tests" / "data" / "mitdb" / "119.hea", "--out", out, "--epochs", "1",
+            "--device", "cpu")  # fmt: skip
+    return out
+
+
+@pytest.fixture
+def results_119(run_119, tmp_path):
+    """A copy of run_119's folder for a test to change."""
+    copy = tmp_path / "results"
+    shutil.copytree(run_119, copy)
+    return copy

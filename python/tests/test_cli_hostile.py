@@ -13,18 +13,9 @@ import signal
 import subprocess
 
 import pytest
-from conftest import run_cli
+from conftest import RUN_RESULTS, run_cli
 
 # What `zeroflow run` leaves in --out, and nothing else.
-RUN_RESULTS = [
-    "beats.atr",
-    "beats.csv",
-    "episodes.csv",
-    "events.csv",
-    "model.safetensors",
-    "report.html",
-    "summary.json",
-]
 BAD_CSV = "x\nabc\n"  # a header, then a value that is no number: the recording fails to load
 
 

@@ -18,18 +18,9 @@ from zeroflow import holter
 RECORD = ROOT / "tests" / "data" / "mitdb" / "119.hea"
 
 
-@pytest.fixture(scope="module")
-def run_119(zeroflow_bin, tmp_path_factory):
-    out = tmp_path_factory.mktemp("run119") / "out"
-    run_cli(zeroflow_bin, "run", RECORD, "--out", out, "--epochs", "2", "--device", "cpu")
-    return out
-
-
 @pytest.fixture
-def results(run_119, tmp_path):
-    copy = tmp_path / "results"
-    shutil.copytree(run_119, copy)
-    return copy
+def results(results_119):
+    return results_119
 
 
 def read_beats(folder):

@@ -37,18 +37,9 @@ BEATS_119 = 1987  # beats.csv rows of the run on 119
 # ---- fixtures and helpers ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def run_119(zeroflow_bin, tmp_path_factory):
-    out = tmp_path_factory.mktemp("hostile119") / "out"
-    run_cli(zeroflow_bin, "run", RECORD, "--out", out, "--epochs", 1, "--device", "cpu")
-    return out
-
-
 @pytest.fixture
-def results(run_119, tmp_path):
-    copy = tmp_path / "results"
-    shutil.copytree(run_119, copy)
-    return copy
+def results(results_119):
+    return results_119
 
 
 @pytest.fixture(scope="module")
