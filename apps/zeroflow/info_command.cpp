@@ -19,10 +19,10 @@ void add_info(CLI::App& app) {
     // Found, not loaded: this command does not map LibTorch.
     const std::string backend = model::torch_backend_file();
     std::printf("LibTorch      %s, %s\n", ZEROFLOW_TORCH_VERSION,
-                backend.empty() ? "backend not found (only the eager training path and old model files need it)"
-                                : ("backend " + backend + " (loaded when a path needs it)").c_str());
+                backend.empty() ? "backend not found (only routing PyTorch's CUDA memory to zeroflow's pool needs it)"
+                                : ("backend " + backend + " (loaded when PyTorch's CUDA memory is routed)").c_str());
 #else
-    std::printf("LibTorch      not built in (only the eager training path and old model files need it)\n");
+    std::printf("LibTorch      not built in (only routing PyTorch's CUDA memory to zeroflow's pool needs it)\n");
 #endif
     std::printf("PNG figures   %s\n",
                 ZEROFLOW_HAS_CAIRO ? "cairo (--figures png)" : "not built in (install libcairo2-dev and rebuild)");

@@ -1,5 +1,5 @@
-// The VAE (train, score, decode, save/load) and the whole pipeline (run), for builds with
-// LibTorch. Long calls release the GIL; progress callbacks take it back.
+// The models (the VAE and the MLP autoencoder: train, score, decode, save/load) and the whole
+// pipeline (run), on zeroflow's own kernels. Long calls release the GIL; progress callbacks take it back.
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -249,7 +249,7 @@ void bind_model(nb::module_& m) {
       .def_prop_ro("parameter_count", &model::mlp_autoencoder::parameter_count);
 
   m.def("set_cpu_threads", &model::set_cpu_threads, "threads"_a,
-        "Threads of LibTorch's CPU pool (process-wide); one is often fastest on a shared machine.");
+        "Threads of the models' own CPU kernels (process-wide); a training's result is the same bits for any count.");
   m.def("cpu_threads", &model::cpu_threads);
   m.def(
       "_run",

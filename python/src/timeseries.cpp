@@ -1,4 +1,4 @@
-// The seed-004 pipeline in one call (pipeline/timeseries_pipeline.hpp), for builds with LibTorch.
+// The seed-004 pipeline in one call (pipeline/timeseries_pipeline.hpp).
 // The call releases the GIL; progress callbacks take it back.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>

@@ -11,8 +11,6 @@ from seed_reference import ricker, segment  # noqa: E402
 
 import zeroflow as zf  # noqa: E402  (scripts/test installs it; a missing module must fail, not skip)
 
-needs_torch = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch")
-
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
@@ -135,7 +133,6 @@ def test_bad_input_is_a_clear_python_error(signal):
 # ---- model and pipeline ------------------------------------------------------------------------
 
 
-@needs_torch
 def test_vae_trains_scores_and_round_trips(signal, tmp_path):
     torch = pytest.importorskip("torch")
     zf.model.set_cpu_threads(1)
@@ -165,7 +162,6 @@ def test_vae_trains_scores_and_round_trips(signal, tmp_path):
         zf.VAE(100)
 
 
-@needs_torch
 def test_on_epoch_errors_stop_training(signal):
     rows = zf.segment_beats(signal).beats.rows
 
@@ -176,7 +172,6 @@ def test_on_epoch_errors_stop_training(signal):
         zf.VAE(256).train(rows, epochs=2, on_epoch=fail)
 
 
-@needs_torch
 def test_run_returns_arrays_and_writes_the_contract(recording, tmp_path):
     path, labels = recording
     lines = []

@@ -57,7 +57,7 @@ def test_generate_and_evaluate_never_load_libtorch(zeroflow_bin, short_run, tmp_
 
 def test_info_names_the_backend_without_loading_it(zeroflow_bin):
     line = next(x for x in run_cli(zeroflow_bin, "info").stdout.splitlines() if x.startswith("LibTorch"))
-    assert "libzeroflow_torch.so" in line and "loaded when a path needs it" in line, line
+    assert "libzeroflow_torch.so" in line and "loaded when PyTorch's CUDA memory is routed" in line, line
 
 
 def test_a_cpu_run_and_its_scoring_never_load_libtorch(zeroflow_bin, short_recording, tmp_path):

@@ -13,12 +13,9 @@ from sklearn.preprocessing import MinMaxScaler as SkMinMaxScaler
 
 import zeroflow as zf
 
-torch = pytest.importorskip("torch")
 pytest.importorskip("safetensors")
 import safetensors  # noqa: E402
 import safetensors.numpy  # noqa: E402
-
-pytestmark = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch: no model")
 
 
 def scores_of(folder):

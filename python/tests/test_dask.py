@@ -19,7 +19,6 @@ zdask = pytest.importorskip("zeroflow.dask")
 
 from conftest import RUN_RESULTS, run_cli  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not zf.has_torch, reason="the pipeline needs LibTorch")
 EPOCHS = 3
 # The CLI and the Dask workers train with one LibTorch thread each (Dask's nanny sets
 # OMP_NUM_THREADS=1), so that CPU training is bit-reproducible between them.

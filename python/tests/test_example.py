@@ -16,7 +16,6 @@ pytest.importorskip("torch")
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "ecg_pipeline.py"
 
 
-@pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch")
 def test_example_runs_on_the_cpu(tmp_path):
     csv = tmp_path / "ecg.csv"
     labels = zf.synth.write_ecg_csv(csv, 0.2, anomaly_rate=0.03, heart_rate=90, seed=3)

@@ -8,7 +8,6 @@ import pytest
 import zeroflow as zf
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
-pytestmark = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch")
 
 
 def rows(n=600, seed=0):

@@ -9,10 +9,6 @@ import numpy as np
 import pytest
 
 import zeroflow as zf
-
-if not zf.has_torch:
-    pytest.skip("zeroflow without LibTorch has no model files", allow_module_level=True)
-
 from zeroflow import _model_file  # noqa: E402
 
 

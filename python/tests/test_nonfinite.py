@@ -324,8 +324,6 @@ def test_a_model_whose_decoder_saturates_is_refused(zeroflow_bin, clean_csv, mod
 
 def test_python_training_refuses_nan_rows():
     zf = pytest.importorskip("zeroflow")
-    if not zf._core.has_torch:
-        pytest.skip("zeroflow without LibTorch")
     rng = np.random.default_rng(2)
     rows = rng.standard_normal((200, 32)).astype(np.float32)
     rows[17, 3] = np.nan

@@ -17,7 +17,6 @@ import pytest
 import zeroflow as zf
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.skipif(not zf.has_torch, reason="the model needs LibTorch")
 population = pytest.importorskip("zeroflow.population")
 from zeroflow import _model_file  # noqa: E402
 

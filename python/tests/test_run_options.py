@@ -18,10 +18,7 @@ import numpy as np
 import pytest
 from conftest import ROOT, run_cli
 
-import zeroflow as zf
 from zeroflow import pipeline
-
-pytestmark = pytest.mark.skipif(not zf._core.has_torch, reason="this zeroflow was built without LibTorch")
 
 TABLE = {o["name"]: o for o in pipeline.OPTION_TABLE}
 

@@ -30,14 +30,12 @@ from zeroflow.sklearn import (
 )
 
 torch = pytest.importorskip("torch")
-needs_torch = pytest.mark.skipif(not zf.has_torch, reason="zeroflow built without LibTorch")
 
 # The checks' random matrices (10 to 300 rows) are recordings of 1 to 30 s at 10 Hz: long enough
 # for the beat detector's windows, which at 250 Hz would not fit in them. Epochs are few: the
 # checks test the API, not the models.
 CHECKED = [MinMaxScaler(), MinMaxScaler(feature_range=(-1, 2), clip=True), BeatSegmenter(sample_rate=10)]
-if zf.has_torch:
-    CHECKED += [VAEOutlierDetector(epochs=2, random_state=0), AutoEncoderOutlierDetector(epochs=5, random_state=0)]
+CHECKED += [VAEOutlierDetector(epochs=2, random_state=0), AutoEncoderOutlierDetector(epochs=5, random_state=0)]
 HAS_MONAI = importlib.util.find_spec("monai") is not None
 if HAS_MONAI:
     CHECKED += [VAEOutlierDetector(model="monai", epochs=2, random_state=0)]
@@ -137,21 +135,20 @@ def test_torch_cpu_input_gives_torch_output_and_the_numpy_results():
     assert isinstance(y, torch.Tensor) and y.dtype == torch.float32 and y.device.type == "cpu"
     np.testing.assert_array_equal(y.numpy(), a.transform(X))
     np.testing.assert_array_equal(b.inverse_transform(y).numpy(), a.inverse_transform(a.transform(X)))
-    if zf.has_torch:
-        scaled = a.transform(X)
-        for est in (
-            AutoEncoderOutlierDetector(epochs=20, random_state=1),
-            VAEOutlierDetector(epochs=3, random_state=1),
-        ):
-            p = clone(est).fit(scaled)
-            q = clone(est).fit(torch.from_numpy(scaled))
-            s = q.score_samples(torch.from_numpy(scaled))
-            assert isinstance(s, torch.Tensor)
-            np.testing.assert_allclose(s.numpy(), p.score_samples(scaled), rtol=1e-6)
-            assert q.offset_ == pytest.approx(p.offset_, rel=1e-6)
-            pred = q.predict(torch.from_numpy(scaled))
-            assert isinstance(pred, torch.Tensor)
-            np.testing.assert_array_equal(pred.numpy(), p.predict(scaled))
+    scaled = a.transform(X)
+    for est in (
+        AutoEncoderOutlierDetector(epochs=20, random_state=1),
+        VAEOutlierDetector(epochs=3, random_state=1),
+    ):
+        p = clone(est).fit(scaled)
+        q = clone(est).fit(torch.from_numpy(scaled))
+        s = q.score_samples(torch.from_numpy(scaled))
+        assert isinstance(s, torch.Tensor)
+        np.testing.assert_allclose(s.numpy(), p.score_samples(scaled), rtol=1e-6)
+        assert q.offset_ == pytest.approx(p.offset_, rel=1e-6)
+        pred = q.predict(torch.from_numpy(scaled))
+        assert isinstance(pred, torch.Tensor)
+        np.testing.assert_array_equal(pred.numpy(), p.predict(scaled))
 
 
 def test_torch_input_is_not_copied():
@@ -159,8 +156,7 @@ def test_torch_input_is_not_copied():
     with warnings.catch_warnings():
         warnings.simplefilter("error", zf.CopyWarning)
         MinMaxScaler().fit(t).transform(t)
-        if zf.has_torch:
-            AutoEncoderOutlierDetector(epochs=2, random_state=0).fit(t).score_samples(t)
+        AutoEncoderOutlierDetector(epochs=2, random_state=0).fit(t).score_samples(t)
 
 
 def test_jax_input_gives_jax_output():
@@ -172,7 +168,7 @@ def test_jax_input_gives_jax_output():
 
 
 @pytest.mark.skipif(
-    not (zf.has_torch and zf.cuda_available() and torch.cuda.is_available()),
+    not (zf.cuda_available() and torch.cuda.is_available()),
     reason="needs a CUDA build of zeroflow, a GPU and PyTorch with CUDA",
 )
 def test_cuda_tensor_stays_on_the_gpu():
@@ -213,7 +209,6 @@ class NotebookEncoder(torch.nn.Module):
         return torch.sigmoid(self.second_layer_decoder(decode)), output
 
 
-@needs_torch
 def test_autoencoder_is_the_notebooks_model_and_training():
     X = SkMinMaxScaler().fit_transform(series(2000, spikes=(700,))).astype(np.float32)
     est = AutoEncoderOutlierDetector(epochs=100, random_state=5).fit(X)
@@ -237,7 +232,6 @@ def test_autoencoder_is_the_notebooks_model_and_training():
     assert np.argmin(est.score_samples(X)) == 700  # the spike reconstructs worst
 
 
-@needs_torch
 @pytest.mark.parametrize(
     "make",
     [
@@ -271,15 +265,14 @@ def fitted_estimators():
         (MinMaxScaler(feature_range=(-1, 1)).fit(series(600)), series(600), "transform"),
         (BeatSegmenter().fit(signal), signal, "transform"),
     ]
-    if zf.has_torch:
-        out += [
-            (AutoEncoderOutlierDetector(epochs=10, random_state=0).fit(X), X, "score_samples"),
-            (
-                VAEOutlierDetector(epochs=2, random_state=0).fit(np.repeat(X, 16, axis=1)),
-                np.repeat(X, 16, axis=1),
-                "score_samples",
-            ),
-        ]
+    out += [
+        (AutoEncoderOutlierDetector(epochs=10, random_state=0).fit(X), X, "score_samples"),
+        (
+            VAEOutlierDetector(epochs=2, random_state=0).fit(np.repeat(X, 16, axis=1)),
+            np.repeat(X, 16, axis=1),
+            "score_samples",
+        ),
+    ]
     return out
 
 
@@ -299,7 +292,6 @@ def test_clone_pickle_and_joblib_round_trips(index, tmp_path):
     assert not any(k.endswith("_") and not k.startswith("_") for k in vars(fresh))
 
 
-@needs_torch
 def test_a_damaged_pickle_is_refused():
     est = AutoEncoderOutlierDetector(epochs=2, random_state=0).fit(series(100))
     state = est.__getstate__()
@@ -311,7 +303,6 @@ def test_a_damaged_pickle_is_refused():
 # ---- pipelines -------------------------------------------------------------------------------
 
 
-@needs_torch
 def test_pipeline_and_grid_search_on_the_seed_004_task():
     spikes = (150, 900, 1400, 2100, 2700)
     X = series(3000, seed=2, spikes=spikes)
@@ -329,7 +320,6 @@ def test_pipeline_and_grid_search_on_the_seed_004_task():
     assert set(spikes) <= set(flagged)
 
 
-@needs_torch
 def test_beats_pipeline_ranks_ventricular_beats_first():
     signal, r_peaks, labels = ecg(900, anomaly_rate=0.05)
     segmenter = BeatSegmenter().set_output(transform="pandas")

@@ -12,8 +12,6 @@ from conftest import run_cli
 import zeroflow as zf
 from zeroflow import _core
 
-pytestmark = pytest.mark.skipif(not zf.has_torch, reason="the pipeline needs the LibTorch build")
-
 
 @pytest.fixture(scope="module")
 def table(zeroflow_bin, tmp_path_factory):

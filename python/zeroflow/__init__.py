@@ -38,7 +38,7 @@ empty = _core.empty
 zeros = _core.zeros
 cuda_available = _core.cuda_available
 has_cuda: bool = _core.has_cuda  #: this build has CUDA code paths
-has_torch: bool = _core.has_torch  #: this build has the LibTorch backend (the eager path, old model files)
+has_torch: bool = _core.has_torch  #: this build has the LibTorch backend (PyTorch's CUDA memory from zeroflow's pool)
 __version__ = _core.__version__
 
 __all__ = [

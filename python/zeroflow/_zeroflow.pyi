@@ -423,7 +423,7 @@ class MLPAutoencoder:
 
 def set_cpu_threads(threads: int) -> None:
     """
-    Threads of LibTorch's CPU pool (process-wide); one is often fastest on a shared machine.
+    Threads of the models' own CPU kernels (process-wide); a training's result is the same bits for any count.
     """
 
 def cpu_threads() -> int: ...

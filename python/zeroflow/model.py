@@ -1,8 +1,9 @@
-"""The models of zeroflow (LibTorch builds): the seed's LightVAE (:class:`VAE`: train on beat rows,
-score every row, decode a latent grid) and the seed-004 MLP autoencoder (:class:`MLPAutoencoder`).
+"""The models of zeroflow: the seed's LightVAE (:class:`VAE`: train on beat rows, score every row,
+decode a latent grid) and the seed-004 MLP autoencoder (:class:`MLPAutoencoder`), on zeroflow's own
+kernels on the CPU and the GPU (no torch needed).
 
 Rows come from any framework through :func:`zeroflow.asarray` without copying (on the model's
-device they reach LibTorch through DLPack); results are zeroflow arrays on the rows' device.
+device they reach the kernels through DLPack); results are zeroflow arrays on the rows' device.
 """
 
 from __future__ import annotations
@@ -227,8 +228,7 @@ class MLPAutoencoder:
 
 
 def set_cpu_threads(threads: int) -> None:
-    """Threads of the model's CPU work (process-wide): zeroflow's own kernels, and LibTorch's pool
-    once something has loaded it. Default: the CPUs this process may run on (or OMP_NUM_THREADS)."""
+    """Threads of the model's CPU work (process-wide): zeroflow's own kernels. Default: the CPUs this process may run on (or OMP_NUM_THREADS)."""
     _core.set_cpu_threads(threads)
 
 

@@ -55,7 +55,7 @@ PathLike = Union[str, os.PathLike]
 
 
 class LightVAE(torch.nn.Module):
-    """PyTorch replica of zeroflow's LightVAE (src/model/light_vae.cpp, the seed's class): the same
+    """PyTorch replica of zeroflow's LightVAE (tests/torch_oracle/light_vae.cpp, the seed's class): the same
     layers and parameter names, so that its state moves to and from zeroflow's model file."""
 
     def __init__(self, width: int):

@@ -471,7 +471,7 @@ def _offset(scores: Any, contamination: Any) -> float:
 
 
 def _seed_of(random_state: Any) -> int:
-    """An int seed for LibTorch from scikit-learn's random_state (None: a fresh one)."""
+    """An int seed from scikit-learn's random_state (None: a fresh one)."""
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
@@ -498,7 +498,7 @@ class _ReconstructionOutlierDetector(OutlierMixin, BaseEstimator):
         self._check_contamination()
         data = _take(self, X, reset=True, dtypes=("float32",), allow_nan=False)
         rows = self._model_rows(data)
-        self.seed_ = _seed_of(self.random_state)  # LibTorch's seed: initial weights and shuffles
+        self.seed_ = _seed_of(self.random_state)  # the model's seed: initial weights and shuffles
         self.model_ = self._new_model(data.n_features, self._device_for(data), self.seed_)
         self.loss_curve_ = [float(v) for v in self._fit_model(rows)]
         training = self._scores(rows, data.library)
@@ -572,7 +572,7 @@ class _ReconstructionOutlierDetector(OutlierMixin, BaseEstimator):
 
 
 class AutoEncoderOutlierDetector(_ReconstructionOutlierDetector):
-    """The seed-004 MLP autoencoder as an outlier detector (zeroflow's LibTorch C++ model).
+    """The seed-004 MLP autoencoder as an outlier detector (zeroflow's own C++ model).
 
     features -> hidden -> code -> hidden -> features, ReLU, a sigmoid output (so the data should
     be scaled to [0, 1] first: put a :class:`MinMaxScaler` before it), Adam on the mean squared
@@ -661,7 +661,7 @@ class VAEOutlierDetector(_ReconstructionOutlierDetector):
     latent mean. Training uses every row (no held-out split) with the seed's loss, Adam and batches.
 
     Args:
-        model: "light", the seed's LightVAE (zeroflow's LibTorch C++ model), or "monai", MONAI's
+        model: "light", the seed's LightVAE (zeroflow's own C++ model), or "monai", MONAI's
             VarAutoEncoder with the same widths and latent (an optional dependency: ``pip install
             monai``; see zeroflow._monai_vae).
         device: where the model trains ("cpu", "cuda:0"); None: where X lives.

@@ -87,7 +87,7 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
   std::vector<float> eps(static_cast<std::size_t>(2 * std::min(options.batch, n_train)));
   const auto trained = static_cast<double>(full_steps * options.batch + tail);
   for (int epoch = options.first_epoch; epoch < options.epochs; ++epoch) {
-    epoch_order(train_index, n_train, options.seed, epoch, order);
+    epoch_order(train_index, n_train, options.seed, epoch, threads_, order);
     double sum = 0;
     const auto take = [&](std::int64_t first, std::int64_t batch) {
 #pragma omp parallel for schedule(static) num_threads(threads_)

@@ -9,6 +9,7 @@
 #include "adam_update.hpp"
 #include "cpu_threads.hpp"
 #include "epoch_order.hpp"
+#include "finite_rows.hpp"
 #include "mlp_checks.hpp"
 #include "mlp_forward.hpp"
 #include "mlp_init.hpp"
@@ -121,18 +122,12 @@ class cpu_mlp final : public mlp_engine {
                " parameters, got ", params.size());
   }
 
-  [[nodiscard]] bool trains(const array& rows, const mlp_train_options& options) const override {
-    if (options.epochs == 0 || !rows.valid() || rows.ndim() < 1) return true;  // nothing to run, or refusals
-    return options.path == training_path::fused_kernels;                       // eager is LibTorch's
-  }
-
   mlp_train_result train(const array& rows, const mlp_train_options& options, stream_view) override {
     const array x = rows_here(rows);
     const std::int64_t n = x.shape(0);
     ZF_EXPECTS(n >= 1, "no rows to train on");
     mlp_train_result result;
     if (options.epochs == 0) return result;
-    ZF_EXPECTS(trains(rows, options), "this training needs the LibTorch engine");  // mlp_autoencoder hands it over
     const std::int64_t count = offsets_.back();
     const std::int64_t batch = options.batch == 0 || options.batch >= n ? n : options.batch;
     std::vector<float> grads(static_cast<std::size_t>(count)), exp_avg(grads.size()), exp_avg_sq(grads.size());
@@ -150,7 +145,7 @@ class cpu_mlp final : public mlp_engine {
     std::iota(all.begin(), all.end(), std::int64_t{0});
     const int threads = kernel_threads();
     for (int epoch = 0; epoch < options.epochs; ++epoch) {
-      if (batch < n) epoch_order(all.data(), n, options.seed, epoch, order);
+      if (batch < n) epoch_order(all.data(), n, options.seed, epoch, threads, order);
       double loss = 0.0;
       for (std::int64_t first = 0; first < n; first += batch) {
         const std::int64_t m = std::min(batch, n - first);
@@ -200,15 +195,9 @@ class cpu_mlp final : public mlp_engine {
   array rows_here(const array& rows) const {
     check_mlp_rows(rows, shape_.features);
     const array x = rows.where() == cpu_device && rows.is_contiguous() ? rows : copy_to(rows, cpu_device);
-    const auto* v = static_cast<const float*>(x.data());
-    const std::int64_t values = x.shape(0) * shape_.features;
-    std::int64_t bad = 0, first = -1;
-    for (std::int64_t i = 0; i < values; ++i)
-      if (!std::isfinite(v[i])) {
-        if (first < 0) first = i;
-        ++bad;
-      }
-    if (bad > 0) throw_mlp_non_finite(bad, first / shape_.features);
+    const non_finite_count bad =
+        count_non_finite_on_host(static_cast<const float*>(x.data()), x.shape(0), shape_.features, shape_.features, 1);
+    if (bad.count > 0) throw_mlp_non_finite(bad.count, bad.first / shape_.features);
     return x;
   }
 

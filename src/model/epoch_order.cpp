@@ -6,14 +6,13 @@
 #include <utility>
 
 #include "counter_rng.hpp"
-#include "cpu_threads.hpp"
 
 namespace zeroflow::model::detail {
 
-void epoch_order(const std::int64_t* index, std::int64_t n, std::uint64_t seed, int epoch,
+void epoch_order(const std::int64_t* index, std::int64_t n, std::uint64_t seed, int epoch, int threads,
                  std::vector<std::int64_t>& order) {
   std::vector<std::pair<std::uint32_t, std::int64_t>> keyed(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static) num_threads(kernel_threads())
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t i = 0; i < n; ++i) {
     const philox_block r =
         philox4x32({{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32),

@@ -9,8 +9,9 @@
 namespace zeroflow::model::detail {
 
 /// `index` (n rows) ordered by the key philox4x32((position, epoch, the shuffle stream), seed),
-/// ties in position order, into `order` (resized to n).
-void epoch_order(const std::int64_t* index, std::int64_t n, std::uint64_t seed, int epoch,
+/// ties in position order, into `order` (resized to n); the keys are drawn on `threads` threads
+/// (the order does not depend on how many).
+void epoch_order(const std::int64_t* index, std::int64_t n, std::uint64_t seed, int epoch, int threads,
                  std::vector<std::int64_t>& order);
 
 }  // namespace zeroflow::model::detail

@@ -1,9 +1,8 @@
 #pragma once
 /// @file finite_rows.hpp
-/// Internal, torch-free: how many values of N × W float32 rows on a GPU are NaN or infinite, and
-/// where the first is: one pass and a 16-byte read-back, with zeroflow's own kernel (so that the
-/// GPU training and scoring launch no LibTorch kernel, whose first use in a process loads its
-/// modules).
+/// Internal: how many values of N × W float32 rows are NaN or infinite, and where the first is —
+/// the census the models take before training or scoring (a NaN makes every loss NaN). On a GPU one
+/// pass of zeroflow's own kernel and a 16-byte read-back; on the host one loop.
 #include <cstdint>
 
 #include "zeroflow/core/stream.hpp"
@@ -14,6 +13,10 @@ struct non_finite_count {
   std::int64_t count = 0;
   std::int64_t first = -1;  ///< flat index row · W + column of the first one; -1 when none
 };
+
+/// @param data the element (0, 0) in host memory; @param row_stride, col_stride in elements.
+[[nodiscard]] non_finite_count count_non_finite_on_host(const float* data, std::int64_t rows, std::int64_t width,
+                                                        std::int64_t row_stride, std::int64_t col_stride);
 
 /// @param data the element (0, 0) on the current GPU; @param row_stride, col_stride in elements.
 /// Waits for `stream` to read the count.

@@ -20,8 +20,10 @@
 
 namespace zeroflow::model::detail::fused_mlp {
 
-/// Whether the kernels handle a model of these widths (a block's activations of its rows must
-/// fit in shared memory): features ≤ 16, hidden and code ≤ 64.
+/// Whether the kernels handle a model of these widths: a block's rows (128, or 64 or 32 for wide
+/// rows) must fit their activations, 2·features + 2·hidden + code floats a row, in 96 KiB of shared
+/// memory (the parameters too when they fit beside them, else they are read from global memory):
+/// the seed's widths, and a 256-sample beat row with 64 hidden and code units.
 [[nodiscard]] bool supported(std::int64_t features, std::int64_t hidden, std::int64_t code);
 
 /// The parameter count of the widths (the gradient's length).

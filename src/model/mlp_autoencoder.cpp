@@ -1,7 +1,6 @@
 /// @file mlp_autoencoder.cpp
-/// zeroflow::model::mlp_autoencoder without LibTorch: zeroflow's own engines (cpu_mlp_engine.hpp,
-/// gpu_mlp_engine.hpp), the LibTorch backend's (mlp_engine.hpp) for the eager path and the GPU
-/// trainings the own engine does not run; the model's bytes (safetensors) and files.
+/// zeroflow::model::mlp_autoencoder: zeroflow's own engines (cpu_mlp_engine.hpp,
+/// gpu_mlp_engine.hpp) and the model's bytes (safetensors) and files.
 #include "zeroflow/model/mlp_autoencoder.hpp"
 
 #include <fstream>
@@ -12,14 +11,12 @@
 #include "mlp_engine.hpp"
 #include "mlp_init.hpp"
 #include "model_stream.hpp"
-#include "torch_backend.hpp"
 #include "vae_state.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/model/model_file.hpp"
 #if ZEROFLOW_HAS_CUDA
-#include "fused_mlp_step.hpp"
 #include "gpu_mlp_engine.hpp"
 #endif
 
@@ -29,7 +26,7 @@ namespace {
 
 // The bytes of to_bytes(): a safetensors file of the weights whose metadata names this format and
 // the widths, with a content checksum. Earlier zeroflows wrote a LibTorch archive (a zip file),
-// which from_bytes still reads through the LibTorch backend.
+// which from_bytes recognises and refuses.
 constexpr const char* bytes_format = "zeroflow_mlp_autoencoder";
 constexpr const char* bytes_format_version = "2";
 constexpr std::int64_t widest = std::int64_t{1} << 20;
@@ -45,17 +42,17 @@ std::vector<float> packed(const mlp_shape& shape, const io::safetensors_content&
   return out;
 }
 
-/// zeroflow's own engine for a model of `shape` on `where` holding `params`, when there is one: on
-/// the CPU always; on a GPU when the fused step takes its widths (the seed-004 network and its
-/// like). Wider GPU models stay with LibTorch's engine throughout, whose training those widths need
-/// anyway. Null otherwise.
+/// zeroflow's own engine for a model of `shape` on `where` (already checked) holding `params`: on
+/// the CPU any widths; on a GPU the widths the fused step takes (choose_mlp_training_path refuses
+/// the rest, saying so).
 std::unique_ptr<detail::mlp_engine> own_engine(const mlp_shape& shape, device where, const std::vector<float>& params) {
+  (void)choose_mlp_training_path(where, shape);
   if (where == cpu_device) return detail::make_cpu_mlp(shape, params);
 #if ZEROFLOW_HAS_CUDA
-  if (where.is_cuda() && detail::fused_mlp::supported(shape.features, shape.hidden, shape.code))
-    return detail::make_gpu_mlp(shape, where, params);
+  return detail::make_gpu_mlp(shape, where, params);
+#else
+  ZF_THROW(invalid_argument, "a model on ", where.name(), " in a build without CUDA");
 #endif
-  return nullptr;
 }
 
 /// An engine on `where` with the weights of `content` (checked: every slot, its shape, finite).
@@ -63,8 +60,7 @@ std::unique_ptr<detail::mlp_engine> engine_from(const mlp_shape& shape, const io
                                                 device where) {
   detail::check_mlp_shape(shape);
   detail::check_model_place(where);
-  if (auto own = own_engine(shape, where, packed(shape, content))) return own;
-  return detail::load_torch_backend().mlp_from_weights(shape, content, where);
+  return own_engine(shape, where, packed(shape, content));
 }
 
 io::safetensors_content content_of(const detail::mlp_engine& engine) {
@@ -110,9 +106,7 @@ mlp_autoencoder::~mlp_autoencoder() = default;
 mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, std::uint64_t seed) {
   detail::check_mlp_shape(shape);
   detail::check_model_place(where);
-  if (auto own = own_engine(shape, where, detail::mlp_initial_parameters(shape, seed)))
-    return mlp_autoencoder{std::make_unique<impl>(std::move(own))};
-  return mlp_autoencoder{std::make_unique<impl>(detail::load_torch_backend().create_mlp(shape, where, seed))};
+  return mlp_autoencoder{std::make_unique<impl>(own_engine(shape, where, detail::mlp_initial_parameters(shape, seed)))};
 }
 
 mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where, const std::string& what) {
@@ -128,13 +122,11 @@ mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where
       ZF_THROW(error, unreadable, e.what());
     }
   }
-  // A LibTorch archive (a zip file) of an earlier zeroflow, read by the backend on the CPU.
-  if (bytes.substr(0, 4) != std::string_view("PK\x03\x04", 4))
-    ZF_THROW(error, unreadable, "it is cut short, damaged or not a model this program wrote");
-  detail::check_model_place(where);
-  auto engine = detail::load_torch_backend().mlp_from_bytes(bytes, cpu_device, what);
-  engine = engine_from(engine->shape(), content_of(*engine), where);
-  return mlp_autoencoder{std::make_unique<impl>(std::move(engine))};
+  if (bytes.substr(0, 4) == std::string_view("PK\x03\x04", 4))
+    ZF_THROW(error, unreadable,
+             "it is a LibTorch archive (from earlier builds of zeroflow), which this one no longer reads; train the "
+             "model again");
+  ZF_THROW(error, unreadable, "it is cut short, damaged or not a model this program wrote");
 }
 
 mlp_autoencoder mlp_autoencoder::from_weights(const mlp_shape& shape, const io::safetensors_content& content,
@@ -158,22 +150,9 @@ void mlp_autoencoder::save(const std::filesystem::path& path) const {
 
 mlp_train_result mlp_autoencoder::train(const array& rows, const mlp_train_options& options) {
   detail::check_mlp_train_options(options);
-  // The engines take the path decided here, never automatic.
   mlp_train_options on_path = options;
-  const bool one_step_an_epoch =
-      options.batch == 0 || (rows.valid() && rows.ndim() >= 1 && options.batch >= rows.shape(0));
-  on_path.path = choose_mlp_training_path(where(), shape(), one_step_an_epoch, options.path);
-  const stream_view stream = detail::model_stream(where());
-  mlp_train_result result;
-  if (impl_->engine->trains(rows, on_path)) {
-    result = impl_->engine->train(rows, on_path, stream);
-  } else {
-    // A training the engine does not run (another path than zeroflow's GPU engine's): the LibTorch
-    // backend's engine trains these weights, and the model takes the result.
-    auto trainer = detail::load_torch_backend().mlp_from_weights(shape(), content_of(*impl_->engine), where());
-    result = trainer->train(rows, on_path, stream);
-    impl_->engine = engine_from(shape(), content_of(*trainer), where());
-  }
+  on_path.path = choose_mlp_training_path(where(), shape(), options.path);
+  mlp_train_result result = impl_->engine->train(rows, on_path, detail::model_stream(where()));
   result.path = on_path.path;
   return result;
 }

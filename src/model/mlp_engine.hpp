@@ -1,10 +1,8 @@
 #pragma once
 /// @file mlp_engine.hpp
-/// Internal, torch-free: the MLP autoencoder behind model::mlp_autoencoder, implemented by
-/// zeroflow's own GPU engine (gpu_mlp_engine.hpp) and by the LibTorch backend (torch_backend.hpp,
-/// the CPU and the trainings the GPU engine does not run). Each GPU call takes the stream the
-/// models of the calling thread queue on (model_stream.hpp); the backend makes it LibTorch's
-/// current one.
+/// Internal: the MLP autoencoder behind model::mlp_autoencoder, one engine per device on
+/// zeroflow's own kernels (cpu_mlp_engine.hpp, gpu_mlp_engine.hpp). Each GPU call takes the stream
+/// the models of the calling thread queue on (model_stream.hpp).
 #include <cstdint>
 #include <vector>
 
@@ -19,12 +17,6 @@ namespace zeroflow::model::detail {
 class mlp_engine {
  public:
   virtual ~mlp_engine() = default;
-  /// Whether train runs this training; when not, mlp_autoencoder hands the weights to an engine
-  /// that does. Options are already checked.
-  [[nodiscard]] virtual bool trains(const array& rows, const mlp_train_options& options) const {
-    (void)rows, (void)options;
-    return true;
-  }
   // As mlp_autoencoder's members of the same names.
   virtual mlp_train_result train(const array& rows, const mlp_train_options& options, stream_view stream) = 0;
   [[nodiscard]] virtual array reconstruct(const array& rows, stream_view stream) const = 0;

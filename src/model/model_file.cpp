@@ -96,7 +96,7 @@ std::pair<io::safetensors_content, model_file_header> open_model_file(std::strin
     ZF_THROW(error, "it is a safetensors file, but not one zeroflow wrote (its metadata has no format '",
              model_file_format_name, "')");
   if (text_of(m, "format_version") != model_file_version)
-    ZF_THROW(error, "it is of model format ", text_of(m, "format_version"), ", this zeroflow reads formats 2 and ",
+    ZF_THROW(error, "it is of model format ", text_of(m, "format_version"), ", this zeroflow reads format ",
              model_file_version);
   if (text_of(m, std::string(io::checksum_key)) != io::content_checksum(content))
     ZF_THROW(error, "its contents do not match the checksum written with them (changed after it was saved)");

@@ -1,6 +1,6 @@
 #pragma once
 // Private to src/model: the stream the models' GPU work queues on for the calling thread — the one
-// a torch_stream_scope set for that GPU, else the legacy default stream.
+// a model_stream_scope set for that GPU, else the legacy default stream.
 #include "zeroflow/core/device.hpp"
 #include "zeroflow/core/stream.hpp"
 

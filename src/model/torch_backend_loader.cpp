@@ -107,9 +107,8 @@ torch_backend& load_torch_backend() {
   }
   ZF_THROW(error, "this zeroflow has no usable LibTorch backend (", library_name, " beside ",
            folder.empty() ? std::string("the program") : folder.string(), failures,
-           "): the eager training path, LibTorch interop and old LibTorch model files need it; runs, scoring and "
-           "training on zeroflow's own kernels do not. Install torch and rebuild zeroflow with ZEROFLOW_TORCH=ON "
-           "(pip install 'zeroflow[torch]')");
+           "): routing PyTorch's CUDA memory to zeroflow's pool needs it; runs, scoring and training do not. "
+           "Install torch and rebuild zeroflow with ZEROFLOW_TORCH=ON (pip install 'zeroflow[torch]')");
 }
 
 }  // namespace detail

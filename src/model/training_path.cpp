@@ -1,6 +1,6 @@
 /// @file training_path.cpp
-/// choose_training_path and choose_mlp_training_path: which kernels train the LightVAE and the MLP
-/// autoencoder (see training_path.hpp).
+/// choose_training_path and choose_mlp_training_path: whether zeroflow's own kernels take a
+/// LightVAE or an MLP autoencoder on its device (see training_path.hpp).
 #include "zeroflow/model/training_path.hpp"
 
 #include "zeroflow/config.hpp"
@@ -36,14 +36,11 @@ bool fused_mlp_widths(const mlp_shape& shape) {
 #endif
 }
 
-/// Refuses a GPU path on a build without CUDA or a model elsewhere than on a GPU; returns otherwise.
-void require_gpu(training_path requested, device where) {
+/// Refuses a GPU model in a build without CUDA; returns otherwise.
+void require_cuda_build(device where) {
   if (!cuda_build)
-    ZF_THROW(invalid_argument, "the ", training_path_name(requested),
-             " training path needs a build of zeroflow with CUDA; this one has none: use eager or automatic");
-  if (where.type != device_type::cuda)
-    ZF_THROW(invalid_argument, "the ", training_path_name(requested), " training path runs on a GPU; this model is on ",
-             where.name(), ": use eager or automatic");
+    ZF_THROW(invalid_argument, "a model on ", where.name(),
+             " needs a build of zeroflow with CUDA; this one has none: put the model on the CPU");
 }
 
 }  // namespace
@@ -54,67 +51,35 @@ const char* training_path_name(training_path path) {
       return "automatic";
     case training_path::fused_kernels:
       return "fused_kernels";
-    case training_path::cuda_graph:
-      return "cuda_graph";
-    case training_path::eager:
-      return "eager";
   }
   return "unknown";
 }
 
 bool training_path_possible(training_path path, device where, std::int64_t width) {
-  const bool gpu = cuda_build && where.type == device_type::cuda;
-  switch (path) {
-    case training_path::automatic:
-      return false;
-    case training_path::fused_kernels:
-      // The CPU kernels take every width a LightVAE has (a power of two from 16).
-      return where.type == device_type::cpu ? (width >= 16 && (width & (width - 1)) == 0) : gpu && fused_width(width);
-    case training_path::cuda_graph:
-      return gpu;
-    case training_path::eager:
-      return true;
-  }
-  return false;
+  if (path != training_path::fused_kernels) return false;
+  // The CPU kernels take every width a LightVAE has (a power of two from 16).
+  if (where.type == device_type::cpu) return width >= 16 && (width & (width - 1)) == 0;
+  return cuda_build && where.type == device_type::cuda && fused_width(width);
 }
 
 training_path choose_training_path(device where, std::int64_t width, training_path requested) {
-  if (requested == training_path::automatic) {
-    if (training_path_possible(training_path::fused_kernels, where, width)) return training_path::fused_kernels;
-    if (training_path_possible(training_path::cuda_graph, where, width)) return training_path::cuda_graph;
-    return training_path::eager;
-  }
-  if (training_path_possible(requested, where, width)) return requested;
-  require_gpu(requested, where);
-  ZF_THROW(invalid_argument, "the fused_kernels training path handles rows whose width is a power of two from 16 to ",
-           "1024, not ", width, ": use cuda_graph, eager or automatic");
+  (void)requested;  // every request is the own kernels now: automatic and fused_kernels alike
+  if (training_path_possible(training_path::fused_kernels, where, width)) return training_path::fused_kernels;
+  if (where.type != device_type::cpu) require_cuda_build(where);
+  ZF_THROW(invalid_argument, "a LightVAE on ", where.name(), " takes rows whose width is a power of two from 16 to ",
+           "1024, not ", width, ": train a wider model on the CPU");
 }
 
-training_path choose_mlp_training_path(device where, const mlp_shape& shape, bool one_step_an_epoch,
-                                       training_path requested) {
-  const bool gpu = cuda_build && where.type == device_type::cuda;
-  // The CPU's own engine trains every MLP, batched or not.
-  const bool fused = where.type == device_type::cpu || (gpu && one_step_an_epoch && fused_mlp_widths(shape));
-  const bool graph = gpu && one_step_an_epoch;
-  switch (requested) {
-    case training_path::automatic:
-      return fused ? training_path::fused_kernels : graph ? training_path::cuda_graph : training_path::eager;
-    case training_path::eager:
-      return requested;
-    case training_path::fused_kernels:
-    case training_path::cuda_graph:
-      if (requested == training_path::fused_kernels ? fused : graph) return requested;
-      require_gpu(requested, where);
-      if (!one_step_an_epoch)
-        ZF_THROW(invalid_argument, "the ", training_path_name(requested),
-                 " training path trains the MLP with every epoch one step on all rows (batch 0, or at least the "
-                 "number of rows): use eager or automatic for batches");
-      ZF_THROW(invalid_argument,
-               "the fused_kernels training path handles MLPs of at most 16 features and 64 hidden and code units, "
-               "not ",
-               shape.features, ", ", shape.hidden, " and ", shape.code, ": use cuda_graph, eager or automatic");
-  }
-  return training_path::eager;
+training_path choose_mlp_training_path(device where, const mlp_shape& shape, training_path requested) {
+  (void)requested;
+  // The CPU's own engine trains every MLP; the GPU's every MLP its fused step's shared memory takes.
+  if (where.type == device_type::cpu || (cuda_build && where.type == device_type::cuda && fused_mlp_widths(shape)))
+    return training_path::fused_kernels;
+  require_cuda_build(where);
+  ZF_THROW(invalid_argument, "an MLP autoencoder on ", where.name(),
+           " takes widths whose activations for 32 rows fit 96 KiB of shared memory (2 x features + 2 x hidden + "
+           "code up to about 760), not ",
+           shape.features, ", ", shape.hidden, " and ", shape.code, ": train a wider model on the CPU");
 }
 
 }  // namespace zeroflow::model

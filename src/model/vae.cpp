@@ -1,8 +1,7 @@
 /// @file vae.cpp
-/// zeroflow::model::vae without LibTorch: the weights as one packed array, creation from
-/// LibTorch's default initialisation (light_vae_init.hpp), zeroflow's own kernels on either device
-/// (training: cpu_light_vae_trainer, gpu_light_vae_trainer; scoring and decoding), and the other
-/// paths through the LibTorch backend (torch_backend.hpp).
+/// zeroflow::model::vae: the weights as one packed array, creation from LibTorch's default
+/// initialisation (light_vae_init.hpp), zeroflow's own kernels on either device (training:
+/// cpu_light_vae_trainer, gpu_light_vae_trainer; scoring and decoding).
 #include "zeroflow/model/vae.hpp"
 
 #include <algorithm>
@@ -14,10 +13,10 @@
 #include "cpu_light_vae_trainer.hpp"
 #include "cpu_threads.hpp"
 #include "cpu_vae_kernels.hpp"
+#include "finite_rows.hpp"
 #include "light_vae_init.hpp"
 #include "model_stream.hpp"
 #include "row_split.hpp"
-#include "torch_backend.hpp"
 #include "vae_checks.hpp"
 #include "vae_state.hpp"
 #include "zeroflow/config.hpp"
@@ -28,7 +27,6 @@
 #if ZEROFLOW_HAS_CUDA
 #include <cuda_runtime_api.h>
 
-#include "finite_rows.hpp"
 #include "fused_vae_step.hpp"
 #include "gpu_light_vae_trainer.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
@@ -40,33 +38,20 @@ namespace {
 
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/// NaN and ±inf among N × W float32 rows wherever they live: a host loop, or one kernel on a GPU.
-struct non_finite {
-  std::int64_t count = 0;
-  std::int64_t first = -1;
-};
-
-non_finite count_non_finite(const array& rows, [[maybe_unused]] stream_view stream) {
+/// NaN and ±inf among N × W float32 rows wherever they live (finite_rows.hpp).
+detail::non_finite_count count_non_finite(const array& rows, [[maybe_unused]] stream_view stream) {
   const std::int64_t n = rows.shape(0), w = rows.shape(1);
   const std::int64_t rs = rows.strides()[0], cs = rows.strides()[1];
   const auto* data = static_cast<const float*>(rows.data());
-  non_finite found;
   if (rows.where().type == device_type::cuda) {
 #if ZEROFLOW_HAS_CUDA
     const zeroflow::detail::cuda_device_guard on(rows.where().id);
-    const auto c = detail::count_non_finite_on_gpu(data, n, w, rs, cs, stream);
-    return {c.count, c.first};
+    return detail::count_non_finite_on_gpu(data, n, w, rs, cs, stream);
 #else
     ZF_THROW(cuda_error, "rows on ", rows.where().name(), " in a build without CUDA");
 #endif
   }
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < w; ++j)
-      if (!std::isfinite(data[i * rs + j * cs])) {
-        if (found.first < 0) found.first = i * w + j;
-        ++found.count;
-      }
-  return found;
+  return detail::count_non_finite_on_host(data, n, w, rs, cs);
 }
 
 /// Says why an epoch's loss is not finite (vae_checks.hpp), from the rows' largest magnitude.
@@ -88,7 +73,7 @@ void check_rows(const array& rows, std::int64_t width, stream_view stream) {
   ZF_EXPECTS(rows.type() == float32, "rows must be float32, got ", rows.type().name());
   ZF_EXPECTS(rows.ndim() == 2, "rows must be N x W, got ", rows.ndim(), " dimensions");
   ZF_EXPECTS(rows.shape(1) == width, "rows have width ", rows.shape(1), ", the model ", width);
-  const non_finite bad = count_non_finite(rows, stream);
+  const detail::non_finite_count bad = count_non_finite(rows, stream);
   if (bad.count == 0) return;
   ZF_THROW(invalid_argument, "rows hold ", bad.count, bad.count == 1 ? " value that is" : " values that are",
            " NaN or infinite (the first in row ", bad.first / width, ", column ", bad.first % width,
@@ -163,7 +148,6 @@ void check_model_place(device where) {
 void set_cpu_threads(int threads) {
   ZF_EXPECTS(threads >= 1, "set_cpu_threads needs at least 1 thread, got ", threads);
   detail::set_kernel_threads(threads);
-  if (detail::torch_backend* torch = detail::loaded_torch_backend(); torch != nullptr) torch->set_cpu_threads(threads);
 }
 
 int cpu_threads() { return detail::kernel_threads(); }
@@ -204,9 +188,7 @@ train_result vae::train(const array& rows, const train_options& options) {
   ZF_EXPECTS(options.test_fraction >= 0.0 && options.test_fraction < 1.0, "test_fraction must be in [0, 1), got ",
              options.test_fraction);
   ZF_EXPECTS(options.learning_rate > 0.0, "learning_rate must be > 0, got ", options.learning_rate);
-  // The one decision of this run; everything below follows it.
-  train_options run = options;
-  run.path = choose_training_path(where(), width(), options.path);
+  const training_path path = choose_training_path(where(), width(), options.path);
   const stream_view stream = detail::model_stream(where());
   const std::int64_t n = rows.valid() && rows.ndim() == 2 ? rows.shape(0) : 0;
   check_rows(rows, width(), stream);
@@ -216,27 +198,22 @@ train_result vae::train(const array& rows, const train_options& options) {
   // zeroflow's own split (row_split.hpp): the same on every path and device for a given seed.
   const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
   train_result result;
-  result.path = run.path;
-  if (run.path == training_path::fused_kernels) {
-    const array data = contiguous_on(rows, where(), stream);
-    auto* params = static_cast<float*>(impl_->params.data());
-    const auto* values = static_cast<const float*>(data.data());
-    if (where().type == device_type::cpu) {
-      detail::cpu_light_vae_trainer trainer(params, width(), values, n, options.learning_rate,
-                                            detail::kernel_threads());
-      train_on_own_kernels(trainer, split.train.data(), n_train, split.test.data(), n - n_train, options, rows, result);
-    } else {
-#if ZEROFLOW_HAS_CUDA
-      const zeroflow::detail::cuda_device_guard on(where().id);
-      const array train_index = detail::indices_on(split.train, where(), stream);
-      const array test_index = detail::indices_on(split.test, where(), stream);
-      detail::gpu_light_vae_trainer trainer(params, width(), values, n, options.learning_rate, stream);
-      train_on_own_kernels(trainer, static_cast<const std::int64_t*>(train_index.data()), n_train,
-                           static_cast<const std::int64_t*>(test_index.data()), n - n_train, options, rows, result);
-#endif
-    }
+  result.path = path;
+  const array data = contiguous_on(rows, where(), stream);
+  auto* params = static_cast<float*>(impl_->params.data());
+  const auto* values = static_cast<const float*>(data.data());
+  if (where().type == device_type::cpu) {
+    detail::cpu_light_vae_trainer trainer(params, width(), values, n, options.learning_rate, detail::kernel_threads());
+    train_on_own_kernels(trainer, split.train.data(), n_train, split.test.data(), n - n_train, options, rows, result);
   } else {
-    detail::load_torch_backend().train_vae(impl_->packed(stream), rows, split.train, split.test, run, result);
+#if ZEROFLOW_HAS_CUDA
+    const zeroflow::detail::cuda_device_guard on(where().id);
+    const array train_index = detail::indices_on(split.train, where(), stream);
+    const array test_index = detail::indices_on(split.test, where(), stream);
+    detail::gpu_light_vae_trainer trainer(params, width(), values, n, options.learning_rate, stream);
+    train_on_own_kernels(trainer, static_cast<const std::int64_t*>(train_index.data()), n_train,
+                         static_cast<const std::int64_t*>(test_index.data()), n - n_train, options, rows, result);
+#endif
   }
   if (n - n_train > 0 && !std::isfinite(result.test_loss)) throw_diverged(-1, result.test_loss, options, rows);
   impl_->history.train_seed = options.seed;
@@ -249,17 +226,17 @@ train_result vae::train(const array& rows, const train_options& options) {
 
 scores vae::score(const array& rows, std::int64_t batch, training_path path) const {
   ZF_EXPECTS(batch >= 1, "batch must be >= 1, got ", batch);
-  const bool fused = choose_training_path(where(), width(), path) == training_path::fused_kernels;
+  (void)choose_training_path(where(), width(), path);  // refuses what the kernels cannot take
   const stream_view stream = detail::model_stream(where());
   check_rows(rows, width(), stream);
   const std::int64_t n = rows.shape(0);
   const array data = contiguous_on(rows, where(), stream);
   scores out{empty({n}, float32, where(), stream), empty({n, 2}, float32, where(), stream)};
-  if (fused && where().type == device_type::cpu) {
+  if (where().type == device_type::cpu) {
     detail::cpu_vae::score(static_cast<const float*>(impl_->params.data()), static_cast<const float*>(data.data()),
                            width(), n, static_cast<float*>(out.score.data()), static_cast<float*>(out.mu.data()),
                            detail::kernel_threads());
-  } else if (fused) {
+  } else {
 #if ZEROFLOW_HAS_CUDA
     const zeroflow::detail::cuda_device_guard on(where().id);
     detail::fused_vae::score_args a{};
@@ -271,9 +248,6 @@ scores vae::score(const array& rows, std::int64_t batch, training_path path) con
     a.mu = static_cast<float*>(out.mu.data());
     if (n > 0) detail::fused_vae::score(a, stream);
 #endif
-  } else {
-    detail::load_torch_backend().score_vae(impl_->packed(stream), data, batch, static_cast<float*>(out.score.data()),
-                                           static_cast<float*>(out.mu.data()));
   }
   if (rows.where() != where()) out = {copy_to(out.score, rows.where(), stream), copy_to(out.mu, rows.where(), stream)};
   detail::wait_for_stream(stream, where());
@@ -283,7 +257,7 @@ scores vae::score(const array& rows, std::int64_t batch, training_path path) con
 array vae::decode_grid(int n, double extent, training_path path) const {
   ZF_EXPECTS(n >= 1, "decode_grid needs n >= 1, got ", n);
   ZF_EXPECTS(std::isfinite(extent) && extent >= 0.0, "decode_grid needs a finite extent >= 0, got ", extent);
-  const bool fused = choose_training_path(where(), width(), path) == training_path::fused_kernels;
+  (void)choose_training_path(where(), width(), path);
   const stream_view stream = detail::model_stream(where());
   // meshgrid(g, g, indexing='ij') flattened, g = linspace(-extent, extent, n): row i·n + j is
   // (g[i], g[j]); linspace's float steps as LibTorch computes them.
@@ -303,10 +277,10 @@ array vae::decode_grid(int n, double extent, training_path path) const {
     }
   const array latents = where().type == device_type::cpu ? latents_host : copy_to(latents_host, where(), stream);
   array out = empty({points, width()}, float32, where(), stream);
-  if (fused && where().type == device_type::cpu) {
+  if (where().type == device_type::cpu) {
     detail::cpu_vae::decode(static_cast<const float*>(impl_->params.data()), static_cast<const float*>(latents.data()),
                             width(), points, static_cast<float*>(out.data()), detail::kernel_threads());
-  } else if (fused) {
+  } else {
 #if ZEROFLOW_HAS_CUDA
     const zeroflow::detail::cuda_device_guard on(where().id);
     detail::fused_vae::decode_args a{};
@@ -317,9 +291,6 @@ array vae::decode_grid(int n, double extent, training_path path) const {
     a.decoded = static_cast<float*>(out.data());
     detail::fused_vae::decode(a, stream);
 #endif
-  } else {
-    detail::load_torch_backend().decode_vae(impl_->packed(stream), static_cast<const float*>(latents.data()), points,
-                                            static_cast<float*>(out.data()));
   }
   detail::wait_for_stream(stream, where());
   return out;

@@ -1,7 +1,7 @@
 /// @file vae_file.cpp
-/// zeroflow::model::vae's model file without LibTorch: format 3 (safetensors, model_file.hpp)
-/// written atomically and read with every check before a model is handed out; format 2 (a
-/// LibTorch archive) read through the LibTorch backend.
+/// zeroflow::model::vae's model file: format 3 (safetensors, model_file.hpp) written atomically
+/// and read with every check before a model is handed out; format 2 (a LibTorch archive that
+/// earlier zeroflows wrote) recognised and refused with what to do.
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -9,10 +9,10 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "light_vae_init.hpp"
 #include "model_stream.hpp"
-#include "torch_backend.hpp"
 #include "vae_state.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
@@ -47,6 +47,19 @@ constexpr std::uintmax_t largest_file = std::uintmax_t{256} << 20;
 
 constexpr const char* start_again = "train the model again (`zeroflow run` writes OUT/model.safetensors)";
 constexpr const char* filter_name = "down.filter";
+
+/// Refuses bytes that are no safetensors file, saying what they look like: the LibTorch archive
+/// of format 2 (zeroflow's trailer: an 8-byte "ZEROFLOW" at the end), a bare LibTorch archive (a
+/// zip file), or something else.
+[[noreturn]] void refuse_unreadable(std::string_view bytes, const std::string& name) {
+  if (bytes.ends_with("ZEROFLOW") || bytes.starts_with("PK\x03\x04"))
+    ZF_THROW(
+        error, "the model ", name,
+        " is a LibTorch archive (model format 2, from earlier builds of zeroflow), which this one no longer reads; ",
+        start_again);
+  ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (it is no safetensors file); ",
+           start_again);
+}
 
 /// The packed weights of a format-3 file (every slot, the fixed filter, nothing else).
 std::vector<float> read_weights(const io::safetensors_content& content, std::int64_t width) {
@@ -138,7 +151,7 @@ vae vae::load(const std::filesystem::path& path, device where) {
                start_again);
     }
   } else {
-    detail::load_torch_backend().read_vae_format2(bytes, name, params, header);
+    refuse_unreadable(bytes, name);
   }
   array host = empty({static_cast<std::int64_t>(params.size())}, float32, cpu_device);
   std::memcpy(host.data(), params.data(), params.size() * sizeof(float));

@@ -1,14 +1,13 @@
 #pragma once
 // Private to src/model: the state behind vae's pimpl, torch-free. The weights are one packed
-// float32 array (light_vae_init.hpp's slot order) in the model's memory: the fused kernels and
-// zeroflow's own trainer use it in place, the LibTorch backend (torch_backend.hpp) builds its
-// module from it when a path needs LibTorch.
+// float32 array (light_vae_init.hpp's slot order) in the model's memory, which zeroflow's own
+// kernels and trainers use in place.
 #include <cstdint>
 #include <optional>
 
-#include "torch_backend.hpp"
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/device.hpp"
+#include "zeroflow/core/stream.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zeroflow::model {
@@ -20,10 +19,6 @@ class vae::impl {
   array params;  ///< packed float32 weights on `place`
   std::optional<row_provenance> rows;
   training_history history;
-
-  [[nodiscard]] detail::packed_vae packed(stream_view stream) const {
-    return {static_cast<float*>(params.data()), width, place, stream};
-  }
 };
 
 namespace detail {

@@ -5,13 +5,11 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
-#include "zeroflow/io/byte_fields.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/model_file.hpp"
 #include "zeroflow/signal/min_max.hpp"
@@ -43,87 +41,6 @@ array device_floats(const std::vector<float>& values, device where, stream_view 
   // are worth one wait at its creation.
   synchronize(stream);
   return on_device;
-}
-
-nlohmann::json rows_json(const model::row_provenance& r) {
-  return {{"sample_rate", r.sample_rate},     {"segmentation", r.segmentation}, {"normalized", r.normalized},
-          {"window_before", r.window_before}, {"window_after", r.window_after}, {"min_length", r.min_length},
-          {"max_length", r.max_length}};
-}
-
-model::row_provenance rows_of(const nlohmann::json& j) {
-  model::row_provenance r;
-  r.sample_rate = j.at("sample_rate").get<double>();
-  r.segmentation = j.at("segmentation").get<std::string>();
-  r.normalized = j.at("normalized").get<bool>();
-  r.window_before = j.at("window_before").get<std::int64_t>();
-  r.window_after = j.at("window_after").get<std::int64_t>();
-  r.min_length = j.at("min_length").get<std::int64_t>();
-  r.max_length = j.at("max_length").get<std::int64_t>();
-  if (!(std::isfinite(r.sample_rate) && r.sample_rate > 0) ||
-      (r.segmentation != "robust" && r.segmentation != "seed") || r.window_before < 0 || r.window_after < 0 ||
-      r.min_length < 0 || r.min_length > r.max_length)
-    ZF_THROW(error, "its description of the training rows is not sane");
-  return r;
-}
-
-/// The MLP model file's parts, once its trailer and checksum match.
-struct mlp_file_parts {
-  std::string_view archive, metadata;
-};
-
-mlp_file_parts verified_mlp_file(std::string_view file) {
-  if (!is_mlp_file(file)) ZF_THROW(error, "it does not end as a zeroflow MLP model file does");
-  const std::string_view trailer = file.substr(file.size() - mlp_trailer_bytes);
-  const std::uint64_t format = io::read_u64_le(trailer.substr(24));
-  if (format != mlp_file_format)
-    ZF_THROW(error, "it is of MLP model format ", format, ", this zeroflow reads format ", mlp_file_format);
-  const std::uint64_t archive = io::read_u64_le(trailer), metadata = io::read_u64_le(trailer.substr(8));
-  const std::uint64_t content = file.size() - mlp_trailer_bytes;
-  if (archive > content || metadata != content - archive)
-    ZF_THROW(error, "it is ", file.size(), " bytes long, but its parts add up to another length");
-  if (io::fnv1a64_of(file.substr(0, content)) != io::read_u64_le(trailer.substr(16)))
-    ZF_THROW(error, "its contents do not match the checksum written with them (changed after it was saved)");
-  return {file.substr(0, archive), file.substr(archive, metadata)};
-}
-
-scaled_mlp load_mlp(std::string_view bytes, const std::string& name, device where) {
-  mlp_file_parts parts;
-  try {
-    parts = verified_mlp_file(bytes);
-  } catch (const error& e) {
-    ZF_THROW(error, "the model ", name, " is not a zeroflow model file or is damaged (", e.what(), "); ", start_again);
-  }
-  nlohmann::json meta;
-  std::vector<float> scale, offset;
-  std::optional<model::row_provenance> rows;
-  std::uint64_t seed = 0;
-  std::int64_t epochs = 0;
-  try {
-    meta = nlohmann::json::parse(parts.metadata);
-    if (meta.at("model").get<std::string>() != model_kind_name(model_kind::mlp_autoencoder))
-      ZF_THROW(error, "it names another model");
-    scale = meta.at("scale").get<std::vector<float>>();
-    offset = meta.at("offset").get<std::vector<float>>();
-    if (!meta.at("rows").is_null()) rows = rows_of(meta.at("rows"));
-    seed = meta.at("seed").get<std::uint64_t>();
-    epochs = meta.at("epochs").get<std::int64_t>();
-  } catch (const error& e) {
-    ZF_THROW(error, "the model ", name, " is damaged: ", e.what(), "; ", start_again);
-  } catch (const std::exception&) {
-    ZF_THROW(error, "the model ", name, " is damaged: its metadata cannot be read; ", start_again);
-  }
-  auto net = model::mlp_autoencoder::from_bytes(parts.archive, where, "the model " + name);
-  const auto width = static_cast<std::size_t>(net.shape().features);
-  bool sane = scale.size() == width && offset.size() == width;
-  for (std::size_t i = 0; sane && i < width; ++i)
-    sane = std::isfinite(scale[i]) && scale[i] != 0.0F && std::isfinite(offset[i]);
-  if (!sane)
-    ZF_THROW(error, "the model ", name, " is damaged: its input scaling does not fit its ", width, " inputs; ",
-             start_again);
-  const stream_view stream{};
-  return {std::move(net), device_floats(scale, where, stream), device_floats(offset, where, stream), rows, seed,
-          epochs};
 }
 
 /// An MLP autoencoder's model file of format 3 (safetensors), already opened and verified.
@@ -180,28 +97,6 @@ std::string mlp_file_bytes(const model::mlp_autoencoder& net, const std::vector<
   return model::sealed_model_file(std::move(content));
 }
 
-std::string mlp_format2_file_bytes(const std::string& archive, const std::vector<float>& scale,
-                                   const std::vector<float>& offset, const std::optional<model::row_provenance>& rows,
-                                   std::uint64_t seed, std::int64_t epochs) {
-  std::string content = archive;
-  const std::uint64_t archive_bytes = content.size();
-  const nlohmann::json meta = {{"model", model_kind_name(model_kind::mlp_autoencoder)},
-                               {"rows", rows ? rows_json(*rows) : nlohmann::json(nullptr)},
-                               {"scale", scale},
-                               {"offset", offset},
-                               {"seed", seed},
-                               {"epochs", epochs}};
-  content += meta.dump();
-  const std::uint64_t metadata = content.size() - archive_bytes;
-  const std::uint64_t hash = io::fnv1a64_of(content);
-  io::append_u64_le(content, archive_bytes);
-  io::append_u64_le(content, metadata);
-  io::append_u64_le(content, hash);
-  io::append_u64_le(content, mlp_file_format);
-  content.append(mlp_file_magic);
-  return content;
-}
-
 beat_model beat_model::create(model_kind kind, std::int64_t row_width, device where, std::uint64_t seed) {
   if (kind == model_kind::light_vae) return beat_model{model::vae::create(row_width, where, seed)};
   auto net = model::mlp_autoencoder::create({row_width, mlp_hidden, mlp_code}, where, seed);
@@ -213,9 +108,9 @@ beat_model beat_model::create(model_kind kind, std::int64_t row_width, device wh
 }
 
 beat_model beat_model::load(const std::filesystem::path& file, device where) {
-  // The file says which kind it holds: format 3 in its metadata, format 2 in its trailer.
-  // Anything that is not an MLP autoencoder's is the LightVAE's to read (and to refuse with its
-  // own reasons).
+  // The file says which kind it holds: format 3 in its metadata; an MLP file of format 2 (a
+  // LibTorch archive in a trailer) is recognised and refused. Anything that is not an MLP
+  // autoencoder's is the LightVAE's to read (and to refuse with its own reasons).
   std::error_code ec;
   const auto size = std::filesystem::is_regular_file(file, ec) ? std::filesystem::file_size(file, ec) : 0;
   if (size < mlp_trailer_bytes || ec || size > largest_mlp_file) return beat_model{model::vae::load(file, where)};
@@ -235,7 +130,10 @@ beat_model beat_model::load(const std::filesystem::path& file, device where) {
     return beat_model{model::vae::load(file, where)};
   }
   if (!is_mlp_file(bytes)) return beat_model{model::vae::load(file, where)};
-  return beat_model{load_mlp(bytes, name, where)};
+  ZF_THROW(error, "the model ", name,
+           " is an MLP model file of format 2 (a LibTorch archive, from earlier builds of zeroflow), which this one "
+           "no longer reads; ",
+           start_again);
 }
 
 trained_model beat_model::train(const array& rows, int epochs, int batch, std::uint64_t seed,

@@ -35,9 +35,10 @@
 
 namespace zeroflow::pipeline::detail {
 
-/// The last 8 bytes of an MLP autoencoder's model file.
+/// The last 8 bytes, and the trailer's length, of an MLP autoencoder's model file of format 2 (a
+/// LibTorch archive and JSON metadata before a trailer), which earlier builds wrote: recognised,
+/// to be refused with a reason.
 inline constexpr std::string_view mlp_file_magic{"ZFMLPAE\0", 8};
-inline constexpr std::uint64_t mlp_file_format = 1;
 inline constexpr std::size_t mlp_trailer_bytes = 40;
 
 /// The min-max autoencoder and the scaling of its input rows.
@@ -94,14 +95,6 @@ class beat_model {
                                          const std::vector<float>& offset,
                                          const std::optional<model::row_provenance>& rows, std::uint64_t seed,
                                          std::int64_t epochs);
-
-/// The same as format 2 (the trailer layout above), which earlier zeroflows wrote around the MLP's
-/// LibTorch archive (`archive`, as their mlp_autoencoder::to_bytes gave it): for the tests that
-/// such files are still read.
-[[nodiscard]] std::string mlp_format2_file_bytes(const std::string& archive, const std::vector<float>& scale,
-                                                 const std::vector<float>& offset,
-                                                 const std::optional<model::row_provenance>& rows, std::uint64_t seed,
-                                                 std::int64_t epochs);
 
 /// True when `bytes` end as an MLP autoencoder's model file of format 2 does (the magic only; not verified).
 [[nodiscard]] bool is_mlp_file(std::string_view bytes);

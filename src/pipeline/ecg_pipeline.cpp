@@ -26,8 +26,8 @@
 #include "zeroflow/io/recording.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
+#include "zeroflow/model/model_stream_scope.hpp"
 #include "zeroflow/model/torch_cuda_allocator.hpp"
-#include "zeroflow/model/torch_stream_scope.hpp"
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/pipeline/stage_clock.hpp"
 #include "zeroflow/signal/beat_score.hpp"
@@ -262,7 +262,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // The run's GPU work queues on a stream of its own, LibTorch's included, so that runs in other
   // threads (many recordings on one GPU) overlap with it; everything of this run follows in order.
   const stream_view stream = on_gpu ? pooled_stream(result.where.id) : stream_view{};
-  const model::torch_stream_scope torch_on_run_stream(result.where, stream);
+  const model::model_stream_scope torch_on_run_stream(result.where, stream);
   memory_watch memory(result.where);
   // --max-device-memory: installed before LibTorch's allocator is routed, so training counts too.
   std::optional<detail::chunked_run> chunked;

@@ -1,6 +1,7 @@
 // zeroflow's own CPU kernels of the LightVAE (cpu_vae_kernels.hpp, cpu_light_vae_trainer.hpp)
 // against LibTorch as the oracle: a step's loss and gradients against autograd, three Adam steps
-// against torch::optim::Adam, scores and decoded beats against the LibTorch module; then the
+// against torch::optim::Adam, scores and decoded beats against the LibTorch module, a whole training
+// against LibTorch's; then the
 // kernels' own promises (the same bits whatever the thread count, reproducible, learning) and
 // vae::train on the CPU taking them.
 //
@@ -22,7 +23,7 @@
 #include "model/cpu_vae_isa.hpp"
 #include "model/light_vae_init.hpp"
 #include "model/model_test_util.hpp"
-#include "model/torch/light_vae.hpp"
+#include "torch_oracle/light_vae.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zf = zeroflow;
@@ -55,7 +56,7 @@ struct batch_case {
     const torch::Tensor x = data.index_select(0, rows);
     const zmd::encoding e = net->encode(x);
     const torch::Tensor recon = net->decode(e.mu + eps * torch::exp(0.5 * e.logvar));
-    return zmd::vae_loss(recon, x, e.mu, e.logvar, zmd::op_kernels::libtorch);
+    return zmd::vae_loss(recon, x, e.mu, e.logvar);
   }
   zmd::cpu_vae::step_args step(const torch::Tensor& params, std::vector<float>& grads) const {
     grads.assign(static_cast<std::size_t>(params.numel()), -1.0F);
@@ -207,30 +208,41 @@ TEST(CpuLightVaeTrainer, ResumingTakesTheSameSteps) {
   EXPECT_EQ(part, whole);
 }
 
-// Scoring and decoding on the own kernels against the LibTorch module (the eager path).
+// Scoring and decoding on the own kernels against the LibTorch module's forward passes on the
+// same weights.
 TEST(CpuVaeKernels, ScoresAndDecodedBeatsMatchTheLibTorchModule) {
-  const zf::array rows = zf::model_test::make_rows(700, 128, 12, {3, 50});
-  zf::model::vae m = zf::model::vae::create(128, zf::cpu_device, 3);
-  zf::model::train_options o;
-  o.epochs = 2;
-  o.batch = 128;
-  (void)m.train(rows, o);
-  using zf::model::training_path;
-  const auto own = m.score(rows, 4096, training_path::fused_kernels);
-  const auto lib = m.score(rows, 4096, training_path::eager);
-  const auto s1 = own.score.span<float>(), s2 = lib.score.span<float>();
-  const auto m1 = own.mu.span<float>(), m2 = lib.mu.span<float>();
-  for (std::size_t i = 0; i < s1.size(); ++i) EXPECT_NEAR(s1[i], s2[i], 1e-5F * std::abs(s2[i]) + 1e-7F) << i;
-  for (std::size_t i = 0; i < m1.size(); ++i) EXPECT_NEAR(m1[i], m2[i], 1e-5F) << i;
-  const zf::array d1 = m.decode_grid(5, 2.0, training_path::fused_kernels);
-  const zf::array d2 = m.decode_grid(5, 2.0, training_path::eager);
-  const auto a = d1.span<float>(), b = d2.span<float>();
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5F) << i;
+  const std::int64_t n = 700, width = 128;
+  const zf::array rows = zf::model_test::make_rows(static_cast<int>(n), static_cast<int>(width), 12, {3, 50});
+  torch::manual_seed(3);
+  zmd::light_vae net(width);
+  {
+    // Weights away from the initial ones, so that no layer is near its default.
+    torch::NoGradGuard no_grad;
+    for (auto& p : net->parameters()) p.add_(0.05 * torch::randn_like(p));
+  }
+  const torch::Tensor params = packed(net);
+  std::vector<float> score(static_cast<std::size_t>(n)), mu(static_cast<std::size_t>(2 * n));
+  zmd::cpu_vae::score(params.data_ptr<float>(), static_cast<const float*>(rows.data()), width, n, score.data(),
+                      mu.data(), 2);
+  torch::NoGradGuard no_grad;
+  const torch::Tensor x = torch::from_blob(const_cast<void*>(rows.data()), {n, width}, torch::kFloat);
+  const zmd::encoding e = net->encode(x);
+  const torch::Tensor want = (net->decode(e.mu) - x).pow(2).mean(1);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float w = want[i].item<float>();
+    EXPECT_NEAR(score[static_cast<std::size_t>(i)], w, 1e-5F * std::abs(w) + 1e-7F) << i;
+    for (int d = 0; d < 2; ++d) EXPECT_NEAR(mu[static_cast<std::size_t>(2 * i + d)], e.mu[i][d].item<float>(), 1e-5F);
+  }
+  const torch::Tensor latents = torch::randn({25, 2});
+  std::vector<float> decoded(static_cast<std::size_t>(25 * width));
+  zmd::cpu_vae::decode(params.data_ptr<float>(), latents.data_ptr<float>(), width, 25, decoded.data(), 2);
+  const torch::Tensor d = net->decode(latents).contiguous();
+  for (std::int64_t i = 0; i < 25 * width; ++i)
+    EXPECT_NEAR(decoded[static_cast<std::size_t>(i)], d.view({-1})[i].item<float>(), 1e-5F) << i;
 }
 
 // vae::train on the CPU takes the own kernels by default: the same bits with 1 and 2 threads,
-// and a loss close to the LibTorch eager path's on the same rows and split (other random draws).
+// and a loss close to LibTorch's own training's on the same rows and split (other random draws).
 TEST(CpuLightVaeTrainer, VaeTrainOnTheCpuTakesTheOwnKernels) {
   const zf::array rows = zf::model_test::make_rows(3000, 64, 21, {1, 7, 20});
   zf::model::train_options o;
@@ -252,9 +264,10 @@ TEST(CpuLightVaeTrainer, VaeTrainOnTheCpuTakesTheOwnKernels) {
   EXPECT_EQ(results[0].test_loss, results[1].test_loss);
   EXPECT_EQ(scores[0], scores[1]);
 
-  zf::model::vae eager = zf::model::vae::create(64, zf::cpu_device, 42);
-  o.path = zf::model::training_path::eager;
-  const auto reference = eager.train(rows, o);
-  EXPECT_NEAR(results[0].epoch_loss.back(), reference.epoch_loss.back(), 0.1 * reference.epoch_loss.back());
-  EXPECT_NEAR(results[0].test_loss, reference.test_loss, 0.1 * reference.test_loss);
+  // LibTorch's own training of the oracle on the same training split (other random draws).
+  const torch::Tensor all = torch::from_blob(const_cast<void*>(rows.data()), {3000, 64}, torch::kFloat);
+  const torch::Tensor index = torch::from_blob(const_cast<void*>(results[0].train_index.data()),
+                                               {results[0].train_index.shape(0)}, torch::kLong);
+  const auto reference = zmd::train_light_vae(all.index_select(0, index), 42, o.epochs, o.batch);
+  EXPECT_NEAR(results[0].epoch_loss.back(), reference.back(), 0.1 * reference.back());
 }

@@ -1,4 +1,5 @@
-// The fused training step (fused_step.hpp) against LibTorch's autograd on the same batch and the
+// The fused LightVAE kernels (model/fused_vae_step.hpp, run on the oracle's tensors through
+// torch_oracle/fused_step_on_tensors.hpp) against LibTorch's autograd on the same batch and the
 // same noise: every parameter's gradient and the loss. GPU tests skip without one.
 //
 // Tolerance: both sides compute in float32 with different summation orders (cuDNN's convolutions
@@ -16,10 +17,8 @@
 #include <vector>
 
 #include "model/model_test_util.hpp"
-#include "model/torch/cuda_graph_trainer.hpp"
-#include "model/torch/cuda_ops.hpp"
-#include "model/torch/fused_step.hpp"
-#include "model/torch/light_vae.hpp"
+#include "torch_oracle/fused_step_on_tensors.hpp"
+#include "torch_oracle/light_vae.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -64,13 +63,12 @@ zmd::light_vae make_net(std::int64_t width, std::uint64_t seed) {
 std::pair<std::map<std::string, torch::Tensor>, double> autograd_reference(zmd::light_vae& net, const batch_case& c) {
   torch::Tensor loss;
   {
-    const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
     for (auto& p : net->parameters()) p.mutable_grad().reset();
     const torch::Tensor x = c.data.index_select(0, c.rows);
     const zmd::encoding e = net->encode(x);
     const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
     const torch::Tensor recon = net->decode(z);
-    loss = zmd::vae_loss(recon, x, e.mu, e.logvar, zmd::op_kernels::libtorch);
+    loss = zmd::vae_loss(recon, x, e.mu, e.logvar);
     loss.backward();
   }
   std::map<std::string, torch::Tensor> grads;
@@ -152,29 +150,6 @@ TEST(FusedStep, RejectsWhatItWasNotPreparedFor) {
   EXPECT_THROW({ zmd::fused_step too_wide(wide, {32}); }, zf::invalid_argument);
 }
 
-TEST(FusedStep, GraphTrainingUsesItOnTheFusedPathOnly) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const batch_case c = make_case(64, 200, 4);
-  const torch::Tensor train_index = torch::arange(150, c.rows.options());
-  zf::model::train_options opt;
-  opt.epochs = 2;
-  opt.batch = 64;  // two full batches and a tail of 22
-  {
-    opt.path = zf::model::training_path::fused_kernels;
-    zmd::light_vae net = make_net(64, 8);
-    net->train();
-    const auto report = zmd::train_with_cuda_graphs(net, c.data, train_index, opt);
-    EXPECT_TRUE(report.fused);
-    EXPECT_EQ(report.graphs, 2);
-  }
-  opt.path = zf::model::training_path::cuda_graph;
-  zmd::light_vae net = make_net(64, 8);
-  net->train();
-  const auto report = zmd::train_with_cuda_graphs(net, c.data, train_index, opt);
-  EXPECT_FALSE(report.fused);
-  EXPECT_EQ(report.graphs, 2);
-}
-
 // Scoring: the fused forward (z = μ) against LibTorch's eager forward of the same network on
 // the same rows. cuDNN may run LibTorch's convolutions in TF32 (10-bit mantissa), so μ is compared
 // to 1e-3 of its largest magnitude (measured on the H200: 2.2–3e-4) and the scores relative 1e-4.
@@ -190,13 +165,8 @@ TEST(FusedScore, MatchesLibTorchsForward) {
     const batch_case c = make_case(s.width, s.rows, 17);
     const torch::Tensor data = c.data.narrow(0, 0, s.rows).contiguous();
     torch::NoGradGuard no_grad;
-    zmd::encoding e;
-    torch::Tensor want_score;
-    {
-      const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
-      e = net->encode(data);
-      want_score = torch::mean(torch::square(net->decode(e.mu) - data), 1);
-    }
+    const zmd::encoding e = net->encode(data);
+    const torch::Tensor want_score = torch::mean(torch::square(net->decode(e.mu) - data), 1);
     const zmd::scored_rows got = zmd::fused_score(net, data);
     ASSERT_EQ(got.score.sizes(), want_score.sizes());
     ASSERT_EQ(got.mu.sizes(), e.mu.sizes());
@@ -209,18 +179,18 @@ TEST(FusedScore, MatchesLibTorchsForward) {
   }
 }
 
-TEST(FusedScore, VaeScoreUsesItAndAgreesWithTheEagerPath) {
+// vae::score on a GPU runs the fused forward pass; the same model on the CPU (the same initial
+// weights for the seed) scores the same rows alike.
+TEST(FusedScore, VaeScoreOnTheGpuAgreesWithTheCpu) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const zf::array rows = zf::model_test::make_rows(900, 64, 3, {1, 7, 20});
-  auto vae = zf::model::vae::create(64, zf::cuda_device(0), 5);
-  const zf::array device_rows = zf::copy_to(rows, zf::cuda_device(0));
-  EXPECT_EQ(zf::model::choose_training_path(vae.where(), vae.width()), zf::model::training_path::fused_kernels);
-  const auto fused = vae.score(device_rows);
-  const auto eager = vae.score(device_rows, 4096, zf::model::training_path::eager);
-  const zf::array f = zf::copy_to(fused.score, zf::cpu_device), g = zf::copy_to(eager.score, zf::cpu_device);
+  auto on_gpu = zf::model::vae::create(64, zf::cuda_device(0), 5);
+  const auto on_cpu = zf::model::vae::create(64, zf::cpu_device, 5);
+  const auto fused = on_gpu.score(zf::copy_to(rows, zf::cuda_device(0)));
+  const auto host = on_cpu.score(rows);
+  const zf::array f = zf::copy_to(fused.score, zf::cpu_device);
   ASSERT_EQ(f.size(), 900);
-  ASSERT_EQ(g.size(), 900);
-  const auto fs = f.span<const float>(), gs = g.span<const float>();
+  const auto fs = f.span<const float>(), gs = host.score.span<const float>();
   for (std::size_t i = 0; i < fs.size(); ++i) EXPECT_NEAR(fs[i], gs[i], 1e-4 * std::abs(gs[i]) + 1e-9) << "row " << i;
 }
 
@@ -242,16 +212,12 @@ TEST(FusedLosses, MatchLibTorchsForwardWithTheSameNoise) {
     zmd::light_vae net = make_net(width, 23);
     const batch_case c = make_case(width, 700, 29);  // rows drawn with repeats
     torch::NoGradGuard no_grad;
-    torch::Tensor want;
-    {
-      const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
-      const torch::Tensor x = c.data.index_select(0, c.rows);
-      const zmd::encoding e = net->encode(x);
-      const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
-      const torch::Tensor mse = torch::mean(torch::square(net->decode(z) - x), 1);
-      const torch::Tensor kl = -0.1 * torch::mean(1 + e.logvar - e.mu.pow(2) - e.logvar.exp(), 1);
-      want = mse + kl;
-    }
+    const torch::Tensor x = c.data.index_select(0, c.rows);
+    const zmd::encoding e = net->encode(x);
+    const torch::Tensor z = e.mu + c.eps * torch::exp(0.5 * e.logvar);
+    const torch::Tensor mse = torch::mean(torch::square(net->decode(z) - x), 1);
+    const torch::Tensor kl = -0.1 * torch::mean(1 + e.logvar - e.mu.pow(2) - e.logvar.exp(), 1);
+    const torch::Tensor want = mse + kl;
     const torch::Tensor got = zmd::fused_row_losses(net, c.data, c.rows, c.eps);
     ASSERT_EQ(got.sizes(), want.sizes());
     ASSERT_TRUE(torch::isfinite(got).all().item<bool>());
@@ -267,11 +233,7 @@ TEST(FusedDecode, MatchesLibTorchsDecoder) {
     torch::manual_seed(37);
     const torch::Tensor latents = 2.0 * torch::randn({300, 2}, torch::TensorOptions().device(torch::kCUDA, 0));
     torch::NoGradGuard no_grad;
-    torch::Tensor want;
-    {
-      const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
-      want = net->decode(latents);
-    }
+    const torch::Tensor want = net->decode(latents);
     const torch::Tensor got = zmd::fused_decode(net, latents);
     ASSERT_EQ(got.sizes(), want.sizes());
     ASSERT_TRUE(torch::isfinite(got).all().item<bool>());
@@ -280,13 +242,14 @@ TEST(FusedDecode, MatchesLibTorchsDecoder) {
   }
 }
 
-TEST(FusedDecode, VaeDecodeGridUsesItAndAgreesWithTheEagerPath) {
+TEST(FusedDecode, VaeDecodeGridOnTheGpuAgreesWithTheCpu) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  auto vae = zf::model::vae::create(64, zf::cuda_device(0), 9);
-  const zf::array fused = zf::copy_to(vae.decode_grid(5, 2.0, zf::model::training_path::fused_kernels), zf::cpu_device);
-  const zf::array eager = zf::copy_to(vae.decode_grid(5, 2.0, zf::model::training_path::eager), zf::cpu_device);
-  ASSERT_EQ(fused.shape(), eager.shape());
-  const auto f = fused.span<const float>(), g = eager.span<const float>();
+  const auto on_gpu = zf::model::vae::create(64, zf::cuda_device(0), 9);
+  const auto on_cpu = zf::model::vae::create(64, zf::cpu_device, 9);
+  const zf::array fused = zf::copy_to(on_gpu.decode_grid(5, 2.0), zf::cpu_device);
+  const zf::array host = on_cpu.decode_grid(5, 2.0);
+  ASSERT_EQ(fused.shape(), host.shape());
+  const auto f = fused.span<const float>(), g = host.span<const float>();
   float scale = 0;
   for (float v : g) scale = std::max(scale, std::abs(v));
   for (std::size_t i = 0; i < f.size(); ++i) EXPECT_NEAR(f[i], g[i], 1e-4F * scale + 1e-7F) << "value " << i;

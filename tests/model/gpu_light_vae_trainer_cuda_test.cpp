@@ -1,6 +1,6 @@
 // zeroflow's own GPU training of the LightVAE (gpu_light_vae_trainer.hpp) against LibTorch: one
 // to three Adam steps on the same batch and noise as LibTorch's autograd and torch::optim::Adam,
-// then whole trainings (reproducible, learning, close to the LibTorch path's losses). GPU tests
+// then whole trainings (reproducible, learning, close to LibTorch's own training's losses). GPU tests
 // skip without one.
 //
 // Tolerances: the fused step's gradients agree with autograd's to 1e-3 of each tensor's largest
@@ -24,8 +24,8 @@
 #include "model/gpu_light_vae_trainer.hpp"
 #include "model/light_vae_init.hpp"
 #include "model/model_test_util.hpp"
-#include "model/torch/fused_step.hpp"
-#include "model/torch/light_vae.hpp"
+#include "torch_oracle/fused_step_on_tensors.hpp"
+#include "torch_oracle/light_vae.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/model/vae.hpp"
 
@@ -62,14 +62,13 @@ TEST(GpuLightVaeTrainer, StepsMatchAutogradAndLibTorchsAdam) {
   zmd::gpu_light_vae_trainer trainer(own.data_ptr<float>(), width, data.data_ptr<float>(), n, 1e-3, zf::stream_view{});
 
   torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(1e-3));
-  const zmd::op_kernels_scope libtorch_ops(net, zmd::op_kernels::libtorch);
   torch::Tensor first_grads;
   for (int step = 0; step < 3; ++step) {
     adam.zero_grad();
     const torch::Tensor x = data.index_select(0, rows);
     const zmd::encoding e = net->encode(x);
     const torch::Tensor recon = net->decode(e.mu + eps * torch::exp(0.5 * e.logvar));
-    const torch::Tensor loss = zmd::vae_loss(recon, x, e.mu, e.logvar, zmd::op_kernels::libtorch);
+    const torch::Tensor loss = zmd::vae_loss(recon, x, e.mu, e.logvar);
     loss.backward();
     if (step == 0) {
       std::vector<torch::Tensor> g;
@@ -153,30 +152,28 @@ TEST(GpuLightVaeTrainer, TheCpuTrainerTakesTheSameSteps) {
   EXPECT_LE((gw - cw).abs().max().item<double>(), 36 * 1e-3 * 0.05);  // 5 % of the largest possible drift
 }
 
-// vae::train's fused_kernels path now runs on these kernels: its losses are close to the LibTorch
-// eager path's on the same rows and split (other random draws, so not equal), and the CPU's.
+// vae::train on the GPU runs on these kernels: its losses are close to LibTorch's own training of
+// the oracle on the same training split (other random draws, so not equal), and to the CPU's.
 TEST(GpuLightVaeTrainer, VaeTrainLandsWhereLibTorchLands) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const zf::array rows = zf::model_test::make_rows(3000, 64, 21, {1, 7, 20});
   zf::model::train_options o;
   o.epochs = 8;
   o.batch = 256;
-  std::vector<double> finals;
-  for (const auto path : {zf::model::training_path::fused_kernels, zf::model::training_path::eager}) {
-    zf::model::vae m = zf::model::vae::create(64, zf::cuda_device(0), 42);
-    o.path = path;
-    const auto r = m.train(rows, o);
-    EXPECT_EQ(r.path, path);
-    ASSERT_TRUE(std::isfinite(r.test_loss));
-    finals.push_back(r.epoch_loss.back());
-    const auto scores = m.score(rows);
-    EXPECT_EQ(scores.score.shape(0), 3000);
-  }
+  zf::model::vae m = zf::model::vae::create(64, zf::cuda_device(0), 42);
+  const auto r = m.train(rows, o);
+  EXPECT_EQ(r.path, zf::model::training_path::fused_kernels);
+  ASSERT_TRUE(std::isfinite(r.test_loss));
+  EXPECT_EQ(m.score(rows).score.shape(0), 3000);
+  const torch::Tensor all = torch::from_blob(const_cast<void*>(rows.data()), {3000, 64}, torch::kFloat);
+  const zf::array split = zf::copy_to(r.train_index, zf::cpu_device);
+  const torch::Tensor index = torch::from_blob(const_cast<void*>(split.data()), {split.shape(0)}, torch::kLong);
+  const torch::Tensor train = all.index_select(0, index).to(torch::Device(torch::kCUDA, 0));
+  const double libtorch = zmd::train_light_vae(train, 42, o.epochs, o.batch).back();
   zf::model::vae cpu = zf::model::vae::create(64, zf::cpu_device, 42);
-  o.path = zf::model::training_path::automatic;
-  finals.push_back(cpu.train(rows, o).epoch_loss.back());
-  EXPECT_NEAR(finals[0], finals[1], 0.1 * finals[1]);
-  EXPECT_NEAR(finals[0], finals[2], 0.1 * finals[2]);
+  const double on_cpu = cpu.train(rows, o).epoch_loss.back();
+  EXPECT_NEAR(r.epoch_loss.back(), libtorch, 0.1 * libtorch);
+  EXPECT_NEAR(r.epoch_loss.back(), on_cpu, 1e-3 * on_cpu);  // the same steps on both devices
 }
 
 #endif  // ZEROFLOW_HAS_CUDA

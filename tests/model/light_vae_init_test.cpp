@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/torch/light_vae.hpp"
+#include "torch_oracle/light_vae.hpp"
 
 namespace zfd = zeroflow::model::detail;
 

@@ -1,6 +1,7 @@
-// The model file (src/model/torch_vae_format2.hpp): what it records, and that a damaged, foreign, old or
-// non-finite file is refused with a zeroflow::error instead of loading as a different model.
-// Format 2 (a LibTorch archive with a trailer) is still read; save() writes format 3 (safetensors).
+// The model file (model/model_file.hpp, src/model/vae_file.cpp): what it records, and that a damaged,
+// foreign, old or non-finite file is refused with a zeroflow::error instead of loading as a different
+// model. save() writes format 3 (safetensors); format 2 (a LibTorch archive with a trailer) is
+// recognised and refused with a line saying so.
 // The reference for "the same model" is the saved model's own scores: a file that loads must
 // score exactly as the model that wrote it.
 #include <gtest/gtest.h>
@@ -20,7 +21,7 @@
 #include <vector>
 
 #include "model/model_test_util.hpp"
-#include "model/torch/torch_vae_format2.hpp"
+#include "torch_oracle/light_vae.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"
 #include "zeroflow/model/model_file.hpp"
@@ -191,23 +192,12 @@ TEST_F(VaeFile, EmptyMissingAndForeignFilesAreRefused) {
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;  // one line for a person
   }
 
-  // A LibTorch archive of someone else's tensors.
+  // A LibTorch archive of someone else's tensors: a zip file, said to be a LibTorch archive.
   torch::serialize::OutputArchive other;
   other.write("weights", torch::ones({3}));
   other.save_to((dir_ / "other.pt").string());
-  EXPECT_NE(load_error(dir_ / "other.pt").find("is not a zeroflow model file"), std::string::npos)
+  EXPECT_NE(load_error(dir_ / "other.pt").find("is a LibTorch archive"), std::string::npos)
       << load_error(dir_ / "other.pt");
-
-  // A LibTorch archive with a trailer of a newer format.
-  std::string newer = read_bytes(dir_ / "other.pt");
-  const std::uint64_t length = newer.size();
-  for (const std::uint64_t v : {length, zf::model::detail::fnv1a(newer), std::uint64_t{4}})
-    for (int i = 0; i < 8; ++i) newer += static_cast<char>((v >> (8 * i)) & 0xFF);
-  newer += "ZEROFLOW";
-  write_bytes(dir_ / "newer.pt", newer);
-  EXPECT_NE(load_error(dir_ / "newer.pt").find("model format 4, this zeroflow reads formats 2 and 3"),
-            std::string::npos)
-      << load_error(dir_ / "newer.pt");
 
   // safetensors files: another program's, a newer zeroflow's, and an MLP autoencoder's.
   const float ones[3] = {1, 1, 1};
@@ -220,7 +210,7 @@ TEST_F(VaeFile, EmptyMissingAndForeignFilesAreRefused) {
   later.metadata = zf::model::model_file_metadata({"lightvae", 32, std::nullopt, {}});
   later.metadata["format_version"] = "4";
   write_bytes(dir_ / "later.safetensors", zf::model::sealed_model_file(later));
-  EXPECT_NE(load_error(dir_ / "later.safetensors").find("model format 4, this zeroflow reads formats 2 and 3"),
+  EXPECT_NE(load_error(dir_ / "later.safetensors").find("model format 4, this zeroflow reads format 3"),
             std::string::npos)
       << load_error(dir_ / "later.safetensors");
   zf::io::safetensors_content mlp = foreign;
@@ -230,16 +220,29 @@ TEST_F(VaeFile, EmptyMissingAndForeignFilesAreRefused) {
       << load_error(dir_ / "mlp.safetensors");
 }
 
-TEST_F(VaeFile, AnOlderFormatIsRefusedWithAReason) {
-  // Format 1 as the previous zeroflow wrote it: format, width, then the module.
+// The LibTorch archives earlier builds wrote: format 1 (a bare archive) and format 2 (the archive
+// and zeroflow's trailer, ending in "ZEROFLOW"); each refused in one line that says what it is.
+TEST_F(VaeFile, OlderFormatsAreRefusedWithAReason) {
   torch::serialize::OutputArchive archive;
   archive.write("zeroflow_format", torch::tensor(std::int64_t{1}));
   archive.write("width", torch::tensor(std::int64_t{32}));
   zf::model::detail::light_vae net(32);
   net->save(archive);
   archive.save_to((dir_ / "v1.pt").string());
-  const std::string message = load_error(dir_ / "v1.pt");
-  EXPECT_NE(message.find("from an older zeroflow"), std::string::npos) << message;
+  std::string format2 = read_bytes(dir_ / "v1.pt");
+  for (const std::uint64_t v : {std::uint64_t{format2.size()}, std::uint64_t{0x1234}, std::uint64_t{2}})
+    for (int i = 0; i < 8; ++i) format2 += static_cast<char>((v >> (8 * i)) & 0xFF);
+  format2 += "ZEROFLOW";
+  write_bytes(dir_ / "v2.pt", format2);
+  for (const char* name : {"v1.pt", "v2.pt"}) {
+    const std::string message = load_error(dir_ / name);
+    EXPECT_NE(message.find("is a LibTorch archive (model format 2, from earlier builds of zeroflow), which this one "
+                           "no longer reads; train the model again"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
 }
 
 // Format 3: every truncation is refused, and every flipped byte either is refused or leaves the
@@ -290,44 +293,6 @@ TEST_F(VaeFile, EveryTruncationAndFlippedByteIsRefused) {
   }
   write_bytes(damaged, bytes);
   EXPECT_EQ(to_vector(vae::load(damaged).score(rows).score), saved.score);
-}
-
-// The same checks on files of format 2, which earlier zeroflows wrote and load() still reads.
-TEST_F(VaeFile, Format2FilesStillLoadAndAreChecked) {
-  const zf::array rows = make_rows(200, 32, 3);
-  vae m = vae::create(32, zf::cpu_device, 11);
-  m.describe_rows(robust_rows());
-  const fs::path modern = dir_ / "model.safetensors";
-  m.save(modern);
-  zf::model::detail::light_vae net(32);
-  {
-    // The same weights as m's, through its format-3 file.
-    const auto content = zf::model::open_model_file(read_bytes(modern)).first;
-    torch::NoGradGuard no_grad;
-    for (auto& p : net->named_parameters(true)) {
-      const auto values = zf::model::read_float_tensor(content, p.key(), p.value().sizes().vec());
-      p.value().copy_(torch::tensor(values).view(p.value().sizes()));
-    }
-  }
-  std::string bytes;
-  {
-    std::ostringstream out;
-    zf::model::detail::write_format2_file({32, robust_rows(), m.history()}, net, out);
-    bytes = out.str();
-  }
-  write_bytes(dir_ / "model.pt", bytes);
-  const vae old = vae::load(dir_ / "model.pt");
-  EXPECT_EQ(old.described_rows(), std::optional(robust_rows()));
-  EXPECT_EQ(to_vector(old.score(rows).score), to_vector(m.score(rows).score));
-
-  EXPECT_EQ(zf::model::detail::verified_archive(bytes).size(), bytes.size() - zf::model::detail::trailer_bytes);
-  for (std::size_t keep = 0; keep < bytes.size(); keep += 7)
-    ASSERT_THROW((void)zf::model::detail::verified_archive(std::string_view(bytes).substr(0, keep)), zf::error) << keep;
-  for (std::size_t at = 0; at < bytes.size(); at += 5) {
-    std::string copy = bytes;
-    copy[at] = static_cast<char>(copy[at] ^ (1 << (at % 8)));
-    ASSERT_THROW((void)zf::model::detail::verified_archive(copy), zf::error) << at;
-  }
 }
 
 // What PyTorch, JAX or NumPy see: a safetensors file whose tensors are the LightVAE's state_dict

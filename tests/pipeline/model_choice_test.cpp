@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "model/legacy_mlp_archive.hpp"
 #include "pipeline/beat_model.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -284,34 +283,20 @@ TEST_F(MlpRun, ADamagedFileIsRefusedBeforeItIsRead) {
     std::ofstream(flipped, std::ios::binary) << changed;
     std::ofstream(cut, std::ios::binary) << bytes.substr(0, 100) << bytes.substr(bytes.size() - 40);
   }
-  // A file of format 2, as earlier zeroflows wrote it, still loads and scores alike.
+  // A file of format 2 (a LibTorch archive and JSON metadata before the MLP trailer), as earlier
+  // builds wrote it, is refused in one line that says what it is.
   {
     const fs::path old = folder() / "format2.pt";
-    const auto file = read_mlp_file(model_);
-    auto net = zf::model::mlp_autoencoder::from_weights({std::stoll(file.meta.at("width").get<std::string>()), 32, 32},
-                                                        zf::io::from_safetensors(bytes));
-    auto floats = [&](const char* name) {
-      const auto d = file.tensor(name);
-      return std::vector<float>(d.begin(), d.end());
-    };
-    auto integer = [&](const char* key) { return std::stoll(file.meta.at(key).get<std::string>()); };
-    zf::model::row_provenance rows;
-    rows.sample_rate = std::stod(file.meta.at("rows.sample_rate").get<std::string>());
-    rows.segmentation = file.meta.at("rows.segmentation").get<std::string>();
-    rows.normalized = integer("rows.normalized") == 1;
-    rows.window_before = integer("rows.window_before");
-    rows.window_after = integer("rows.window_after");
-    rows.min_length = integer("rows.min_length");
-    rows.max_length = integer("rows.max_length");
-    std::ofstream(old, std::ios::binary) << zf::pipeline::detail::mlp_format2_file_bytes(
-        zf::testing::legacy_mlp_archive(net), floats("scale"), floats("offset"), rows, 42, 20);
-    const auto r = zf::pipeline::run(scoring(old));
-    ASSERT_EQ(r.score.size(), trained_->score.size());
-    for (std::size_t c = 0; c < r.score.size(); ++c) {
-      if (!std::isnan(trained_->score[c])) {
-        EXPECT_EQ(r.score[c], trained_->score[c]) << c;
-      }
-    }
+    std::string bytes2 = "PK\x03\x04 an archive, then its metadata";
+    bytes2.append(32, '\0');
+    bytes2.append(zf::pipeline::detail::mlp_file_magic);
+    std::ofstream(old, std::ios::binary) << bytes2;
+    const std::string refused = error_of<zf::error>(scoring(old));
+    EXPECT_NE(refused.find("is an MLP model file of format 2 (a LibTorch archive, from earlier builds of zeroflow), "
+                           "which this one no longer reads"),
+              std::string::npos)
+        << refused;
+    EXPECT_NE(refused.find(old.string()), std::string::npos) << refused;
   }
   std::string message = error_of<zf::error>(scoring(flipped));
   EXPECT_NE(message.find("changed after it was saved"), std::string::npos) << message;

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "io/signal_file_writers.hpp"
-#include "model/torch/torch_vae_format2.hpp"
 #include "pipeline/sample_check.hpp"
+#include "torch_oracle/light_vae.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"

@@ -6,11 +6,11 @@
 /// defaults (F = 1, hidden = code = 32, the whole series as one batch, 100 epochs) it is the notebook's model and
 /// training loop. The reconstruction error of a row is its anomaly score.
 ///
-/// On the CPU every model, and on a GPU a model of the widths the fused step takes (the seed's and
-/// its like), trains and scores with zeroflow's own kernels (the fused_kernels training path: no
-/// LibTorch is loaded) — on a GPU whenever every epoch is one step on all rows; batched GPU
-/// trainings, wider GPU models and the eager path run on LibTorch, loaded on first use. Rows reach the model without a
-/// copy when they already live on its device, and results come back on the rows' device.
+/// It trains and scores with zeroflow's own kernels on either device (the fused_kernels training
+/// path; LibTorch is never loaded): on the CPU every model, on a GPU a model of the widths the fused
+/// step's shared memory takes (2·features + 2·hidden + code up to about 760: the seed's, and a
+/// 256-sample beat row's). Rows reach the model without a copy when they already live on its device, and results
+/// come back on the rows' device.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -40,17 +40,12 @@ struct mlp_train_options {
   double learning_rate = 0.01;
   double weight_decay = 1e-5;  ///< L2 penalty added to the gradients (torch.optim.Adam's weight_decay)
   std::uint64_t seed = 42;     ///< seeds the per-epoch shuffles when batch > 0 and below the rows' count
-  /// The kernels of a step, as for the LightVAE (training_path.hpp); automatic lets
-  /// choose_mlp_training_path decide. On a GPU, when every epoch is one step on all rows:
-  /// fused_kernels runs forward, loss and backward as two kernels of our own (no cuBLAS, whose
-  /// start-up alone costs more than the seed's 100 epochs), then Adam as one more, without
-  /// LibTorch (the same mathematics in another summation order: losses agree with LibTorch's to
-  /// ~1e-4); cuda_graph captures LibTorch's step (forward, loss, backward, Adam) once in a CUDA
-  /// graph and replays it, one launch an epoch instead of a few dozen kernels and autograd's host
-  /// work (the same kernels in the same order as eager). eager runs LibTorch's steps one by one.
-  /// On the CPU fused_kernels runs each row's forward pass, loss and backward pass in one go, rows
-  /// over threads, then Adam, for full-batch and batched trainings alike (batches in a Philox order
-  /// of the seed, not LibTorch's randperm).
+  /// The kernels of a step, as for the LightVAE (training_path.hpp). On a GPU forward, loss and
+  /// backward are two kernels of our own (no cuBLAS, whose start-up alone costs more than the
+  /// seed's 100 epochs), then Adam as one more (the same mathematics as PyTorch's in another
+  /// summation order: losses agree to ~1e-4); on the CPU each row's forward pass, loss and
+  /// backward pass run in one go, rows over threads, then Adam. Batched trainings visit the rows in
+  /// the same Philox order of the seed on both devices (epoch_order), so both take the same steps.
   training_path path = training_path::automatic;
   /// Called after every epoch with its index (from 0) and its loss. Without it a GPU run reads
   /// the losses once, after the last epoch.
@@ -62,19 +57,16 @@ struct mlp_train_result {
   /// Per epoch: the mean squared error over every value of the epoch's rows, weighted by batch
   /// size (with one batch: the notebook's loss before that epoch's step).
   std::vector<double> epoch_loss;
-  training_path path = training_path::eager;  ///< the path the steps took (never automatic)
+  training_path path = training_path::fused_kernels;  ///< the path the steps took (never automatic)
 };
 
 /// @brief The one place the MLP's training path is decided (choose_training_path decides the
-///        LightVAE's). automatic: fused_kernels on the CPU; on a GPU fused_kernels when every epoch
-///        is one step on all rows and the fused step takes the widths (at most 16 features, 64
-///        hidden and code units), else cuda_graph when every epoch is one step, else eager (batched
-///        GPU trainings, a GPU model in a build without CUDA). Any other request is returned as it is when possible.
-/// @param where the model's device. @param shape its widths.
-/// @param one_step_an_epoch whether every epoch is one Adam step on all rows (batch 0, or at least
-///        the rows' count). @param requested the caller's choice.
-/// @throws invalid_argument when `requested` is not possible for this build, device, widths and batch.
-[[nodiscard]] training_path choose_mlp_training_path(device where, const mlp_shape& shape, bool one_step_an_epoch,
+///        LightVAE's): fused_kernels on the CPU, and on a GPU when the fused step takes the widths
+///        (fused_mlp_step.hpp).
+/// @param where the model's device. @param shape its widths. @param requested the caller's choice.
+/// @throws invalid_argument, saying what would work, for a GPU model in a build without CUDA or
+///         of widths the GPU kernels do not take.
+[[nodiscard]] training_path choose_mlp_training_path(device where, const mlp_shape& shape,
                                                      training_path requested = training_path::automatic);
 
 /// An MLP autoencoder on one device, with its weights (the optimiser is made per train call).
@@ -82,13 +74,14 @@ class mlp_autoencoder {
  public:
   /// A freshly initialised model (LibTorch's default Linear initialisation, drawn on the CPU
   /// from `seed`, so the same on every device).
-  /// @throws invalid_argument for widths < 1 or a device a model cannot live on; cuda_error when
-  ///         CUDA is asked for and no GPU is available.
+  /// @throws invalid_argument for widths < 1, a device a model cannot live on or widths its
+  ///         kernels there do not take; cuda_error when CUDA is asked for and no GPU is available.
   [[nodiscard]] static mlp_autoencoder create(const mlp_shape& shape, device where = cpu_device,
                                               std::uint64_t seed = 42);
 
   /// A model from to_bytes() / save(), onto `where`. The bytes must be this format's: widths,
-  /// every weight with the right shape, all finite.
+  /// every weight with the right shape, all finite. The LibTorch archives (zip files) that earlier
+  /// zeroflows wrote are refused with a line saying so.
   /// @param what names the source in error messages (a file name, "the pickled model").
   /// @throws zeroflow::error saying what is wrong with the bytes.
   [[nodiscard]] static mlp_autoencoder from_bytes(std::string_view bytes, device where = cpu_device,
@@ -133,7 +126,6 @@ class mlp_autoencoder {
 
   /// The weights and widths as bytes, for pickling and files: a safetensors file whose metadata
   /// names the format ("zeroflow_mlp_autoencoder", version 2), the widths and a content checksum.
-  /// from_bytes also reads the LibTorch archives earlier zeroflows wrote (through LibTorch).
   [[nodiscard]] std::string to_bytes() const;
   /// Writes to_bytes() to `path` atomically (a temporary beside it, renamed into place).
   void save(const std::filesystem::path& path) const;

@@ -5,7 +5,7 @@
 /// rows were made, sealed with a checksum of the whole content (io::content_checksum).
 ///
 ///   format          "zeroflow-model"
-///   format_version  "3" (format 2, a LibTorch archive with a trailer, is still read)
+///   format_version  "3" (format 2, a LibTorch archive with a trailer, is recognised and refused)
 ///   model           "lightvae" or "mlp" (as `zeroflow run --model` names them)
 ///   width           row width W (LightVAE) or features F (MLP)
 ///   rows.*          how the training rows were made (absent when never described):

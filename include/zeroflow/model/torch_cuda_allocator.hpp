@@ -15,8 +15,8 @@
 /// allocation on the capturing stream would become a graph memory node, owned by the driver and
 /// not by the resource), reused only by later allocations of the same capture on the same stream,
 /// and given back to the resource when LibTorch releases the pool. Frees that reach the resource
-/// while a capture is under way are deferred until it ends. So the training graphs of
-/// cuda_graph_trainer.hpp run from zeroflow's pool too.
+/// while a capture is under way are deferred until it ends. So PyTorch's CUDA graphs run from
+/// zeroflow's pool too.
 ///
 /// Not routed (no LibTorch hook exists for them): the pinned host memory of LibTorch's host
 /// caching allocator; memory cuDNN/cuBLAS allocate inside their handles and the CUDA context
@@ -44,8 +44,8 @@ void route_torch_allocator_to(memory::resource_ptr r);
 [[nodiscard]] bool torch_allocator_routed();
 
 /// route_torch_allocator_to(r) as soon as LibTorch is loaded (now, when it already is): for a run
-/// that may never need LibTorch (a GPU run trains on zeroflow's own kernels) and must not load it
-/// only to route its allocator. Once routed, later calls change nothing.
+/// that never needs LibTorch itself (zeroflow's models run on its own kernels) and must not load it
+/// only to route its allocator, while PyTorch in the same process may load it. Once routed, later calls change nothing.
 /// @throws invalid_argument for a null resource.
 void route_torch_allocator_when_loaded(memory::resource_ptr r);
 

@@ -2,13 +2,12 @@
 /// @file vae.hpp
 /// The seed's LightVAE (docs/architecture.md, the seed pipelines): a small 1-D convolutional
 /// variational autoencoder of fixed-width beat rows, trained with Adam on the seed's loss, and
-/// an anomaly score per row. LibTorch stays behind a pimpl: this header names no torch type,
-/// so only src/model/*.cpp pay for torch's headers.
+/// an anomaly score per row, on zeroflow's own kernels on either device (no LibTorch): the
+/// weights are one packed float32 array on the model's device (light_vae_init.hpp's order).
 ///
-/// Rows reach LibTorch through DLPack without a copy (when they already live on the model's
-/// device), and results come back as zeroflow arrays that view LibTorch's memory (DLPack again).
-/// CUDA work runs on LibTorch's current stream, which by default is the legacy default stream,
-/// the same stream zeroflow uses by default: rows produced on another stream must be ready first.
+/// Rows reach the kernels without a copy when they already live on the model's device as one
+/// C-contiguous array, and results come back on the rows' device. GPU work queues on the models'
+/// stream of the calling thread (model/model_stream_scope.hpp); every call returns with it done.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -35,13 +34,8 @@ struct train_options {
   double test_fraction = 0.25;  ///< share of rows held out, in [0, 1); train gets floor((1-f)·N)
   std::uint64_t seed = 42;      ///< seeds the split, the per-epoch shuffles and the VAE's noise
   double learning_rate = 1e-3;  ///< Adam's step size
-  /// The kernels of a step (training_path.hpp): automatic lets choose_training_path decide from
-  /// the model's device and width; any other value is used as it is, or refused when impossible.
+  /// The kernels of a step (training_path.hpp): zeroflow's own on either device.
   training_path path = training_path::automatic;
-  /// On a GPU, the cuda_graph and eager paths compute swish and the loss with fused CUDA kernels
-  /// and their own backward passes (one launch each way instead of several); false keeps
-  /// LibTorch's composite ops, the seed's kernels. The CPU always uses LibTorch's ops.
-  bool fused_ops = true;
   /// Called after every epoch with its index (from 0) and its loss (as train_result::epoch_loss).
   std::function<void(int epoch, double train_loss)> on_epoch;
 };
@@ -55,7 +49,7 @@ struct train_result {
   double test_loss = 0.0;
   array train_index;  ///< int64 row indices of the training split, ascending, on the rows' device
   array test_index;   ///< int64 row indices of the test split, ascending, on the rows' device
-  training_path path = training_path::eager;  ///< the path the steps and the test loss took (never automatic)
+  training_path path = training_path::fused_kernels;  ///< the path the steps and the test loss took (never automatic)
 };
 
 /// Per-row output of vae::score, on the rows' device.
@@ -90,9 +84,8 @@ struct training_history {
 };
 
 /// Sets how many CPU threads the model's CPU work uses, for the whole process: zeroflow's own CPU
-/// kernels (training, scoring, decoding) and, once loaded, LibTorch's intra-op pool. Until this is
-/// called, the CPUs this process may run on (or OMP_NUM_THREADS). A training step's result does not
-/// depend on the thread count (the kernels sum a batch's gradients in a fixed order).
+/// kernels (training, scoring, decoding). Until this is called, the CPUs this process may run on (or OMP_NUM_THREADS).
+/// A training step's result does not depend on the thread count (the kernels sum a batch's gradients in a fixed order).
 /// @param threads at least 1.
 /// @throws invalid_argument when threads < 1.
 void set_cpu_threads(int threads);
@@ -108,18 +101,18 @@ class vae {
   /// A freshly initialised model.
   /// @param width row width W: a power of two, at least 16.
   /// @param where cpu_device or cuda_device(id).
-  /// @param seed seeds LibTorch's global generators before the weights are drawn, so that the
-  ///        initial weights depend only on the seed (they are drawn on the CPU, then moved).
+  /// @param seed draws the initial weights as LibTorch's default initialisation after
+  ///        torch::manual_seed(seed) would (on the CPU, then moved), so they depend on the seed alone.
   /// @throws invalid_argument for a bad width or device; cuda_error when CUDA is asked for and
-  ///         LibTorch has no GPU.
+  ///         there is no GPU.
   [[nodiscard]] static vae create(std::int64_t width, device where = cpu_device, std::uint64_t seed = 42);
 
   /// Reads a model written by save() onto `where`, verified: the file must be a zeroflow model
-  /// file (model/model_file.hpp: safetensors, or the LibTorch archive of format 2 that earlier
-  /// versions wrote) holding this format's metadata, sane (a power-of-two width, a known
+  /// file (model/model_file.hpp: safetensors) holding this format's metadata, sane (a power-of-two width, a known
   /// segmentation, a positive sample rate), a checksum that matches the metadata and every weight
-  /// as read, and finite weights. A file cut short, overwritten in part, of another program or of
-  /// a zeroflow older than format 2 is refused, never scored with.
+  /// as read, and finite weights. A file cut short, overwritten in part or of another program is
+  /// refused, never scored with; so is the LibTorch archive (format 2) of earlier zeroflows, with a
+  /// line saying so.
   /// @throws zeroflow::error naming the file and what is wrong with it.
   [[nodiscard]] static vae load(const std::filesystem::path& path, device where = cpu_device);
 
@@ -132,37 +125,36 @@ class vae {
   /// Trains as the seed does, on the path choose_training_path gives for options.path: split the
   /// rows (shuffle from options.seed, first floor((1-test_fraction)·N) rows of the shuffle train),
   /// then per epoch a fresh random permutation of the training rows cut into batches, gathered on
-  /// the model's device (index_select, no DataLoader), Adam steps on
+  /// the model's device, Adam steps on
   ///   loss = Σ_batch mean_t (x̂−x)² − 0.1 Σ_batch mean_d (1 + log σ² − μ² − σ²).
-  /// On zeroflow's own kernels (fused_kernels, the default on both devices) the shuffles and the
-  /// noise come from a counter-based generator keyed by options.seed, the same on CPU and GPU, so
-  /// both take the same steps (losses equal to float rounding); on the CPU the result is the same
-  /// bits whatever the thread count. The LibTorch paths reseed LibTorch's global generators from
-  /// options.seed instead. Continues from the current weights (a new optimiser each call).
+  /// The shuffles and the noise come from a counter-based generator keyed by options.seed, the
+  /// same on CPU and GPU, so both take the same steps (losses equal to float rounding); on the CPU
+  /// the result is the same bits whatever the thread count. Continues from the current weights (a
+  /// new optimiser each call).
   /// @param rows float32 N×W (any strides), on the host or on the model's GPU; rows on another
   ///        device than the model's are copied there once.
   /// Rows must be finite: a NaN or an infinity makes every loss NaN, so they are refused before
   /// the first step. The loss of every epoch is checked: when one is not finite (rows so large
   /// that their squares overflow, a learning rate that blows up), training stops there.
-  /// @throws invalid_argument for a bad shape, dtype or option (a path this build, device or width
+  /// @throws invalid_argument for a bad shape, dtype or option (a width this build and device
   ///         cannot take included), or rows that hold NaN or ±inf;
   ///         error ("training diverged at epoch N ...") when an epoch's loss is not finite (the
   ///         weights are then those of the failed epoch: create a new model to start again).
   train_result train(const array& rows, const train_options& options = {});
 
   /// The anomaly score of every row: the reconstruction error mean_t (decode(μ(x)) − x)², with
-  /// z = μ (no sampling), so it is deterministic. Rows are processed `batch` at a time without
-  /// autograd.
-  /// @param path fused_kernels (what automatic picks on a GPU when the width allows it): one fused
-  ///        forward kernel for every row; cuda_graph or eager: LibTorch's modules, `batch` rows at a time.
-  /// @throws invalid_argument for a bad shape, dtype, batch or path, or rows that hold NaN or ±inf
+  /// z = μ (no sampling), so it is deterministic: one fused forward pass over every row (on the CPU
+  /// rows over threads), each row's result its own.
+  /// @param batch at least 1; the own kernels hold no batch's activations, so it bounds nothing.
+  /// @param path as for train.
+  /// @throws invalid_argument for a bad shape, dtype, batch or width, or rows that hold NaN or ±inf
   ///         (their scores would be NaN: no rank at all).
   [[nodiscard]] scores score(const array& rows, std::int64_t batch = 4096,
                              training_path path = training_path::automatic) const;
 
   /// Decodes an n×n grid of latents, g = linspace(−extent, extent, n): row i·n + j is
   /// decode((g[i], g[j])) (the seed's "meshgrid(indexing='ij')" figure).
-  /// @param path as for score: fused_kernels runs the fused decoder, cuda_graph or eager LibTorch's.
+  /// @param path as for train.
   /// @return float32 (n·n)×W on the model's device.
   /// @throws invalid_argument for a bad n, extent or path.
   [[nodiscard]] array decode_grid(int n = 5, double extent = 2.0, training_path path = training_path::automatic) const;

@@ -1,9 +1,10 @@
 /// @file cuda_allocator_routing.cpp
 /// LibTorch's CUDA allocations routed to zeroflow resources through a pluggable allocator, with
 /// CUDA-graph private pools kept here (see torch_cuda_allocator.hpp).
+#include "cuda_allocator_routing.hpp"
+
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/model/torch_cuda_allocator.hpp"
 
 #if ZEROFLOW_HAS_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>

@@ -1,6 +1,5 @@
-/// @file fused_step.cpp
-/// LibTorch glue of the fused training step (see fused_step.hpp and fused_vae_step.hpp).
-#include "fused_step.hpp"
+// The glue of fused_step_on_tensors.hpp: the fused kernels called on the oracle module's tensors.
+#include "torch_oracle/fused_step_on_tensors.hpp"
 
 #include <algorithm>
 #include <string>
@@ -12,7 +11,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
-#include "fused_vae_step.hpp"
+#include "model/fused_vae_step.hpp"
 #endif
 
 namespace zeroflow::model::detail {

@@ -1,21 +1,16 @@
 #pragma once
-/// @file fused_step.hpp
-/// Internal: the LightVAE's training step (forward, the seed's loss, backward) as two fused CUDA
-/// kernels instead of ~70 LibTorch kernels (src/model/fused_vae_step.hpp says how and why). The
-/// parameters stay LibTorch tensors and the optimiser stays LibTorch's fused Adam: this only
-/// replaces autograd's forward and backward, writing every parameter's .grad().
-///
-/// The fused_kernels training path (training_path.hpp) is made of it: the CUDA graph trainer's
-/// steps, and vae's score, test loss and decode_grid through fused_score, fused_row_losses and
-/// fused_decode. Tests compare its gradients with autograd's (tests/model/fused_step_cuda_test.cpp).
-/// Pulls in LibTorch.
+// The model tests' glue between zeroflow's fused LightVAE kernels (src/model/fused_vae_step.hpp)
+// and the LibTorch oracle module (torch_oracle/light_vae.hpp): the kernels run on the module's parameter
+// tensors, so that their gradients, scores, losses and decodings are compared with autograd's and
+// LibTorch's forward passes on the same weights (fused_step_cuda_test.cpp). The parameters stay
+// LibTorch tensors; a step writes every parameter's .grad().
 #include <torch/types.h>
 
 #include <cstdint>
 #include <map>
 #include <vector>
 
-#include "light_vae.hpp"
+#include "torch_oracle/light_vae.hpp"
 
 namespace zeroflow::model::detail {
 

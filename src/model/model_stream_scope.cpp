@@ -1,7 +1,7 @@
-/// @file torch_stream_scope.cpp
-/// The models' stream per thread and GPU (torch_stream_scope.hpp, model_stream.hpp): zeroflow's own
-/// kernels queue on it, and the LibTorch backend makes it LibTorch's current stream for its calls.
-#include "zeroflow/model/torch_stream_scope.hpp"
+/// @file model_stream_scope.cpp
+/// The models' stream per thread and GPU (model_stream_scope.hpp, model_stream.hpp): zeroflow's own
+/// kernels queue on it.
+#include "zeroflow/model/model_stream_scope.hpp"
 
 #include <map>
 
@@ -25,13 +25,13 @@ stream_view model_stream(device where) {
 
 }  // namespace detail
 
-struct torch_stream_scope::impl {
+struct model_stream_scope::impl {
   device where;
   bool had = false;
   stream_view previous;
 };
 
-torch_stream_scope::torch_stream_scope(device where, stream_view stream) : impl_{std::make_unique<impl>()} {
+model_stream_scope::model_stream_scope(device where, stream_view stream) : impl_{std::make_unique<impl>()} {
   impl_->where = where;
   if (where.type != device_type::cuda) return;
   const auto it = streams.find(where.id);
@@ -40,7 +40,7 @@ torch_stream_scope::torch_stream_scope(device where, stream_view stream) : impl_
   streams[where.id] = stream;
 }
 
-torch_stream_scope::~torch_stream_scope() {
+model_stream_scope::~model_stream_scope() {
   if (impl_->where.type != device_type::cuda) return;
   if (impl_->had)
     streams[impl_->where.id] = impl_->previous;
