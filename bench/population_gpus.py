@@ -1,6 +1,6 @@
 """Population training on GPUs: beats trained per second per GPU, zeroflow's fused trainer
-(`zeroflow train-population --device cuda`) against the eager PyTorch step of today's
-torch.distributed trainer (zeroflow.population's LightVAE, seed loss and Adam), in one command.
+(`zeroflow train-population --device cuda`) against PyTorch's eager step of the same LightVAE
+(zeroflow's PyTorch interop module, the seed's class; seed loss and Adam), in one command.
 
 Method:
 - Recordings: N synthetic recordings (`zeroflow generate`, 250 Hz, H hours each), read and
@@ -9,8 +9,8 @@ Method:
   batch B in {1024, 4096}, checkpoints off; the figure is the trainer's own: steps × global batch
   / the seconds of its epochs / G (loading excluded, the test loss excluded). One run with
   `--max-device-memory 64M` (the least) measures rows in mapped host memory (read across the bus).
-- Peer: today's step, one GPU: population.py's LightVAE (loaded from its source file, so that
-  the peer needs only torch), forward + seed loss + backward + Adam on B random rows, 20 warm-up
+- Peer: PyTorch's eager step, one GPU: _torch_light_vae.py's LightVAE (loaded from its source
+  file, so that the peer needs only torch), forward + seed loss + backward + Adam on B random rows, 20 warm-up
   steps, then 200 timed steps between two synchronisations.
 - The 100,000-recording model of docs/scaling.md: beats per epoch / measured rate.
 
@@ -74,16 +74,17 @@ def ours(binary: str, paths: list[str], out: pathlib.Path, gpus: int, batch: int
 
 
 def peer_step_rate(batch: int, width: int = 256, steps: int = 200) -> float:
-    """Today's trainer's step (eager PyTorch), beats per second on one GPU."""
+    """PyTorch's eager step of the same LightVAE (zeroflow's PyTorch interop module, the seed's class),
+    beats per second on one GPU."""
     import torch
 
-    # zeroflow.population's own source, as a module of a stand-in package (its relative imports
-    # resolve in the same folder) whose __init__ never runs: no compiled zeroflow module needed.
+    # zeroflow's PyTorch LightVAE from its source, as a module of a stand-in package whose __init__
+    # never runs: no compiled zeroflow module needed.
     package = types.ModuleType("population_peer")
     package.__path__ = [str(ROOT / "python" / "zeroflow")]
     sys.modules["population_peer"] = package
     spec = importlib.util.spec_from_file_location(
-        "population_peer.population", ROOT / "python" / "zeroflow" / "population.py"
+        "population_peer._torch_light_vae", ROOT / "python" / "zeroflow" / "_torch_light_vae.py"
     )
     peer = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = peer

@@ -7,9 +7,8 @@ Method.
   not counted. Then `run_many` runs N copies of one recording (`zeroflow generate --hours H`). The
   overhead is the wall time of `run_many` beyond the sum of its tasks' own run times (the
   DataFrame's `seconds`), over that sum: scheduling, serialisation, the result rows, the progress.
-- Population: `zeroflow.population.train` on the same recordings' beats, once alone in this process
-  and once inside a one-process NCCL group (the path that data-parallel training takes, with its
-  all-reduce per step): seconds per epoch of each and their final losses.
+- Population: `zeroflow.population.train` on the same recordings' beats, alone in this process
+  (zeroflow's fused trainer; several GPUs: bench/two_gpus.py): seconds per epoch and the final loss.
 
 Usage: python3 bench/scale_out_one_gpu.py [--copies 6] [--hours 22] [--pop-hours 2] [--epochs 5]
                                           [--dir /tmp/zeroflow-scale] [--json FILE]
@@ -89,43 +88,24 @@ def dask_overhead(zeroflow_bin, work, copies, hours):
 
 
 def population(zeroflow_bin, work, hours, epochs):
-    import torch
-    import torch.distributed as dist
-
     import zeroflow.population as zp
 
     paths = [generate(zeroflow_bin, work / f"pop{i}.csv", hours, 11 + i) for i in range(2)]
-    # Alone, one process on a GPU trains with the library's fused trainer; inside the group, with
-    # torch.distributed: the two rows are two trainers now (bench/population_gpus.py compares them).
     common = dict(epochs=epochs, device="cuda", seed=42, checkpoint_every=0)
     t0 = time.perf_counter()
     alone = zp.train(paths, work / "pop-alone.pt", **common)
     alone_s = time.perf_counter() - t0
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29517")
-    dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
-    try:
-        t0 = time.perf_counter()
-        grouped = zp.train(paths, work / "pop-nccl.pt", **common)
-        grouped_s = time.perf_counter() - t0
-    finally:
-        dist.destroy_process_group()
+    # A group of processes trains on the CPU (Python) or on GPUs through the CLI's NCCL launcher:
+    # one process on one GPU is the library's trainer alone (bench/population_gpus.py scales it).
     out = {
         "beats": alone.beats,
         "epochs": epochs,
         "alone": {"s_per_epoch": alone.seconds["train"] / epochs, "loss": alone.epoch_loss[-1], "total_s": alone_s},
-        "nccl_1": {
-            "s_per_epoch": grouped.seconds["train"] / epochs,
-            "loss": grouped.epoch_loss[-1],
-            "total_s": grouped_s,
-        },
     }
-    rel = abs(grouped.epoch_loss[-1] - alone.epoch_loss[-1]) / abs(alone.epoch_loss[-1])
-    out["loss_rel_diff"] = rel
+    rel = 0.0
     print(
-        f"population: {alone.beats} beats, {epochs} epochs: alone {out['alone']['s_per_epoch']:.3f} s/epoch, "
-        f"NCCL group of 1 {out['nccl_1']['s_per_epoch']:.3f} s/epoch; final loss {alone.epoch_loss[-1]:.6f} vs "
-        f"{grouped.epoch_loss[-1]:.6f} (relative difference {rel:.2e})"
+        f"population: {alone.beats} beats, {epochs} epochs: alone {out['alone']['s_per_epoch']:.3f} s/epoch; "
+        f"final loss {alone.epoch_loss[-1]:.6f}"
     )
     assert math.isfinite(rel)
     return out

@@ -6,10 +6,8 @@ Method.
 - Transfers: ``zeroflow_peer_copy_bench`` (its header gives the method): GPU 0 -> GPU 1 of an
   80 MB signal and a 100 MB beat matrix, peer copy with peer access on and off, staged through
   pinned host memory, and zeroflow's zero-copy hand-off read by a kernel on GPU 1.
-- Population training: ``zeroflow.population.train_population`` on the beats of the same
-  recordings, one process on GPU 0 and then two processes (NCCL, one per GPU), each with
-  ``--threads`` PyTorch CPU threads (the default, every core in each process, makes two processes'
-  small host-side ops fight over the cores): seconds per epoch
+- Population training: ``zeroflow train-population --gpus N`` on the beats of the same
+  recordings, one process on GPU 0 and then two processes (NCCL, one per GPU): seconds per epoch
   (the train stage over the epochs), the scaling efficiency (one GPU's time / (2 x two GPUs'
   time)) and the final losses. The global batch is the same (``batch`` beats per step over all
   processes), so two GPUs do the same steps with half the beats each.
@@ -54,21 +52,37 @@ def transfers(peer_bench):
 
 
 def population(zeroflow_bin, work, hours, recordings, epochs, threads):
-    import zeroflow.population as zp
+    import re
 
     paths = [generate(zeroflow_bin, work / f"pop{i}.csv", hours, 21 + i) for i in range(recordings)]
-    # One process on a GPU trains with the library's fused trainer (bench/population_gpus.py measures
-    # it against this one); the processes=1 row below is that trainer, the others torch.distributed's.
-    common = dict(epochs=epochs, device="cuda", seed=42, checkpoint_every=0)
+    # zeroflow's fused trainer through `zeroflow train-population --gpus N` (one process per GPU,
+    # NCCL between them); `threads` is unused on GPUs.
+    del threads
     results = {}
-    # (processes, beats per step over all processes): the same steps on one GPU and on two, then
-    # two GPUs keeping 1024 beats each per step (half the steps; another optimisation path).
+    # (GPUs, beats per step over all of them): the same steps on one GPU and on two, then two GPUs
+    # keeping 1024 beats each per step (half the steps; another optimisation path).
     for processes, batch in ((1, 1024), (2, 1024), (2, 2048)):
         t0 = time.perf_counter()
-        r = zp.train_population(
-            paths, work / f"pop-{processes}-{batch}.pt", processes=processes, batch=batch, threads=threads, **common
-        )
+        command = [
+            str(zeroflow_bin),
+            "train-population",
+            *map(str, paths),
+            "--out",
+            str(work / f"pop-{processes}-{batch}.pt"),
+        ]
+        command += ["--gpus", str(processes), "--batch", str(batch), "--epochs", str(epochs), "--seed", "42"]
+        command += ["--checkpoint-every", "0", "--device", "cuda", "--force"]
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.exit(f"train-population failed: {proc.stderr[-2000:]}")
         total = time.perf_counter() - t0
+        m = re.search(r"on (\d+) beats of .*?: ([0-9.]+) s, .*final loss ([0-9.eE+-]+)", proc.stdout)
+
+        class r:  # noqa: N801  (the fields the table reads)
+            beats = int(m.group(1))
+            seconds = {"train": float(m.group(2))}
+            epoch_loss = [float(m.group(3))]
+
         results[(processes, batch)] = {
             "s_per_epoch": r.seconds["train"] / epochs,
             "loss": r.epoch_loss[-1],

@@ -1,4 +1,5 @@
-// zeroflow train-population on GPUs (population_gpus.hpp): one process per GPU, NCCL between them.
+// zeroflow train-population with zeroflow's own trainers (population_gpus.hpp): on the CPU in this
+// process; on GPUs one process per GPU, NCCL between them.
 //
 // Why processes and not threads: NCCL, CUDA graphs and the memory manager are per process, a
 // crashed GPU takes down only its process (the others are stopped), and the same program runs
@@ -28,6 +29,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/nccl_group.hpp"
 #include "zeroflow/model/population.hpp"
+#include "zeroflow/model/vae.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/population_training.hpp"
 
@@ -38,7 +40,7 @@ namespace zeroflow::cli {
 namespace {
 
 /// The command line of GPU `rank`'s process: these flags, with its rank and the group.
-std::vector<std::string> rank_arguments(const gpu_population_flags& f, int rank) {
+std::vector<std::string> rank_arguments(const population_run_flags& f, int rank) {
   std::vector<std::string> a{"zeroflow", "train-population"};
   a.insert(a.end(), f.inputs.begin(), f.inputs.end());
   a.insert(a.end(), {"--out",
@@ -75,7 +77,7 @@ std::vector<std::string> rank_arguments(const gpu_population_flags& f, int rank)
 
 /// Starts one process per GPU and waits for them all; when one fails, the others are stopped
 /// (they would wait for it forever in the group's next sum).
-int start_and_wait(gpu_population_flags f) {
+int start_and_wait(population_run_flags f) {
   f.group = model::nccl_group::new_identity();
   std::vector<pid_t> children;
   const auto stop_all = [&] {
@@ -153,14 +155,16 @@ bool zeroflow_file_of_format(const std::filesystem::path& path, const std::strin
   return f != meta->end() && f->is_string() && f->get<std::string>() == format;
 }
 
-std::filesystem::path checkpoint_path(const gpu_population_flags& f) {
+std::filesystem::path checkpoint_path(const population_run_flags& f) {
   return f.checkpoint.empty() ? std::filesystem::path(f.out + ".checkpoint") : std::filesystem::path(f.checkpoint);
 }
 
-int train_population_on_gpus(const gpu_population_flags& f) {
-  require_cuda("train-population on GPUs (--device cuda)");
-  const int gpus = cuda_device_count();
-  ZF_EXPECTS(gpus >= f.gpus, "training on ", f.gpus, " GPUs needs as many; this machine has ", gpus);
+int train_population_own(const population_run_flags& f) {
+  if (!f.cpu) {
+    require_cuda("train-population on GPUs (--device cuda)");
+    const int gpus = cuda_device_count();
+    ZF_EXPECTS(gpus >= f.gpus, "training on ", f.gpus, " GPUs needs as many; this machine has ", gpus);
+  }
   const std::filesystem::path checkpoint = checkpoint_path(f);
   const bool leader = f.rank <= 0;
   if (f.rank < 0) {
@@ -184,8 +188,9 @@ int train_population_on_gpus(const gpu_population_flags& f) {
     ZF_EXPECTS(getppid() != 1, "the process that started GPU ", f.rank, "'s process has ended");
   }
   const int rank = std::max(f.rank, 0);
-  cuda_initialize(rank);
-  const device gpu = cuda_device(rank);
+  if (!f.cpu) cuda_initialize(rank);
+  if (f.cpu && f.threads > 0) model::set_cpu_threads(f.threads);
+  const device where = f.cpu ? cpu_device : cuda_device(rank);
   std::unique_ptr<model::nccl_group> group;
   if (f.gpus > 1) group = std::make_unique<model::nccl_group>(f.group, rank, f.gpus);
 
@@ -213,10 +218,10 @@ int train_population_on_gpus(const gpu_population_flags& f) {
                   seconds_text(t).c_str());
     progress(line);
   };
-  if (leader)
-    progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " + std::to_string(f.gpus) +
-             (f.gpus == 1 ? " GPU" : " GPUs"));
-  const pipeline::population_job_result r = pipeline::train_population_model(job, gpu, group.get());
+  const std::string on = f.cpu ? "the CPU (" + std::to_string(model::cpu_threads()) + " threads)"
+                               : std::to_string(f.gpus) + (f.gpus == 1 ? " GPU" : " GPUs");
+  if (leader) progress("reading and segmenting " + std::to_string(f.inputs.size()) + " recordings on " + on);
+  const pipeline::population_job_result r = pipeline::train_population_model(job, where, group.get());
   for (const auto& s : r.skipped) std::fprintf(stderr, "zeroflow: skipped %s\n", in_flag_terms(s).c_str());
   if (leader) {
     const model::population_result& t = r.training;
@@ -224,12 +229,12 @@ int train_population_on_gpus(const gpu_population_flags& f) {
     const std::string resumed =
         t.first_epoch > 0 ? " (resumed after " + std::to_string(t.first_epoch) + ")" : std::string();
     std::printf(
-        "trained %d epochs%s on %lld beats of %lld recordings with %d GPU%s: %.3f s, %.4g beats/s per GPU; "
-        "final loss %.6f, test loss %.6f; wrote %s\n",
+        "trained %d epochs%s on %lld beats of %lld recordings on %s: %.3f s, %.4g beats/s%s; final loss %.6f, "
+        "test loss %.6f; wrote %s\n",
         f.epochs - t.first_epoch, resumed.c_str(), static_cast<long long>(r.beats),
-        static_cast<long long>(r.recordings), f.gpus, f.gpus == 1 ? "" : "s", t.train_seconds,
-        t.train_seconds > 0 ? trained / t.train_seconds / f.gpus : 0.0, t.epoch_loss.back(), t.test_loss,
-        f.out.c_str());
+        static_cast<long long>(r.recordings), on.c_str(), t.train_seconds,
+        t.train_seconds > 0 ? trained / t.train_seconds / (f.cpu ? 1 : f.gpus) : 0.0, f.cpu ? "" : " per GPU",
+        t.epoch_loss.back(), t.test_loss, f.out.c_str());
   }
   return 0;
 }

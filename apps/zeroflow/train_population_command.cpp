@@ -1,7 +1,7 @@
-// zeroflow train-population: one LightVAE over the beats of many recordings. On GPUs zeroflow's
-// own fused training step, one process per GPU with NCCL between them (population_gpus.hpp); on
-// CPUs data-parallel with torch.distributed's gloo, in Python (zeroflow.population;
-// python_front.hpp says why).
+// zeroflow train-population: one LightVAE over the beats of many recordings, on zeroflow's own
+// trainers (population_gpus.hpp): on the CPU in this process, on GPUs one process per GPU with NCCL
+// between them. Several CPU processes (--processes, --backend) are data-parallel with
+// torch.distributed's gloo, in Python (zeroflow.population; python_front.hpp says why).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -21,9 +21,9 @@ namespace zeroflow::cli {
 namespace {
 
 /// The GPU path's flags (population_gpus.hpp, with the library's defaults) and the CPU path's own.
-struct population_flags : gpu_population_flags {
+struct population_flags : population_run_flags {
   std::string device = "auto", backend;
-  int processes = 1, threads = 0;
+  int processes = 1;
 };
 
 /// Whether two paths name one file (both exist and are the same file).
@@ -58,8 +58,9 @@ void add_train_population(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "train-population",
       "Train one VAE on the beats of many recordings; `zeroflow score --model MODEL` then scores any recording "
-      "with it. On GPUs: zeroflow's fused training step, --gpus N processes with NCCL between them; on CPUs: "
-      "torch.distributed (gloo) in Python, --processes N");
+      "with it. On GPUs: zeroflow's fused training step, --gpus N processes with NCCL between them; on the CPU: "
+      "zeroflow's own kernels over its cores; --processes N: CPU processes with torch.distributed (gloo) in "
+      "Python");
   auto f = std::make_shared<population_flags>();
   cmd->add_option("INPUT", f->inputs, "recordings of one sample rate: CSV, WFDB (NAME.hea) or EDF")
       ->required()
@@ -78,12 +79,13 @@ void add_train_population(CLI::App& app) {
   cmd->add_option("--rank", f->rank)->group("")->check(integer_in(0, 1023));
   cmd->add_option("--group", f->group)->group("");
   cmd->add_option("--processes,-n", f->processes,
-                  "CPU path: data-parallel processes on this machine (torch.distributed, gloo); several machines: "
-                  "torchrun, see docs/scaling.md")
+                  "CPU path: data-parallel processes on this machine, each on zeroflow's trainer, summing through "
+                  "torch.distributed's gloo; several machines: torchrun, see docs/scaling.md")
       ->capture_default_str()
       ->check(integer_in(1, 4096));
-  cmd->add_option("--backend", f->backend, "torch.distributed backend (default: nccl on GPUs, gloo on CPUs)")
-      ->check(CLI::IsMember({"gloo", "nccl"}));
+  cmd->add_option("--backend", f->backend,
+                  "CPU processes' transport: gloo (torch.distributed, in Python; the only one, and the default)")
+      ->check(CLI::IsMember({"gloo"}));
   cmd->add_option("--device,-d", f->device, "auto (GPU when present), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
@@ -104,7 +106,7 @@ void add_train_population(CLI::App& app) {
   add_run_option_flag(
       *cmd, "seed", [f](const std::string& v) { f->seed = std::stoull(v[0] == '+' ? v.substr(1) : v); },
       "seed of the split, the shuffles, the noise and the initial weights");
-  cmd->add_option("--threads", f->threads, "PyTorch CPU threads per process (0: its default)")
+  cmd->add_option("--threads", f->threads, "CPU path: threads per process (0: every CPU it may run on)")
       ->capture_default_str()
       ->check(integer_in(0, 4096));
   cmd->add_flag("--force,-f", f->force,
@@ -122,7 +124,7 @@ void add_train_population(CLI::App& app) {
     if (f->rank < 0) check_outputs(*f);
     const bool gpu = f->device == "cuda" || (f->device == "auto" && cuda_available());
     if (gpu && cmd->count("--backend") == 0 && f->processes == 1 && cmd->count("--threads") == 0) {
-      const int code = train_population_on_gpus(*f);
+      const int code = train_population_own(*f);
       if (code != 0) throw error("population training on " + std::to_string(f->gpus) + " GPUs failed (see above)");
       return;
     }
@@ -133,6 +135,13 @@ void add_train_population(CLI::App& app) {
     if (f->gpus > 1 || !f->max_device_memory.empty())
       throw CLI::ValidationError(
           "--gpus and --max-device-memory need GPUs (--device cuda, or auto on a machine with them)");
+    if (f->processes == 1 && f->backend.empty()) {
+      // One CPU process: zeroflow's own trainer, no Python and no torch.
+      f->cpu = true;
+      const int code = train_population_own(*f);
+      if (code != 0) throw error("population training on the CPU failed (see above)");
+      return;
+    }
     std::vector<std::string> args = f->inputs;
     args.insert(args.end(), {"--out", f->out, "--processes", std::to_string(f->processes), "--device", f->device,
                              "--epochs", std::to_string(f->epochs), "--batch", std::to_string(f->batch), "--seed",
@@ -146,7 +155,8 @@ void add_train_population(CLI::App& app) {
     if (f->force) args.emplace_back("--force");
     if (f->resume) args.emplace_back("--resume");
     exec_python_module("zeroflow.population", args,
-                       "train-population needs the zeroflow Python module with torch (torch.distributed)");
+                       "train-population with several CPU processes needs the zeroflow Python module and torch "
+                       "(torch.distributed's gloo carries their sums)");
   });
 }
 

@@ -233,7 +233,7 @@ def set_cpu_threads(threads: int) -> None:
 
 
 def torch_light_vae(path: Union[str, os.PathLike], device: Any = "cpu") -> "torch.nn.Module":  # noqa: F821
-    """The PyTorch LightVAE (:class:`zeroflow.population.LightVAE`, the same layers and names as
+    """The PyTorch LightVAE (the seed's class in PyTorch, the same layers and names as
     zeroflow's) with the weights of a zeroflow model file (``model.safetensors``), on ``device``:
     for fine-tuning, inspection or export in PyTorch. ``encode(x)`` gives (mu, logvar) and
     ``decode(mu)`` the reconstruction that zeroflow's score compares with ``x``.
@@ -244,7 +244,7 @@ def torch_light_vae(path: Union[str, os.PathLike], device: Any = "cpu") -> "torc
     import torch
 
     from . import _model_file
-    from .population import LightVAE
+    from ._torch_light_vae import LightVAE
 
     meta, tensors = _model_file.read(path)
     if meta.get("model") != "lightvae":

@@ -1,35 +1,29 @@
-"""One LightVAE over the beats of many recordings (a population model), trained data-parallel
-with ``torch.distributed``: NCCL between GPUs, gloo on CPUs. The model file it writes is a
-zeroflow model file, so ``zeroflow score --model MODEL`` (and ``zeroflow.run(..., model=MODEL)``)
-scores any recording with it.
-
-One process on one GPU does not use PyTorch at all: it calls the library's population training
-(zeroflow's fused step, as ``zeroflow train-population`` on GPUs, which also trains on several GPUs
-with NCCL). The rest of this module is the path of the CPU and of process groups:
+"""One LightVAE over the beats of many recordings (a population model), trained with zeroflow's own
+trainer (the library's, as ``zeroflow train-population``): on the CPU or one GPU in one process, or
+on the CPU data-parallel over several processes. The model file it writes is a zeroflow model file,
+so ``zeroflow score --model MODEL`` (and ``zeroflow.run(..., model=MODEL)``) scores any recording
+with it. Several GPUs train with ``zeroflow train-population --gpus N`` (NCCL between them).
 
 How (docs/scaling.md has the reasoning):
 
-- Recordings are shared out among the processes (rank r takes recordings r, r+W, r+2W, ...);
-  each process reads and segments its own with zeroflow (``zeroflow run``'s rows: the robust
-  segmentation's windows, robust z-scores) on its device, and hands the rows to PyTorch through
-  DLPack without a copy. Rows never cross between processes; only gradients do.
-- The network is a PyTorch replica of zeroflow's LightVAE (same layers, same parameter names),
-  starting from zeroflow's own initial weights for the seed, wrapped in
-  ``DistributedDataParallel``.
-- Every process draws the same split, the same per-epoch permutation of all training beats and
-  the same noise from one seeded generator. Each global batch of ``batch`` beats is then the same
-  whatever the number of processes: every process computes the seed's loss over the beats of the
-  batch that it holds, and DDP's all-reduce adds the gradients. One process and W processes take
-  the same steps, up to the order of floating-point sums.
-- Rank 0 writes the weights as a zeroflow model file (safetensors, ``zeroflow._model_file``),
-  recording the rows' provenance (sample rate, segmentation, normalisation, window), and reads it
-  back with zeroflow's verifying loader.
-- Every few epochs rank 0 writes a checkpoint (``zeroflow._population_checkpoint``): the weights,
-  Adam's state and the generator's state, which is all the state there is, so a run resumed from it
-  takes the steps the interrupted run would have taken. It is deleted once the model file is written.
+- Recordings are shared out among the processes (rank r reads recordings r, r+W, r+2W, ...); each
+  reads and segments its own with zeroflow (``zeroflow run``'s rows: the robust segmentation's
+  windows, robust z-scores), then every recording's rows are broadcast from the process that read
+  them, so that every process holds all rows.
+- Every process draws the same split, the same per-epoch order of all training beats and the same
+  noise (counter-based: a function of the seed, the epoch and the step). Each takes its slice of
+  every global batch of ``batch`` beats and the group sums the gradients before every Adam step, so
+  one process and W processes take the same steps, up to the order of floating-point sums.
+- The processes' sums and broadcasts go through ``torch.distributed``'s gloo, used only as a
+  transport (zeroflow has no transport of its own, and one process needs none: no torch then).
+- Rank 0 writes the model file, recording the rows' provenance, and every few epochs the
+  checkpoint (:mod:`zeroflow._population_checkpoint`: the library's format, the same on the CPU and
+  GPUs), from which a resumed run takes the steps the interrupted run would have taken. It is
+  removed once the model file is written.
 
-``python -m zeroflow.population PATHS --out MODEL [--processes N] [--resume]`` is the command line (also
-``zeroflow train-population``); under ``torchrun`` it joins the launched process group.
+``python -m zeroflow.population PATHS --out MODEL [--processes N] [--resume]`` is the command line
+(``zeroflow train-population`` comes here for several CPU processes); under ``torchrun`` it joins
+the launched process group.
 """
 
 from __future__ import annotations
@@ -37,7 +31,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import math
 import os
 import sys
 import tempfile
@@ -45,74 +38,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-import torch
-import torch.distributed as dist
-import torch.nn.functional as F
-
 from . import _population_checkpoint as _checkpoint
 
 PathLike = Union[str, os.PathLike]
-
-
-class LightVAE(torch.nn.Module):
-    """PyTorch replica of zeroflow's LightVAE (tests/torch_oracle/light_vae.cpp, the seed's class): the same
-    layers and parameter names, so that its state moves to and from zeroflow's model file."""
-
-    def __init__(self, width: int):
-        super().__init__()
-        if width < 16 or width & (width - 1):
-            raise ValueError(f"LightVAE width must be a power of two >= 16, got {width}")
-        self.width = width
-        self.down = _Downsample()
-        self.sigma = _Swish()
-        conv = torch.nn.Conv1d
-        self.conv0, self.conv1, self.conv2 = conv(1, 4, 3, 1, 1), conv(4, 8, 3, 1, 1), conv(8, 16, 3, 1, 1)
-        self.convA, self.convB = conv(16, 2, 3, 1, 1), conv(16, 2, 3, 1, 1)
-        self.restore = torch.nn.Linear(2, width)
-        self.conv3, self.conv4, self.conv5 = conv(8, 4, 3, 1, 1), conv(4, 2, 3, 1, 1), conv(2, 1, 3, 1, 1)
-
-    def encode(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-        h = x.reshape(-1, 1, self.width)
-        for c in (self.conv0, self.conv1, self.conv2):
-            h = self.down(self.sigma(c(h)))
-        return self.convA(h).mean(2), self.convB(h).mean(2)
-
-    def decode(self, z: torch.Tensor) -> torch.Tensor:
-        h = self.restore(z).view(-1, 8, self.width // 8)
-        h = self.sigma(self.conv3(F.interpolate(h, scale_factor=2.0, mode="nearest")))
-        h = self.sigma(self.conv4(F.interpolate(h, scale_factor=2.0, mode="nearest")))
-        return self.conv5(F.interpolate(h, scale_factor=2.0, mode="nearest")).view(-1, self.width)
-
-    def forward(self, x: torch.Tensor, noise: torch.Tensor):
-        """x̂ from z = μ + noise·σ (noise given, so that every process can draw the same), μ, log σ²."""
-        mu, logvar = self.encode(x)
-        return self.decode(mu + noise * torch.exp(0.5 * logvar)), mu, logvar
-
-
-class _Swish(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.alpha = torch.nn.Parameter(torch.ones(1))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * torch.sigmoid(self.alpha * x)
-
-
-class _Downsample(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("filter", torch.tensor([1.0, 2.0, 1.0]).view(1, 1, 3))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        channels = x.shape[1]
-        return F.conv1d(x, self.filter.expand(channels, 1, 3), stride=2, padding=1, groups=channels)
-
-
-def seed_loss(recon: torch.Tensor, x: torch.Tensor, mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
-    """The seed's loss, summed over the rows: Σ mean_t (x̂−x)² − 0.1 Σ mean_d (1 + log σ² − μ² − σ²)."""
-    mse = torch.square(recon - x.reshape(recon.shape)).mean(1).sum()
-    kld = -0.1 * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1).sum()
-    return mse + kld
 
 
 @dataclass
@@ -129,164 +57,55 @@ class PopulationResult:
     width: int
     sample_rate: float
     processes: int
-    backend: str  #: "gloo", "nccl" or "" (one process)
+    backend: str  #: "gloo" or "" (one process)
     device: str  #: this process's device
-    seconds: Dict[str, float] = field(default_factory=dict)  #: rows, train, save (slowest process)
-    skipped: List[Tuple[str, str]] = field(default_factory=list)  #: recordings that failed: (path, error)
+    seconds: Dict[str, float] = field(default_factory=dict)  #: train, and all of it
+    skipped: List[Tuple[str, str]] = field(default_factory=list)  #: recordings that failed: (path, why, naming it)
 
 
-def _train_on_gpu(paths: List[str], out: PathLike, dev: torch.device, **o: Any) -> PopulationResult:
-    """One process on one GPU: the library's population training (zeroflow's fused step, no
-    PyTorch model), as ``zeroflow train-population --device cuda`` runs it. Its checkpoint is the
-    library's (a run resumes on the trainer that wrote it)."""
-    from ._interop import _core
-
-    out = os.fspath(out)
-    path = os.fspath(o["checkpoint"]) if o["checkpoint"] is not None else _checkpoint.default_path(out)
-    if not _checkpoint.refuse_or_resume(path, resume=o["resume"], force=o["force"]):
-        _checkpoint.discard(path)  # --force: the interrupted run's checkpoint goes
-    column = o["column"]
-    t0 = time.perf_counter()
-    r = _core._train_population_on_gpu(
-        paths,
-        out,
-        "" if column is None else str(column),
-        o["sample_rate"],
-        o["epochs"],
-        o["batch"],
-        o["seed"],
-        o["test_fraction"],
-        o["learning_rate"],
-        path,
-        o["checkpoint_every"],
-        o["resume"],
-        "",
-        dev.index or 0,
-        o["progress"],
-    )
-    skipped = [tuple(line.split(": ", 1)) if ": " in line else (line, "") for line in r["skipped"]]
-    return PopulationResult(
-        model_file=out,
-        epoch_loss=list(r["epoch_loss"]),
-        test_loss=r["test_loss"],
-        recordings=r["recordings"],
-        beats=r["beats"],
-        train_beats=r["train_beats"],
-        test_beats=r["test_beats"],
-        width=r["width"],
-        sample_rate=r["sample_rate"],
-        processes=1,
-        backend="",
-        device=str(dev),
-        seconds={"train": r["train_seconds"], "all": time.perf_counter() - t0},
-        skipped=skipped,  # type: ignore[arg-type]
-    )
+def _distributed() -> Any:
+    """torch.distributed when this process is in an initialised group of several, else None (no
+    import of torch when it is not loaded already)."""
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or not dist.is_available() or not dist.is_initialized() or dist.get_world_size() == 1:
+        return None
+    return dist
 
 
-def _round_samples(seconds: float, rate: float) -> int:
-    # Half away from zero, as zeroflow's seconds-to-samples conversion (std::round) does.
-    x = seconds * rate
-    n = math.floor(x)
-    return n + 1 if x - n >= 0.5 else n
+class _GlooGroup:
+    """The group of torch.distributed's processes as the trainer's transport: in-place sums and
+    broadcasts of NumPy views of the trainer's host buffers (torch.from_numpy shares the memory)."""
+
+    def __init__(self, dist: Any):
+        import torch
+
+        self._dist, self._torch = dist, torch
+
+    def rank(self) -> int:
+        return int(self._dist.get_rank())
+
+    def size(self) -> int:
+        return int(self._dist.get_world_size())
+
+    def sum(self, values: Any) -> None:
+        self._dist.all_reduce(self._torch.from_numpy(values), op=self._dist.ReduceOp.SUM)
+
+    def broadcast(self, values: Any, root: int) -> None:
+        self._dist.broadcast(self._torch.from_numpy(values), src=root)
 
 
-def _resolve_device(device: str) -> torch.device:
+def _device_of(device: str, in_group: bool) -> str:
     from ._interop import _core
 
     if device == "auto":
-        device = "cuda" if torch.cuda.is_available() and _core.cuda_available() else "cpu"
-    if device.startswith("cuda"):
-        if device == "cuda":
-            local = int(os.environ.get("LOCAL_RANK", dist.get_rank() if dist.is_initialized() else 0))
-            device = f"cuda:{local % max(1, torch.cuda.device_count())}"
-        torch.cuda.set_device(torch.device(device))
-    return torch.device(device)
-
-
-def _recording_rows(path: str, device: torch.device, column: Any, sample_rate: float, rate_given: bool):
-    """zeroflow run's training rows of one recording (on `device`, shared with zeroflow through
-    DLPack), its sample rate and its beat window in samples."""
-    from . import io, signal
-    from ._interop import _core
-
-    where = "cpu" if device.type == "cpu" else f"cuda:{device.index or 0}"
-    rec = io.read_recording(path, column, where)
-    rate = sample_rate
-    if rec.sample_rate > 0:
-        if rate_given and abs(rec.sample_rate - sample_rate) > 1e-9 * rec.sample_rate:
-            raise ValueError(
-                f"{path} is recorded at {rec.sample_rate:g} Hz, but a sample rate of {sample_rate:g} "
-                "was given; leave it out for this file"
-            )
-        rate = rec.sample_rate
-    seg = signal.segment_beats(rec.signal, sample_rate=rate, method="robust")
-    rows = torch.from_dlpack(seg.beats.rows)
-    if rows.shape[0] < 8:
+        device = "cuda" if _core.cuda_available() and not in_group else "cpu"
+    if device == "cuda":
+        device = "cuda:0"
+    if in_group and device != "cpu":
         raise ValueError(
-            f"{path}: only {rows.shape[0]} beats were found; is the sample rate ({rate:g} Hz) right for this recording?"
+            "a group of processes trains on the CPU; several GPUs train with `zeroflow train-population --gpus N`"
         )
-    # The robust segmentation's beat window, as the library's defaults give it (zeroflow run's).
-    defaults = _core._segment_defaults()
-    window = (
-        _round_samples(defaults["window_before_seconds"], rate),
-        _round_samples(defaults["window_after_seconds"], rate),
-    )
-    return rows, float(rate), window
-
-
-def _gather(obj: Any) -> List[Any]:
-    if not dist.is_initialized() or dist.get_world_size() == 1:
-        return [obj]
-    out: List[Any] = [None] * dist.get_world_size()
-    dist.all_gather_object(out, obj)
-    return out
-
-
-def _sum(value: torch.Tensor) -> torch.Tensor:
-    if dist.is_initialized() and dist.get_world_size() > 1:
-        dist.all_reduce(value, op=dist.ReduceOp.SUM)
-    return value
-
-
-def _from_rank0(obj: Any, device: torch.device) -> Any:
-    if not dist.is_initialized() or dist.get_world_size() == 1:
-        return obj
-    box = [obj]
-    dist.broadcast_object_list(box, src=0, device=device if device.type == "cuda" else None)
-    return box[0]
-
-
-def _opening(
-    paths: Sequence[str],
-    out: PathLike,
-    *,
-    checkpoint: Optional[PathLike],
-    resume: bool,
-    force: bool,
-    seed: int,
-    batch: int,
-    learning_rate: float,
-    test_fraction: float,
-    sample_rate: Optional[float],
-    column: Any,
-    epochs: int,
-    **_not_in_the_fingerprint: Any,
-) -> Tuple[str, Dict[str, Any], Optional[Dict[str, Any]]]:
-    """Where a run of :func:`train`'s arguments keeps its checkpoint, its fingerprint, and the
-    checkpoint it continues from (None: it starts from the beginning). Raises ValueError as
-    :func:`zeroflow._population_checkpoint.start` does."""
-    path = os.fspath(checkpoint) if checkpoint is not None else _checkpoint.default_path(out)
-    fingerprint = _checkpoint.settings(
-        paths,
-        seed=seed,
-        batch=batch,
-        learning_rate=learning_rate,
-        test_fraction=test_fraction,
-        sample_rate=sample_rate,
-        column=column,
-        epochs=epochs,
-    )
-    return path, fingerprint, _checkpoint.start(path, fingerprint, resume=resume, force=force)
+    return device
 
 
 def train(
@@ -306,263 +125,107 @@ def train(
     checkpoint_every: int = 1,
     resume: bool = False,
     force: bool = False,
+    threads: int = 0,
 ) -> PopulationResult:
     """Trains one LightVAE on the beats of every recording and writes it to `out` (a zeroflow model file).
 
     In one process this trains alone; inside an initialised ``torch.distributed`` process group
-    (``torchrun``, or :func:`train_population` with ``processes``) every process of the group must
-    call it with the same arguments, and they train one model together, each on its share of the
-    recordings. The result does not depend on how many processes there are, up to rounding.
+    (gloo: ``torchrun``, or :func:`train_population` with ``processes``) every process of the group
+    must call it with the same arguments, and they train one model together on the CPU, each on
+    its share of the recordings. The result does not depend on how many processes there are, up to
+    rounding.
 
     Args:
         paths: recordings (CSV, WFDB ``NAME.hea``, EDF) of one sample rate, readable by every process.
         out: the model file to write (by rank 0).
         epochs, batch, seed, test_fraction, learning_rate: as ``zeroflow run`` trains (``batch`` beats
             per optimiser step over all processes).
-        device: "auto" (this process's GPU when there is one), "cpu", "cuda" or "cuda:N". One
-            process on a GPU trains with zeroflow's own fused step (the library's trainer, as
-            ``zeroflow train-population`` on a GPU: ~10 M beats a second); on the CPU, or in a
-            process group, the PyTorch replica below trains under ``torch.distributed``.
+        device: "auto" (the GPU when there is one, alone; the CPU in a group), "cpu", "cuda" or
+            "cuda:N". Both run zeroflow's own trainer and take the same steps.
         column: the lead (CSV column, WFDB/EDF signal), by name or index; None: the default lead.
         sample_rate: of CSV recordings (default 250 Hz); WFDB and EDF files state their own.
-        progress: called with one line per epoch (on rank 0).
+        progress: called with one line per recording read and per epoch (on rank 0).
         checkpoint: the file in which rank 0 keeps the run's state (default: `out` + ".checkpoint"),
             written atomically after every `checkpoint_every` epochs and deleted once `out` is
-            written.
-        checkpoint_every: epochs between checkpoints (0: none).
-        resume: continue the interrupted run whose checkpoint is at `checkpoint`. It must have had
-            the same recordings (paths and sizes), seed, batch, learning rate, test fraction,
-            sample rate and lead; `epochs` may be raised. The processes may be fewer or more.
-            The result is the uninterrupted run's, bit for bit with the same processes and threads.
-        force: start from the beginning even though `checkpoint` exists (it is deleted).
+            written. A run killed at any moment leaves the previous checkpoint whole.
+        resume: continue the interrupted run from `checkpoint` (the same recordings and settings;
+            `epochs` may be raised), taking exactly the steps it would have taken.
+        force: replace an existing `out`, and start over when a run left a checkpoint (only a
+            population checkpoint is ever removed).
+        threads: the CPU kernels' threads in this process (0: every CPU it may run on).
 
     Raises:
-        ValueError: no recording gave beats, or the recordings differ in sample rate or row width
-            (one model only scores rows made like its training rows); a checkpoint exists and
-            neither `resume` nor `force` is given; `resume` without a checkpoint, or with one of a
-            run of other settings (the message names the setting).
+        ValueError: no recording gives beats, the recordings differ in sample rate, `out` exists
+            without `force`, a checkpoint is in the way or cannot be resumed (the reason named).
     """
-    from . import _model_file
+    from ._interop import _core
 
-    if epochs < 1 or batch < 1 or not 0 <= test_fraction < 1 or checkpoint_every < 0:
-        raise ValueError("epochs and batch must be at least 1, checkpoint_every at least 0 and test_fraction in [0, 1)")
-    paths = [os.fspath(p) for p in paths]
-    if not paths:
-        raise ValueError("train_population needs at least one recording")
-    world = dist.get_world_size() if dist.is_initialized() else 1
-    rank = dist.get_rank() if dist.is_initialized() else 0
-    backend = str(dist.get_backend()) if dist.is_initialized() else ""
-    dev = _resolve_device(device)
-    if dev.type == "cuda" and not dist.is_initialized():
-        return _train_on_gpu(
-            paths,
-            out,
-            dev,
-            epochs=epochs,
-            batch=batch,
-            seed=seed,
-            test_fraction=test_fraction,
-            learning_rate=learning_rate,
-            column=column,
-            sample_rate=sample_rate,
-            progress=progress,
-            checkpoint=checkpoint,
-            checkpoint_every=checkpoint_every,
-            resume=resume,
-            force=force,
-        )
-    t0 = time.perf_counter()
-
-    # Rank 0 alone reads and writes the checkpoint; every process gets the state it holds.
-    opening: Any = None
-    if rank == 0:
-        try:
-            opening = _opening(
-                paths,
-                out,
-                checkpoint=checkpoint,
-                resume=resume,
-                force=force,
-                seed=seed,
-                batch=batch,
-                learning_rate=learning_rate,
-                test_fraction=test_fraction,
-                sample_rate=sample_rate,
-                column=column,
-                epochs=epochs,
-            )
-            if opening[2] is None and force:
-                _checkpoint.discard(opening[0])
-        except (ValueError, OSError) as e:
-            opening = str(e)
-    opening = _from_rank0(opening, dev)
-    if isinstance(opening, str):
-        raise ValueError(opening)
-    checkpoint_path, fingerprint, resumed = opening
-
-    # Rows of this process's recordings; every process then learns every recording's beat count.
-    mine: Dict[int, torch.Tensor] = {}
-    info: Dict[int, Any] = {}
-    for i in range(rank, len(paths), world):
-        try:
-            rows, rate, window = _recording_rows(paths[i], dev, column, sample_rate or 250.0, sample_rate is not None)
-            mine[i] = rows
-            info[i] = (int(rows.shape[0]), int(rows.shape[1]), rate, window, "")
-        except Exception as e:  # noqa: BLE001  (a broken recording is reported, not fatal to the population)
-            info[i] = (0, 0, 0.0, (0, 0), " ".join(str(e).split()) or type(e).__name__)
-    every: Dict[int, Any] = {}
-    for part in _gather(info):
-        every.update(part)
-    skipped = [(paths[i], every[i][4]) for i in range(len(paths)) if every[i][4]]
-    used = [i for i in range(len(paths)) if not every[i][4]]
-    if not used:
-        raise ValueError("no recording gave beats: " + "; ".join(f"{p}: {e}" for p, e in skipped[:3]))
-    kinds = {(every[i][1], every[i][2], every[i][3]) for i in used}
-    if len(kinds) > 1:
-        (w1, r1, _), (w2, r2, _) = sorted(kinds)[:2]
-        raise ValueError(
-            f"the recordings' beats differ: rows of {w1} samples at {r1:g} Hz and of {w2} samples at "
-            f"{r2:g} Hz; one model scores only rows made like its training rows, so train one per "
-            "sample rate"
-        )
-    width, rate, window = next(iter(kinds))
-    counts = [every[i][0] if i in used else 0 for i in range(len(paths))]
-    offsets = [0] * len(paths)
-    for i in range(1, len(paths)):
-        offsets[i] = offsets[i - 1] + counts[i - 1]
-    n = offsets[-1] + counts[-1]
-
-    # Global beat id -> row of this process (-1: another process holds it), and this process's rows.
-    lookup = torch.full((n,), -1, dtype=torch.long)
-    local_parts, filled = [], 0
-    for i in sorted(mine):
-        lookup[offsets[i] : offsets[i] + counts[i]] = torch.arange(filled, filled + counts[i])
-        local_parts.append(mine[i])
-        filled += counts[i]
-    local_rows = torch.cat(local_parts) if local_parts else torch.zeros((0, width), device=dev)
-    lookup = lookup.to(dev)
-    t_rows = time.perf_counter() - t0
-    if resumed is not None and resumed["beats"] != n:
-        raise ValueError(
-            f"cannot resume from {checkpoint_path}: the recordings gave {resumed['beats']} beats then and "
-            f"{n} now (segmented by another zeroflow?); give --force to start over"
-        )
-
-    # zeroflow's own initial weights for this seed, so that one process trains as zeroflow would start.
-    initial = _model_file.template_weights(width, seed)
-    model = LightVAE(width)
-    model.load_state_dict({k: torch.from_numpy(initial[k]) for k in model.state_dict()})
-    if resumed is not None:
-        model.load_state_dict(resumed["model"])
-    model.to(dev)
-    net: torch.nn.Module = model
-    if world > 1:
-        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
-    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
-
-    generator = torch.Generator().manual_seed(seed)  # the same draws in every process
-    split = torch.randperm(n, generator=generator)
-    n_train = int(math.floor((1 - test_fraction) * n))
-    train_ids, test_ids = split[:n_train], split[n_train:]
-    epoch_loss: List[float] = []
-    if resumed is not None:
-        optimizer.load_state_dict(resumed["optimizer"])
-        generator.set_state(resumed["generator"])  # after the split: the draws the next epoch makes
-        epoch_loss = list(resumed["epoch_loss"])
-        if progress and rank == 0:
-            progress(f"resumed from {checkpoint_path}: {len(epoch_loss)}/{epochs} epochs done")
-
-    def batch_loss(ids: torch.Tensor, module: torch.nn.Module) -> torch.Tensor:
-        noise = torch.randn(len(ids), 2, generator=generator)
-        where = lookup[ids.to(dev)]
-        held = where >= 0
-        x = local_rows[where[held]]
-        recon, mu, logvar = module(x, noise.to(dev)[held])
-        return seed_loss(recon, x, mu, logvar)
-
-    t1 = time.perf_counter()
-    for epoch in range(len(epoch_loss), epochs):
-        order = train_ids[torch.randperm(n_train, generator=generator)]
-        total = torch.zeros((), dtype=torch.float64, device=dev)
-        for start in range(0, n_train, batch):
-            loss = batch_loss(order[start : start + batch], net)
-            optimizer.zero_grad(set_to_none=True)
-            # DDP averages the processes' gradients; the seed's loss is a sum over the batch.
-            (loss * world).backward()
-            optimizer.step()
-            total += loss.detach().double()
-        value = float(_sum(total).item()) / max(1, n_train)
-        if not math.isfinite(value):
-            raise ValueError(f"training diverged at epoch {epoch + 1} (loss {value})")
-        epoch_loss.append(value)
-        if rank == 0 and checkpoint_every and (epoch + 1) % checkpoint_every == 0:
-            state = _checkpoint.snapshot(fingerprint, n, epoch_loss, model, optimizer, generator)
-            _checkpoint.write(checkpoint_path, state)
-        if progress and rank == 0:
-            progress(f"epoch {epoch + 1}/{epochs}  loss {value:.6f}")
-    with torch.no_grad():
-        total = torch.zeros((), dtype=torch.float64, device=dev)
-        for start in range(0, len(test_ids), batch):
-            total += batch_loss(test_ids[start : start + batch], model).double()
-        test_loss = float(_sum(total).item()) / len(test_ids) if len(test_ids) else math.nan
-    t_train = time.perf_counter() - t1
-
-    t2 = time.perf_counter()
+    dist = _distributed()
+    rank = dist.get_rank() if dist is not None else 0
     out = os.fspath(out)
+    if os.path.exists(out) and not force:
+        raise ValueError(f"{out} exists; give force=True (--force) to replace it")
+    path = os.fspath(checkpoint) if checkpoint is not None else _checkpoint.default_path(out)
     if rank == 0:
-        rows = {"sample_rate": rate, "segmentation": "robust", "normalized": True}
-        rows.update(window_before=window[0], window_after=window[1])
-        meta = _model_file.metadata("lightvae", width, rows=rows, init_seed=seed, train_seed=seed, epochs=epochs)
-        _model_file.write(out, model.state_dict(), meta)
-        from .model import VAE
-
-        VAE.load(out)  # zeroflow's verifying reader: what `zeroflow score` will read
-        _checkpoint.discard(checkpoint_path)
-    t_save = time.perf_counter() - t2
-    # DDP's reducer holds the process group's pending work: gone before the group is destroyed.
-    del net
-    if world > 1:
-        dist.barrier()
-    seconds = {"rows": t_rows, "train": t_train, "save": t_save}
-    slowest = _gather(seconds)
-    seconds = {k: max(s[k] for s in slowest) for k in seconds}
+        _checkpoint.prepare(path, resume=resume, force=force)
+    if dist is not None:
+        dist.barrier()  # the checkpoint is as rank 0 left it before anyone reads it
+    where = _device_of(device, dist is not None)
+    t0 = time.perf_counter()
+    r = _core._train_population(
+        [os.fspath(p) for p in paths],
+        out,
+        "" if column is None else str(column),
+        sample_rate,
+        epochs,
+        batch,
+        seed,
+        test_fraction,
+        learning_rate,
+        path,
+        checkpoint_every,
+        resume,
+        "",
+        where,
+        threads,
+        progress if rank == 0 else None,
+        _GlooGroup(dist) if dist is not None else None,
+    )
+    # Each line names its recording first (the readers add the line number after the path).
+    names = sorted((os.fspath(p) for p in paths), key=len, reverse=True)
+    skipped = [(next((p for p in names if line.startswith(p)), line.split(": ", 1)[0]), line) for line in r["skipped"]]
     return PopulationResult(
         model_file=out,
-        epoch_loss=epoch_loss,
-        test_loss=test_loss,
-        recordings=len(used),
-        beats=n,
-        train_beats=n_train,
-        test_beats=n - n_train,
-        width=width,
-        sample_rate=rate,
-        processes=world,
-        backend=backend,
-        device=str(dev),
-        seconds=seconds,
-        skipped=skipped,
+        epoch_loss=list(r["epoch_loss"]),
+        test_loss=r["test_loss"],
+        recordings=r["recordings"],
+        beats=r["beats"],
+        train_beats=r["train_beats"],
+        test_beats=r["test_beats"],
+        width=r["width"],
+        sample_rate=r["sample_rate"],
+        processes=dist.get_world_size() if dist is not None else 1,
+        backend="gloo" if dist is not None else "",
+        device=where,
+        seconds={"train": r["train_seconds"], "all": time.perf_counter() - t0},
+        skipped=skipped,  # type: ignore[arg-type]
     )
 
 
 def _spawned(
     rank: int,
     world: int,
-    backend: str,
     init_file: str,
     result_file: str,
     paths: List[str],
     out: str,
     options: Dict[str, Any],
-    threads: int,
 ) -> None:
-    if threads > 0:
-        torch.set_num_threads(threads)
-    dist.init_process_group(backend, init_method=f"file://{init_file}", rank=rank, world_size=world)
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
     try:
-        device = options.pop("device", "auto")
-        if device in ("auto", "cuda") and backend == "nccl":
-            device = f"cuda:{rank % torch.cuda.device_count()}"
-        result = train(paths, out, device=device, **options)
+        result = train(paths, out, **options)
         if rank == 0:
             with open(result_file, "w") as f:
                 json.dump(asdict(result), f)
@@ -582,51 +245,46 @@ def train_population(
     *,
     processes: int = 1,
     backend: Optional[str] = None,
-    threads: int = 0,
     **options: Any,
 ) -> PopulationResult:
-    """:func:`train` in `processes` local processes (``torch.multiprocessing``, one process group);
-    one process trains in this one.
+    """:func:`train` in `processes` local CPU processes (``torch.multiprocessing``, one gloo process
+    group as the transport); one process trains in this one, without torch.
 
     Args:
-        processes: processes on this machine; on GPUs, one per GPU.
-        backend: "nccl" (GPUs) or "gloo" (CPUs); default: nccl when the device is a GPU.
-        threads: PyTorch CPU threads per process (0: PyTorch's default).
-        options: as :func:`train` (epochs, batch, seed, device, checkpoint, checkpoint_every,
+        processes: processes on this machine.
+        backend: "gloo" (the default; the only transport of CPU processes). Several GPUs: ``zeroflow
+            train-population --gpus N``.
+        options: as :func:`train` (epochs, batch, seed, device, threads, checkpoint, checkpoint_every,
             resume, force, ...).
     """
     if processes < 1:
         raise ValueError("processes must be at least 1")
-    if processes == 1 or dist.is_initialized():
-        if threads > 0:
-            torch.set_num_threads(threads)
+    if backend not in (None, "gloo"):
+        raise ValueError(
+            f"backend {backend!r}: CPU processes sum through gloo; several GPUs train with "
+            "`zeroflow train-population --gpus N` (NCCL)"
+        )
+    if processes == 1 or _distributed() is not None:
         return train(paths, out, **options)
-    # A checkpoint refused here is one clear error; raised in a spawned process it would be a traceback.
+    # What would be refused in every spawned process is refused here, once, as one clear error.
     arguments = inspect.signature(train).bind([os.fspath(p) for p in paths], out, **options)
     arguments.apply_defaults()
-    _opening(**arguments.arguments)
-    device = str(options.get("device", "auto"))
-    gpu = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
-    backend = backend or ("nccl" if gpu else "gloo")
+    a = arguments.arguments
+    _device_of(str(a["device"]) if a["device"] != "auto" else "cpu", True)
+    if os.path.exists(os.fspath(out)) and not a["force"]:
+        raise ValueError(f"{os.fspath(out)} exists; give force=True (--force) to replace it")
+    if a["progress"] is not None:
+        raise ValueError("progress callbacks need processes=1 (spawned processes cannot call back)")
+    path = os.fspath(a["checkpoint"]) if a["checkpoint"] is not None else _checkpoint.default_path(out)
+    _checkpoint.prepare(path, resume=a["resume"], force=a["force"])
+    options = {**options, "force": True, "device": "cpu"}  # the checks are done; the processes do not repeat them
     import torch.multiprocessing as mp
 
     with tempfile.TemporaryDirectory(prefix="zeroflow-population-") as tmp:
         init_file, result_file = os.path.join(tmp, "init"), os.path.join(tmp, "result.json")
-        progress = options.pop("progress", None)
-        if progress is not None:
-            raise ValueError("progress callbacks need processes=1 (spawned processes cannot call back)")
         mp.start_processes(
             _spawned,
-            args=(
-                processes,
-                backend,
-                init_file,
-                result_file,
-                [os.fspath(p) for p in paths],
-                os.fspath(out),
-                dict(options),
-                threads,
-            ),
+            args=(processes, init_file, result_file, [os.fspath(p) for p in paths], os.fspath(out), options),
             nprocs=processes,
             join=True,
             start_method="spawn",
@@ -644,9 +302,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         prog="zeroflow train-population", description="Train one LightVAE on the beats of many recordings."
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT")
-    p.add_argument("--out", "-o", required=True, help="the model file to write (e.g. population.pt)")
-    p.add_argument("--processes", "-n", type=int, default=1, help="data-parallel processes on this machine")
-    p.add_argument("--backend", choices=["gloo", "nccl"], default=None)
+    p.add_argument("--out", "-o", required=True, help="the model file to write (e.g. population.safetensors)")
+    p.add_argument("--processes", "-n", type=int, default=1, help="data-parallel CPU processes on this machine")
+    p.add_argument("--backend", choices=["gloo"], default=None)
     p.add_argument("--device", "-d", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--lead", "--column", "-c", dest="column", default=None)
     p.add_argument("--sample-rate", "-r", type=float, default=None)
@@ -702,21 +360,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         checkpoint_every=a.checkpoint_every,
         resume=a.resume,
         force=a.force,
+        threads=a.threads,
     )
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:
-        if "WORLD_SIZE" in os.environ and not dist.is_initialized():  # launched by torchrun
-            gpu = a.device != "cpu" and torch.cuda.is_available()
-            dist.init_process_group(a.backend or ("nccl" if gpu else "gloo"))
-        if a.processes == 1 or dist.is_initialized():
+        if "WORLD_SIZE" in os.environ:  # launched by torchrun: join its group, gloo as the transport
+            import torch.distributed as dist
+
+            if not dist.is_initialized():
+                dist.init_process_group("gloo")
+        if a.processes == 1 or _distributed() is not None:
             options["progress"] = say
-        result = train_population(
-            a.inputs, a.out, processes=a.processes, backend=a.backend, threads=a.threads, **options
-        )
+        result = train_population(a.inputs, a.out, processes=a.processes, backend=a.backend, **options)
     except (ValueError, OSError, RuntimeError) as e:
         print(f"zeroflow: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 1
-    if not dist.is_initialized() or dist.get_rank() == 0:
+    dist = _distributed()
+    if dist is None or dist.get_rank() == 0:
         for path, error in result.skipped:
             # The readers name the file in their messages; others' reasons get its name in front.
             say(f"skipped {error}" if error.startswith(path) else f"skipped {path}: {error}")

@@ -13,6 +13,7 @@
 #include "epoch_order.hpp"
 #include "light_vae_init.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/model/population.hpp"
 
 namespace zeroflow::model::detail {
 
@@ -42,7 +43,8 @@ void cpu_light_vae_trainer::adam() {
                       .learning_rate = learning_rate_});
 }
 
-double cpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, std::int64_t batch) {
+double cpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, std::int64_t batch,
+                                   gradient_group* group) {
   const double loss = cpu_vae::train_step({.params = params_,
                                            .grads = grads_.data(),
                                            .data = data_,
@@ -51,6 +53,8 @@ double cpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, s
                                            .batch = batch,
                                            .eps = eps},
                                           threads_);
+  // The group's gradients summed: every process then applies the same update to the same weights.
+  if (group != nullptr) group->sum(grads_.data(), static_cast<std::int64_t>(grads_.size()), {});
   adam();
   return loss;
 }
@@ -60,17 +64,21 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
   ZF_EXPECTS(options.epochs >= 0 && options.batch >= 1, "CPU training: epochs must be >= 0 and batch >= 1");
   ZF_EXPECTS(options.first_epoch >= 0 && options.first_epoch <= options.epochs,
              "CPU training: the first epoch must be in [0, epochs]");
-  ZF_EXPECTS(options.group == nullptr, "CPU training: gradient groups sum on GPUs only");
   ZF_EXPECTS(n_train >= 1, "CPU training: no training rows");
+  gradient_group* const group = options.group;
+  const int ranks = group != nullptr ? group->size() : 1;
+  const std::int64_t offset = group != nullptr ? group->rank() * options.batch : 0;
+  ZF_EXPECTS(ranks == 1 || options.drop_last, "CPU training: a group trains whole global batches only");
   for (std::int64_t i = 0; i < n_train; ++i)
     ZF_EXPECTS(train_index[i] >= 0 && train_index[i] < rows_, "CPU training: row index ", train_index[i],
                " outside the ", rows_, " rows");
   trainer_report report;
   if (options.first_epoch == options.epochs) return report;
-  const std::int64_t full_steps = n_train / options.batch;
-  const std::int64_t tail = options.drop_last ? 0 : n_train % options.batch;
+  const std::int64_t global_batch = options.batch * ranks;
+  const std::int64_t full_steps = n_train / global_batch;
+  const std::int64_t tail = options.drop_last ? 0 : n_train % global_batch;
   ZF_EXPECTS(full_steps + (tail > 0 ? 1 : 0) >= 1, "CPU training: ", n_train, " training rows make no whole batch of ",
-             options.batch, " rows");
+             global_batch, " rows");
   if (options.resume_from != nullptr) {
     ZF_EXPECTS(
         options.resume_from->exp_avg.size() == grads_.size() && options.resume_from->exp_avg_sq.size() == grads_.size(),
@@ -85,23 +93,25 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
 
   std::vector<std::int64_t> order;
   std::vector<float> eps(static_cast<std::size_t>(2 * std::min(options.batch, n_train)));
-  const auto trained = static_cast<double>(full_steps * options.batch + tail);
+  const auto trained = static_cast<double>(full_steps * global_batch + tail);
   for (int epoch = options.first_epoch; epoch < options.epochs; ++epoch) {
     epoch_order(train_index, n_train, options.seed, epoch, threads_, order);
     double sum = 0;
-    const auto take = [&](std::int64_t first, std::int64_t batch) {
+    // A full batch is this process's slice of a global batch, with those positions' noise.
+    const auto take = [&](std::int64_t first, std::int64_t batch, std::int64_t position) {
 #pragma omp parallel for schedule(static) num_threads(threads_)
       for (std::int64_t i = 0; i < batch; ++i) {
-        const normal_pair n =
-            normal2(options.seed, static_cast<std::uint32_t>(i), state_.noise_step, rng_stream::training_noise);
+        const normal_pair n = normal2(options.seed, static_cast<std::uint32_t>(position + i), state_.noise_step,
+                                      rng_stream::training_noise);
         eps[static_cast<std::size_t>(2 * i)] = n.a;
         eps[static_cast<std::size_t>(2 * i + 1)] = n.b;
       }
-      sum += step(order.data() + first, eps.data(), batch);
+      sum += step(order.data() + first, eps.data(), batch, group);
     };
-    for (std::int64_t k = 0; k < full_steps; ++k) take(k * options.batch, options.batch);
-    if (tail > 0) take(full_steps * options.batch, tail);
+    for (std::int64_t k = 0; k < full_steps; ++k) take(k * global_batch + offset, options.batch, offset);
+    if (tail > 0) take(full_steps * global_batch, tail, 0);
     report.replays += full_steps + (tail > 0 ? 1 : 0);
+    if (group != nullptr) group->sum(&sum, 1, {});
     report.epoch_loss.push_back(sum / trained);
     if (options.on_epoch) options.on_epoch(epoch, sum / trained);
   }

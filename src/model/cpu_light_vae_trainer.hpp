@@ -21,16 +21,17 @@ class cpu_light_vae_trainer {
                         int threads);
 
   /// Trains options.epochs epochs on the rows `train_index` (n_train indices into the rows),
-  /// continuing from the current parameters with a fresh Adam (or options.resume_from's).
-  /// A gradient group is not taken on the CPU.
+  /// continuing from the current parameters with a fresh Adam (or options.resume_from's). With a
+  /// gradient group (options.group, drop_last) this process takes its slice of every global batch
+  /// and the group sums the gradients (host memory) before every update, as the GPU trainer does.
   trainer_report train(const std::int64_t* train_index, std::int64_t n_train, const trainer_options& options);
 
   /// Adam's moments and the counters now.
   [[nodiscard]] optimiser_state optimiser() const { return state_; }
 
-  /// One Adam step on the batch `rows` with reparameterisation noise `eps` (batch × 2): for the
-  /// tests that compare a step with LibTorch's. Returns the batch's loss.
-  double step(const std::int64_t* rows, const float* eps, std::int64_t batch);
+  /// One Adam step on the batch `rows` with reparameterisation noise `eps` (batch × 2), the
+  /// gradients summed over `group` first when there is one. Returns this process's batch loss.
+  double step(const std::int64_t* rows, const float* eps, std::int64_t batch, gradient_group* group = nullptr);
 
   /// The seed's loss over `rows` (n indices) with noise from (seed, the test stream), per row
   /// summed and divided by n: vae::train's test loss.

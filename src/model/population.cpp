@@ -1,13 +1,18 @@
 /// @file population.cpp
-/// train_population (population.hpp): vae::train's split and loss on zeroflow's own GPU trainer,
-/// with a group's slices of every global batch, checkpoints between epochs and resumption.
+/// train_population (population.hpp): vae::train's split and loss on zeroflow's own trainers (the
+/// CPU's or the GPU's: the same steps), with a group's slices of every global batch, checkpoints
+/// between epochs and resumption.
 #include "zeroflow/model/population.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
+#include "cpu_light_vae_trainer.hpp"
+#include "cpu_threads.hpp"
+#include "finite_rows.hpp"
 #include "light_vae_init.hpp"
 #include "model_stream.hpp"
 #include "population_checkpoint.hpp"
@@ -20,8 +25,6 @@
 #if ZEROFLOW_HAS_CUDA
 #include <cuda_runtime_api.h>
 
-#include "finite_rows.hpp"
-#include "fused_vae_step.hpp"
 #include "gpu_light_vae_trainer.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #endif
@@ -44,44 +47,43 @@ void check_options(const population_options& o, int ranks) {
 
 }  // namespace
 
-population_result train_population(vae& model, const array& rows, const population_options& options,
-                                   gradient_group* group) {
+namespace {
+
+/// The one place train_population touches device memory: the rows' census of non-finite values,
+/// and the weights to and from a checkpoint's host copy.
+struct model_memory {
+  device where;
+  stream_view stream;
+
+  [[nodiscard]] detail::non_finite_count census(const float* rows, std::int64_t n, std::int64_t width) const {
+    if (where.type == device_type::cpu) return detail::count_non_finite_on_host(rows, n, width, width, 1);
+#if ZEROFLOW_HAS_CUDA
+    return detail::count_non_finite_on_gpu(rows, n, width, width, 1, stream);
+#else
+    ZF_THROW(cuda_error, "population training on ", where.name(), " needs a build with CUDA");
+#endif
+  }
+
+  void copy(void* to, const void* from, std::size_t bytes) const {
+    if (where.type == device_type::cpu) {
+      std::memcpy(to, from, bytes);
+      return;
+    }
+#if ZEROFLOW_HAS_CUDA
+    ZF_CUDA_TRY(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDefault, stream.value()));
+    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+#endif
+  }
+};
+
+/// Trains with `trainer` (cpu_light_vae_trainer or gpu_light_vae_trainer: the same steps) from the
+/// split onwards: checkpoints, resumption and the test loss alike on both devices.
+template <class Trainer>
+void train_with(Trainer& trainer, vae::impl& m, const model_memory& memory, const detail::row_split& split,
+                const std::int64_t* train_index, const population_options& options, gradient_group* group,
+                const detail::population_settings& settings, population_result& result) {
   const int ranks = group != nullptr ? group->size() : 1;
   const int rank = group != nullptr ? group->rank() : 0;
-  check_options(options, ranks);
-  ZF_EXPECTS(model.where().type == device_type::cuda,
-             "population training runs on a GPU (zeroflow's fused step); on the CPU, train with torch.distributed "
-             "(zeroflow.population)");
-#if ZEROFLOW_HAS_CUDA
-  vae::impl& m = *model.impl_;
-  ZF_EXPECTS(rows.valid() && rows.type() == float32 && rows.ndim() == 2 && rows.is_contiguous(),
-             "population rows must be one contiguous float32 N x W array");
-  ZF_EXPECTS(rows.shape(1) == m.width, "population rows have width ", rows.shape(1), ", the model ", m.width);
-  ZF_EXPECTS(rows.where() == m.place, "population rows must be on the model's GPU (or mapped into it)");
-  const zeroflow::detail::cuda_device_guard on(m.place.id);
-  const stream_view stream = detail::model_stream(m.place);
-  const std::int64_t n = rows.shape(0);
-  const detail::non_finite_count bad =
-      detail::count_non_finite_on_gpu(static_cast<const float*>(rows.data()), n, m.width, m.width, 1, stream);
-  ZF_EXPECTS(bad.count == 0, "population rows hold ", bad.count, " NaN or infinite values (the first in row ",
-             bad.first / m.width, "); the model needs finite rows");
-
-  population_result result;
-  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
-  ZF_EXPECTS(n_train >= options.batch, "population training: ", n_train, " training rows make no whole batch of ",
-             options.batch, " rows; give more recordings or a smaller batch");
-  result.train_rows = n_train;
-  result.test_rows = n - n_train;
-  const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
-  const array train_index = detail::indices_on(split.train, m.place, stream);
-
-  const detail::population_settings settings{.width = m.width,
-                                             .rows = n,
-                                             .rows_identity = options.rows_identity,
-                                             .seed = options.seed,
-                                             .batch = options.batch,
-                                             .learning_rate = options.learning_rate,
-                                             .test_fraction = options.test_fraction};
   const std::int64_t params = m.params.size();
   const auto param_bytes = static_cast<std::size_t>(params) * sizeof(float);
   std::vector<double> losses;
@@ -92,16 +94,11 @@ population_result train_population(vae& model, const array& rows, const populati
                c.weights.size(), " weights, the model ", params);
     ZF_EXPECTS(c.epochs_done <= options.epochs, options.checkpoint.string(), ": it has done ", c.epochs_done,
                " epochs, more than the ", options.epochs, " asked for");
-    ZF_CUDA_TRY(
-        cudaMemcpyAsync(m.params.data(), c.weights.data(), param_bytes, cudaMemcpyHostToDevice, stream.value()));
-    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+    memory.copy(m.params.data(), c.weights.data(), param_bytes);
     losses = std::move(c.epoch_loss);
     resumed = std::move(c.optimiser);
     result.first_epoch = c.epochs_done;
   }
-
-  detail::gpu_light_vae_trainer trainer(static_cast<float*>(m.params.data()), m.width,
-                                        static_cast<const float*>(rows.data()), n, options.learning_rate, stream);
   detail::trainer_options o;
   o.epochs = options.epochs;
   o.batch = options.batch / ranks;
@@ -123,7 +120,7 @@ population_result train_population(vae& model, const array& rows, const populati
         c.epoch_loss = losses;
         c.weights.resize(static_cast<std::size_t>(params));
         c.optimiser = trainer.optimiser();
-        ZF_CUDA_TRY(cudaMemcpy(c.weights.data(), m.params.data(), param_bytes, cudaMemcpyDeviceToHost));
+        memory.copy(c.weights.data(), m.params.data(), param_bytes);
         detail::write_population_checkpoint(options.checkpoint, c);
         ++result.host_syncs;
       }
@@ -131,7 +128,7 @@ population_result train_population(vae& model, const array& rows, const populati
     };
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const detail::trainer_report report = trainer.train(static_cast<const std::int64_t*>(train_index.data()), n_train, o);
+  const detail::trainer_report report = trainer.train(train_index, result.train_rows, o);
   result.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.steps = report.replays;
   result.host_syncs += report.host_syncs;
@@ -142,21 +139,70 @@ population_result train_population(vae& model, const array& rows, const populati
     ZF_EXPECTS(std::isfinite(result.epoch_loss[e]), "population training diverged at epoch ", e + 1, " (loss ",
                result.epoch_loss[e], "); lower the learning rate");
   if (result.test_rows > 0) {
-    const array test_index = detail::indices_on(split.test, m.place, stream);
+    const array test_index = detail::indices_on(split.test, m.place, memory.stream);
     result.test_loss =
         trainer.mean_loss(static_cast<const std::int64_t*>(test_index.data()), result.test_rows, options.seed);
   } else {
     result.test_loss = std::numeric_limits<double>::quiet_NaN();
   }
+}
+
+}  // namespace
+
+population_result train_population(vae& model, const array& rows, const population_options& options,
+                                   gradient_group* group) {
+  const int ranks = group != nullptr ? group->size() : 1;
+  check_options(options, ranks);
+  vae::impl& m = *model.impl_;
+  ZF_EXPECTS(rows.valid() && rows.type() == float32 && rows.ndim() == 2 && rows.is_contiguous(),
+             "population rows must be one contiguous float32 N x W array");
+  ZF_EXPECTS(rows.shape(1) == m.width, "population rows have width ", rows.shape(1), ", the model ", m.width);
+  ZF_EXPECTS(rows.where() == m.place, "population rows must be on the model's device (", m.place.name(),
+             m.place.type == device_type::cuda ? ", or mapped into it)" : ")");
+#if ZEROFLOW_HAS_CUDA
+  std::optional<zeroflow::detail::cuda_device_guard> on;
+  if (m.place.type == device_type::cuda) on.emplace(m.place.id);
+#else
+  ZF_EXPECTS(m.place.type == device_type::cpu, "population training on ", m.place.name(),
+             " needs a build of zeroflow with CUDA");
+#endif
+  const model_memory memory{m.place, detail::model_stream(m.place)};
+  const std::int64_t n = rows.shape(0);
+  const detail::non_finite_count bad = memory.census(static_cast<const float*>(rows.data()), n, m.width);
+  ZF_EXPECTS(bad.count == 0, "population rows hold ", bad.count, " NaN or infinite values (the first in row ",
+             bad.first / m.width, "); the model needs finite rows");
+
+  population_result result;
+  const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
+  ZF_EXPECTS(n_train >= options.batch, "population training: ", n_train, " training rows make no whole batch of ",
+             options.batch, " rows; give more recordings or a smaller batch");
+  result.train_rows = n_train;
+  result.test_rows = n - n_train;
+  const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
+  const array train_index = detail::indices_on(split.train, m.place, memory.stream);
+  const auto* train = static_cast<const std::int64_t*>(train_index.data());
+  const detail::population_settings settings{.width = m.width,
+                                             .rows = n,
+                                             .rows_identity = options.rows_identity,
+                                             .seed = options.seed,
+                                             .batch = options.batch,
+                                             .learning_rate = options.learning_rate,
+                                             .test_fraction = options.test_fraction};
+  auto* params = static_cast<float*>(m.params.data());
+  const auto* data = static_cast<const float*>(rows.data());
+  if (m.place.type == device_type::cpu) {
+    detail::cpu_light_vae_trainer trainer(params, m.width, data, n, options.learning_rate, detail::kernel_threads());
+    train_with(trainer, m, memory, split, train, options, group, settings, result);
+  } else {
+#if ZEROFLOW_HAS_CUDA
+    detail::gpu_light_vae_trainer trainer(params, m.width, data, n, options.learning_rate, memory.stream);
+    train_with(trainer, m, memory, split, train, options, group, settings, result);
+    ZF_CUDA_TRY(cudaStreamSynchronize(memory.stream.value()));
+#endif
+  }
   m.history.train_seed = options.seed;
   m.history.epochs += options.epochs;
-  ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
   return result;
-#else
-  (void)rows;
-  (void)rank;
-  ZF_THROW(cuda_error, "population training needs a GPU, and this zeroflow was built without CUDA");
-#endif
 }
 
 }  // namespace zeroflow::model

@@ -70,13 +70,14 @@ std::map<std::string, std::string> settings_metadata(const population_settings& 
 }
 
 /// How each setting is named to a person, in the order a difference is reported.
-constexpr std::pair<const char*, const char*> setting_names[] = {{"rows_identity", "the recordings"},
-                                                                 {"rows", "the number of beats"},
-                                                                 {"width", "the row width"},
-                                                                 {"seed", "the seed"},
-                                                                 {"batch", "the batch"},
-                                                                 {"learning_rate", "the learning rate"},
-                                                                 {"test_fraction", "the test fraction"}};
+constexpr std::pair<const char*, const char*> setting_names[] = {
+    {"rows_identity", "the recordings' fingerprint (files, sizes, lead, rate, beats)"},
+    {"rows", "the number of beats"},
+    {"width", "the row width"},
+    {"seed", "the seed"},
+    {"batch", "the batch"},
+    {"learning_rate", "the learning rate"},
+    {"test_fraction", "the test fraction"}};
 
 }  // namespace
 

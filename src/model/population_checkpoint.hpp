@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_light_vae_trainer.hpp"
+#include "trainer_options.hpp"
 
 namespace zeroflow::model::detail {
 

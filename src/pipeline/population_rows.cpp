@@ -1,13 +1,16 @@
 /// @file population_rows.cpp
-/// load_population_rows (population_rows.hpp): each recording read and segmented as a run does,
-/// the rows gathered into one array and shared with the group by broadcasts.
+/// load_population_rows (population_rows.hpp): each recording read and segmented as a run does, on
+/// the CPU or a GPU, the rows gathered into one array and shared with the group by broadcasts.
 #include "zeroflow/pipeline/population_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/byte_fields.hpp"
 #include "zeroflow/io/recording.hpp"
@@ -33,12 +36,12 @@ struct recording_rows {
   std::string why_skipped;
 };
 
-recording_rows read_one(const std::filesystem::path& path, const population_input& input, device gpu,
+recording_rows read_one(const std::filesystem::path& path, const population_input& input, device where,
                         stream_view stream) {
   recording_rows out;
   try {
     io::recording_options read = input.read;
-    read.where = gpu;
+    read.where = where;
     const io::recording r = io::read_recording(path, read, stream);
     signal::segment_params params;  // the robust segmentation's defaults, as `zeroflow run` uses them
     params.sample_rate = input.sample_rate;
@@ -60,13 +63,51 @@ recording_rows read_one(const std::filesystem::path& path, const population_inpu
   return out;
 }
 
+/// Copies `bytes` between two places of `where`'s memory (the host's for the CPU), in stream order.
+void copy_within(device where, void* to, const void* from, std::size_t bytes, stream_view stream) {
+  if (where.type == device_type::cpu) {
+    std::memcpy(to, from, bytes);
+    return;
+  }
+#if ZEROFLOW_HAS_CUDA
+  ZF_CUDA_TRY(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream.value()));
+#else
+  (void)stream;
+  ZF_THROW(cuda_error, "population rows on ", where.name(), " need a build of zeroflow with CUDA");
+#endif
+}
+
+/// The group's sum of `values` (host doubles), through `where`'s memory as its group needs.
+void sum_over(model::gradient_group& group, device where, std::vector<double>& values, stream_view stream) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  if (where.type == device_type::cpu) {
+    group.sum(values.data(), n, stream);
+    return;
+  }
+#if ZEROFLOW_HAS_CUDA
+  array shared = empty({n}, float64, where, stream);
+  ZF_CUDA_TRY(cudaMemcpyAsync(shared.data(), values.data(), values.size() * sizeof(double), cudaMemcpyHostToDevice,
+                              stream.value()));
+  group.sum(static_cast<double*>(shared.data()), n, stream);
+  ZF_CUDA_TRY(cudaMemcpyAsync(values.data(), shared.data(), values.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                              stream.value()));
+  ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+#endif
+}
+
 }  // namespace
 
-population_rows load_population_rows(const population_input& input, device gpu, model::gradient_group* group) {
+population_rows load_population_rows(const population_input& input, device where, model::gradient_group* group) {
   ZF_EXPECTS(!input.recordings.empty(), "population training needs at least one recording");
-  ZF_EXPECTS(gpu.type == device_type::cuda, "population rows are made on a GPU");
+  ZF_EXPECTS(where.type == device_type::cpu || where.type == device_type::cuda,
+             "population rows are made on the CPU or a GPU, not on ", where.name());
 #if ZEROFLOW_HAS_CUDA
-  const zeroflow::detail::cuda_device_guard on(gpu.id);
+  std::optional<zeroflow::detail::cuda_device_guard> on;
+  if (where.type == device_type::cuda) on.emplace(where.id);
+#else
+  ZF_EXPECTS(where.type == device_type::cpu, "population rows on ", where.name(),
+             " need a build of zeroflow with CUDA");
+#endif
   const int rank = group != nullptr ? group->rank() : 0;
   const int ranks = group != nullptr ? group->size() : 1;
   const auto count = static_cast<std::int64_t>(input.recordings.size());
@@ -80,7 +121,7 @@ population_rows load_population_rows(const population_input& input, device gpu, 
   for (std::int64_t i = rank; i < count; i += ranks) {
     const auto& path = input.recordings[static_cast<std::size_t>(i)];
     recording_rows& r = mine[static_cast<std::size_t>(i)];
-    r = read_one(path, input, gpu, stream);
+    r = read_one(path, input, where, stream);
     if (!r.why_skipped.empty()) {
       // Readers name the file themselves; others' reasons get its name in front.
       const bool named = r.why_skipped.rfind(path.string(), 0) == 0;
@@ -95,17 +136,9 @@ population_rows load_population_rows(const population_input& input, device gpu, 
     if (input.progress && rank == 0 && (mine_count <= 20 || done % ((mine_count + 19) / 20) == 0 || done == mine_count))
       input.progress(mine_count <= 20 ? "read " + path.string() + ": " + std::to_string(r.rows.shape(0)) + " beats"
                                       : "read " + std::to_string(done) + " of " + std::to_string(mine_count) +
-                                            " recordings on this GPU");
+                                            " recordings in this process");
   }
-  if (group != nullptr) {
-    array shared = empty({3 * count}, float64, gpu, stream);
-    ZF_CUDA_TRY(cudaMemcpyAsync(shared.data(), facts.data(), facts.size() * sizeof(double), cudaMemcpyHostToDevice,
-                                stream.value()));
-    group->sum(static_cast<double*>(shared.data()), 3 * count, stream);
-    ZF_CUDA_TRY(cudaMemcpyAsync(facts.data(), shared.data(), facts.size() * sizeof(double), cudaMemcpyDeviceToHost,
-                                stream.value()));
-    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
-  }
+  if (group != nullptr) sum_over(*group, where, facts, stream);
 
   // One model scores only rows made like its training rows: one width and one sample rate.
   std::int64_t width = 0, total = 0, first = -1;
@@ -115,7 +148,11 @@ population_rows load_population_rows(const population_input& input, device gpu, 
     const auto w = static_cast<std::int64_t>(facts[static_cast<std::size_t>(3 * i + 1)]);
     const double rate = facts[static_cast<std::size_t>(3 * i + 2)];
     out.beats[static_cast<std::size_t>(i)] = beats;
-    identity.add(input.recordings[static_cast<std::size_t>(i)].string() + '\n' + std::to_string(beats) + '\n');
+    // A recording changed since a checkpoint was made (its size) makes another run.
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(input.recordings[static_cast<std::size_t>(i)], ec);
+    identity.add(input.recordings[static_cast<std::size_t>(i)].string() + '\n' + std::to_string(beats) + '\n' +
+                 std::to_string(ec ? -1 : static_cast<long long>(size)) + '\n');
     if (beats == 0) continue;
     if (first < 0) {
       first = i;
@@ -132,30 +169,38 @@ population_rows load_population_rows(const population_input& input, device gpu, 
   }
   ZF_EXPECTS(total > 0, "no recording gave beats",
              out.skipped.empty() ? std::string() : " (" + out.skipped.front() + ")");
+  identity.add("lead " + input.read.lead + ", " + std::to_string(out.provenance.sample_rate) + " Hz\n");
   char hash[40];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(identity.value()));
   out.identity = std::to_string(count) + " recordings, fnv1a64:" + hash;
 
-  // Every row in one array: on the GPU when it fits the budget, else mapped host memory.
-  const auto bytes = static_cast<std::size_t>(total * width) * sizeof(float);
-  std::size_t budget = input.device_budget;
-  if (budget == 0) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    ZF_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-    budget = free_bytes - free_bytes / 4;
-  }
-  out.mapped = bytes > budget;
+  // Every row in one array: in host memory for the CPU; on the GPU when it fits the budget, else
+  // in host memory mapped into it.
   array host;
-  if (out.mapped) {
-    host = empty({total, width}, float32, stream, std::make_shared<memory::mapped_resource>(gpu.id));
-    out.rows = memory::mapped_device_view(host, gpu);
+  if (where.type == device_type::cpu) {
+    out.rows = empty({total, width}, float32, where);
   } else {
-    out.rows = empty({total, width}, float32, gpu, stream);
+#if ZEROFLOW_HAS_CUDA
+    const auto bytes = static_cast<std::size_t>(total * width) * sizeof(float);
+    std::size_t budget = input.device_budget;
+    if (budget == 0) {
+      std::size_t free_bytes = 0, total_bytes = 0;
+      ZF_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+      budget = free_bytes - free_bytes / 4;
+    }
+    out.mapped = bytes > budget;
+    if (out.mapped) {
+      host = empty({total, width}, float32, stream, std::make_shared<memory::mapped_resource>(where.id));
+      out.rows = memory::mapped_device_view(host, where);
+    } else {
+      out.rows = empty({total, width}, float32, where, stream);
+    }
+#endif
   }
   // Broadcasts need device memory at both ends: mapped rows pass through a staging buffer.
   std::int64_t largest = 0;
   for (const std::int64_t b : out.beats) largest = std::max(largest, b);
-  const array staging = out.mapped ? empty({largest, width}, float32, gpu, stream) : array{};
+  const array staging = out.mapped ? empty({largest, width}, float32, where, stream) : array{};
   std::int64_t offset = 0;
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t beats = out.beats[static_cast<std::size_t>(i)];
@@ -165,24 +210,20 @@ population_rows load_population_rows(const population_input& input, device gpu, 
     const auto n_bytes = static_cast<std::size_t>(beats * width) * sizeof(float);
     const array& own = mine[static_cast<std::size_t>(i)].rows;
     if (own.valid()) {
-      const array contiguous = own.is_contiguous() ? own : copy_to(own, gpu, stream);
-      ZF_CUDA_TRY(cudaMemcpyAsync(through, contiguous.data(), n_bytes, cudaMemcpyDeviceToDevice, stream.value()));
+      const array contiguous = own.is_contiguous() ? own : copy_to(own, where, stream);
+      copy_within(where, through, contiguous.data(), n_bytes, stream);
     }
     if (group != nullptr) group->broadcast(through, beats * width, static_cast<int>(i % ranks), stream);
-    if (out.mapped) ZF_CUDA_TRY(cudaMemcpyAsync(target, through, n_bytes, cudaMemcpyDeviceToDevice, stream.value()));
+    if (out.mapped) copy_within(where, target, through, n_bytes, stream);
     offset += beats;
   }
-  ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
+  synchronize(stream);
   // How the rows were made follows from the rate alone (the robust segmentation's windows), the
   // same in every process whichever read the recordings.
   signal::segment_params params;
   params.sample_rate = out.provenance.sample_rate;
   out.provenance = rows_made_by(params, signal::sizes_for(params));
   return out;
-#else
-  (void)group;
-  ZF_THROW(cuda_error, "population rows are made on a GPU, and this zeroflow was built without CUDA");
-#endif
 }
 
 }  // namespace zeroflow::pipeline

@@ -8,11 +8,11 @@
 
 namespace zeroflow::pipeline {
 
-population_job_result train_population_model(const population_job& job, device gpu, model::gradient_group* group) {
+population_job_result train_population_model(const population_job& job, device where, model::gradient_group* group) {
   const bool leader = group == nullptr || group->rank() == 0;
   population_input input = job.input;
   if (!leader) input.progress = nullptr;
-  const population_rows rows = load_population_rows(input, gpu, group);
+  const population_rows rows = load_population_rows(input, where, group);
   population_job_result r;
   r.beats = rows.rows.shape(0);
   r.width = rows.rows.shape(1);
@@ -24,7 +24,7 @@ population_job_result train_population_model(const population_job& job, device g
     job.progress(std::to_string(r.beats) + " beats of " + std::to_string(r.recordings) + " recordings, rows of " +
                  std::to_string(r.width) + " samples" + (r.mapped ? " (in host memory mapped into the GPU)" : ""));
 
-  model::vae m = model::vae::create(r.width, gpu, job.training.seed);
+  model::vae m = model::vae::create(r.width, where, job.training.seed);
   m.describe_rows(rows.provenance);
   model::population_options o = job.training;
   o.rows_identity = rows.identity;

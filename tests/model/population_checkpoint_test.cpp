@@ -103,7 +103,9 @@ TEST(PopulationCheckpoint, RefusesOtherRecordingsAndOtherLearningRates) {
   zmd::write_population_checkpoint(p, sample());
   auto s = settings();
   s.rows_identity = "4 recordings, fnv1a64:fedcba9876543210";
-  EXPECT_NE(refusal(p, s).find("the recordings was 3 recordings"), std::string::npos) << refusal(p, s);
+  EXPECT_NE(refusal(p, s).find("the recordings' fingerprint (files, sizes, lead, rate, beats) was 3 recordings"),
+            std::string::npos)
+      << refusal(p, s);
   s = settings();
   s.learning_rate = 2e-3;
   EXPECT_NE(refusal(p, s).find("the learning rate was 0.001, now 0.002"), std::string::npos) << refusal(p, s);

@@ -1,4 +1,5 @@
-// Population training on a GPU (population.hpp), one process: the same steps as vae::train's
+// Population training on a GPU (population.hpp), one process: the CPU's steps (population_test.cpp
+// checks the CPU's own promises), the same steps as vae::train's
 // fused path when the training rows make whole batches (whose steps are checked against
 // LibTorch's in gpu_light_vae_trainer_cuda_test.cpp), the same result from rows in mapped host
 // memory, and a run stopped after some epochs and resumed from its checkpoint equal, bit for bit,
@@ -139,6 +140,22 @@ TEST(PopulationTraining, AResumedRunEqualsAnUninterruptedOne) {
   } catch (const zf::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("the batch was 256, now 512"), std::string::npos) << e.what();
   }
+}
+
+// The CPU's trainer takes the GPU's steps: the same split, shuffles, noise and Adam, so the losses
+// agree to float rounding.
+TEST(PopulationTraining, TheCpuTakesTheGpusSteps) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const zf::array rows = gpu_rows();
+  zm::vae on_gpu = zm::vae::create(width, zf::cuda_device(0), 11);
+  const auto g = zm::train_population(on_gpu, rows, options(3));
+  zm::vae on_cpu = zm::vae::create(width, zf::cpu_device, 11);
+  const auto c = zm::train_population(on_cpu, zf::copy_to(rows, zf::cpu_device), options(3));
+  ASSERT_EQ(c.epoch_loss.size(), g.epoch_loss.size());
+  for (std::size_t e = 0; e < g.epoch_loss.size(); ++e)
+    EXPECT_NEAR(c.epoch_loss[e], g.epoch_loss[e], 1e-4 * g.epoch_loss[e]) << "epoch " << e;
+  EXPECT_NEAR(c.test_loss, g.test_loss, 1e-3 * g.test_loss);
+  EXPECT_EQ(c.steps, g.steps);
 }
 
 TEST(PopulationTraining, RefusesBadSettings) {

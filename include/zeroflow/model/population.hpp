@@ -1,12 +1,12 @@
 #pragma once
 /// @file population.hpp
-/// One LightVAE trained on the beats of many recordings (a population model) on GPUs, with
-/// zeroflow's own fused training step (no LibTorch): the rows of every recording in one array,
-/// shuffled together every epoch, each optimisation step a CUDA graph replayed without waiting
-/// for the host. Several GPUs train one model data-parallel: each takes its slice of every global
-/// batch and a gradient_group (nccl_group.hpp) sums the gradients on the devices inside the
-/// step's graph, so the steps of N GPUs are those of one GPU with the same global batch, up to
-/// the order of floating-point sums.
+/// One LightVAE trained on the beats of many recordings (a population model) with zeroflow's own
+/// trainers, on the CPU or on GPUs (the same steps on both): the rows of every recording in one
+/// array, shuffled together every epoch; on a GPU each optimisation step a CUDA graph replayed
+/// without waiting for the host. Several processes train one model data-parallel: each takes its
+/// slice of every global batch and a gradient_group sums the gradients (on GPUs nccl_group.hpp,
+/// inside the step's graph), so the steps of N processes are those of one with the same global
+/// batch, up to the order of floating-point sums.
 ///
 /// A run of many hours keeps a checkpoint (weights, Adam's moments, the step counters, the losses
 /// so far and the settings they belong to) after every few epochs; a run resumed from it takes
@@ -25,16 +25,19 @@
 
 namespace zeroflow::model {
 
-/// The processes that train one model together: sums and broadcasts across them, queued on a
-/// stream (graph-capturable), every process calling the same operations in the same order.
+/// The processes that train one model together: sums and broadcasts across them, every process
+/// calling the same operations in the same order. For GPU models the data is on this process's
+/// GPU and the operations are queued on `stream` (graph-capturable: nccl_group.hpp); for CPU
+/// models the data is in host memory and the operations are done when they return (the stream is
+/// the default one and means nothing).
 class gradient_group {
  public:
   virtual ~gradient_group() = default;
   [[nodiscard]] virtual int rank() const = 0;  ///< this process, 0 … size() − 1
   [[nodiscard]] virtual int size() const = 0;  ///< processes in the group
-  /// Replaces `data` (n floats on this process's GPU) by its sum over the group.
+  /// Replaces `data` (n floats where the model lives) by its sum over the group.
   virtual void sum(float* data, std::int64_t n, stream_view stream) = 0;
-  /// Replaces `data` (n doubles on this process's GPU) by its sum over the group.
+  /// Replaces `data` (n doubles where the model lives) by its sum over the group.
   virtual void sum(double* data, std::int64_t n, stream_view stream) = 0;
   /// Copies `root`'s n floats at `data` to every other process's `data`.
   virtual void broadcast(float* data, std::int64_t n, int root, stream_view stream) = 0;
@@ -74,12 +77,13 @@ struct population_result {
   double train_seconds = 0.0;  ///< the epochs this call trained, checkpoints included
 };
 
-/// Trains `model` (on a GPU) on `rows`: every process of `group` (none: this process alone) holds
-/// the same rows and model and calls this with the same options. The split, the shuffles and the
-/// noise are those of one process with the same global batch.
-/// @param rows float32 N×W contiguous, W the model's width, on the model's GPU or in page-locked
-///        host memory mapped into its address space (mapped_resource.hpp) when they exceed it.
-/// @throws invalid_argument for a model not on a GPU, rows of another shape or place, a batch
+/// Trains `model` (on the CPU or a GPU) on `rows`: every process of `group` (none: this process
+/// alone) holds the same rows and model and calls this with the same options. The split, the
+/// shuffles and the noise are those of one process with the same global batch, on either device.
+/// @param rows float32 N×W contiguous, W the model's width, where the model is: host memory for
+///        the CPU; on a GPU its memory, or page-locked host memory mapped into its address space
+///        (mapped_resource.hpp) when they exceed it.
+/// @throws invalid_argument for rows of another shape or place, a batch
 ///         that is not a multiple of the processes or larger than the training rows, bad options,
 ///         or a checkpoint to resume that is missing or belongs to other rows or settings
 ///         (naming the setting); error when an epoch's loss is not finite or a checkpoint cannot

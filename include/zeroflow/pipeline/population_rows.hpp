@@ -2,10 +2,10 @@
 /// @file population_rows.hpp
 /// The training rows of many recordings for one population model (model/population.hpp): each
 /// recording read and segmented as `zeroflow run` does (the robust segmentation's windows, robust
-/// z-scores), on a GPU, and every recording's rows in one array. Processes of a group share the
+/// z-scores), on the CPU or a GPU, and every recording's rows in one array. Processes of a group share the
 /// work: rank r reads recordings r, r + R, r + 2R, …, then each recording's rows are broadcast
-/// from the process that read them, so that every process holds all rows (each GPU takes a slice
-/// of every global batch, drawn from all recordings).
+/// from the process that read them, so that every process holds all rows (each process takes a
+/// slice of every global batch, drawn from all recordings).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -23,10 +23,10 @@ namespace zeroflow::pipeline {
 
 struct population_input {
   std::vector<std::filesystem::path> recordings;
-  io::recording_options read;         ///< the lead and the read method; `where` is set to the GPU
+  io::recording_options read;         ///< the lead and the read method; `where` is set to the device
   double sample_rate = 250;           ///< of recordings that do not state theirs (CSV, raw)
   bool sample_rate_explicit = false;  ///< given by the user: a recording that states another rate is refused
-  /// Bytes the rows may take on the GPU; beyond it they stay in page-locked host memory mapped
+  /// GPU only: bytes the rows may take on the GPU; beyond it they stay in page-locked host memory mapped
   /// into the GPU's address space (read across the bus by the training step). 0: the GPU's free
   /// memory less a quarter.
   std::size_t device_budget = 0;
@@ -35,7 +35,7 @@ struct population_input {
 };
 
 struct population_rows {
-  array rows;                        ///< float32 N × W on the GPU (or mapped into it), recordings in order
+  array rows;                        ///< float32 N × W on the device (a GPU's: or mapped into it), recordings in order
   model::row_provenance provenance;  ///< how they were made (what `zeroflow score` checks)
   std::vector<std::int64_t> beats;   ///< per recording (0 for one that gave no rows)
   std::vector<std::string> skipped;  ///< "PATH: why", for the recordings this process read
@@ -44,12 +44,12 @@ struct population_rows {
   std::string identity;
 };
 
-/// @param gpu the CUDA device this process trains on. @param group the processes sharing the work
-///        (null: this process reads every recording).
+/// @param where the device this process trains on (the CPU or a GPU). @param group the processes
+///        sharing the work (null: this process reads every recording).
 /// @throws invalid_argument when no recording gives rows or the recordings' rows differ in width or
 ///         sample rate (one model scores only rows made like its training rows); a recording that
 ///         cannot be read or segmented is skipped and reported in `skipped`.
-[[nodiscard]] population_rows load_population_rows(const population_input& input, device gpu,
+[[nodiscard]] population_rows load_population_rows(const population_input& input, device where,
                                                    model::gradient_group* group = nullptr);
 
 }  // namespace zeroflow::pipeline

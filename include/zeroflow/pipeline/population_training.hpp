@@ -1,9 +1,9 @@
 #pragma once
 /// @file population_training.hpp
-/// A population model from recordings to its model file, on GPUs: the rows of every recording
-/// (population_rows.hpp), the fused training (model/population.hpp), and on rank 0 the model file
-/// with the rows' provenance (what `zeroflow score` checks) and the checkpoint removed once the
-/// model is written. What the CLI's `train-population` and Python's zeroflow.population run on a GPU.
+/// A population model from recordings to its model file, on the CPU or GPUs: the rows of every
+/// recording (population_rows.hpp), the training (model/population.hpp), and on rank 0 the model
+/// file with the rows' provenance (what `zeroflow score` checks) and the checkpoint removed once the
+/// model is written. What the CLI's `train-population` and Python's zeroflow.population run.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -33,10 +33,11 @@ struct population_job_result {
   bool mapped = false;  ///< rows in host memory mapped into the GPU
 };
 
-/// @param gpu the CUDA device of this process. @param group the processes training together (null: alone).
+/// @param where the device of this process (the CPU or a GPU). @param group the processes training together (null:
+/// alone).
 /// @throws as load_population_rows and model::train_population do; error when the model file
 ///         cannot be written.
-[[nodiscard]] population_job_result train_population_model(const population_job& job, device gpu,
+[[nodiscard]] population_job_result train_population_model(const population_job& job, device where,
                                                            model::gradient_group* group = nullptr);
 
 }  // namespace zeroflow::pipeline
