@@ -19,6 +19,7 @@
 
 #include "model/fused_vae_step.hpp"
 #include "model/model_test_util.hpp"
+#include "model/population_test_util.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -37,34 +38,17 @@ constexpr int n_rows = 2048;  // 1536 training rows: 6 whole batches of 256
 
 bool have_gpu() { return zf::cuda_available(); }
 
-fs::path temp_file(const std::string& name) {
-  const char* root = std::getenv("ZEROFLOW_TEST_TMP");
-  const fs::path dir = fs::path(root != nullptr ? root : fs::temp_directory_path().string()) / "population_cuda";
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  return dir / name;
-}
+fs::path temp_file(const std::string& name) { return zf::model_test::temp_file("population_cuda", name); }
 
 zf::array gpu_rows() {
   return zf::copy_to(zf::model_test::make_rows(n_rows, static_cast<int>(width), 3, {5, 50, 500}), zf::cuda_device(0));
 }
 
-/// The model file's bytes: the weights under their names, the history and a checksum.
 std::string file_of(const zm::vae& m, const std::string& name) {
-  const fs::path p = temp_file(name);
-  m.save(p);
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return zf::model_test::file_of(m, "population_cuda", name);
 }
 
-zm::population_options options(int epochs) {
-  zm::population_options o;
-  o.epochs = epochs;
-  o.batch = 256;
-  o.seed = 11;
-  o.rows_identity = "test rows";
-  return o;
-}
+zm::population_options options(int epochs) { return zf::model_test::short_population_run(epochs, 256); }
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/model_test_util.hpp"
+#include "model/population_test_util.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/vae.hpp"
@@ -30,29 +31,13 @@ namespace {
 constexpr std::int64_t width = 32;
 constexpr int n_rows = 1024;  // 768 training rows: 6 whole batches of 128
 
-fs::path temp_file(const std::string& name) {
-  const char* root = std::getenv("ZEROFLOW_TEST_TMP");
-  const fs::path dir = fs::path(root != nullptr ? root : fs::temp_directory_path().string()) / "population_cpu";
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  return dir / name;
-}
+fs::path temp_file(const std::string& name) { return zf::model_test::temp_file("population_cpu", name); }
 
 std::string file_of(const zm::vae& m, const std::string& name) {
-  const fs::path p = temp_file(name);
-  m.save(p);
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return zf::model_test::file_of(m, "population_cpu", name);
 }
 
-zm::population_options options(int epochs) {
-  zm::population_options o;
-  o.epochs = epochs;
-  o.batch = 128;
-  o.seed = 11;
-  o.rows_identity = "test rows";
-  return o;
-}
+zm::population_options options(int epochs) { return zf::model_test::short_population_run(epochs, 128); }
 
 /// Ranks as threads of one process: every operation waits for all of them, then each rank adds
 /// the ranks' values in rank order (the same sum in every rank).
