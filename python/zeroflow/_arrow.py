@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional, Tuple
 
-from ._interop import Array, _copy_needed, _core, asarray
+from ._interop import Array, _copy_needed, _core, asarray, register_importer
 
 Table = _core.Table
 
@@ -112,3 +112,6 @@ def as_table(obj: Any, /, *, copy: Optional[bool] = None, stream: Any = None) ->
 def table(data: Mapping, /) -> Table:
     """A :class:`Table` of the given columns (any array-likes, used in place): ``table({"x": x})``."""
     return as_table(data)
+
+
+register_importer(import_array)  # zeroflow.asarray takes Arrow objects through this module

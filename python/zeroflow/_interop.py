@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from ._load import load_core
 
@@ -128,11 +128,23 @@ def _import(obj: Any, copy: Optional[bool], stream: Any) -> tuple[Array, bool]:
     return _via_numpy(obj, copy), True
 
 
-def _arrow_import(obj: Any, copy: Optional[bool], stream: Any) -> Optional[Tuple[Array, bool]]:
-    """Arrow inputs (zeroflow._arrow, imported late: it builds on this module)."""
-    from . import _arrow
+# Importers of kinds this module does not know, tried before the array protocols: zeroflow._arrow
+# registers Arrow's here when it is imported (it builds on this module, which so never imports it).
+_importers: List[Callable[[Any, Optional[bool], Any], Optional[Tuple[Array, bool]]]] = []
 
-    return _arrow.import_array(obj, copy, stream)
+
+def register_importer(importer: Callable[[Any, Optional[bool], Any], Optional[Tuple[Array, bool]]]) -> None:
+    """Adds `importer(obj, copy, stream)`: (Array, copied), or None for an object it does not take."""
+    _importers.append(importer)
+
+
+def _arrow_import(obj: Any, copy: Optional[bool], stream: Any) -> Optional[Tuple[Array, bool]]:
+    """The registered importers' take on `obj` (Arrow's), or None."""
+    for importer in _importers:
+        taken = importer(obj, copy, stream)
+        if taken is not None:
+            return taken
+    return None
 
 
 def _from_numpy(array: Any) -> Array:
