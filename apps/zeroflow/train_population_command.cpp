@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -46,6 +47,16 @@ void check_outputs(const population_flags& f) {
   }
   if (out == checkpoint || same_file(out, checkpoint))
     throw CLI::ValidationError("--out and --checkpoint name one file; give them two");
+  // Refused before hours of training rather than when the first file is written.
+  for (const auto& [flag, path] : {std::pair{"--out", out}, std::pair{"--checkpoint", checkpoint}}) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw CLI::ValidationError(std::string(flag) + " " + path.string() + " is a folder; give a file in it");
+    const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+    if (!std::filesystem::is_directory(folder, ec))
+      throw CLI::ValidationError(std::string(flag) + " " + path.string() + ": the folder " + folder.string() +
+                                 " does not exist");
+  }
   if (f.force && std::filesystem::exists(out) && !zeroflow_file_of_format(out, "zeroflow-model"))
     throw CLI::ValidationError(f.out +
                                " exists and is not a model zeroflow wrote; --force replaces only a model: "

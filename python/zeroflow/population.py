@@ -166,6 +166,12 @@ def train(
     if os.path.exists(out) and not force:
         raise ValueError(f"{out} exists; give force=True (--force) to replace it")
     path = os.fspath(checkpoint) if checkpoint is not None else _checkpoint.default_path(out)
+    # Refused before the training rather than when the first file is written.
+    for name, file in (("out", out), ("checkpoint", path)):
+        if os.path.isdir(file):
+            raise ValueError(f"{name} {file} is a folder; give a file in it")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(file))):
+            raise ValueError(f"{name} {file}: the folder {os.path.dirname(os.path.abspath(file))} does not exist")
     if rank == 0:
         _checkpoint.prepare(path, resume=resume, force=force)
     if dist is not None:
