@@ -54,8 +54,8 @@ void wait_if_cuda(device d, stream_view stream) {
   if (d.is_cuda()) synchronize(stream);
 }
 
-/// Copies `bytes` contiguous bytes, stream-ordered; returns once the bytes are readable when
-/// the destination is host-accessible.
+}  // namespace
+
 void copy_bytes(void* dst, device to, const void* src, device from, std::size_t bytes, stream_view stream) {
   if (bytes == 0) return;
   if (!to.is_cuda() && !from.is_cuda()) {
@@ -63,7 +63,7 @@ void copy_bytes(void* dst, device to, const void* src, device from, std::size_t 
     return;
   }
 #if ZEROFLOW_HAS_CUDA
-  require_cuda("copy_to between CUDA memories");
+  require_cuda("a copy between CUDA memories");
   detail::cuda_device_guard guard(working_device(to, from));
   // cudaMemcpyDefault: unified addressing tells host, pinned, managed and device pointers apart
   // (pageable ones included), and handles peer copies between GPUs.
@@ -75,8 +75,6 @@ void copy_bytes(void* dst, device to, const void* src, device from, std::size_t 
   ZF_THROW(cuda_error, "copy_to from ", from.name(), " to ", to.name(), " needs a CUDA build of zeroflow");
 #endif
 }
-
-}  // namespace
 
 array zeros(shape_t shape, dtype type, device where, stream_view stream) {
   array out = empty(std::move(shape), type, where, stream);

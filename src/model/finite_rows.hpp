@@ -5,6 +5,7 @@
 /// pass of zeroflow's own kernel and a 16-byte read-back; on the host one loop.
 #include <cstdint>
 
+#include "zeroflow/core/device.hpp"
 #include "zeroflow/core/stream.hpp"
 
 namespace zeroflow::model::detail {
@@ -23,5 +24,11 @@ struct non_finite_count {
 [[nodiscard]] non_finite_count count_non_finite_on_gpu(const float* data, std::int64_t rows, std::int64_t width,
                                                        std::int64_t row_stride, std::int64_t col_stride,
                                                        stream_view stream);
+
+/// The census wherever the rows live: `where` is the device whose memory `data` is in (the host's
+/// loop for the CPU, the kernel on `where`'s GPU otherwise).
+/// @throws zeroflow::cuda_error for GPU rows in a build without CUDA
+[[nodiscard]] non_finite_count count_non_finite(const float* data, device where, std::int64_t rows, std::int64_t width,
+                                                std::int64_t row_stride, std::int64_t col_stride, stream_view stream);
 
 }  // namespace zeroflow::model::detail

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -49,37 +48,10 @@ void check_options(const population_options& o, int ranks) {
 
 namespace {
 
-/// The one place train_population touches device memory: the rows' census of non-finite values,
-/// and the weights to and from a checkpoint's host copy.
-struct model_memory {
-  device where;
-  stream_view stream;
-
-  [[nodiscard]] detail::non_finite_count census(const float* rows, std::int64_t n, std::int64_t width) const {
-    if (where.type == device_type::cpu) return detail::count_non_finite_on_host(rows, n, width, width, 1);
-#if ZEROFLOW_HAS_CUDA
-    return detail::count_non_finite_on_gpu(rows, n, width, width, 1, stream);
-#else
-    ZF_THROW(cuda_error, "population training on ", where.name(), " needs a build with CUDA");
-#endif
-  }
-
-  void copy(void* to, const void* from, std::size_t bytes) const {
-    if (where.type == device_type::cpu) {
-      std::memcpy(to, from, bytes);
-      return;
-    }
-#if ZEROFLOW_HAS_CUDA
-    ZF_CUDA_TRY(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDefault, stream.value()));
-    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
-#endif
-  }
-};
-
 /// Trains with `trainer` (cpu_light_vae_trainer or gpu_light_vae_trainer: the same steps) from the
 /// split onwards: checkpoints, resumption and the test loss alike on both devices.
 template <class Trainer>
-void train_with(Trainer& trainer, vae::impl& m, const model_memory& memory, const detail::row_split& split,
+void train_with(Trainer& trainer, vae::impl& m, stream_view stream, const detail::row_split& split,
                 const std::int64_t* train_index, const population_options& options, gradient_group* group,
                 const detail::population_settings& settings, population_result& result) {
   const int ranks = group != nullptr ? group->size() : 1;
@@ -94,7 +66,7 @@ void train_with(Trainer& trainer, vae::impl& m, const model_memory& memory, cons
                c.weights.size(), " weights, the model ", params);
     ZF_EXPECTS(c.epochs_done <= options.epochs, options.checkpoint.string(), ": it has done ", c.epochs_done,
                " epochs, more than the ", options.epochs, " asked for");
-    memory.copy(m.params.data(), c.weights.data(), param_bytes);
+    copy_bytes(m.params.data(), m.place, c.weights.data(), cpu_device, param_bytes, stream);
     losses = std::move(c.epoch_loss);
     resumed = std::move(c.optimiser);
     result.first_epoch = c.epochs_done;
@@ -120,7 +92,7 @@ void train_with(Trainer& trainer, vae::impl& m, const model_memory& memory, cons
         c.epoch_loss = losses;
         c.weights.resize(static_cast<std::size_t>(params));
         c.optimiser = trainer.optimiser();
-        memory.copy(c.weights.data(), m.params.data(), param_bytes);
+        copy_bytes(c.weights.data(), cpu_device, m.params.data(), m.place, param_bytes, stream);
         detail::write_population_checkpoint(options.checkpoint, c);
         ++result.host_syncs;
       }
@@ -139,7 +111,7 @@ void train_with(Trainer& trainer, vae::impl& m, const model_memory& memory, cons
     ZF_EXPECTS(std::isfinite(result.epoch_loss[e]), "population training diverged at epoch ", e + 1, " (loss ",
                result.epoch_loss[e], "); lower the learning rate");
   if (result.test_rows > 0) {
-    const array test_index = detail::indices_on(split.test, m.place, memory.stream);
+    const array test_index = detail::indices_on(split.test, m.place, stream);
     result.test_loss =
         trainer.mean_loss(static_cast<const std::int64_t*>(test_index.data()), result.test_rows, options.seed);
   } else {
@@ -166,9 +138,10 @@ population_result train_population(vae& model, const array& rows, const populati
   ZF_EXPECTS(m.place.type == device_type::cpu, "population training on ", m.place.name(),
              " needs a build of zeroflow with CUDA");
 #endif
-  const model_memory memory{m.place, detail::model_stream(m.place)};
+  const stream_view stream = detail::model_stream(m.place);
   const std::int64_t n = rows.shape(0);
-  const detail::non_finite_count bad = memory.census(static_cast<const float*>(rows.data()), n, m.width);
+  const detail::non_finite_count bad =
+      detail::count_non_finite(static_cast<const float*>(rows.data()), m.place, n, m.width, m.width, 1, stream);
   ZF_EXPECTS(bad.count == 0, "population rows hold ", bad.count, " NaN or infinite values (the first in row ",
              bad.first / m.width, "); the model needs finite rows");
 
@@ -179,7 +152,7 @@ population_result train_population(vae& model, const array& rows, const populati
   result.train_rows = n_train;
   result.test_rows = n - n_train;
   const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
-  const array train_index = detail::indices_on(split.train, m.place, memory.stream);
+  const array train_index = detail::indices_on(split.train, m.place, stream);
   const auto* train = static_cast<const std::int64_t*>(train_index.data());
   const detail::population_settings settings{.width = m.width,
                                              .rows = n,
@@ -192,12 +165,12 @@ population_result train_population(vae& model, const array& rows, const populati
   const auto* data = static_cast<const float*>(rows.data());
   if (m.place.type == device_type::cpu) {
     detail::cpu_light_vae_trainer trainer(params, m.width, data, n, options.learning_rate, detail::kernel_threads());
-    train_with(trainer, m, memory, split, train, options, group, settings, result);
+    train_with(trainer, m, stream, split, train, options, group, settings, result);
   } else {
 #if ZEROFLOW_HAS_CUDA
-    detail::gpu_light_vae_trainer trainer(params, m.width, data, n, options.learning_rate, memory.stream);
-    train_with(trainer, m, memory, split, train, options, group, settings, result);
-    ZF_CUDA_TRY(cudaStreamSynchronize(memory.stream.value()));
+    detail::gpu_light_vae_trainer trainer(params, m.width, data, n, options.learning_rate, stream);
+    train_with(trainer, m, stream, split, train, options, group, settings, result);
+    ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
 #endif
   }
   m.history.train_seed = options.seed;

@@ -39,19 +39,9 @@ namespace {
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// NaN and ±inf among N × W float32 rows wherever they live (finite_rows.hpp).
-detail::non_finite_count count_non_finite(const array& rows, [[maybe_unused]] stream_view stream) {
-  const std::int64_t n = rows.shape(0), w = rows.shape(1);
-  const std::int64_t rs = rows.strides()[0], cs = rows.strides()[1];
-  const auto* data = static_cast<const float*>(rows.data());
-  if (rows.where().type == device_type::cuda) {
-#if ZEROFLOW_HAS_CUDA
-    const zeroflow::detail::cuda_device_guard on(rows.where().id);
-    return detail::count_non_finite_on_gpu(data, n, w, rs, cs, stream);
-#else
-    ZF_THROW(cuda_error, "rows on ", rows.where().name(), " in a build without CUDA");
-#endif
-  }
-  return detail::count_non_finite_on_host(data, n, w, rs, cs);
+detail::non_finite_count count_non_finite(const array& rows, stream_view stream) {
+  return detail::count_non_finite(static_cast<const float*>(rows.data()), rows.where(), rows.shape(0), rows.shape(1),
+                                  rows.strides()[0], rows.strides()[1], stream);
 }
 
 /// Says why an epoch's loss is not finite (vae_checks.hpp), from the rows' largest magnitude.

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 
 #include "zeroflow/config.hpp"
@@ -63,20 +62,6 @@ recording_rows read_one(const std::filesystem::path& path, const population_inpu
   return out;
 }
 
-/// Copies `bytes` between two places of `where`'s memory (the host's for the CPU), in stream order.
-void copy_within(device where, void* to, const void* from, std::size_t bytes, stream_view stream) {
-  if (where.type == device_type::cpu) {
-    std::memcpy(to, from, bytes);
-    return;
-  }
-#if ZEROFLOW_HAS_CUDA
-  ZF_CUDA_TRY(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream.value()));
-#else
-  (void)stream;
-  ZF_THROW(cuda_error, "population rows on ", where.name(), " need a build of zeroflow with CUDA");
-#endif
-}
-
 /// The group's sum of `values` (host doubles), through `where`'s memory as its group needs.
 void sum_over(model::gradient_group& group, device where, std::vector<double>& values, stream_view stream) {
   const auto n = static_cast<std::int64_t>(values.size());
@@ -84,15 +69,11 @@ void sum_over(model::gradient_group& group, device where, std::vector<double>& v
     group.sum(values.data(), n, stream);
     return;
   }
-#if ZEROFLOW_HAS_CUDA
+  const std::size_t bytes = values.size() * sizeof(double);
   array shared = empty({n}, float64, where, stream);
-  ZF_CUDA_TRY(cudaMemcpyAsync(shared.data(), values.data(), values.size() * sizeof(double), cudaMemcpyHostToDevice,
-                              stream.value()));
+  copy_bytes(shared.data(), where, values.data(), cpu_device, bytes, stream);
   group.sum(static_cast<double*>(shared.data()), n, stream);
-  ZF_CUDA_TRY(cudaMemcpyAsync(values.data(), shared.data(), values.size() * sizeof(double), cudaMemcpyDeviceToHost,
-                              stream.value()));
-  ZF_CUDA_TRY(cudaStreamSynchronize(stream.value()));
-#endif
+  copy_bytes(values.data(), cpu_device, shared.data(), where, bytes, stream);
 }
 
 }  // namespace
@@ -211,10 +192,10 @@ population_rows load_population_rows(const population_input& input, device where
     const array& own = mine[static_cast<std::size_t>(i)].rows;
     if (own.valid()) {
       const array contiguous = own.is_contiguous() ? own : copy_to(own, where, stream);
-      copy_within(where, through, contiguous.data(), n_bytes, stream);
+      copy_bytes(through, where, contiguous.data(), where, n_bytes, stream);
     }
     if (group != nullptr) group->broadcast(through, beats * width, static_cast<int>(i % ranks), stream);
-    if (out.mapped) copy_within(where, target, through, n_bytes, stream);
+    if (out.mapped) copy_bytes(target, where, through, where, n_bytes, stream);
     offset += beats;
   }
   synchronize(stream);

@@ -1,10 +1,12 @@
-// zeros and copy_to: values against a brute-force reference, for every pair of host, pinned
+// zeros, copy_to and copy_bytes: values against a brute-force reference, for every pair of host, pinned
 // and device memory (the CUDA pairs skip without a GPU), contiguous and strided sources.
 #include "zeroflow/memory/allocate.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
+
+#include "zeroflow/core/transfers.hpp"
 
 #include "memory/memory_test_util.hpp"
 
@@ -183,6 +185,22 @@ TEST(CopyTo, CudaTargetsNeedAGpu) {
   EXPECT_THROW((void)zf::zeros({4}, zf::float32, zf::cuda_device(0)), zf::cuda_error);
 }
 
+TEST(CopyBytes, HostBytesAreCopiedExactlyAndZeroBytesTouchNothing) {
+  std::vector<unsigned char> from(1001), to(1001, 0xCD);
+  std::mt19937_64 rng(5);
+  for (auto& b : from) b = static_cast<unsigned char>(rng());
+  zf::copy_bytes(to.data(), zf::cpu_device, from.data(), zf::cpu_device, 0);
+  EXPECT_EQ(to, std::vector<unsigned char>(1001, 0xCD));
+  zf::copy_bytes(to.data(), zf::cpu_device, from.data(), zf::cpu_device, from.size());
+  EXPECT_EQ(to, from);
+}
+
+TEST(CopyBytes, CudaMemoryNeedsAGpu) {
+  if (zf::cuda_available()) GTEST_SKIP() << "a GPU is present";
+  float a = 0, b = 0;
+  EXPECT_THROW(zf::copy_bytes(&a, zf::cuda_device(0), &b, zf::cpu_device, sizeof a), zf::cuda_error);
+}
+
 // ---- every pair of host, pinned and device memory (GPU only) -----------------------------------
 
 const std::vector<zf::device> memory_kinds{zf::cpu_device, {zf::device_type::cuda_host, 0}, zf::cuda_device(0)};
@@ -220,6 +238,28 @@ TEST(CopyTo, EveryPairOfMemoryKindsContiguousAndStrided) {
           }
         }
       }
+    }
+  }
+}
+
+TEST(CopyBytes, EveryPairOfMemoryKindsRoundTripsAndCountsDownloads) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
+  test_stream stream;
+  std::vector<unsigned char> raw(4099);
+  std::mt19937_64 rng(11);
+  for (auto& b : raw) b = static_cast<unsigned char>(rng());
+  for (zf::device from : memory_kinds) {
+    for (zf::device to : memory_kinds) {
+      auto src = zf::allocate_buffer(raw.size(), stream.view(), zm::current_resource(from));
+      auto dst = zf::allocate_buffer(raw.size(), stream.view(), zm::current_resource(to));
+      write_bytes(from, src->data(), raw.data(), raw.size(), stream.view());
+      const zf::transfer_counts before = zf::device_to_host_transfers();
+      zf::copy_bytes(dst->data(), to, src->data(), from, raw.size(), stream.view());
+      const zf::transfer_counts after = zf::device_to_host_transfers();
+      const bool download = to.host_accessible() && !from.host_accessible();
+      EXPECT_EQ(after.bytes - before.bytes, download ? static_cast<std::int64_t>(raw.size()) : 0)
+          << from.name() << " -> " << to.name();
+      EXPECT_EQ(read_bytes(to, dst->data(), raw.size(), stream.view()), raw) << from.name() << " -> " << to.name();
     }
   }
 }

@@ -16,6 +16,11 @@ namespace zeroflow {
 /// A zero-filled array (host or device).
 [[nodiscard]] array zeros(shape_t shape, dtype type, device where = cpu_device, stream_view stream = {});
 
+/// Copies `bytes` contiguous bytes from `src` (memory of `from`) to `dst` (memory of `to`),
+/// stream-ordered; returns once they are readable when `to` is host-accessible (the copy is then
+/// in the device-to-host ledger, transfers.hpp, when `from` is not).
+void copy_bytes(void* dst, device to, const void* src, device from, std::size_t bytes, stream_view stream = {});
+
 /// Copies `src` into a new C-contiguous array on `where` (host<->device as needed, stream-ordered).
 [[nodiscard]] array copy_to(const array& src, device where, stream_view stream = {});
 
