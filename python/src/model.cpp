@@ -21,6 +21,7 @@
 #include "zeroflow/pipeline/run_option_table.hpp"
 #include "zeroflow/report/outputs.hpp"
 #include "zeroflow/report/png_figures.hpp"
+#include "zeroflow/report/summary_json.hpp"
 #include "zeroflow/signal/params.hpp"
 
 namespace zeroflow::python {

@@ -1,6 +1,6 @@
 #include "zeroflow/core/dtype.hpp"
 
-#include "zeroflow/core/device.hpp"
+#include <string>
 
 namespace zeroflow {
 
@@ -48,20 +48,6 @@ bool is_valid(dtype t) {
       return t.bits == 8;
   }
   return false;
-}
-
-std::string device::name() const {
-  switch (type) {
-    case device_type::cpu:
-      return "cpu";
-    case device_type::cuda:
-      return "cuda:" + std::to_string(id);
-    case device_type::cuda_host:
-      return "cuda_host";
-    case device_type::cuda_managed:
-      return "cuda_managed:" + std::to_string(id);
-  }
-  return "device(" + std::to_string(static_cast<int>(type)) + ")";
 }
 
 }  // namespace zeroflow

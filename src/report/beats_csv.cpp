@@ -1,9 +1,10 @@
+#include "zeroflow/report/beats_csv.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 
 #include "zeroflow/io/atomic_file.hpp"
-#include "zeroflow/report/outputs.hpp"
 
 namespace zeroflow::report {
 

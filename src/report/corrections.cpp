@@ -21,7 +21,7 @@
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/report/beats_table.hpp"
 #include "zeroflow/report/holter_outputs.hpp"
-#include "zeroflow/report/outputs.hpp"
+#include "zeroflow/report/rhythm_outputs.hpp"
 
 namespace zeroflow::report {
 

@@ -7,7 +7,7 @@
 #include "html_encode.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/report/holter_outputs.hpp"
-#include "zeroflow/report/outputs.hpp"
+#include "zeroflow/report/summary_json.hpp"
 
 namespace zeroflow::report::detail {
 

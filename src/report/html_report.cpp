@@ -1,5 +1,7 @@
 // report.html: the page template with the style sheet, the data blob and the script inlined, so
 // that the one file opens offline and requests nothing.
+#include "zeroflow/report/html_report.hpp"
+
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,7 +11,6 @@
 #include "html_data.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
-#include "zeroflow/report/outputs.hpp"
 
 namespace zeroflow::report {
 

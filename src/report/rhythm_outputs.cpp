@@ -1,4 +1,6 @@
 // beats.atr (the classes and rhythm changes as a WFDB annotation file) and episodes.csv.
+#include "zeroflow/report/rhythm_outputs.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -6,7 +8,6 @@
 
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/io/wfdb_annotation_writer.hpp"
-#include "zeroflow/report/outputs.hpp"
 
 namespace zeroflow::report {
 

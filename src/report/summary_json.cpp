@@ -1,3 +1,5 @@
+#include "zeroflow/report/summary_json.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -10,7 +12,6 @@
 #include "zeroflow/pipeline/run_option_table.hpp"
 #include "zeroflow/report/evaluation_output.hpp"
 #include "zeroflow/report/holter_outputs.hpp"
-#include "zeroflow/report/outputs.hpp"
 
 namespace zeroflow::report {
 
@@ -209,19 +210,6 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
 void write_summary_json(const pipeline::run_result& r, const pipeline::run_options& options,
                         const std::filesystem::path& path) {
   detail::write_json_file(summary_json(r, options), path);
-}
-
-void write_all(const pipeline::run_result& r, const pipeline::run_options& options,
-               const std::filesystem::path& folder) {
-  std::filesystem::create_directories(folder);
-  write_beats_csv(r, folder / "beats.csv");
-  if (r.beat_class.size() == r.peak.size() && !r.peak.empty()) {
-    write_beats_atr(r, folder / "beats.atr");
-    write_episodes_csv(r, folder / "episodes.csv");
-  }
-  if (r.holter) write_events_csv(*r.holter, r.sample_rate, folder / "events.csv");
-  write_summary_json(r, options, folder / "summary.json");
-  write_report_html(r, options, folder / "report.html");
 }
 
 }  // namespace zeroflow::report

@@ -1,6 +1,8 @@
 // report.html's encodings (src/report/html_encode.hpp) decoded back by an independent decoder,
 // and the written page: placeholders filled, the data blob parses back to the run, nothing
 // in a file name can end the inlined script.
+#include "zeroflow/report/html_report.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,7 +19,7 @@
 #include <vector>
 
 #include "report/html_encode.hpp"
-#include "zeroflow/report/outputs.hpp"
+#include "zeroflow/report/summary_json.hpp"
 
 namespace zf = zeroflow;
 namespace enc = zeroflow::report::detail;

@@ -1,4 +1,4 @@
-/// @file torch_backend_loader.cpp
+/// @file torch_cuda_allocator.cpp
 /// Finding and loading the LibTorch backend (torch_backend.hpp), and the calls that reach LibTorch
 /// only through it: its CUDA allocator's routing (torch_cuda_allocator.hpp).
 #include <dlfcn.h>
