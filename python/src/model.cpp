@@ -153,8 +153,9 @@ void bind_model(nb::module_& m) {
             // Described exactly as `zeroflow run` describes its rows, so that `zeroflow score` compares
             // like with like (windows in samples from the same rounding).
             signal::segment_params p;
-            ZF_EXPECTS(method == "robust" || method == "seed", "method must be 'robust' or 'seed', not '", method, "'");
-            p.method = method == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
+            const auto named = signal::segmentation_named(method);
+            ZF_EXPECTS(named.has_value(), "method must be 'robust' or 'gate-to-gate', not '", method, "'");
+            p.method = *named;
             p.sample_rate = sample_rate;
             p.normalize_rows = normalized;
             p.min_beat_seconds = min_beat;

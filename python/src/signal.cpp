@@ -75,9 +75,8 @@ constexpr window_field window_fields[] = {
 };
 
 signal::segmentation_method method_of(const std::string& name) {
-  if (name == "robust") return signal::segmentation_method::robust;
-  if (name == "seed") return signal::segmentation_method::seed;
-  ZF_THROW(::zeroflow::invalid_argument, "unknown segmentation method '", name, "': use 'robust' or 'seed'");
+  if (const auto method = signal::segmentation_named(name)) return *method;
+  ZF_THROW(::zeroflow::invalid_argument, "unknown segmentation method '", name, "': use 'robust' or 'gate-to-gate'");
 }
 
 /// segment_params from a dict of window names (window_fields) and "method"; the rest keep their

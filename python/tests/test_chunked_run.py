@@ -85,7 +85,7 @@ def test_cli_refuses_a_budget_with_the_seed_segmentation(zeroflow_bin, long_reco
         check=False,
     )
     assert proc.returncode == 2
-    assert "--segmentation seed" in proc.stderr
+    assert "--segmentation gate-to-gate" in proc.stderr
 
 
 def python_run(recording, device, budget):

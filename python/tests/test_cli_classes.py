@@ -188,7 +188,17 @@ def test_evaluate_several_runs_prints_gross_and_average(zeroflow_bin, run_119, t
 def test_seed_segmentation_writes_no_classes(zeroflow_bin, tmp_path):
     out = tmp_path / "seed"
     run_cli(
-        zeroflow_bin, "run", DATA / "119.hea", "--out", out, "--device", "cpu", "--segmentation", "seed", "--epochs", 2
+        zeroflow_bin,
+        "run",
+        DATA / "119.hea",
+        "--out",
+        out,
+        "--device",
+        "cpu",
+        "--segmentation",
+        "gate-to-gate",
+        "--epochs",
+        2,
     )
     assert not (out / "beats.atr").exists()
     assert "classes" not in json.loads((out / "summary.json").read_text())

@@ -71,7 +71,7 @@ def test_mlp_scores_are_a_numpy_forward_pass_of_the_saved_weights(mlp_run, short
     out, proc = mlp_run
     weights, meta = read_mlp_file(out / "model.safetensors")
     assert meta["model"] == "mlp" and meta["epochs"] == "30" and meta["format"] == "zeroflow-model"
-    assert meta["rows.segmentation"] == "seed" and float(meta["rows.sample_rate"]) == 250
+    assert meta["rows.segmentation"] == "gate-to-gate" and float(meta["rows.sample_rate"]) == 250
     rows = seed_rows(short_recording)
     scaler = SkMinMaxScaler().fit(rows)  # the seed-004 notebook's preprocessing, per sample position
     np.testing.assert_allclose(weights["scale"], scaler.scale_, rtol=1e-6)
@@ -108,7 +108,7 @@ def test_score_takes_the_mlp_model_file(zeroflow_bin, mlp_run, short_recording, 
     # ... and refuses it for rows made another way, in one line.
     proc = score_on_cpu(zeroflow_bin, short_recording, out / "model.safetensors", tmp_path / "robust", check=False)
     assert proc.returncode == 1
-    assert "segmentation seed (this run: robust)" in error_line(proc)
+    assert "segmentation gate-to-gate (this run: robust)" in error_line(proc)
 
 
 @pytest.mark.parametrize(

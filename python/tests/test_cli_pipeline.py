@@ -99,7 +99,17 @@ def test_beats_match_the_seed_numpy_reference(zeroflow_bin, short_recording, tmp
     # The seed's method is one option away, and gives the seed's beats.
     out = tmp_path / "seed"
     run_cli(
-        zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 1, "--segmentation", "seed"
+        zeroflow_bin,
+        "run",
+        short_recording,
+        "--out",
+        out,
+        "--device",
+        "cpu",
+        "--epochs",
+        1,
+        "--segmentation",
+        "gate-to-gate",
     )
     signal = np.loadtxt(short_recording, skiprows=1, dtype=np.float32)
     _, indices, lengths, kept = segment(signal)  # with zeroflow's weak-peak filter (ratio 0.1)

@@ -486,7 +486,17 @@ def test_af_episodes_are_listed_shaded_and_lead_to_their_onset(af_report, stats_
 def test_seed_report_keeps_the_seed_captions(browser, zeroflow_bin, short_recording, tmp_path):
     out = tmp_path / "seed"
     run_cli(
-        zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 1, "--segmentation", "seed"
+        zeroflow_bin,
+        "run",
+        short_recording,
+        "--out",
+        out,
+        "--device",
+        "cpu",
+        "--epochs",
+        1,
+        "--segmentation",
+        "gate-to-gate",
     )
     r = Report(browser, out)
     try:

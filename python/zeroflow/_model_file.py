@@ -45,7 +45,7 @@ def metadata(
     epochs: int = 0,
 ) -> Dict[str, str]:
     """The shared metadata entries (no checksum). ``rows``: sample_rate, segmentation
-    ("robust" or "seed"), normalized, window_before, window_after, min_length, max_length."""
+    ("robust" or "gate-to-gate"), normalized, window_before, window_after, min_length, max_length."""
     m = {"format": FORMAT, "format_version": VERSION, "model": model, "width": str(int(width))}
     if rows is not None:
         m["rows.sample_rate"] = repr(float(rows["sample_rate"]))

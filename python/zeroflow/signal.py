@@ -75,12 +75,12 @@ class Segmentation:
 
     With ``method="robust"`` positions and peaks are both the detected R peaks, lengths their R-R
     intervals, every beat has a row (``beats.kept`` and ``beats.kept_index`` are None), ``gate``
-    is None and ``rhythm`` holds the rhythm features; with ``method="seed"`` ``rhythm`` is None.
+    is None and ``rhythm`` holds the rhythm features; with ``method="gate-to-gate"`` ``rhythm`` is None.
     """
 
     sizes: SegmentSizes
     filtered: Array  #: band-passed signal, float32
-    gate: Optional[Array]  #: NMS gate, uint8 (seed method)
+    gate: Optional[Array]  #: NMS gate, uint8 (gate-to-gate method)
     positions: Array  #: int64 gate positions; candidate c starts at positions[c]
     lengths: Array  #: int64 beat lengths, one per candidate
     histogram: Array  #: int64 histogram of the lengths
@@ -202,7 +202,8 @@ def embed_beats(
     return Embedding(rows, kept, kept_index)
 
 
-_METHODS = ("seed", "robust")
+#: The segmentation methods; "seed" is the earlier name of "gate-to-gate".
+_METHODS = ("gate-to-gate", "robust", "seed")
 #: The beat detector's windows (detect_qrs and the robust method), in seconds.
 _DETECTOR_WINDOWS = (
     "ricker_seconds",
@@ -233,13 +234,13 @@ def segment_beats(
     min_beat_seconds: float = _DEFAULTS["min_beat_seconds"],
     max_beat_seconds: float = _DEFAULTS["max_beat_seconds"],
     min_peak_ratio: float = _DEFAULTS["min_peak_ratio"],
-    method: str = "seed",
+    method: str = "gate-to-gate",
     stream: Any = None,
     **windows: float,
 ) -> Segmentation:
     """The whole segmentation on the signal's device.
 
-    ``method="seed"`` (the default here) is the seed's method: band-pass, gate, positions (weak
+    ``method="gate-to-gate"`` (the default here) is the seed documents' method: band-pass, gate, positions (weak
     peaks dropped below `min_peak_ratio` x the median peak; 0 keeps the seed's detector), lengths,
     histogram, R-peaks, robust z-score and the embedded rows of the beats within the length bounds.
     ``method="robust"`` (what ``zeroflow run`` does by default) detects beats with
@@ -248,13 +249,13 @@ def segment_beats(
 
     Args:
         signal: the raw 1-D float32 recording (any framework, any stride).
-        method: "seed" or "robust".
+        method: "gate-to-gate" or "robust" ("seed" is gate-to-gate's earlier name).
         windows: the robust method's windows in seconds: refractory_seconds, t_wave_seconds,
             replace_seconds, slope_seconds, learn_seconds (as :func:`detect_qrs`),
             window_before_seconds, window_after_seconds.
     """
     if method not in _METHODS:
-        raise ValueError(f"method must be 'seed' or 'robust', not {method!r}")
+        raise ValueError(f"method must be 'gate-to-gate' or 'robust', not {method!r}")
     params = _windows(windows, _DETECTOR_WINDOWS[1:] + _ROW_WINDOWS, "segment_beats")
     params.update(
         sample_rate=sample_rate,

@@ -274,7 +274,7 @@ class BeatSegmenter(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     the row width. Rows are robust z-scores of the recording, zero-padded to a power of two.
 
     Parameters are ``zeroflow run``'s: ``method`` is ``--segmentation`` ("robust", the default,
-    or "seed"), the rest are in seconds and scaled by ``sample_rate``.
+    or "gate-to-gate", the seed documents' method; "seed" is its earlier name), the rest are in seconds and scaled by ``sample_rate``.
     """
 
     def __init__(
@@ -304,8 +304,8 @@ class BeatSegmenter(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     def _signal(self, X: Any, reset: bool) -> Tuple[Array, str]:
         """The lead to segment as a 1-D float32 zeroflow array (a strided view of a 2-D input)."""
-        if self.method not in ("robust", "seed"):
-            raise ValueError(f"method must be 'robust' or 'seed', not {self.method!r}")
+        if self.method not in ("robust", "gate-to-gate", "seed"):
+            raise ValueError(f"method must be 'robust' or 'gate-to-gate', not {self.method!r}")
         library = _library(X)
         n_leads = None
         if library == "numpy" and type(X).__module__.startswith("pandas") and getattr(X, "ndim", 0) == 2:

@@ -113,6 +113,7 @@ std::pair<io::safetensors_content, model_file_header> open_model_file(std::strin
     if (rate.empty() || end != rate.c_str() + rate.size())
       ZF_THROW(error, "its metadata entry rows.sample_rate is '", rate, "', not a number");
     r.segmentation = text_of(m, "rows.segmentation");
+    if (r.segmentation == "seed") r.segmentation = "gate-to-gate";  // its earlier name (signal/params.hpp)
     const std::int64_t normalized = metadata_integer(m, "rows.normalized");
     if (normalized != 0 && normalized != 1) ZF_THROW(error, "its normalisation flag is ", normalized, ", not 0 or 1");
     r.normalized = normalized == 1;

@@ -27,8 +27,8 @@ namespace detail {
 void check_row_provenance(const row_provenance& rows) {
   ZF_EXPECTS(std::isfinite(rows.sample_rate) && rows.sample_rate > 0,
              "rows: the sample rate must be a positive number, got ", rows.sample_rate);
-  ZF_EXPECTS(rows.segmentation == "robust" || rows.segmentation == "seed",
-             "rows: the segmentation is robust or seed, got '", rows.segmentation, "'");
+  ZF_EXPECTS(rows.segmentation == "robust" || rows.segmentation == "gate-to-gate",
+             "rows: the segmentation is robust or gate-to-gate, got '", rows.segmentation, "'");
   ZF_EXPECTS(
       rows.window_before >= 0 && rows.window_after >= 0 && rows.min_length >= 0 && rows.min_length <= rows.max_length,
       "rows: windows and beat lengths must be >= 0 (and the shortest beat no longer than the longest), got ",

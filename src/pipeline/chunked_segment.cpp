@@ -82,7 +82,7 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
                                        const chunk_options& options, stream_view stream) {
   ZF_EXPECTS(params.method == signal::segmentation_method::robust,
              "segmentation in chunks (a device memory budget) needs the robust segmentation; leave out "
-             "`segmentation`=seed or `max_device_memory`");
+             "`segmentation`=gate-to-gate or `max_device_memory`");
   ZF_EXPECTS(signal.valid() && signal.ndim() == 1 && signal.type() == float32,
              "segment_in_chunks: the signal must be a 1-D float32 array");
   ZF_EXPECTS(signal.where().host_accessible(), "segment_in_chunks: the recording must be in host memory");

@@ -53,12 +53,11 @@ model::row_provenance rows_made_by(const signal::segment_params& params, const s
   model::row_provenance p;
   p.sample_rate = params.sample_rate;
   p.normalized = params.normalize_rows;
+  p.segmentation = signal::segmentation_name(params.method);
   if (params.method == signal::segmentation_method::robust) {
-    p.segmentation = "robust";
     p.window_before = sizes.window_before;
     p.window_after = sizes.window_after;
   } else {
-    p.segmentation = "seed";
     p.min_length = sizes.min_length;
     p.max_length = sizes.max_length;
   }
@@ -306,7 +305,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
                "0 samples); give a recording with at least a few seconds of signal");
     // Refused here, before they reach the filters and the model (sample_check.hpp says why).
     detail::check_samples(detail::count_samples(loaded.signal, stream), options.input.string(),
-                          options.segmentation.method == signal::segmentation_method::seed);
+                          options.segmentation.method == signal::segmentation_method::gate_to_gate);
     return loaded;
   });
   const array signal = recording.signal;
@@ -340,7 +339,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     return chunked ? chunked->segment(segmentation, stream) : signal::segment_recording(signal, segmentation, stream);
   });
   const bool robust = segmentation.method == signal::segmentation_method::robust;
-  result.method = robust ? "robust" : "seed";
+  result.method = signal::segmentation_name(segmentation.method);
   result.sizes = seg.sizes;
   result.norm = seg.norm;
   const auto rows = seg.beats.rows;

@@ -246,20 +246,16 @@ std::vector<option_info> make_table() {
        .low_open = false,
        .high_open = false,
        .unit = "",
-       .choices = {"robust", "seed"},
-       .help = "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or seed "
-               "(the seed's NMS gate and length filter, exactly; beats outside `min_beat_seconds`/`max_beat_seconds` "
-               "are not scored)",
+       .choices = {"robust", "gate-to-gate", "seed"},
+       .help = "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or "
+               "gate-to-gate (the seed documents' method, exactly: NMS gate, a beat from one gate to the next, beats "
+               "outside `min_beat_seconds`/`max_beat_seconds` not scored; `seed` is its earlier name)",
        .group = "segmentation",
        .apply =
            [](run_options& o, std::string_view v) {
-             o.segmentation.method =
-                 v == "seed" ? signal::segmentation_method::seed : signal::segmentation_method::robust;
+             o.segmentation.method = signal::segmentation_named(v).value_or(signal::segmentation_method::robust);
            },
-       .value =
-           [](const run_options& o) {
-             return std::string(o.segmentation.method == signal::segmentation_method::seed ? "seed" : "robust");
-           }});
+       .value = [](const run_options& o) { return std::string(signal::segmentation_name(o.segmentation.method)); }});
   add({.name = "normalize",
        .flags = "--normalize",
        .kind = k::choice,
@@ -746,9 +742,10 @@ void check_run_options(const run_options& o) {
   if (!(o.holter.events.bradycardia_bpm < o.holter.events.tachycardia_bpm))
     ZF_THROW(invalid_argument, "`bradycardia_bpm`=", shown_g(o.holter.events.bradycardia_bpm),
              " must be below `tachycardia_bpm`=", shown_g(o.holter.events.tachycardia_bpm));
-  if (o.max_device_memory > 0 && s.method == signal::segmentation_method::seed)
+  if (o.max_device_memory > 0 && s.method == signal::segmentation_method::gate_to_gate)
     ZF_THROW(invalid_argument,
-             "`max_device_memory` segments in chunks with the robust method only; leave out `segmentation`=seed");
+             "`max_device_memory` segments in chunks with the robust method only; leave out "
+             "`segmentation`=gate-to-gate");
 }
 
 run_options make_run_options(const std::vector<std::pair<std::string, std::string>>& given) {

@@ -49,17 +49,18 @@ sample_census count_samples(const array& signal, stream_view stream) {
   return count_samples_on_host(signal);
 }
 
-void check_samples(const sample_census& census, const std::string& source, bool seed_segmentation) {
+void check_samples(const sample_census& census, const std::string& source, bool gate_to_gate_segmentation) {
   if (census.unusable > 0)
     ZF_THROW(parse_error, source, ": ", samples(census.unusable), census.unusable == 1 ? " is" : " are",
              " infinite or larger than 1e30 in magnitude (the first is sample ", census.first_unusable,
              ", counted from 0), which no ECG reads; correct or remove ", census.unusable == 1 ? "it" : "them",
              " (a gap may be left as a missing value)");
-  if (seed_segmentation && census.missing > 0)
-    ZF_THROW(parse_error, source, ": ", samples(census.missing), census.missing == 1 ? " is" : " are",
-             " missing (NaN; the first is sample ", census.first_missing,
-             ", counted from 0), and `segmentation`=seed cannot read gaps; use `segmentation`=robust, which reads "
-             "them as the recording's median");
+  if (gate_to_gate_segmentation && census.missing > 0)
+    ZF_THROW(
+        parse_error, source, ": ", samples(census.missing), census.missing == 1 ? " is" : " are",
+        " missing (NaN; the first is sample ", census.first_missing,
+        ", counted from 0), and `segmentation`=gate-to-gate cannot read gaps; use `segmentation`=robust, which reads "
+        "them as the recording's median");
 }
 
 }  // namespace zeroflow::pipeline::detail

@@ -38,11 +38,11 @@ struct sample_census {
 /// The same count on the host, for host-accessible memory (the GPU path's reference).
 [[nodiscard]] sample_census count_samples_on_host(const array& signal);
 
-/// Refuses a recording whose samples the run cannot use: any unusable sample, and for the seed's
+/// Refuses a recording whose samples the run cannot use: any unusable sample, and for the gate-to-gate
 /// segmentation (which has no notion of a gap) any missing one. The message names `source`, the
 /// count and the first sample.
 /// @throws parse_error with one line for a person.
-void check_samples(const sample_census& census, const std::string& source, bool seed_segmentation);
+void check_samples(const sample_census& census, const std::string& source, bool gate_to_gate_segmentation);
 
 #if ZEROFLOW_HAS_CUDA
 /// The GPU half of count_samples (sample_check.cu).

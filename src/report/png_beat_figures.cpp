@@ -62,7 +62,7 @@ bool draw_lengths(const canvas& c, const figure_context& f) {
   if (h.empty() || total == 0) return false;
   // Under the robust segmentation nothing is pruned by length and the lengths are R-R intervals:
   // one colour, no bounds.
-  const bool robust = f.r.method != "seed";
+  const bool robust = f.r.method == "robust";
   const auto lo = robust ? std::int64_t{0} : f.r.sizes.min_length;
   const auto hi = robust ? static_cast<std::int64_t>(h.size()) : f.r.sizes.max_length;
   std::size_t kept = 0;
@@ -139,7 +139,7 @@ bool draw_beats(const canvas& c, const figure_context& f) {
 
   c.title("Embedded beats overlaid",
           f.about + " · robust z-score (median, 1.4826·MAD), aligned at the " +
-              (f.r.method == "seed" ? "beat start" : "window start, a fixed time before the R peak"));
+              (f.r.method != "robust" ? "beat start" : "window start, a fixed time before the R peak"));
   const axes ax(c, main_plot_box(c), {0, static_cast<double>(rows.width) / f.rate}, padded(y));
   ax.draw_grid();
   ax.clip();

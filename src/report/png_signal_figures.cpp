@@ -102,7 +102,7 @@ bool draw_excerpt(const canvas& c, const figure_context& f) {
   char about[160];
   std::snprintf(about, sizeof about, " · %.1f s from %s", static_cast<double>(n) / f.rate,
                 clock_time(seconds(first)).c_str());
-  const bool robust = f.r.method != "seed";
+  const bool robust = f.r.method == "robust";
   c.title(robust ? "Excerpt: signal, band-pass response, R peaks and beat windows"
                  : "Excerpt: signal, band-pass response and gates",
           f.about + about);

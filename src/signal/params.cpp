@@ -18,6 +18,16 @@ std::int64_t samples(double seconds, double rate, const char* name) {
 }
 }  // namespace
 
+std::string_view segmentation_name(segmentation_method method) {
+  return method == segmentation_method::gate_to_gate ? "gate-to-gate" : "robust";
+}
+
+std::optional<segmentation_method> segmentation_named(std::string_view name) {
+  if (name == "robust") return segmentation_method::robust;
+  if (name == "gate-to-gate" || name == "seed") return segmentation_method::gate_to_gate;
+  return std::nullopt;
+}
+
 segment_sizes sizes_for(const segment_params& params) {
   ZF_EXPECTS(std::isfinite(params.sample_rate) && params.sample_rate > 0,
              "the sample rate must be a positive number of samples per second, got ", params.sample_rate);
@@ -44,7 +54,7 @@ segment_sizes sizes_for(const segment_params& params) {
   s.window_before = samples(params.window_before_seconds, params.sample_rate, "the beat window before the peak");
   s.window_after = samples(params.window_after_seconds, params.sample_rate, "the beat window after the peak");
   const std::int64_t row_samples =
-      params.method == segmentation_method::seed ? s.max_length : s.window_before + s.window_after;
+      params.method == segmentation_method::gate_to_gate ? s.max_length : s.window_before + s.window_after;
   // The VAE halves the row three times and its decoder doubles it back: a power of two >= 16.
   s.row_width =
       static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(row_samples, 16))));

@@ -18,10 +18,10 @@ namespace zeroflow::signal {
 segmentation segment_beats(const array& signal, const segment_params& params, stream_view stream) {
   detail::expect_1d(signal, "segment_beats: signal", {float32});
   segmentation s;
-  // The seed's method whatever params.method says: its rows hold the longest kept beat.
-  segment_params seed = params;
-  seed.method = segmentation_method::seed;
-  s.sizes = sizes_for(seed);
+  // The gate-to-gate method whatever params.method says: its rows hold the longest kept beat.
+  segment_params gated = params;
+  gated.method = segmentation_method::gate_to_gate;
+  s.sizes = sizes_for(gated);
   const std::int64_t needed = std::max(s.sizes.ricker_width, s.sizes.nms_window);
   ZF_EXPECTS(signal.size() >= needed, "segment_beats: the signal has ", signal.size(),
              " samples, fewer than the band-pass and NMS windows need (", needed, " at ", params.sample_rate, " Hz)");
@@ -58,7 +58,7 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
 }
 
 segmentation segment_recording(const array& signal, const segment_params& params, stream_view stream) {
-  if (params.method == segmentation_method::seed) return segment_beats(signal, params, stream);
+  if (params.method == segmentation_method::gate_to_gate) return segment_beats(signal, params, stream);
   detail::expect_1d(signal, "segment_recording: signal", {float32});
   segmentation s;
   s.sizes = sizes_for(params);

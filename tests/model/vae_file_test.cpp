@@ -147,16 +147,23 @@ TEST_F(VaeFile, RecordsRowsAndHistory) {
   EXPECT_FALSE(plain_back.described_rows().has_value());
   EXPECT_EQ(plain_back.history().init_seed, 2U);
 
-  // The seed's method records its beat lengths instead of a window.
-  zf::model::row_provenance seed;
-  seed.sample_rate = 250;
-  seed.segmentation = "seed";
-  seed.normalized = false;
-  seed.min_length = 100;
-  seed.max_length = 256;
-  plain.describe_rows(seed);
-  plain.save(dir_ / "seed.pt");
-  EXPECT_EQ(vae::load(dir_ / "seed.pt").described_rows(), std::optional(seed));
+  // The gate-to-gate method records its beat lengths instead of a window.
+  zf::model::row_provenance gated;
+  gated.sample_rate = 250;
+  gated.segmentation = "gate-to-gate";
+  gated.normalized = false;
+  gated.min_length = 100;
+  gated.max_length = 256;
+  plain.describe_rows(gated);
+  plain.save(dir_ / "gated.pt");
+  EXPECT_EQ(vae::load(dir_ / "gated.pt").described_rows(), std::optional(gated));
+
+  // Files from before the method had its name say "seed": they read as gate-to-gate.
+  zf::io::safetensors_content earlier = zf::io::from_safetensors(read_bytes(dir_ / "gated.pt"));
+  ASSERT_EQ(earlier.metadata.at("rows.segmentation"), "gate-to-gate");
+  earlier.metadata["rows.segmentation"] = "seed";
+  write_bytes(dir_ / "earlier.pt", zf::model::sealed_model_file(earlier));
+  EXPECT_EQ(vae::load(dir_ / "earlier.pt").described_rows(), std::optional(gated));
 }
 
 TEST_F(VaeFile, DescribeRowsRefusesNonsense) {
@@ -354,7 +361,7 @@ TEST_F(VaeFile, MetadataNoSaveWritesIsRefused) {
   auto rows = robust_rows();
   rows.segmentation = "fancy";
   write({32, rows, {}});
-  EXPECT_NE(load_error(dir_ / "odd.pt").find("segmentation is robust or seed"), std::string::npos)
+  EXPECT_NE(load_error(dir_ / "odd.pt").find("segmentation is robust or gate-to-gate"), std::string::npos)
       << load_error(dir_ / "odd.pt");
   rows = robust_rows(-250);
   write({32, rows, {}});

@@ -194,7 +194,7 @@ TEST(ChunkedRun, RefusesABudgetUnderTheMinimumAndTheSeedMethod) {
   o.max_device_memory = zf::pipeline::min_device_budget - 1;
   EXPECT_THROW((void)zf::pipeline::run(o), zf::invalid_argument);
   o.max_device_memory = zf::pipeline::min_device_budget;
-  o.segmentation.method = zf::signal::segmentation_method::seed;
+  o.segmentation.method = zf::signal::segmentation_method::gate_to_gate;
   EXPECT_THROW((void)zf::pipeline::run(o), zf::invalid_argument);
 }
 

@@ -150,7 +150,7 @@ TEST(ChunkedSegment, BudgetSizesTheChunks) {
 
 TEST(ChunkedSegment, RefusesTheSeedMethod) {
   auto p = params();
-  p.method = zf::signal::segmentation_method::seed;
+  p.method = zf::signal::segmentation_method::gate_to_gate;
   EXPECT_THROW((void)zf::pipeline::segment_in_chunks(recording(), p, zf::cpu_device, {}, {}), zf::invalid_argument);
 }
 

@@ -64,7 +64,7 @@ zf::pipeline::run_options mlp_options() {
   o.model_type = zf::pipeline::model_kind::mlp_autoencoder;
   o.epochs = 20;
   o.batch = 0;
-  o.segmentation.method = zf::signal::segmentation_method::seed;  // score = reconstruction error
+  o.segmentation.method = zf::signal::segmentation_method::gate_to_gate;  // score = reconstruction error
   return o;
 }
 
@@ -200,7 +200,7 @@ TEST_F(MlpRun, SummarySaysWhichModelAndItsParameters) {
 TEST_F(MlpRun, ScoresAreTheReconstructionErrorOfTheSavedWeights) {
   const auto file = read_mlp_file(model_);
   EXPECT_EQ(file.meta.at("model"), "mlp");
-  EXPECT_EQ(file.meta.at("rows.segmentation"), "seed");
+  EXPECT_EQ(file.meta.at("rows.segmentation"), "gate-to-gate");
   EXPECT_EQ(file.meta.at("epochs"), "20");
   EXPECT_EQ(file.meta.at("format"), "zeroflow-model");
 
@@ -271,7 +271,7 @@ TEST_F(MlpRun, AModelForOtherRowsIsRefused) {
   auto o = scoring(model_);
   o.segmentation.method = zf::signal::segmentation_method::robust;
   const std::string message = error_of<zf::invalid_argument>(o);
-  EXPECT_NE(message.find("segmentation seed (this run: robust)"), std::string::npos) << message;
+  EXPECT_NE(message.find("segmentation gate-to-gate (this run: robust)"), std::string::npos) << message;
 }
 
 TEST_F(MlpRun, ADamagedFileIsRefusedBeforeItIsRead) {

@@ -216,7 +216,7 @@ TEST(NonFiniteRecording, GapsRunUnderTheRobustMethodAndAreRefusedByTheSeeds) {
   ASSERT_GT(r.score.size(), 100U);
   for (const float s : r.score) EXPECT_TRUE(std::isfinite(s));
 
-  o.segmentation.method = zf::signal::segmentation_method::seed;
+  o.segmentation.method = zf::signal::segmentation_method::gate_to_gate;
   const std::string message = error_of<zf::parse_error>(o);
   EXPECT_NE(message.find("251 samples are missing (NaN; the first is sample 10000"), std::string::npos) << message;
 }
@@ -274,14 +274,14 @@ TEST_F(ModelFit, AnotherNormalisationOrSegmentationIsRefused) {
   EXPECT_NE(message.find("give `normalize`=robust to match it"), std::string::npos) << message;
 
   o = scoring(model_);
-  o.segmentation.method = zf::signal::segmentation_method::seed;
+  o.segmentation.method = zf::signal::segmentation_method::gate_to_gate;
   message = error_of<zf::invalid_argument>(o);
-  EXPECT_NE(message.find("segmentation robust (this run: seed)"), std::string::npos) << message;
+  EXPECT_NE(message.find("segmentation robust (this run: gate-to-gate)"), std::string::npos) << message;
 }
 
 TEST_F(ModelFit, TheSeedsBeatLengthsAreChecked) {
   auto o = cpu_options(csv_);
-  o.segmentation.method = zf::signal::segmentation_method::seed;
+  o.segmentation.method = zf::signal::segmentation_method::gate_to_gate;
   const fs::path seed_model = folder() / "seed_model.pt";
   (void)zf::pipeline::run(o, seed_model);
   o.model = seed_model;

@@ -64,7 +64,7 @@ TEST(RunOptionTable, GivenValuesLandInTheOptions) {
   EXPECT_EQ(o.segmentation.sample_rate, 360);
   EXPECT_TRUE(o.sample_rate_explicit);
   EXPECT_EQ(o.lead, "V1");
-  EXPECT_EQ(o.segmentation.method, zeroflow::signal::segmentation_method::seed);
+  EXPECT_EQ(o.segmentation.method, zeroflow::signal::segmentation_method::gate_to_gate);
   EXPECT_FALSE(o.segmentation.normalize_rows);
   EXPECT_EQ(o.segmentation.max_beat_seconds, 1.5);
   EXPECT_EQ(o.raw.channels, 3U);
@@ -138,7 +138,7 @@ TEST(RunOptionTable, ContradictionsNameBothOptions) {
   });
   EXPECT_EQ(order, "`min_beat_seconds`=2 s must be shorter than `max_beat_seconds`=1 s");
   const auto chunks = message_of([] {
-    (void)pl::make_run_options({{"max_device_memory", "1G"}, {"segmentation", "seed"}});
+    (void)pl::make_run_options({{"max_device_memory", "1G"}, {"segmentation", "gate-to-gate"}});
   });
   EXPECT_NE(chunks.find("`max_device_memory`"), std::string::npos) << chunks;
 }

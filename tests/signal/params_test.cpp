@@ -21,8 +21,8 @@ TEST(SignalParams, DefaultsAt250HzAreTheSeedsSamples) {
 
 TEST(SignalParams, ScaleWithTheSampleRate) {
   sig::segment_params p;
-  p.method = sig::segmentation_method::seed;  // rows as long as the longest kept beat
-  p.sample_rate = 360;                        // MIT-BIH
+  p.method = sig::segmentation_method::gate_to_gate;  // rows as long as the longest kept beat
+  p.sample_rate = 360;                                // MIT-BIH
   auto s = sig::sizes_for(p);
   EXPECT_EQ(s.ricker_width, 43);  // 43.2
   EXPECT_EQ(s.nms_window, 259);   // 259.2
@@ -61,7 +61,7 @@ TEST(SignalParams, RobustRowsHoldTheBeatWindow) {
 
 TEST(SignalParams, RowWidthIsAPowerOfTwoOfAtLeast16) {
   sig::segment_params p;
-  p.method = sig::segmentation_method::seed;
+  p.method = sig::segmentation_method::gate_to_gate;
   p.sample_rate = 10;  // max 10.24 -> 10 samples, but the VAE needs >= 16
   p.nms_window_seconds = 1;
   auto s = sig::sizes_for(p);
@@ -70,6 +70,15 @@ TEST(SignalParams, RowWidthIsAPowerOfTwoOfAtLeast16) {
   p.sample_rate = 250;
   p.max_beat_seconds = 257 / 250.;
   EXPECT_EQ(sig::sizes_for(p).row_width, 512);
+}
+
+TEST(SignalParams, MethodsByNameRoundTripAndSeedIsGateToGatesEarlierName) {
+  for (auto m : {sig::segmentation_method::robust, sig::segmentation_method::gate_to_gate})
+    EXPECT_EQ(sig::segmentation_named(sig::segmentation_name(m)), m);
+  EXPECT_EQ(sig::segmentation_name(sig::segmentation_method::gate_to_gate), "gate-to-gate");
+  EXPECT_EQ(sig::segmentation_named("seed"), sig::segmentation_method::gate_to_gate);
+  for (const char* other : {"", "Robust", "gate_to_gate", "seed ", "random"})
+    EXPECT_FALSE(sig::segmentation_named(other).has_value()) << other;
 }
 
 TEST(SignalParams, RejectsNonsense) {

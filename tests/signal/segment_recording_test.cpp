@@ -165,7 +165,7 @@ TEST_F(SignalSegmentRecording, UnitsDoNotMatter) {
 TEST_F(SignalSegmentRecording, SeedMethodIsStillSegmentBeats) {
   const auto ecg = make_ecg(0.1, 250, 70, 7);
   sig::segment_params params;
-  params.method = sig::segmentation_method::seed;
+  params.method = sig::segmentation_method::gate_to_gate;
   const auto x = to_array(ecg.samples);
   const auto a = sig::segment_recording(x, params, {});
   const auto b = sig::segment_beats(x, params, {});

@@ -10,8 +10,9 @@
 ///   width           row width W (LightVAE) or features F (MLP)
 ///   rows.*          how the training rows were made (absent when never described):
 ///                   rows.sample_rate (Hz, 17 significant digits), rows.segmentation ("robust" or
-///                   "seed"), rows.normalized ("1" robust z-scores, "0" raw), rows.window_before,
-///                   rows.window_after, rows.min_length, rows.max_length (samples)
+///                   "gate-to-gate"; "seed", its earlier name, reads as gate-to-gate), rows.normalized
+///                   ("1" robust z-scores, "0" raw), rows.window_before, rows.window_after,
+///                   rows.min_length, rows.max_length (samples)
 ///   init_seed       the seed of the initial weights
 ///   train_seed      the last training's seed (absent when never trained)
 ///   epochs          epochs trained, over all trainings

@@ -66,7 +66,7 @@ struct scores {
 /// `zeroflow score` can refuse a model trained on rows made differently.
 struct row_provenance {
   double sample_rate = 0;          ///< samples per second of the training recording (> 0)
-  std::string segmentation;        ///< how beats were found and embedded: "robust" or "seed"
+  std::string segmentation;        ///< how beats were found and embedded: "robust" or "gate-to-gate"
   bool normalized = true;          ///< rows were robust z-scores of their recording (false: raw samples)
   std::int64_t window_before = 0;  ///< robust: samples of a row before its R peak
   std::int64_t window_after = 0;   ///< robust: samples of a row from its R peak on

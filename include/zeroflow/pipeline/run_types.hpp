@@ -179,7 +179,7 @@ struct run_result {
   std::vector<classify::episode> unreadable;  ///< stretches without readable ECG (their beats are Q)
   /// Stretches whose beats may be every other beat of a faster rhythm (a warning; classify::classification).
   std::vector<classify::episode> fast_rhythm;
-  std::string method;                        ///< "robust" or "seed" (segment_params::method)
+  std::string method;                        ///< "robust" or "gate-to-gate" (segment_params::method)
   std::vector<std::int64_t> histogram;       ///< beat-length histogram (samples)
   std::vector<std::int64_t> detected_peaks;  ///< every detected R-peak, for evaluation and figures
   std::vector<double> epoch_loss;

@@ -4,6 +4,8 @@
 /// in samples derived from them (what the kernels use). The defaults are the seed's windows,
 /// which the seed gives in samples at 250 Hz.
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace zeroflow::signal {
 
@@ -12,10 +14,16 @@ enum class segmentation_method {
   /// Detection for real recordings (qrs_detect.hpp) and a fixed window around every beat's peak
   /// (beat_windows.hpp): every detected beat gets a row and a score.
   robust,
-  /// The seed's exact method (segment_beats): NMS gate, beats from one gate to the next, beats
-  /// outside [min_beat, max_beat] pruned.
-  seed,
+  /// The seed documents' exact method (segment_beats): NMS gate, beats from one gate to the next,
+  /// beats outside [min_beat, max_beat] pruned.
+  gate_to_gate,
 };
+
+/// The method's name on the command line, in Python and in files: "robust" or "gate-to-gate".
+[[nodiscard]] std::string_view segmentation_name(segmentation_method method);
+/// The method a name means: "robust", "gate-to-gate", or "seed" (gate-to-gate's earlier name,
+/// still read in model files and accepted as a value); nothing for any other text.
+[[nodiscard]] std::optional<segmentation_method> segmentation_named(std::string_view name);
 
 /// The segmentation windows in seconds; sizes_for() turns them into samples.
 struct segment_params {
@@ -55,8 +63,8 @@ struct segment_sizes {
   std::int64_t nms_window = 0;    ///< non-maximum-suppression window
   std::int64_t min_length = 0;    ///< shortest kept beat
   std::int64_t max_length = 0;    ///< longest kept beat
-  std::int64_t row_width = 0;  ///< embedded row width: a power of two >= 16 and >= the row's samples (seed: max_length;
-                               ///< robust: window_before + window_after), as the VAE needs
+  std::int64_t row_width = 0;     ///< embedded row width: a power of two >= 16 and >= the row's samples (gate-to-gate:
+                               ///< max_length; robust: window_before + window_after), as the VAE needs
   std::int64_t refractory = 0;  ///< robust method: detector windows in samples
   std::int64_t t_wave = 0;
   std::int64_t replace = 0;

@@ -47,7 +47,7 @@ struct segmentation {
 
 /// @brief Segments a recording with the method params.method names.
 ///
-/// segmentation_method::seed is segment_beats. segmentation_method::robust detects beats with
+/// segmentation_method::gate_to_gate is segment_beats. segmentation_method::robust detects beats with
 /// detect_qrs and gives EVERY detected beat a row (embed_windows around its peak) and rhythm
 /// features; its fields then mean:
 /// - peaks: the beats' R peaks (detect_qrs), ascending; positions: the same array;

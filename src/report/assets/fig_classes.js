@@ -1,7 +1,7 @@
 // Beat classes and rhythm: per class its count, share and example beats (the highest-scoring of
 // the class, overlaid in a small uPlot chart; a click shows the first in the overview); a timeline
 // of S and V beats per minute with the atrial fibrillation episodes shaded; and the episodes as a
-// table whose rows take the overview to their onset. A run of the seed's segmentation has no
+// table whose rows take the overview to their onset. A run of the gate-to-gate segmentation has no
 // classes, and the figure says so.
 /* global zf, uPlot */
 zf.figures.classes = (() => {
@@ -123,8 +123,8 @@ zf.figures.classes = (() => {
   function draw() {
     const { S } = zf.run, box = document.getElementById('classes-body'), chart = document.getElementById('classes-timeline');
     box.textContent = '';
-    if (!S.classes || S.parameters.segmentation === 'seed') {
-      box.innerHTML = '<p class="muted">Beat classes and rhythm come with the robust segmentation (the default); this run used the seed\'s (--segmentation seed), which classifies nothing.</p>';
+    if (!S.classes || S.parameters.segmentation !== 'robust') {
+      box.innerHTML = '<p class="muted">Beat classes and rhythm come with the robust segmentation (the default); this run used the seed documents\' gate-to-gate method (--segmentation gate-to-gate), which classifies nothing.</p>';
       chart.hidden = true;
       return;
     }

@@ -1,7 +1,7 @@
 // What the Holter sections share: the run's analysis (summary.json's "holter", layout in
 // src/report/holter_outputs.cpp), its events and their strips (html_data.cpp), the events' names,
 // durations as a cardiologist reads them, and small table builders. A run without classes
-// (--segmentation seed) has no analysis: each Holter section then removes itself.
+// (--segmentation gate-to-gate) has no analysis: each Holter section then removes itself.
 /* global zf */
 zf.holter = (() => {
   const { num, hms } = zf.format;

@@ -123,7 +123,7 @@ zf.data = (() => {
   const beatPeak = (c) => zf.run.cand.start[c] + zf.run.cand.peakOffset[c];
   const splitName = (c) => ['pruned', 'train', 'test', 'kept'][zf.run.cand.status[c]];
   /** Whether the run used the robust segmentation (the default): every beat kept, windows around R peaks. */
-  const robust = () => zf.run.S.parameters.segmentation !== 'seed';
+  const robust = () => zf.run.S.parameters.segmentation === 'robust';
   const className = (c) => ['', 'N', 'S', 'V', 'Q'][zf.run.cand.cls[c]] || '';
   /** Index of the first candidate starting at or after sample s. */
   function firstCandidateFrom(s) {
