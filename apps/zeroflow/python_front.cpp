@@ -49,11 +49,12 @@ void run_on_scheduler(const CLI::App& run, const std::string& address) {
   if (address.empty()) throw CLI::ValidationError("--scheduler is empty; give a scheduler address or 'local'");
   std::vector<std::string> args = given(run, "INPUT");
   args.insert(args.end(), {"--scheduler", address});
-  // Every flag given is forwarded as typed: zeroflow.dask's command line is made from the same
-  // table of run options (run_option_table.hpp), and the front's own flags follow.
+  // Every run option given is forwarded under the library's flag (pipeline::option_flag), which
+  // zeroflow.dask's command line takes (it is made from the same table of run options); the
+  // front's own flags follow.
   for (const auto& o : pipeline::run_option_table()) {
-    if (o.flags.empty() || o.use == pipeline::option_use::scoring) continue;
-    const std::string flag(pipeline::long_flag(o));
+    const std::string flag = pipeline::option_flag(o);
+    if (flag.empty() || o.use == pipeline::option_use::scoring) continue;
     if (run.count(flag) == 0) continue;
     if (o.kind == pipeline::option_kind::flag) {
       args.push_back(flag);

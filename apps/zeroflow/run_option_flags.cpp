@@ -61,18 +61,48 @@ CLI::Validator checked(const option_info& o) {
       pipeline::option_range_text(o));
 }
 
+/// The options a person knows by another flag first: a short one, an older or shorter long one
+/// (the library's own flag is always taken too).
+struct other_names {
+  std::string_view option, first, after;  ///< names before and after the library's flag
+};
+constexpr other_names spelled_otherwise[] = {
+    {"lead", "", "--column,-c"},
+    {"sample_rate", "", "-r"},
+    {"device", "", "-d"},
+    {"min_beat_seconds", "--min-beat", ""},
+    {"max_beat_seconds", "--max-beat", ""},
+    {"model", "", "-m"},               // score: the model file
+    {"model_kind", "--model,-m", ""},  // run: which model to train
+};
+
+/// "--flag " before a value: the first of the option's names.
+std::string flag_before_value(const option_info& o) {
+  const std::string names = flag_names(o);
+  return names.empty() ? names : names.substr(0, names.find(',')) + ' ';
+}
+
 }  // namespace
 
-std::string in_flag_terms(const std::string& message) {
-  return pipeline::spell_options(message, pipeline::option_spelling::command_line);
+std::string flag_names(const option_info& option) {
+  std::string names = pipeline::option_flag(option);
+  if (names.empty()) return names;
+  for (const auto& other : spelled_otherwise) {
+    if (other.option != option.name) continue;
+    if (!other.first.empty()) names = std::string(other.first) + ',' + names;
+    if (!other.after.empty()) names += ',' + std::string(other.after);
+  }
+  return names;
 }
+
+std::string in_flag_terms(const std::string& message) { return pipeline::spell_options(message, flag_before_value); }
 
 namespace {
 
 /// The flag of `o`; `on_value` gets each value the table's check accepts ("true" for a flag).
 CLI::Option* add_flag_of(CLI::App& cmd, const option_info& o, std::function<void(const std::string&)> on_value,
                          std::string_view own_help = {}) {
-  const std::string flags(o.flags), help = in_flag_terms(std::string(own_help.empty() ? o.help : own_help));
+  const std::string flags = flag_names(o), help = in_flag_terms(std::string(own_help.empty() ? o.help : own_help));
   CLI::Option* added = nullptr;
   if (o.kind == option_kind::flag) {
     added = cmd.add_flag_callback(

@@ -243,4 +243,6 @@ array view_of(void* element0, dtype type, const shape_t& shape, const shape_t& b
   return array(std::move(owner_buffer), type, shape, strides, -low * item, read_only);
 }
 
+std::string python_keyword(const pipeline::option_info& option) { return std::string(option.name) + '='; }
+
 }  // namespace zeroflow::python

@@ -12,10 +12,15 @@
 #include "zeroflow/core/array.hpp"
 #include "zeroflow/core/stream.hpp"
 #include "zeroflow/core/table.hpp"
+#include "zeroflow/pipeline/run_option_table.hpp"
 
 namespace nb = nanobind;
 
 namespace zeroflow::python {
+
+/// Python's spelling of a run option before its value: "max_device_memory=" (the options'
+/// names are Python's keywords; pipeline::spell_options).
+[[nodiscard]] std::string python_keyword(const pipeline::option_info& option);
 
 /// The legacy default stream's integer handle (DLPack and the CUDA Array Interface say 1).
 inline constexpr std::uintptr_t legacy_stream = 1;

@@ -35,7 +35,7 @@ NB_MODULE(_zeroflow, m) {
   // names are spelled as Python passes them (max_device_memory=).
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     const auto set = [](PyObject* type, const char* what) {
-      const auto text = zeroflow::pipeline::spell_options(what, zeroflow::pipeline::option_spelling::python);
+      const auto text = zeroflow::pipeline::spell_options(what, zeroflow::python::python_keyword);
       zeroflow::python::set_python_error(type, text.c_str());
     };
     try {

@@ -53,6 +53,12 @@ const char* use_name(pipeline::option_use use) {
   return "both";
 }
 
+/// "--max-device-memory " before a value: the library's flag, as zeroflow.dask's command line takes it.
+std::string flag_before_value(const pipeline::option_info& o) {
+  const std::string flag = pipeline::option_flag(o);
+  return flag.empty() ? flag : flag + ' ';
+}
+
 }  // namespace
 
 void bind_run_options(nb::module_& m) {
@@ -63,7 +69,7 @@ void bind_run_options(nb::module_& m) {
         for (const auto& o : pipeline::run_option_table()) {
           nb::dict d;
           d["name"] = std::string(o.name);
-          d["flags"] = std::string(o.flags);
+          d["flag"] = pipeline::option_flag(o);
           d["kind"] = kind_name(o.kind);
           d["use"] = use_name(o.use);
           d["default"] = std::string(o.default_text);
@@ -71,13 +77,13 @@ void bind_run_options(nb::module_& m) {
           d["unit"] = std::string(o.unit);
           std::vector<std::string> choices(o.choices.begin(), o.choices.end());
           d["choices"] = choices;
-          d["help"] = pipeline::spell_options(std::string(o.help), pipeline::option_spelling::python);
+          d["help"] = pipeline::spell_options(std::string(o.help), python_keyword);
           d["group"] = std::string(o.group);
           rows.append(d);
         }
         return rows;
       },
-      "Every option of a run, as the library describes it: a list of dicts (name, flags, kind, use, default, "
+      "Every option of a run, as the library describes it: a list of dicts (name, flag, kind, use, default, "
       "range, unit, choices, help, group).");
   m.def(
       "_run_options_problem",
@@ -86,11 +92,13 @@ void bind_run_options(nb::module_& m) {
           (void)pipeline::make_run_options(given);
           return nb::none();
         } catch (const invalid_argument& e) {
-          return nb::str(pipeline::spell_options(e.what(), pipeline::option_spelling::command_line).c_str());
+          // zeroflow.dask's command line takes the library's flags.
+          return nb::str(pipeline::spell_options(e.what(), flag_before_value).c_str());
         }
       },
       "given"_a,
-      "What a run would refuse in (name, value text) pairs, in the command line's spelling; None when nothing.");
+      "What a run would refuse in (name, value text) pairs, in the library's flags (zeroflow.dask's command "
+      "line); None when nothing.");
   m.def(
       "_labels_beside",
       [](const std::string& input) {

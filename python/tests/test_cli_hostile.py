@@ -605,7 +605,10 @@ def test_every_usage_error_exits_2_with_one_line(zeroflow_bin, recording, tmp_pa
     assert list(tmp_path.iterdir()) == []
 
 
-HELP_RANGE = re.compile(r"(--[a-z-]+) (FLOAT|INT):(?:seconds )?in ([\[(])([-\d.e+]+), ([-\d.e+]+)([\])])")
+# The first long name of a flag (the one its errors say: "--min-beat,--min-beat-seconds FLOAT:...").
+HELP_RANGE = re.compile(
+    r"(?:-[a-z],)?(--[a-z-]+)(?:,-{1,2}[a-z-]+)* (FLOAT|INT):(?:seconds )?in ([\[(])([-\d.e+]+), ([-\d.e+]+)([\])])"
+)
 
 
 def test_help_ranges_are_the_ranges_checked(zeroflow_bin, tmp_path):

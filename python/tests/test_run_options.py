@@ -34,7 +34,7 @@ OTHER_VALUES = {
     "threads": "1",
     "labels": "LABELS",
     "device": "cpu",
-    "segmentation": "seed",
+    "segmentation": "gate-to-gate",
     "normalize": "none",
     "min_beat_seconds": "0.3",
     "max_beat_seconds": "1.2",
@@ -152,13 +152,13 @@ def test_python_and_the_command_line_run_alike(name, zeroflow_bin, inputs, tmp_p
         base["sample_rate"] = "250"
     if name in base:
         del base[name]
-    flag = option["flags"].split(",")[0]
+    flag = option["flag"]
     command = "score" if option["use"] == "scoring" else "run"
     args = [command, recording, "--out", tmp_path / "cli"]
     for key, v in base.items():
         if command == "score" and TABLE[key]["use"] == "training":
             continue
-        args += [TABLE[key]["flags"].split(",")[0], v]
+        args += [TABLE[key]["flag"], v]
     args += [flag] if option["kind"] == "bool" else [flag, value]
     run_cli(zeroflow_bin, *args)
 
@@ -201,7 +201,7 @@ def test_help_docstring_and_run_options_come_from_the_table(zeroflow_bin):
         assert f"{o['name']}:" in doc, o["name"]
         if o["use"] == "library":
             continue
-        flag = o["flags"].split(",")[0]
+        flag = o["flag"]
         shown = score_help if o["use"] == "scoring" else run_help
         assert re.search(re.escape(flag) + r"\b", shown), flag
         if o["default"] and o["kind"] != "bool":
@@ -231,7 +231,7 @@ def test_the_scheduler_takes_every_flag_of_run(zeroflow_bin, inputs, tmp_path):
     for o in pipeline.OPTION_TABLE:
         if o["use"] in ("library", "scoring"):
             continue
-        flag = o["flags"].split(",")[0]
+        flag = o["flag"]
         argv = ["x.csv", "--out", "o", "--scheduler", "local", flag]
         if o["kind"] != "bool":
             argv.append("1")

@@ -350,16 +350,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--force", "-f", action="store_true")
     p.add_argument("--figures", default="none", choices=["none", "png"])
     p.add_argument("--jobs", "-j", type=int, default=1, help="not used: the workers decide (see --workers)")
-    # Every run option of `zeroflow run`, from the library's table: the same flags, forwarded as typed
-    # and checked by the library (a value it refuses is a usage error naming the flag).
+    # Every run option of `zeroflow run`, from the library's table, under the library's flag
+    # (--min-beat-seconds; `zeroflow run --scheduler` forwards its own spellings as these), checked
+    # by the library (a value it refuses is a usage error naming the flag).
     for o in _core._run_option_table():
-        if not o["flags"] or o["use"] == "scoring":
+        if not o["flag"] or o["use"] == "scoring":
             continue
-        flags = o["flags"].split(",")
         if o["kind"] == "bool":
-            p.add_argument(*flags, dest=o["name"], action="store_const", const="true", default=None)
+            p.add_argument(o["flag"], dest=o["name"], action="store_const", const="true", default=None)
         else:
-            p.add_argument(*flags, dest=o["name"], default=None)
+            p.add_argument(o["flag"], dest=o["name"], default=None)
     return p
 
 
@@ -380,7 +380,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options: Dict[str, Any] = {
         o["name"]: getattr(a, o["name"])
         for o in _core._run_option_table()
-        if o["flags"] and o["use"] != "scoring" and getattr(a, o["name"], None) is not None
+        if o["flag"] and o["use"] != "scoring" and getattr(a, o["name"], None) is not None
     }
     problem = _core._run_options_problem(list(options.items()))
     if problem is not None:

@@ -11,6 +11,8 @@ Every option of ``zeroflow run`` and ``zeroflow score`` is a keyword argument of
 field of :class:`RunOptions`), under the library's name for it: the names, defaults, ranges and help
 come from the library's table of run options (``zeroflow/pipeline/run_option_table.hpp``), so the
 command line and Python cannot drift apart. An option left at ``None`` takes the library's default.
+:func:`run`'s typed signature and :class:`RunOptions` are generated from that table
+(``_run_keywords.py``, written by ``scripts/generate-run-keywords``); :func:`_run_impl` does the run.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from ._interop import Array, _core
+from ._run_keywords import RunOptions, run
 from .signal import Normalization
 
 PathLike = Union[str, os.PathLike]
@@ -32,17 +35,12 @@ PathLike = Union[str, os.PathLike]
 OPTION_TABLE: List[Dict[str, Any]] = _core._run_option_table()
 _BY_NAME = {o["name"]: o for o in OPTION_TABLE}
 
-#: Run options as one object, for settings kept and reused (``run(path, options=RunOptions(...))``);
-#: a field left at None takes the library's default. Made from the library's table.
-RunOptions = dataclasses.make_dataclass(
-    "RunOptions",
-    [(o["name"], Any, dataclasses.field(default=None)) for o in OPTION_TABLE],
-    namespace={"__module__": __name__},
-)
-RunOptions.__doc__ = (
-    "Every option of a run, under the library's names (see zeroflow.pipeline.run for each one's meaning, "
-    "default and range); None takes the library's default."
-)
+# RunOptions (run options as one object, for settings kept and reused: ``run(path, RunOptions(...))``;
+# a field left at None takes the library's default) and run() are generated from the library's table
+# (_run_keywords.py, imported above). They belong to this module, as before: help(zeroflow.pipeline)
+# lists them, and pickles and documentation name them zeroflow.pipeline.RunOptions and .run.
+RunOptions.__module__ = __name__
+run.__module__ = __name__
 
 
 def _as_text(name: str, value: Any) -> str:
@@ -117,16 +115,21 @@ class RunResult:
     model_file: str
 
 
-def run(
+run.__annotations__["return"] = RunResult  # the generated module names it only for type checkers
+
+
+def _run_impl(
     input: PathLike,
-    options: Optional[Any] = None,
+    options: Optional[RunOptions],
     *,
-    out: Optional[PathLike] = None,
-    model_out: Optional[PathLike] = None,
-    figures: str = "none",
-    progress: Optional[Callable[[str], None]] = None,
-    **keywords: Any,
+    out: Optional[PathLike],
+    model_out: Optional[PathLike],
+    figures: str,
+    progress: Optional[Callable[[str], None]],
+    keywords: Dict[str, Any],
 ) -> RunResult:
+    """:func:`run`'s body: `keywords` holds the run options given (by their names, and ``column``),
+    ``labels`` only when given (None among them: evaluate nothing)."""
     if figures not in ("none", "png"):
         raise ValueError(f"figures={figures!r}: expected 'none' or 'png'")
     input = os.fspath(input)
@@ -174,10 +177,12 @@ run.__doc__ = f"""Runs the pipeline of ``zeroflow run`` (training) or ``zeroflow
         model_out: where to save the trained model.
         figures: "png" also writes the report's figures to ``out/figures/*.png``.
         progress: called with one line per stage and epoch.
-        **keywords: the run options below, each None (the default) or a value. Without
-            ``labels``, or with ``labels="auto"``, the labels beside the recording (NAME.atr, else
-            NAME.labels.csv) are evaluated against, as ``zeroflow run`` does; ``labels=None``
-            evaluates nothing. ``column`` is an older name of ``lead``.
+        run options: the keyword-only parameters below, each None (the default) or a value;
+            their signature is generated from the library's table. With ``labels`` left at its
+            default ``"auto"`` (unless ``options`` names labels), or given as ``"auto"``, the labels
+            beside the recording (NAME.atr, else NAME.labels.csv) are evaluated against, as
+            ``zeroflow run`` does; ``labels=None`` evaluates nothing. ``column`` is an older name
+            of ``lead``. An unknown keyword raises TypeError.
 
     Run options (the library's table; ``zeroflow run --help`` lists the same):
 {_option_lines()}

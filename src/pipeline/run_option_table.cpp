@@ -1,5 +1,6 @@
 #include "zeroflow/pipeline/run_option_table.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -58,15 +59,6 @@ bool truth(std::string_view text) { return text == "true" || text == "1" || text
   .apply = [](run_options& o, std::string_view text) { o.segmentation.field = number(text); }, \
   .value = [](const run_options& o) { return shown(o.segmentation.field); }
 
-/// What sets one detector window apart from the others (the rest of its entry is the same for all).
-struct detector_window {
-  std::string_view name, flags, default_text;
-  double high = 0;
-  std::string_view help;
-  void (*apply)(run_options&, std::string_view) = nullptr;
-  std::string (*value)(const run_options&) = nullptr;
-};
-
 std::vector<option_info> make_table() {
   using k = option_kind;
   using u = option_use;
@@ -75,32 +67,17 @@ std::vector<option_info> make_table() {
 
   // ---- the recording
   add({.name = "lead",
-       .flags = "--lead,--column,-c",
-       .kind = k::text,
-       .use = u::both,
-       .default_text = "",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF lead "
                "(default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)",
        .group = "recording",
        .apply = [](run_options& o, std::string_view v) { o.lead = std::string(v); },
        .value = [](const run_options& o) { return o.lead; }});
   add({.name = "sample_rate",
-       .flags = "--sample-rate,-r",
        .kind = k::number,
-       .use = u::both,
        .default_text = "250",
        .low = io::lowest_sample_rate,
        .high = io::highest_sample_rate,
-       .low_open = false,
-       .high_open = false,
        .unit = "Hz",
-       .choices = {},
        .help = "samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own; a "
                "different value given for them is refused)",
        .group = "recording",
@@ -111,48 +88,28 @@ std::vector<option_info> make_table() {
            },
        .value = [](const run_options& o) { return shown(o.segmentation.sample_rate); }});
   add({.name = "channels",
-       .flags = "--channels",
        .kind = k::integer,
-       .use = u::both,
        .default_text = "1",
        .low = 1,
        .high = 4096,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "channels interleaved frame by frame in a raw recording (.f32, .i16, .i32); `lead` picks one by 0-based "
                "index",
        .group = "recording",
        .apply = [](run_options& o, std::string_view v) { o.raw.channels = static_cast<std::size_t>(whole(v)); },
        .value = [](const run_options& o) { return std::to_string(o.raw.channels); }});
   add({.name = "gain",
-       .flags = "--gain",
        .kind = k::number,
-       .use = u::both,
        .default_text = "1",
-       .low = 0,
        .high = 1e9,
        .low_open = true,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "stored units per physical unit of a raw recording (e.g. ADC units per mV for .i16): its samples are "
                "divided by it (1: taken as stored)",
        .group = "recording",
        .apply = [](run_options& o, std::string_view v) { o.raw.gain = number(v); },
        .value = [](const run_options& o) { return shown(o.raw.gain); }});
   add({.name = "allow_outside_record",
-       .flags = "--allow-outside-record",
        .kind = k::flag,
-       .use = u::both,
        .default_text = "false",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "let a WFDB header name signal files outside its own folder (an absolute path, or one through ..); by "
                "default a record reads only files beside its header, so that a record from elsewhere cannot read the "
                "rest of the machine",
@@ -163,15 +120,8 @@ std::vector<option_info> make_table() {
            },
        .value = [](const run_options& o) { return yes_no(o.record_files == io::record_files::anywhere); }});
   add({.name = "io",
-       .flags = "--io",
        .kind = k::choice,
-       .use = u::both,
        .default_text = "auto",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
        .choices = {"auto", "kvikio", "posix", "mmap"},
        .help = "how files reach the GPU: auto (KvikIO where GPUDirect Storage runs, else posix), kvikio "
                "(KvikIO/cuFile; its compatibility mode without the nvidia-fs driver), posix (threads pread into pinned "
@@ -181,31 +131,15 @@ std::vector<option_info> make_table() {
        .apply = [](run_options& o, std::string_view v) { o.io = io::parse_io_method(v); },
        .value = [](const run_options& o) { return std::string(io::to_string(o.io)); }});
   add({.name = "threads",
-       .flags = "--threads",
        .kind = k::integer,
-       .use = u::both,
        .default_text = "0",
-       .low = 0,
        .high = 4096,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "CSV parser threads (0: all cores)",
        .group = "recording",
        .apply = [](run_options& o, std::string_view v) { o.threads = static_cast<int>(whole(v)); },
        .value = [](const run_options& o) { return std::to_string(o.threads); }});
   add({.name = "labels",
-       .flags = "--labels",
        .kind = k::path,
-       .use = u::both,
-       .default_text = "",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "reference beats to evaluate against: a labels CSV (sample,label / sample,symbol / sample,symbol,aami) "
                "or WFDB annotations (NAME.atr); a file that cannot be read is a warning, not a failed run",
        .group = "recording",
@@ -214,15 +148,8 @@ std::vector<option_info> make_table() {
 
   // ---- where and how the beats are found
   add({.name = "device",
-       .flags = "--device,-d",
        .kind = k::choice,
-       .use = u::both,
        .default_text = "auto",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
        .choices = {"auto", "cpu", "cuda"},
        .help = "auto (GPU when present), cpu or cuda",
        .group = "run",
@@ -237,19 +164,12 @@ std::vector<option_info> make_table() {
                                                                  : "auto");
            }});
   add({.name = "segmentation",
-       .flags = "--segmentation",
        .kind = k::choice,
-       .use = u::both,
        .default_text = "robust",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
        .choices = {"robust", "gate-to-gate", "seed"},
        .help = "how beats are found: robust (adaptive QRS detection; every beat scored by shape and rhythm) or "
                "gate-to-gate (the seed documents' method, exactly: NMS gate, a beat from one gate to the next, beats "
-               "outside `min_beat_seconds`/`max_beat_seconds` not scored; `seed` is its earlier name)",
+               "outside `min_beat_seconds`/`max_beat_seconds` not scored; \"seed\" is its earlier name)",
        .group = "segmentation",
        .apply =
            [](run_options& o, std::string_view v) {
@@ -257,15 +177,8 @@ std::vector<option_info> make_table() {
            },
        .value = [](const run_options& o) { return std::string(signal::segmentation_name(o.segmentation.method)); }});
   add({.name = "normalize",
-       .flags = "--normalize",
        .kind = k::choice,
-       .use = u::both,
        .default_text = "robust",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
        .choices = {"robust", "none"},
        .help = "rows for the model: robust (z-score by the recording's median and MAD, unit-free) or none (raw "
                "samples, as the seed; its losses are then comparable)",
@@ -273,58 +186,31 @@ std::vector<option_info> make_table() {
        .apply = [](run_options& o, std::string_view v) { o.segmentation.normalize_rows = v == "robust"; },
        .value = [](const run_options& o) { return std::string(o.segmentation.normalize_rows ? "robust" : "none"); }});
   add({.name = "min_beat_seconds",
-       .flags = "--min-beat",
        .kind = k::beat_seconds,
-       .use = u::both,
        .default_text = "0.4",
-       .low = 0,
        .high = 10,
        .low_open = true,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "shortest kept beat, seconds (seed: 0.4); below `max_beat_seconds`",
        .group = "segmentation",
        ZF_SEG_SECONDS(min_beat_seconds)});
   add({.name = "max_beat_seconds",
-       .flags = "--max-beat",
        .kind = k::beat_seconds,
-       .use = u::both,
        .default_text = "1.024",
-       .low = 0,
        .high = 10,
        .low_open = true,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "longest kept beat, seconds (seed: 1.024; raise it to keep beats before long pauses)",
        .group = "segmentation",
        ZF_SEG_SECONDS(max_beat_seconds)});
   add({.name = "min_peak_ratio",
-       .flags = "--min-peak-ratio",
        .kind = k::number,
-       .use = u::both,
        .default_text = "0.1",
-       .low = 0,
        .high = 1,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "drop detections weaker than this fraction of the median band-passed peak (0: the seed's detector)",
        .group = "segmentation",
        ZF_SEG_SECONDS(min_peak_ratio)});
   add({.name = "max_device_memory",
-       .flags = "--max-device-memory",
        .kind = k::byte_size,
-       .use = u::both,
-       .default_text = "",
        .low = static_cast<double>(min_device_budget),
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "the most device memory the run may hold at once (2G, 512M, ...): the recording stays on the host and "
                "is segmented and scored in chunks, with the same results; robust segmentation only (default: no bound)",
        .group = "run",
@@ -335,31 +221,17 @@ std::vector<option_info> make_table() {
 
   // ---- the model
   add({.name = "model",
-       .flags = "--model,-m",
        .kind = k::path,
        .use = u::scoring,
-       .default_text = "",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "model.safetensors written by `zeroflow run` (either model; the model.pt of earlier versions too), or a "
                "LightVAE saved from Python with its rows described (zeroflow.model.VAE.describe_rows)",
        .group = "model",
        .apply = [](run_options& o, std::string_view v) { o.model = std::filesystem::path(v); },
        .value = [](const run_options& o) { return o.model ? o.model->string() : std::string(); }});
   add({.name = "model_kind",
-       .flags = "--model,-m",
        .kind = k::choice,
        .use = u::training,
        .default_text = "lightvae",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
        .choices = {"lightvae", "mlp"},
        .help = "the model that scores the beats' shapes: lightvae (the seed's LightVAE) or mlp (the seed-004 MLP "
                "autoencoder on min-max scaled beats; 100 full-batch epochs unless `epochs` or `batch` say otherwise). "
@@ -368,46 +240,29 @@ std::vector<option_info> make_table() {
        .apply = [](run_options& o, std::string_view v) { o.model_type = parse_model_kind(std::string(v)); },
        .value = [](const run_options& o) { return std::string(model_kind_name(o.model_type)); }});
   add({.name = "epochs",
-       .flags = "--epochs",
        .kind = k::integer,
        .use = u::training,
        .default_text = "30",
        .low = 1,
        .high = 100000,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "training epochs (`model_kind`=mlp: 100)",
        .group = "model",
        .apply = [](run_options& o, std::string_view v) { o.epochs = static_cast<int>(whole(v)); },
        .value = [](const run_options& o) { return std::to_string(o.epochs); }});
   add({.name = "batch",
-       .flags = "--batch",
        .kind = k::integer,
        .use = u::training,
        .default_text = "1024",
        .low = 1,
        .high = 1 << 24,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "training batch size (`model_kind`=mlp: all beats in one batch)",
        .group = "model",
        .apply = [](run_options& o, std::string_view v) { o.batch = static_cast<int>(whole(v)); },
        .value = [](const run_options& o) { return std::to_string(o.batch); }});
   add({.name = "seed",
-       .flags = "--seed",
        .kind = k::seed,
        .use = u::training,
        .default_text = "42",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "seed of the shuffle, split and initial weights",
        .group = "model",
        .apply =
@@ -417,16 +272,9 @@ std::vector<option_info> make_table() {
            },
        .value = [](const run_options& o) { return std::to_string(o.seed); }});
   add({.name = "route_torch_memory",
-       .flags = "",
        .kind = k::flag,
        .use = u::library,
        .default_text = "true",
-       .low = 0,
-       .high = 0,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "on CUDA, make LibTorch allocate from zeroflow's pool too; only possible before LibTorch's first CUDA "
                "allocation in the process",
        .group = "run",
@@ -435,147 +283,105 @@ std::vector<option_info> make_table() {
 
   // ---- the detector's windows (signal/params.hpp says what each one is for): seconds in (0, high],
   // under a --help heading of their own
-  const auto window = [&add](const detector_window& w) {
-    add({.name = w.name,
-         .flags = w.flags,
-         .kind = k::number,
-         .use = u::both,
-         .default_text = w.default_text,
-         .low = 0,
-         .high = w.high,
-         .low_open = true,
-         .high_open = false,
-         .unit = "s",
-         .choices = {},
-         .help = w.help,
-         .group = "detector",
-         .apply = w.apply,
-         .value = w.value});
+  const auto window = [&add](option_info o) {
+    o.kind = k::number;
+    o.low_open = true;
+    o.unit = "s";
+    o.group = "detector";
+    add(std::move(o));
   };
 
   window({.name = "ricker_seconds",
-          .flags = "--ricker-seconds",
           .default_text = "0.12",
           .high = 10,
           .help = "width of the seed's Ricker band-pass kernel",
           ZF_SEG_SECONDS(ricker_seconds)});
   window({.name = "nms_window_seconds",
-          .flags = "--nms-window-seconds",
           .default_text = "0.72",
           .high = 10,
           .help = "the seed's non-maximum-suppression window",
           ZF_SEG_SECONDS(nms_window_seconds)});
   window({.name = "refractory_seconds",
-          .flags = "--refractory-seconds",
           .default_text = "0.2",
           .high = 10,
           .help = "no two beats closer than this",
           ZF_SEG_SECONDS(refractory_seconds)});
   window({.name = "t_wave_seconds",
-          .flags = "--t-wave-seconds",
           .default_text = "0.36",
           .high = 10,
           .help = "a slower, weaker peak this soon after a beat is its T wave",
           ZF_SEG_SECONDS(t_wave_seconds)});
   window({.name = "replace_seconds",
-          .flags = "--replace-seconds",
           .default_text = "0.25",
           .high = 10,
           .help = "a stronger peak this soon after a beat replaces it (it was a P wave)",
           ZF_SEG_SECONDS(replace_seconds)});
   window({.name = "slope_seconds",
-          .flags = "--slope-seconds",
           .default_text = "0.075",
           .high = 10,
           .help = "half-width of the window in which a candidate's steepest slope is taken",
           ZF_SEG_SECONDS(slope_seconds)});
   window({.name = "learn_seconds",
-          .flags = "--learn-seconds",
           .default_text = "8",
           .high = 3600,
           .help = "the detector's levels start from this much of the recording",
           ZF_SEG_SECONDS(learn_seconds)});
   window({.name = "stretch_seconds",
-          .flags = "--stretch-seconds",
           .default_text = "300",
           .high = 86400,
           .help = "the detector decides stretches this long independently",
           ZF_SEG_SECONDS(stretch_seconds)});
   window({.name = "overlap_seconds",
-          .flags = "--overlap-seconds",
           .default_text = "30",
           .high = 3600,
           .help = "each stretch starts this much earlier (at least `learn_seconds`)",
           ZF_SEG_SECONDS(overlap_seconds)});
   window({.name = "window_before_seconds",
-          .flags = "--window-before-seconds",
           .default_text = "0.25",
           .high = 10,
           .help = "a beat's row starts this long before its peak (P wave)",
           ZF_SEG_SECONDS(window_before_seconds)});
   window({.name = "window_after_seconds",
-          .flags = "--window-after-seconds",
           .default_text = "0.45",
           .high = 10,
           .help = "a beat's row ends this long after its peak (T wave)",
           ZF_SEG_SECONDS(window_after_seconds)});
   // ---- the Holter report's events (holter/holter_params.hpp): the conventions' thresholds
   add({.name = "pause_seconds",
-       .flags = "--pause-seconds",
        .kind = k::number,
-       .use = u::both,
        .default_text = "2",
-       .low = 0,
        .high = 60,
        .low_open = true,
-       .high_open = false,
        .unit = "s",
-       .choices = {},
        .help = "an R-R interval at least this long is a pause (events.csv)",
        .group = "Holter events",
        .apply = [](run_options& o, std::string_view v) { o.holter.events.pause_seconds = number(v); },
        .value = [](const run_options& o) { return shown(o.holter.events.pause_seconds); }});
   add({.name = "bradycardia_bpm",
-       .flags = "--bradycardia-bpm",
        .kind = k::number,
-       .use = u::both,
        .default_text = "40",
-       .low = 0,
        .high = 300,
        .low_open = true,
-       .high_open = false,
        .unit = "bpm",
-       .choices = {},
        .help = "a heart rate (averaged over 8 R-R intervals) below this is bradycardia; below `tachycardia_bpm`",
        .group = "Holter events",
        .apply = [](run_options& o, std::string_view v) { o.holter.events.bradycardia_bpm = number(v); },
        .value = [](const run_options& o) { return shown(o.holter.events.bradycardia_bpm); }});
   add({.name = "tachycardia_bpm",
-       .flags = "--tachycardia-bpm",
        .kind = k::number,
-       .use = u::both,
        .default_text = "120",
-       .low = 0,
        .high = 400,
        .low_open = true,
-       .high_open = false,
        .unit = "bpm",
-       .choices = {},
        .help = "a heart rate (averaged over 8 R-R intervals) above this is tachycardia",
        .group = "Holter events",
        .apply = [](run_options& o, std::string_view v) { o.holter.events.tachycardia_bpm = number(v); },
        .value = [](const run_options& o) { return shown(o.holter.events.tachycardia_bpm); }});
   add({.name = "run_beats",
-       .flags = "--run-beats",
        .kind = k::integer,
-       .use = u::both,
        .default_text = "3",
        .low = 3,
        .high = 1000,
-       .low_open = false,
-       .high_open = false,
-       .unit = "",
-       .choices = {},
        .help = "ectopic beats in a row that make a run (ventricular tachycardia, SVT); two are a couplet",
        .group = "Holter events",
        .apply = [](run_options& o, std::string_view v) { o.holter.events.run_beats = whole(v); },
@@ -641,7 +447,12 @@ const option_info& run_option(std::string_view name) {
   ZF_THROW(invalid_argument, "'", name, "' is no option of a run; the options are ", names);
 }
 
-std::string_view long_flag(const option_info& option) { return option.flags.substr(0, option.flags.find(',')); }
+std::string option_flag(const option_info& option) {
+  if (option.use == option_use::library) return {};
+  std::string flag = "--" + std::string(option.name);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
 
 std::string option_range_text(const option_info& o) {
   switch (o.kind) {
@@ -770,8 +581,7 @@ run_options make_run_options(const std::vector<std::pair<std::string, std::strin
   return o;
 }
 
-std::string spell_options(std::string_view message, option_spelling spelling) {
-  if (spelling == option_spelling::library) return std::string(message);
+std::string spell_options(std::string_view message, option_speller spelled) {
   std::string out;
   std::size_t i = 0;
   while (i < message.size()) {
@@ -783,19 +593,16 @@ std::string spell_options(std::string_view message, option_spelling spelling) {
     const option_info* option = nullptr;
     for (const auto& o : run_option_table())
       if (o.name == name) option = &o;
+    std::string spelling = option != nullptr ? spelled(*option) : std::string();
     out.append(message.substr(i, open - i));
-    if (option == nullptr || (spelling == option_spelling::command_line && option->flags.empty())) {
-      out.append(message.substr(open, close + 1 - open));  // not an option: left as written
+    if (spelling.empty()) {
+      out.append(message.substr(open, close + 1 - open));  // not the front's option: left as written
       i = close + 1;
       continue;
     }
     const bool valued = close + 1 < message.size() && message[close + 1] == '=';
-    if (spelling == option_spelling::command_line) {
-      out.append(long_flag(*option));
-      if (valued) out.push_back(' ');
-    } else {
-      out.append(name).push_back('=');
-    }
+    if (!valued && spelling.back() == ' ') spelling.pop_back();
+    out.append(spelling);
     i = close + 1 + (valued ? 1 : 0);
   }
   out.append(message.substr(std::min(i, message.size())));

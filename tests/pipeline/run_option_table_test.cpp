@@ -26,13 +26,19 @@ TEST(RunOptionTable, DefaultsAreThoseOfRunOptions) {
   }
 }
 
-TEST(RunOptionTable, NamesAndFlagsAreUnique) {
+TEST(RunOptionTable, NamesAndFlagsAreUniqueAndFlagsFollowTheNames) {
   std::set<std::string> names, run_flags, score_flags;
   for (const auto& o : pl::run_option_table()) {
     EXPECT_TRUE(names.insert(std::string(o.name)).second) << o.name;
-    if (o.flags.empty()) continue;
-    const std::string flag(pl::long_flag(o));
-    EXPECT_EQ(flag.rfind("--", 0), 0U) << o.name;
+    const std::string flag = pl::option_flag(o);
+    if (o.use == pl::option_use::library) {
+      EXPECT_EQ(flag, "") << o.name;
+      continue;
+    }
+    std::string dashed(o.name);
+    for (char& c : dashed)
+      if (c == '_') c = '-';
+    EXPECT_EQ(flag, "--" + dashed) << o.name;
     if (o.use != pl::option_use::scoring) {
       EXPECT_TRUE(run_flags.insert(flag).second) << flag;
     }
@@ -143,19 +149,27 @@ TEST(RunOptionTable, ContradictionsNameBothOptions) {
   EXPECT_NE(chunks.find("`max_device_memory`"), std::string::npos) << chunks;
 }
 
+namespace {
+/// A front that writes options as the library's flags, and one that writes them as keywords.
+std::string as_flag(const pl::option_info& o) {
+  const std::string flag = pl::option_flag(o);
+  return flag.empty() ? flag : flag + ' ';
+}
+std::string as_keyword(const pl::option_info& o) { return std::string(o.name) + '='; }
+}  // namespace
+
 TEST(RunOptionTable, EachFrontSpellsTheOptionsItsWay) {
   const std::string message = "`min_beat_seconds`=2 s must be shorter than `max_beat_seconds`=1 s; see `zeroflow run`";
-  EXPECT_EQ(pl::spell_options(message, pl::option_spelling::library), message);
-  EXPECT_EQ(pl::spell_options(message, pl::option_spelling::command_line),
-            "--min-beat 2 s must be shorter than --max-beat 1 s; see `zeroflow run`");
-  EXPECT_EQ(pl::spell_options(message, pl::option_spelling::python),
+  EXPECT_EQ(pl::spell_options(message, as_flag),
+            "--min-beat-seconds 2 s must be shorter than --max-beat-seconds 1 s; see `zeroflow run`");
+  EXPECT_EQ(pl::spell_options(message, as_keyword),
             "min_beat_seconds=2 s must be shorter than max_beat_seconds=1 s; see `zeroflow run`");
-  // A name alone, and an option the command line has no flag for.
-  EXPECT_EQ(pl::spell_options("the budget (`max_device_memory`) is small", pl::option_spelling::command_line),
+  // A name alone, and an option the front does not have.
+  EXPECT_EQ(pl::spell_options("the budget (`max_device_memory`) is small", as_flag),
             "the budget (--max-device-memory) is small");
-  EXPECT_EQ(pl::spell_options("the budget (`max_device_memory`) is small", pl::option_spelling::python),
+  EXPECT_EQ(pl::spell_options("the budget (`max_device_memory`) is small", as_keyword),
             "the budget (max_device_memory=) is small");
-  EXPECT_EQ(pl::spell_options("`route_torch_memory` is late", pl::option_spelling::command_line),
-            "`route_torch_memory` is late");
-  EXPECT_EQ(pl::spell_options("an unclosed ` quote", pl::option_spelling::command_line), "an unclosed ` quote");
+  EXPECT_EQ(pl::spell_options("`route_torch_memory` is late", as_flag), "`route_torch_memory` is late");
+  EXPECT_EQ(pl::spell_options("an unclosed ` quote", as_flag), "an unclosed ` quote");
+  EXPECT_EQ(pl::spell_options("`max_device_memory`=", as_flag), "--max-device-memory ");
 }

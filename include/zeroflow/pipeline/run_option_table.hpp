@@ -1,10 +1,11 @@
 #pragma once
 /// @file run_option_table.hpp
-/// Every option of a run (run_options), described once: its name as the library knows it, the
-/// command line's flag for it, its default, its range and unit, and its help text. The fronts are
-/// made from this table — the CLI's `run`/`score` flags and their --help, the checks of the values
-/// a Python call passes, the flags the Dask front forwards — and tests compare Python's keyword
-/// arguments and defaults with it, so that an option or a default is written in one place.
+/// Every option of a run (run_options), described once: its name as the library knows it, its
+/// default, its range and unit, and its help text. The fronts are made from this table — the CLI's
+/// `run`/`score` flags and their --help, the checks of the values a Python call passes, Python's
+/// keyword arguments (generated from it), the flags the Dask front forwards — so that an option or a
+/// default is written in one place. A front's spellings are its own: the CLI's flags and aliases in
+/// apps/zeroflow/run_option_flags.cpp, Python's keywords are the names.
 ///
 /// Option names in the library's messages are written between backquotes (`max_device_memory`);
 /// spell_options() puts them in a front's own spelling (--max-device-memory, max_device_memory=).
@@ -39,20 +40,20 @@ enum class option_use {
   library,   ///< the library and Python only; no flag on the command line
 };
 
+/// One option. An entry of the table states only what differs from these defaults.
 struct option_info {
-  std::string_view name;   ///< the library's and Python's name: "max_device_memory"
-  std::string_view flags;  ///< the command line's, CLI11 style: "--max-device-memory" or "--sample-rate,-r"
+  std::string_view name{};  ///< the library's and Python's name: "max_device_memory"
   option_kind kind = option_kind::text;
   option_use use = option_use::both;
-  std::string_view default_text;  ///< the default as a value's text ("30", "robust"); empty: none
-  double low = 0;                 ///< number, beat_seconds, integer, byte_size
-  double high = 0;                ///< number, beat_seconds, integer
-  bool low_open = false;          ///< low itself is refused: (low, high] (a window or a gain of 0 means nothing)
-  bool high_open = false;         ///< high itself is refused: [low, high)
-  std::string_view unit;          ///< "Hz", "s", ... after a range; empty for none
-  std::vector<std::string_view> choices;  ///< choice
-  std::string_view help;                  ///< for a person, in no front's spelling
-  std::string_view group;                 ///< a heading for --help and docstrings
+  std::string_view default_text{};  ///< the default as a value's text ("30", "robust"); empty: none
+  double low = 0;                   ///< number, beat_seconds, integer, byte_size
+  double high = 0;                  ///< number, beat_seconds, integer
+  bool low_open = false;            ///< low itself is refused: (low, high] (a window or a gain of 0 means nothing)
+  bool high_open = false;           ///< high itself is refused: [low, high)
+  std::string_view unit{};          ///< "Hz", "s", ... after a range; empty for none
+  std::vector<std::string_view> choices{};  ///< choice
+  std::string_view help{};                  ///< for a person, in no front's spelling
+  std::string_view group{};                 ///< a heading for --help and docstrings
   /// Puts a checked value into the options.
   void (*apply)(run_options&, std::string_view) = nullptr;
   /// The options' value as text (what `default_text` must equal for default run_options).
@@ -66,8 +67,10 @@ struct option_info {
 /// @throws zeroflow::invalid_argument for a name that is no option, with the names there are.
 [[nodiscard]] const option_info& run_option(std::string_view name);
 
-/// The command line's long flag of an option: "--max-device-memory" (the first of `flags`).
-[[nodiscard]] std::string_view long_flag(const option_info& option);
+/// An option's flag on a command line by the library's rule: "--" and the name with "-" for "_"
+/// ("--max-device-memory"); empty for an option of the library only. The CLI takes it for every
+/// option, beside its own spellings (apps/zeroflow/run_option_flags.cpp); zeroflow.dask takes it.
+[[nodiscard]] std::string option_flag(const option_info& option);
 
 /// @brief Checks a value's text against the option's kind and range.
 /// @throws zeroflow::invalid_argument saying what is wrong with `text` (the reason only; the
@@ -90,16 +93,13 @@ void check_option_text(const option_info& option, std::string_view text);
 /// @throws zeroflow::invalid_argument naming both options.
 void check_run_options(const run_options& options);
 
-/// How a front spells an option's name.
-enum class option_spelling {
-  library,       ///< `max_device_memory` (as written)
-  command_line,  ///< --max-device-memory
-  python,        ///< max_device_memory=
-};
+/// How a front writes an option before a value: "--max-device-memory " on a command line,
+/// "max_device_memory=" in Python; empty for an option the front does not have.
+using option_speller = std::string (*)(const option_info& option);
 
-/// @brief A message with every `name` of this table in the front's spelling; `name`=value becomes
-///        "--flag value" on the command line and "name=value" in Python. Other backquoted text is
-///        left as it is.
-[[nodiscard]] std::string spell_options(std::string_view message, option_spelling spelling);
+/// @brief A message with every `name` of this table in the front's spelling: `name`=value becomes
+///        spelled(option) + value ("--flag value", "name=value"), a bare `name` the same without a
+///        trailing space ("--flag", "name="). Other backquoted text is left as it is.
+[[nodiscard]] std::string spell_options(std::string_view message, option_speller spelled);
 
 }  // namespace zeroflow::pipeline
