@@ -1,6 +1,8 @@
 /// @file torch_cuda_allocator.cpp
 /// Finding and loading the LibTorch backend (torch_backend.hpp), and the calls that reach LibTorch
 /// only through it: its CUDA allocator's routing (torch_cuda_allocator.hpp).
+#include "zeroflow/model/torch_cuda_allocator.hpp"
+
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 #include "torch_backend.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
-#include "zeroflow/model/torch_cuda_allocator.hpp"
 
 // Defined by the backend; null unless this program was linked with it.
 extern "C" zeroflow::model::detail::torch_backend* zeroflow_torch_backend(int version) __attribute__((weak));

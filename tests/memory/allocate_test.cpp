@@ -6,9 +6,8 @@
 
 #include <random>
 
-#include "zeroflow/core/transfers.hpp"
-
 #include "memory/memory_test_util.hpp"
+#include "zeroflow/core/transfers.hpp"
 
 namespace {
 

@@ -64,8 +64,8 @@ struct segment_sizes {
   std::int64_t min_length = 0;    ///< shortest kept beat
   std::int64_t max_length = 0;    ///< longest kept beat
   std::int64_t row_width = 0;     ///< embedded row width: a power of two >= 16 and >= the row's samples (gate-to-gate:
-                               ///< max_length; robust: window_before + window_after), as the VAE needs
-  std::int64_t refractory = 0;  ///< robust method: detector windows in samples
+                                  ///< max_length; robust: window_before + window_after), as the VAE needs
+  std::int64_t refractory = 0;    ///< robust method: detector windows in samples
   std::int64_t t_wave = 0;
   std::int64_t replace = 0;
   std::int64_t slope_half_window = 0;
