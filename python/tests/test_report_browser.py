@@ -486,17 +486,7 @@ def test_af_episodes_are_listed_shaded_and_lead_to_their_onset(af_report, stats_
 def test_seed_report_keeps_the_seed_captions(browser, zeroflow_bin, short_recording, tmp_path):
     out = tmp_path / "seed"
     run_cli(
-        zeroflow_bin,
-        "run",
-        short_recording,
-        "--out",
-        out,
-        "--device",
-        "cpu",
-        "--epochs",
-        1,
-        "--segmentation",
-        "gate-to-gate",
+        zeroflow_bin, "run", short_recording, "--out", out, "--device", "cpu", "--epochs", 1, "--segmentation", "seed"
     )
     r = Report(browser, out)
     try:

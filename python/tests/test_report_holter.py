@@ -3,7 +3,7 @@ test_report_browser.py): first on the page, offline and clean; the numbers a car
 summary.json's and events.csv's; the strips are drawn on ECG paper at 25 mm/s, every lead of the
 recording stacked in its own band (MIT-BIH 119 from ../shared/data: MLII and V1); print keeps the
 Holter pages alone, cut between sections and never through a strip; a report older than the strips'
-leads still draws them; a run without classes (--segmentation gate-to-gate) has no Holter section.
+leads still draws them; a run without classes (--segmentation seed, the earlier name of gate-to-gate) has no Holter section.
 
 ZEROFLOW_SCREENSHOTS=DIR also writes the summary's screenshot and a strip's (of the two-lead 119)
 into DIR (the ones in docs/img come from here).
@@ -477,19 +477,7 @@ def test_af_burden_is_shown_and_shaded_in_the_trend(af_report, stats_page):  # n
 
 def test_a_run_without_classes_has_no_holter_section(browser, zeroflow_bin, tmp_path):  # noqa: F811
     out = tmp_path / "seed"
-    run_cli(
-        zeroflow_bin,
-        "run",
-        RECORD_119,
-        "--out",
-        out,
-        "--device",
-        "cpu",
-        "--epochs",
-        1,
-        "--segmentation",
-        "gate-to-gate",
-    )
+    run_cli(zeroflow_bin, "run", RECORD_119, "--out", out, "--device", "cpu", "--epochs", 1, "--segmentation", "seed")
     assert "holter" not in json.loads((out / "summary.json").read_text())
     r = Report(browser, out)
     try:

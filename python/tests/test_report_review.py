@@ -3,7 +3,7 @@ families with their thumbnails; corrections made in the page (a family, a beat, 
 removed or added), listed with an undo, counted at once in the Holter summary, exported as
 corrections.json (a download, nothing sent) holding exactly those corrections; `zeroflow correct`
 applies that file, and the report it rewrites loads clean and says corrections were applied. A run
-without classes (--segmentation gate-to-gate) has no review.
+without classes (--segmentation seed, gate-to-gate's earlier name) has no review.
 
 ZEROFLOW_SCREENSHOTS=DIR also writes the families view's screenshot into DIR (docs/img has it).
 """
@@ -359,19 +359,7 @@ def test_print_hides_the_review_and_keeps_each_card_whole(report):
 
 def test_a_run_without_classes_has_no_review(browser, zeroflow_bin, tmp_path):  # noqa: F811
     out = tmp_path / "seed"
-    run_cli(
-        zeroflow_bin,
-        "run",
-        RECORD_119,
-        "--out",
-        out,
-        "--device",
-        "cpu",
-        "--epochs",
-        1,
-        "--segmentation",
-        "gate-to-gate",
-    )
+    run_cli(zeroflow_bin, "run", RECORD_119, "--out", out, "--device", "cpu", "--epochs", 1, "--segmentation", "seed")
     r = Report(browser, out)
     try:
         review = "#fig-holter-families, #holter-review, .review-control, .family-card, label.not-af"
