@@ -267,6 +267,9 @@ folder_result evaluate_one(const evaluate_flags& f, const std::filesystem::path&
   }
 
   reads.push_back(labels_file);
+  // Nor over the recording the run read (this command does not read it, but it is the user's data).
+  const auto input = summary.find("input");
+  if (input != summary.end() && input->is_string()) reads.emplace_back(input->get<std::string>());
   refuse_to_overwrite_input(json_file, reads, "the evaluation");
   if (!f.per_beat.empty()) refuse_to_overwrite_input(f.per_beat, reads, "--per-beat");
   const auto d = read_beats_csv(out / "beats.csv");

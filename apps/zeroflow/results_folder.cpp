@@ -138,7 +138,7 @@ void refuse_to_overwrite_input(const fs::path& target, const std::vector<fs::pat
     std::error_code ec;
     if (fs::equivalent(target, input, ec) || resolved(target) == resolved(input))
       ZF_THROW(error, "cannot write ", what, " to ", target.string(), ": it is ", input.string(),
-               ", which this command reads; choose another file");
+               ", which this command reads (or the run it evaluates read); choose another file");
   }
 }
 

@@ -52,6 +52,12 @@ void check_outputs(const population_flags& f) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
       throw CLI::ValidationError(std::string(flag) + " " + path.string() + " is a folder; give a file in it");
+    // A FIFO, a link or a device would be read (waiting for a writer forever) or replaced.
+    const auto status = std::filesystem::symlink_status(path, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+      throw CLI::ValidationError(std::string(flag) + " " + path.string() +
+                                 " exists and is not a regular file (a FIFO, link or device); give the name of a "
+                                 "file to write");
     const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
     if (!std::filesystem::is_directory(folder, ec))
       throw CLI::ValidationError(std::string(flag) + " " + path.string() + ": the folder " + folder.string() +

@@ -142,7 +142,7 @@ def test_a_vae_saved_from_python_is_scored_by_the_cli(zeroflow_bin, short_record
     vae.describe_rows(250.0, method="seed")
     assert vae.described_rows == {
         "sample_rate": 250.0,
-        "segmentation": "seed",
+        "segmentation": "gate-to-gate",
         "normalized": True,
         "window_before": 0,
         "window_after": 0,

@@ -28,11 +28,20 @@ std::vector<float> clarity(const beat_rows& rows, std::int64_t beats, const clar
 }
 
 std::vector<std::uint8_t> unreadable_beats(std::span<const float> clarity, const quality_params& p) {
-  const std::vector<double> values(clarity.begin(), clarity.end());
-  const std::vector<std::uint8_t> every(values.size(), 1);
-  const auto stretch = local_median(values, every, p.stretch_beats);
-  std::vector<std::uint8_t> out(values.size(), 0);
-  for (std::size_t b = 0; b < values.size(); ++b) out[b] = stretch[b] < p.min_clarity;
+  // The median over 2·stretch_beats + 1 beats around each beat, the window slid inside the
+  // recording at its ends rather than cut short there: a median of the last two or three beats
+  // of a stretch of noise is a coin toss, and a beat that wins it becomes a V beat in noise.
+  const auto n = static_cast<std::int64_t>(clarity.size());
+  const std::int64_t width = std::min<std::int64_t>(n, 2 * p.stretch_beats + 1);
+  std::vector<std::uint8_t> out(clarity.size(), 0);
+  std::vector<float> window;
+  for (std::int64_t b = 0; b < n; ++b) {
+    const std::int64_t first = std::clamp<std::int64_t>(b - p.stretch_beats, 0, n - width);
+    window.assign(clarity.begin() + first, clarity.begin() + first + width);
+    const auto middle = window.begin() + width / 2;
+    std::nth_element(window.begin(), middle, window.end());
+    out[static_cast<std::size_t>(b)] = *middle < p.min_clarity;
+  }
   return out;
 }
 

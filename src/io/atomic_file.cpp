@@ -72,8 +72,12 @@ void write_atomically(const std::filesystem::path& path, const std::function<voi
   const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::is_directory(folder))
     ZF_THROW(error, "cannot write ", path.string(), ": folder ", folder.string(), " does not exist");
-  auto temp =
-      folder / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  // ".NAME.tmpPID-N" beside the file, NAME cut short where the whole would pass the 255 bytes a
+  // file name may have (a legal NAME near that length must still be writable).
+  const std::string suffix = ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const std::string name = path.filename().string();
+  constexpr std::size_t longest_name = 255;
+  const auto temp = folder / ("." + name.substr(0, longest_name - 1 - suffix.size()) + suffix);
   try {
     {
       std::ofstream out;

@@ -30,10 +30,42 @@ bool looks_like_text(const std::filesystem::path& path) {
   });
 }
 
+namespace {
+
+/// Refuses what is plainly neither a labels CSV nor MIT annotations, by its first bytes: text in
+/// UTF-16 (a spreadsheet's "Unicode text") and an EDF file (an EDF+ annotation signal is no
+/// beat list zeroflow reads).
+void refuse_other_formats(const std::filesystem::path& path) {
+  const mapped_file file(path);
+  const auto head = file.view().substr(0, 512);
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(head[i]); };
+  bool utf16 = head.size() >= 2 && ((byte(0) == 0xFF && byte(1) == 0xFE) || (byte(0) == 0xFE && byte(1) == 0xFF));
+  if (!utf16 && head.size() >= 16) {  // without a byte-order mark: ASCII with every other byte NUL
+    std::size_t odd_nul = 0, even_nul = 0;
+    for (std::size_t i = 0; i + 1 < head.size(); i += 2) {
+      even_nul += byte(i) == 0;
+      odd_nul += byte(i + 1) == 0;
+    }
+    const std::size_t pairs = head.size() / 2;
+    utf16 = (odd_nul == pairs && even_nul == 0) || (even_nul == pairs && odd_nul == 0);
+  }
+  if (utf16)
+    ZF_THROW(parse_error, path.string(),
+             ": text in UTF-16; save the labels as UTF-8 (a CSV with the header sample,symbol) or give WFDB "
+             "annotations (NAME.atr)");
+  if (head.size() >= 256 && head.substr(0, 8) == "0       ")
+    ZF_THROW(parse_error, path.string(),
+             ": an EDF file; labels are read from a CSV (sample,symbol) or WFDB annotations (NAME.atr), not from "
+             "EDF+ annotations");
+}
+
+}  // namespace
+
 beat_labels read_labels(const std::filesystem::path& path) {
   // By what the file holds, not its name: a text file (a CSV, rdann's printout, a .txt copy)
   // is read as a labels CSV, which names what it expected; anything else as MIT annotations,
   // whose reader checks their structure.
+  refuse_other_formats(path);
   return looks_like_text(path) ? read_labels_csv(path) : read_wfdb_annotations(path);
 }
 

@@ -3,7 +3,9 @@
 /// read back with every check before a run resumes from it.
 #include "population_checkpoint.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -129,6 +131,14 @@ population_checkpoint read_population_checkpoint(const std::filesystem::path& pa
     c.optimiser.exp_avg = values_of<float>(content, "exp_avg", "F32", n);
     c.optimiser.exp_avg_sq = values_of<float>(content, "exp_avg_sq", "F32", n);
     c.epoch_loss = values_of<double>(content, "epoch_loss", "F64", static_cast<std::size_t>(c.epochs_done));
+    // A run writes finite values only (a diverged epoch ends it), so any other is damage: resumed,
+    // it would read as a training that diverged now.
+    const auto finite = [](const auto& values) {
+      return std::all_of(values.begin(), values.end(), [](auto v) { return std::isfinite(v); });
+    };
+    ZF_EXPECTS(finite(c.weights) && finite(c.optimiser.exp_avg) && finite(c.optimiser.exp_avg_sq) &&
+                   finite(c.epoch_loss) && std::isfinite(c.optimiser.adam_step),
+               "it holds NaN or infinite values (the file is damaged)");
     return c;
   } catch (const error& e) {
     ZF_THROW(invalid_argument, path.string(), ": cannot resume from this checkpoint: ", e.what(),

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <iomanip>
 #include <limits>
 #include <map>
 #include <memory>
@@ -197,6 +198,20 @@ std::string number(double v) {
   return out.str();
 }
 
+/// Two rates that differ, each with as many digits as it takes to show that they do.
+std::pair<std::string, std::string> told_apart(double a, double b) {
+  for (int digits = 6; digits < 17; ++digits) {
+    std::ostringstream x, y;
+    x << std::setprecision(digits) << a;
+    y << std::setprecision(digits) << b;
+    if (x.str() != y.str()) return {x.str(), y.str()};
+  }
+  std::ostringstream x, y;
+  x << std::setprecision(17) << a;
+  y << std::setprecision(17) << b;
+  return {x.str(), y.str()};
+}
+
 /// Refuses a model whose rows were made differently from this run's: its scores would rank
 /// shapes it never saw (another rate, window or scaling), silently wrong. One line: what
 /// differs, and the options that would make this run match the model.
@@ -212,8 +227,8 @@ void check_model_fits(const detail::beat_model& scorer, const model::row_provena
   // rate, and then the windows and lengths in samples must agree too.
   const bool same_rate = io::same_sample_rate(m.sample_rate, run.sample_rate);
   if (!same_rate) {
-    differences.push_back("sample rate " + number(m.sample_rate) + " Hz (this run: " + number(run.sample_rate) +
-                          " Hz)");
+    const auto [model_rate, run_rate] = told_apart(m.sample_rate, run.sample_rate);
+    differences.push_back("sample rate " + model_rate + " Hz (this run: " + run_rate + " Hz)");
   }
   if (m.normalized != run.normalized) {
     const char* model_way = m.normalized ? "robust" : "none";
@@ -390,7 +405,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       stage("score", [&] { return chunked ? chunked->score(*scorer, rows, stream) : scorer->score(rows, stream); });
   // A saturated decoder scores every beat alike near float32's largest value: finite, but no
   // ranking. Counted where the scores are (a 32-byte read-back on a GPU).
-  const auto saturated = detail::count_samples(scored.score.reshape({scored.score.size()}), stream).unusable;
+  const auto score_census = detail::count_samples(scored.score.reshape({scored.score.size()}), stream);
+  const auto saturated = score_census.unusable;
   // The robust method ranks beats by shape and rhythm together (signal/beat_score.hpp).
   signal::beat_scores combined;
   if (robust)
@@ -450,6 +466,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     const bool latent_ok = !has_latent || (std::isfinite(result.mu0[c]) && std::isfinite(result.mu1[c]));
     unusable += std::isfinite(result.score[c]) && latent_ok ? 0 : 1;
   }
+  // A model score of NaN (a decoder whose output overflows) can hide behind a finite combined score.
+  unusable = std::max(unusable, static_cast<std::size_t>(score_census.missing));
   if (saturated > 0) {
     const std::string who = options.model ? "the model " + options.model->string() : std::string("training");
     ZF_THROW(error, who, options.model ? " scores " : " gave a model that scores ", saturated, " of ", scored_beats,

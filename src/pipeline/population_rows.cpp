@@ -38,27 +38,30 @@ struct recording_rows {
 recording_rows read_one(const std::filesystem::path& path, const population_input& input, device where,
                         stream_view stream) {
   recording_rows out;
+  double stated_rate = 0;  // what the file says, when it says
   try {
     io::recording_options read = input.read;
     read.where = where;
     const io::recording r = io::read_recording(path, read, stream);
-    signal::segment_params params;  // the robust segmentation's defaults, as `zeroflow run` uses them
-    params.sample_rate = input.sample_rate;
-    if (r.sample_rate > 0) {
-      ZF_EXPECTS(!input.sample_rate_explicit || io::same_sample_rate(r.sample_rate, input.sample_rate),
-                 "it is recorded at ", r.sample_rate, " Hz, but ", input.sample_rate,
-                 " Hz was given; leave the sample rate out for such files");
-      params.sample_rate = r.sample_rate;
+    stated_rate = r.sample_rate;
+    if (!(stated_rate > 0 && input.sample_rate_explicit && !io::same_sample_rate(stated_rate, input.sample_rate))) {
+      signal::segment_params params;  // the robust segmentation's defaults, as `zeroflow run` uses them
+      params.sample_rate = stated_rate > 0 ? stated_rate : input.sample_rate;
+      signal::segmentation seg = signal::segment_recording(r.signal, params, stream);
+      const std::int64_t n = seg.beats.rows.valid() ? seg.beats.rows.shape(0) : 0;
+      ZF_EXPECTS(n >= 8, "only ", n, " beats were found; is the sample rate (", params.sample_rate,
+                 " Hz) right for this recording?");
+      out.rows = seg.beats.rows;
+      out.provenance = rows_made_by(params, seg.sizes);
     }
-    signal::segmentation seg = signal::segment_recording(r.signal, params, stream);
-    const std::int64_t n = seg.beats.rows.valid() ? seg.beats.rows.shape(0) : 0;
-    ZF_EXPECTS(n >= 8, "only ", n, " beats were found; is the sample rate (", params.sample_rate,
-               " Hz) right for this recording?");
-    out.rows = seg.beats.rows;
-    out.provenance = rows_made_by(params, seg.sizes);
   } catch (const error& e) {
     out.why_skipped = e.what();
+    return out;
   }
+  // A rate given for all the recordings that one of them contradicts is a mistake in the command,
+  // not a recording to leave out: the rest would train a model of another rate than asked for.
+  ZF_EXPECTS(out.rows.valid(), path.string(), " is recorded at ", stated_rate, " Hz, but ", input.sample_rate,
+             " Hz was given for every recording; leave the sample rate out (files that state theirs are believed)");
   return out;
 }
 
@@ -140,7 +143,7 @@ population_rows load_population_rows(const population_input& input, device where
       width = w;
       out.provenance.sample_rate = rate;
     }
-    ZF_EXPECTS(w == width && rate == out.provenance.sample_rate,
+    ZF_EXPECTS(w == width && io::same_sample_rate(rate, out.provenance.sample_rate),
                "the recordings' beats differ: ", input.recordings[static_cast<std::size_t>(first)].string(),
                " has rows of ", width, " samples at ", out.provenance.sample_rate, " Hz, ",
                input.recordings[static_cast<std::size_t>(i)].string(), " of ", w, " samples at ", rate,

@@ -21,11 +21,16 @@ model_kind parse_model_kind(const std::string& text) {
 const char* model_kind_name(model_kind kind) { return kind == model_kind::mlp_autoencoder ? "mlp" : "lightvae"; }
 
 std::optional<std::filesystem::path> labels_beside(const std::filesystem::path& input) {
+  // A name the system cannot look up (longer than a file name may be) names no labels.
+  const auto there = [](const std::filesystem::path& p) {
+    std::error_code ec;
+    return std::filesystem::exists(p, ec) && !ec;
+  };
   auto record = input;
   if (record.extension() == ".hea" || record.extension() == ".dat" || record.extension() == ".edf") {
-    if (auto atr = std::filesystem::path(record).replace_extension(".atr"); std::filesystem::exists(atr)) return atr;
+    if (auto atr = std::filesystem::path(record).replace_extension(".atr"); there(atr)) return atr;
   }
-  if (auto csv = synth::labels_path_for(input); std::filesystem::exists(csv)) return csv;
+  if (auto csv = synth::labels_path_for(input); there(csv)) return csv;
   return std::nullopt;
 }
 

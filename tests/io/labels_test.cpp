@@ -273,6 +273,28 @@ TEST(Labels, AFileIsReadByWhatItHoldsNotByItsName) {
       << labels_error("100.atr", printout);
 }
 
+TEST(Labels, WhatIsPlainlyNoLabelsFileIsNamedNotDecoded) {
+  // A labels CSV saved as UTF-16 (with or without a byte-order mark, either byte order).
+  const std::string text = "sample,symbol\n10,N\n20,V\n";
+  std::string little = "\xFF\xFE", big = "\xFE\xFF", bare;
+  for (char c : text) {
+    little += std::string{c, '\0'};
+    big += std::string{'\0', c};
+    bare += std::string{c, '\0'};
+  }
+  for (const auto& [name, content] : {std::pair{"le.csv", little}, {"be.atr", big}, {"bare.txt", bare}})
+    EXPECT_NE(labels_error(name, content).find(std::string(name) + ": text in UTF-16"), std::string::npos)
+        << name << ": " << labels_error(name, content);
+  // An EDF file: its header starts with the version "0" and seven spaces.
+  const std::string edf = "0       " + std::string(248, ' ') + std::string(64, '\0');
+  EXPECT_NE(labels_error("rec.edf", edf).find("rec.edf: an EDF file"), std::string::npos)
+      << labels_error("rec.edf", edf);
+  // A safetensors file whose length prefix reads as one MIT annotation and a zero word.
+  const std::string model = mit_word(1, 200) + std::string(6, '\0') + "{\"__metadata__\":{}}";
+  EXPECT_NE(labels_error("model.safetensors", model).find("data after the end-of-file marker"), std::string::npos)
+      << labels_error("model.safetensors", model);
+}
+
 TEST(Labels, MitAnnotationsAreReadOnlyWhenTheirStructureHolds) {
   // A code that is neither an annotation (1-49) nor an escape (59-63).
   EXPECT_NE(labels_error("a.atr", mit_word(1, 10) + mit_word(53, 4) + std::string(2, '\0'))

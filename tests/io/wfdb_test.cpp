@@ -438,11 +438,11 @@ TEST(WfdbAnnotations, HandBuiltMitFile) {
   word(8, 90);  // A at 410 + 70000 + 90 = 70500
   word(63, 3);
   atr += std::string("abc") + '\0';
-  word(12, 1023);  // '/' at 71523
-  word(13, 0);     // Q at the same sample as the beat before: a second channel, kept once
-  word(41, 1);     // 'r' at 71524
-  word(0, 0);      // end of file
-  atr += "trailing bytes are ignored";
+  word(12, 1023);               // '/' at 71523
+  word(13, 0);                  // Q at the same sample as the beat before: a second channel, kept once
+  word(41, 1);                  // 'r' at 71524
+  word(0, 0);                   // end of file
+  atr += std::string(4, '\0');  // zero padding after the marker is nothing
   zf::test::scratch_dir dir;
   const auto labels = zf::io::read_wfdb_annotations(dir.write("x.atr", atr));
   EXPECT_EQ(labels.samples, (std::vector<std::int64_t>{100, 400, 70500, 71523, 71524}));
@@ -456,6 +456,13 @@ TEST(WfdbAnnotations, HandBuiltMitFile) {
 
 TEST(WfdbAnnotations, MalformedFilesNameByteOffsets) {
   zf::test::scratch_dir dir;
+  // Data after the end marker: another binary file whose first bytes happened to parse.
+  std::string after;
+  zf::test::put_le(after, (1u << 10) | 5u, 2);
+  zf::test::put_le(after, 0, 2);
+  after += "{\"__metadata__\"";
+  EXPECT_THAT(message_of([&] { (void)zf::io::read_wfdb_annotations(dir.write("after.atr", after)); }),
+              HasSubstr("after.atr: byte 4: data after the end-of-file marker (byte 2)"));
   std::string odd;
   zf::test::put_le(odd, (1u << 10) | 5u, 2);
   odd += '\x01';

@@ -147,6 +147,12 @@ beat_labels read_wfdb_annotations(const std::filesystem::path& path) {
   if (!ended)
     ZF_THROW(parse_error, name, ": byte ", size, ": no end-of-file marker (a zero word); is it truncated, or not a ",
              "WFDB annotation file in MIT format?");
+  // The zero word ends the file: anything after it that is not padding says the structure only
+  // happened to parse (another binary file's first bytes can read as a few annotations).
+  for (std::size_t at = offset; at < size; ++at)
+    if (bytes[at] != 0)
+      ZF_THROW(parse_error, name, ": byte ", at, ": data after the end-of-file marker (byte ", offset - 2,
+               "); is this a WFDB annotation file in MIT format (e.g. 100.atr)?");
   if (flutter_from >= 0) out.ventricular_flutter.emplace_back(flutter_from, std::numeric_limits<std::int64_t>::max());
   if (out.samples.empty())
     ZF_THROW(parse_error, name, ": no beat annotations (", size,
