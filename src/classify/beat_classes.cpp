@@ -1,6 +1,7 @@
 // The class rule of beat_classes.hpp, from the measurements of features.hpp.
 #include "zeroflow/classify/beat_classes.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -39,16 +40,16 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size
 }  // namespace
 
 classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate,
-                              const class_params& p) {
+                              const class_params& p, std::span<const sample_stretch> no_signal) {
   check(peaks, rows, rows.rows.size(), sample_rate, p);
   const auto measurements =
       detail::host_measurements(rows, static_cast<std::int64_t>(peaks.size()), sample_rate, p.shape.template_rows);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p);
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, no_signal);
 }
 
 classification classify_beats(std::span<const std::int64_t> peaks, const array& rows, std::int64_t window_before,
-                              std::int64_t window_after, double sample_rate, stream_view stream,
-                              const class_params& p) {
+                              std::int64_t window_after, double sample_rate, stream_view stream, const class_params& p,
+                              std::span<const sample_stretch> no_signal) {
   ZF_EXPECTS(rows.type() == float32 && rows.ndim() == 2 && rows.is_contiguous(),
              "the beats' rows must be a C-contiguous 2-D float32 array");
   const beat_rows shape{{}, rows.shape()[1], window_before, window_after};
@@ -58,16 +59,30 @@ classification classify_beats(std::span<const std::int64_t> peaks, const array& 
     synchronize(stream);  // the rows may still be being written on the stream
     const beat_rows view{rows.span<const float>(), shape.row_width, window_before, window_after};
     const auto measurements = detail::host_measurements(view, beats, sample_rate, p.shape.template_rows);
-    return detail::classify_measured(peaks, *measurements, sample_rate, p);
+    return detail::classify_measured(peaks, *measurements, sample_rate, p, no_signal);
   }
   const auto measurements = detail::cuda_measurements(rows, shape, sample_rate, p.shape.template_rows, stream);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p);
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, no_signal);
 }
 
 namespace detail {
 
+std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,
+                                           std::span<const sample_stretch> no_signal) {
+  std::vector<std::uint8_t> out(peaks.size(), 0);
+  const auto n = static_cast<std::int64_t>(peaks.size());
+  for (const auto& s : no_signal) {
+    // The beats from the last one before the stretch to the first one after it.
+    const auto from = std::lower_bound(peaks.begin(), peaks.end(), s.first) - peaks.begin() - 1;
+    const auto to = std::upper_bound(peaks.begin(), peaks.end(), s.last) - peaks.begin();
+    for (auto b = std::max<std::int64_t>(from, 0); b <= std::min<std::int64_t>(to, n - 1); ++b)
+      out[static_cast<std::size_t>(b)] = 1;
+  }
+  return out;
+}
+
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
-                                 const class_params& p) {
+                                 const class_params& p, std::span<const sample_stretch> no_signal) {
   classification out;
   const auto n = peaks.size();
   out.classes.assign(n, 'N');
@@ -80,6 +95,8 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   out.p_similarity = rows.p_similarity();
   out.clarity = rows.clarity();
   out.unreadable = detail::unreadable_beats(out.clarity, p.quality);
+  const auto lead_off = beside_no_signal(peaks, no_signal);
+  for (std::size_t b = 0; b < n; ++b) out.unreadable[b] = out.unreadable[b] || lead_off[b];
   std::vector<double> rr_before(n), rr_after(n);
   for (std::size_t b = 1; b < n; ++b) rr_before[b] = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
   rr_before[0] = rr_before[1];
@@ -180,6 +197,18 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (const auto& [first, last] : detail::runs_of(out.unreadable))
     out.unreadable_stretches.push_back(
         {"noise", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first], peaks[last]});
+  // A stretch without signal holds no beat to end it: the unreadable stretch of the beats beside
+  // it (beside_no_signal) reaches over all of it, to the recording's end where the lead never
+  // came back.
+  for (const auto& gap : no_signal) {
+    const auto after = std::lower_bound(peaks.begin(), peaks.end(), gap.first) - peaks.begin();
+    const auto beside = std::max<std::int64_t>(after - 1, 0);
+    for (auto& u : out.unreadable_stretches)
+      if (u.first_beat <= beside && beside <= u.last_beat) {
+        u.onset = std::min(u.onset, gap.first);
+        u.offset = std::max(u.offset, gap.last);
+      }
+  }
   return out;
 }
 

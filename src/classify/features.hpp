@@ -97,7 +97,11 @@ std::unique_ptr<row_measurements> cuda_measurements(const array& rows, const bea
 
 /// The rule itself, on the measurements of the rows wherever they are.
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
-                                 const class_params& params);
+                                 const class_params& params, std::span<const sample_stretch> no_signal);
+
+/// 1 for the beats inside a stretch without signal and the beat on each side of it.
+std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,
+                                           std::span<const sample_stretch> no_signal);
 
 /// For each beat, the median of values[k] over the beats k within ±neighbours of it that `use`
 /// marks; the median over all of them when fewer than three are marked.

@@ -77,7 +77,10 @@ void write_atomically(const std::filesystem::path& path, const std::function<voi
   const std::string suffix = ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   const std::string name = path.filename().string();
   constexpr std::size_t longest_name = 255;
-  const auto temp = folder / ("." + name.substr(0, longest_name - 1 - suffix.size()) + suffix);
+  std::string temp_name = ".";
+  temp_name.append(name, 0, longest_name - 1 - suffix.size());
+  temp_name += suffix;
+  const auto temp = folder / temp_name;
   try {
     {
       std::ofstream out;

@@ -488,8 +488,13 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   if (robust) {
     stage("classify", [&] {
       const array contiguous = rows.is_contiguous() ? rows : copy_to(rows, rows.where(), stream);
+      // Where the signal holds one value for a second or more, a lead is off (sample_check.hpp).
+      std::vector<classify::sample_stretch> no_signal;
+      const auto half_second = std::max<std::int64_t>(1, std::llround(0.5 * result.sample_rate));
+      for (const auto& [first, last] : detail::flat_stretches(signal, half_second, stream))
+        no_signal.push_back({first, last});
       auto classes = classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
-                                              result.sample_rate, stream);
+                                              result.sample_rate, stream, {}, no_signal);
       result.beat_class = std::move(classes.classes);
       // The evidence gains the parts the rule measured (a QRS and a P wave unlike the dominant
       // beat's), then the ranking follows the answer: beats called S or V first, then Q

@@ -1,5 +1,6 @@
 #include "sample_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "zeroflow/core/error.hpp"
@@ -14,6 +15,9 @@ void expect_signal(const array& signal) {
 }
 
 std::string samples(std::int64_t n) { return std::to_string(n) + (n == 1 ? " sample" : " samples"); }
+
+/// One value for flat_stretches: equal, or both NaN (a gap is as flat as a rail).
+bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 }  // namespace
 
@@ -47,6 +51,47 @@ sample_census count_samples(const array& signal, stream_view stream) {
   }
   (void)stream;
   return count_samples_on_host(signal);
+}
+
+std::vector<std::int64_t> flat_window_pairs_on_host(const array& signal, std::int64_t window) {
+  expect_signal(signal);
+  ZF_EXPECTS(window >= 1, "flat_stretches: the window must be at least one sample, got ", window);
+  const auto* x = static_cast<const float*>(signal.data());
+  const std::int64_t stride = signal.strides()[0], windows = signal.size() / window;
+  std::vector<std::int64_t> marked;
+  for (std::int64_t k = 1; k < windows; ++k) {
+    const float first = x[(k - 1) * window * stride];
+    bool flat = true;
+    for (std::int64_t i = (k - 1) * window + 1; flat && i < (k + 1) * window; ++i)
+      flat = same_value(x[i * stride], first);
+    if (flat) marked.push_back(k);
+  }
+  return marked;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> flat_stretches(const array& signal, std::int64_t window,
+                                                                  stream_view stream) {
+  expect_signal(signal);
+  std::vector<std::int64_t> marked;
+  if (signal.where().type == device_type::cuda) {
+#if ZEROFLOW_HAS_CUDA
+    marked = flat_window_pairs_cuda(signal, window, stream);
+#else
+    ZF_THROW(cuda_error, "a recording on ", signal.where().name(), " needs a CUDA build of zeroflow");
+#endif
+  } else {
+    (void)stream;
+    marked = flat_window_pairs_on_host(signal, window);
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (const std::int64_t k : marked) {
+    const std::int64_t first = (k - 1) * window, last = (k + 1) * window - 1;
+    if (!out.empty() && first <= out.back().second + 1)
+      out.back().second = last;
+    else
+      out.emplace_back(first, last);
+  }
+  return out;
 }
 
 void check_samples(const sample_census& census, const std::string& source, bool gate_to_gate_segmentation) {

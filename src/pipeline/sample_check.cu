@@ -64,6 +64,24 @@ __global__ void census_kernel(const float* __restrict__ x, std::int64_t n, std::
 
 std::int64_t signed_index(u64 v) { return v == none ? -1 : static_cast<std::int64_t>(v); }
 
+/// One thread per window k ≥ 1: k is marked (appended to `marked`) when windows k − 1 and k hold
+/// one value (flat_window_pairs_on_host, the same test).
+__global__ void flat_pairs_kernel(const float* __restrict__ x, std::int64_t stride, std::int64_t window,
+                                  std::int64_t windows, u64* __restrict__ count, std::int64_t* __restrict__ marked,
+                                  std::int64_t capacity) {
+  const std::int64_t k = 1 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= windows) return;
+  const float first = x[(k - 1) * window * stride];
+  bool flat = true;
+  for (std::int64_t i = (k - 1) * window + 1; flat && i < (k + 1) * window; ++i) {
+    const float v = x[i * stride];
+    flat = v == first || (isnan(v) && isnan(first));
+  }
+  if (!flat) return;
+  const u64 at = atomicAdd(count, u64{1});
+  if (static_cast<std::int64_t>(at) < capacity) marked[at] = k;
+}
+
 }  // namespace
 
 sample_census count_samples_cuda(const array& signal, stream_view stream) {
@@ -90,6 +108,34 @@ sample_census count_samples_cuda(const array& signal, stream_view stream) {
   ZF_CUDA_TRY(cudaStreamSynchronize(raw));
   return {static_cast<std::int64_t>(host[0]), signed_index(host[2]), static_cast<std::int64_t>(host[1]),
           signed_index(host[3])};
+}
+
+std::vector<std::int64_t> flat_window_pairs_cuda(const array& signal, std::int64_t window, stream_view stream) {
+  ZF_EXPECTS(window >= 1, "flat_stretches: the window must be at least one sample, got ", window);
+  const zeroflow::detail::cuda_device_guard on_device(signal.where().id);
+  const cudaStream_t raw = stream.value();
+  const std::int64_t windows = signal.size() / window;
+  if (windows < 2) return {};
+  // Every window but the first can be marked; the list is read back only as far as it was filled.
+  const array count = zeros({1}, uint64, signal.where(), stream);
+  const array marked = empty({windows - 1}, int64, signal.where(), stream);
+  const auto blocks = static_cast<unsigned>((windows - 1 + threads - 1) / threads);
+  flat_pairs_kernel<<<blocks, threads, 0, raw>>>(static_cast<const float*>(signal.data()), signal.strides()[0], window,
+                                                 windows, static_cast<u64*>(count.data()),
+                                                 static_cast<std::int64_t*>(marked.data()), windows - 1);
+  ZF_CUDA_TRY(cudaGetLastError());
+  u64 n = 0;
+  zeroflow::detail::note_device_to_host(sizeof n);
+  ZF_CUDA_TRY(cudaMemcpyAsync(&n, count.data(), sizeof n, cudaMemcpyDeviceToHost, raw));
+  ZF_CUDA_TRY(cudaStreamSynchronize(raw));
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  if (n > 0) {
+    zeroflow::detail::note_device_to_host(n * sizeof(std::int64_t));
+    ZF_CUDA_TRY(cudaMemcpyAsync(out.data(), marked.data(), n * sizeof(std::int64_t), cudaMemcpyDeviceToHost, raw));
+    ZF_CUDA_TRY(cudaStreamSynchronize(raw));
+  }
+  std::sort(out.begin(), out.end());  // the atomics appended them in any order
+  return out;
 }
 
 }  // namespace zeroflow::pipeline::detail

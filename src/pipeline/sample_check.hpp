@@ -8,6 +8,8 @@
 // single one turns every training loss into NaN; such recordings are refused.
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/array.hpp"
@@ -44,9 +46,26 @@ struct sample_census {
 /// @throws parse_error with one line for a person.
 void check_samples(const sample_census& census, const std::string& source, bool gate_to_gate_segmentation);
 
+/// @brief Where the recording holds one unchanging value (NaN counted as one value) for two
+///        consecutive windows of `window` samples: no connected electrode gives that — its noise
+///        alone moves the samples by a unit of the converter — but a lead that has come off, an
+///        amplifier held at its rail, or a gap does. Windows start at multiples of `window`, so a
+///        stretch is found from about 2·window samples on, on the host and a GPU alike.
+/// @return the stretches as [first, last] samples, in order, merged where they touch.
+[[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> flat_stretches(const array& signal,
+                                                                                std::int64_t window,
+                                                                                stream_view stream);
+
+/// The windows flat_stretches marks: k ≥ 1 when windows k − 1 and k hold one value (host loop).
+[[nodiscard]] std::vector<std::int64_t> flat_window_pairs_on_host(const array& signal, std::int64_t window);
+
 #if ZEROFLOW_HAS_CUDA
 /// The GPU half of count_samples (sample_check.cu).
 [[nodiscard]] sample_census count_samples_cuda(const array& signal, stream_view stream);
+/// The GPU half of flat_window_pairs_on_host: one thread per pair of windows, only the marked
+/// windows (none in a recording with a lead on) read back.
+[[nodiscard]] std::vector<std::int64_t> flat_window_pairs_cuda(const array& signal, std::int64_t window,
+                                                               stream_view stream);
 #endif
 
 }  // namespace zeroflow::pipeline::detail

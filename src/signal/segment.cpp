@@ -39,7 +39,7 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   double kernel_sum = 0;
   for (float tap : kernel.span<const float>()) kernel_sum += tap;
 #if ZEROFLOW_HAS_CUDA
-  if (detail::on_cuda(x)) return detail::segment_beats_cuda(x, seed, s.sizes, kernel_sum, stride, stream);
+  if (detail::on_cuda(x)) return detail::segment_beats_cuda(x, gated, s.sizes, kernel_sum, stride, stream);
 #endif
   const array sample = stride == 1 ? x : copy_to(x.slice(0, 0, x.size(), stride), x.where(), stream);
   const normalization robust = robust_zscore(sample, stream);

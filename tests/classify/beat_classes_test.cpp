@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -378,6 +379,34 @@ TEST(BeatClasses, StretchesWithoutReadableEcgAreQAndReported) {
   const auto gpu = zc::classify_beats(r.peaks, zf::copy_to(host_rows, zf::cuda_device(0)), before, after, rate, {});
   EXPECT_EQ(gpu.clarity, c.clarity);
   EXPECT_EQ(gpu.classes, c.classes);
+}
+
+TEST(BeatClasses, ALeadOffMakesTheBeatsBesideItUnreadableAndItsStretchReachesOverIt) {
+  // A lead off between beats 60 and 61 (the recording one value there: no beat found in it), one
+  // over beat 120 (a step onto the rail detected as a beat), and one to the recording's end.
+  const auto r = make_recording();
+  const zc::beat_rows view{r.rows, width, before, after};
+  const std::int64_t n = static_cast<std::int64_t>(r.peaks.size());
+  const std::vector<zc::sample_stretch> off = {
+      {r.peaks[60] + 50, r.peaks[61] - 50},
+      {r.peaks[119] + 40, r.peaks[121] - 40},
+      {r.peaks[static_cast<std::size_t>(n - 1)] + 30, r.peaks[static_cast<std::size_t>(n - 1)] + 500}};
+  const auto clean = zc::classify_beats(r.peaks, view, rate);
+  const auto c = zc::classify_beats(r.peaks, view, rate, {}, off);
+  std::vector<std::uint8_t> expected(r.peaks.size(), 0);
+  for (const std::int64_t b : {60, 61, 119, 120, 121, static_cast<int>(n - 1)})
+    expected[static_cast<std::size_t>(b)] = 1;
+  for (std::size_t b = 0; b < r.peaks.size(); ++b) {
+    EXPECT_EQ(c.unreadable[b], expected[b] || clean.unreadable[b]) << "beat " << b;
+    if (c.unreadable[b]) EXPECT_EQ(c.classes[b], 'Q') << "beat " << b;
+  }
+  ASSERT_EQ(c.unreadable_stretches.size(), clean.unreadable_stretches.size() + 3);
+  for (const auto& gap : off) {
+    const bool reached =
+        std::any_of(c.unreadable_stretches.begin(), c.unreadable_stretches.end(),
+                    [&](const zc::episode& u) { return u.onset <= gap.first && gap.last <= u.offset; });
+    EXPECT_TRUE(reached) << gap.first << ".." << gap.last;
+  }
 }
 
 TEST(BeatClasses, RowsOfTheWrongShapeAreRefused) {

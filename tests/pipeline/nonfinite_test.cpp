@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "io/signal_file_writers.hpp"
@@ -167,6 +169,83 @@ TEST(SampleCensus, TheGpuCountMatchesTheHost) {
         EXPECT_EQ(zf::pipeline::detail::count_samples(strided, zf::stream_view{}), reference_census(odd, 2)) << n;
       }
     }
+  }
+}
+
+namespace {
+
+using stretches = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+/// Noise with runs of one value put in: (first sample, length, value) each.
+std::vector<float> with_flat_runs(std::size_t n, std::mt19937_64& rng,
+                                  const std::vector<std::tuple<std::size_t, std::size_t, float>>& runs) {
+  std::normal_distribution<float> noise(0.0F, 0.02F);
+  std::vector<float> x(n);
+  for (auto& v : x) v = noise(rng);
+  for (const auto& [first, length, value] : runs)
+    std::fill_n(x.begin() + static_cast<std::ptrdiff_t>(first), length, value);
+  return x;
+}
+
+/// The maximal runs of one value (NaN as one value) of at least `least` samples, by a plain scan.
+stretches flat_runs(const std::vector<float>& x, std::size_t least) {
+  stretches out;
+  const auto same = [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  for (std::size_t i = 0; i < x.size();) {
+    std::size_t j = i + 1;
+    while (j < x.size() && same(x[j], x[i])) ++j;
+    if (j - i >= least) out.emplace_back(static_cast<std::int64_t>(i), static_cast<std::int64_t>(j - 1));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(FlatStretches, FindEveryRunOfOneValueOfTwoWindowsAndNothingInNoise) {
+  std::mt19937_64 rng(9);
+  constexpr std::int64_t window = 125;  // half a second at 250 Hz
+  // Zeros (a lead off), a rail, a gap, a run just long enough, one too short, and one to the end.
+  const std::vector<std::tuple<std::size_t, std::size_t, float>> runs = {{1000, 15000, 0.0F},   {20000, 600, 5.0F},
+                                                                         {22000, 400, missing}, {30003, 375, -1.0F},
+                                                                         {32000, 240, 2.0F},    {49000, 1000, 0.0F}};
+  const auto x = with_flat_runs(50000, rng, runs);
+  const auto found = zf::pipeline::detail::flat_stretches(host_array(x), window, zf::stream_view{});
+  // Each found stretch lies inside a run of one value; each run of at least 3 windows is found,
+  // short of it by less than a window at each end (stretches start on window boundaries).
+  const auto truth = flat_runs(x, 2);
+  for (const auto& [first, last] : found)
+    EXPECT_TRUE(
+        std::any_of(truth.begin(), truth.end(), [&](const auto& t) { return t.first <= first && last <= t.second; }))
+        << first << ".." << last;
+  for (const auto& t : flat_runs(x, 3 * window)) {
+    const bool covered = std::any_of(found.begin(), found.end(), [&](const auto& f) {
+      return f.first < t.first + window && f.second > t.second - window;
+    });
+    EXPECT_TRUE(covered) << t.first << ".." << t.second;
+  }
+  EXPECT_EQ(found.size(), 5U);  // all but the 240-sample run (under two windows)
+  EXPECT_TRUE(
+      zf::pipeline::detail::flat_stretches(host_array(with_flat_runs(50000, rng, {})), window, zf::stream_view{})
+          .empty());
+}
+
+TEST(FlatStretches, TheGpuFindsWhatTheHostFinds) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(10);
+  for (const std::int64_t window : {1, 7, 125, 180}) {
+    const auto x = with_flat_runs(300007, rng,
+                                  {{5, 5000, 0.0F}, {90000, 999, 3.5F}, {120000, 2000, missing}, {299000, 1007, 0.0F}});
+    const zf::array host = host_array(x);
+    const zf::array dev = zf::copy_to(host, zf::cuda_device(0));
+#if ZEROFLOW_HAS_CUDA
+    EXPECT_EQ(zf::pipeline::detail::flat_window_pairs_cuda(dev, window, zf::stream_view{}),
+              zf::pipeline::detail::flat_window_pairs_on_host(host, window))
+        << window;
+#endif
+    EXPECT_EQ(zf::pipeline::detail::flat_stretches(dev, window, zf::stream_view{}),
+              zf::pipeline::detail::flat_stretches(host, window, zf::stream_view{}))
+        << window;
   }
 }
 

@@ -129,11 +129,13 @@ struct classification {
   /// The beat's shape family: 0 the dominant shape, k ≥ 1 the k-th family of unlike beats (step 4;
   /// numbered in the order of their first member): what a reader reviews as one template.
   std::vector<std::int32_t> family;
-  std::vector<float> p_similarity;            ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
-  std::vector<float> p_coherence;             ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
-  std::vector<float> clarity;                 ///< how far the beat's QRS stands out of the signal around it (step 0)
-  std::vector<std::uint8_t> unreadable;       ///< 1 inside a stretch without readable ECG (called Q)
-  std::vector<episode> unreadable_stretches;  ///< those stretches, in time order (rhythm "noise")
+  std::vector<float> p_similarity;       ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
+  std::vector<float> p_coherence;        ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
+  std::vector<float> clarity;            ///< how far the beat's QRS stands out of the signal around it (step 0)
+  std::vector<std::uint8_t> unreadable;  ///< 1 inside a stretch without readable ECG (called Q)
+  /// Those stretches, in time order (rhythm "noise"); one around a stretch without signal
+  /// (sample_stretch) reaches from its first to its last sample, beyond the R peaks of its beats.
+  std::vector<episode> unreadable_stretches;
   /// Stretches whose beats may be every other beat of a faster rhythm (a second QRS-like complex
   /// between each two: step 0), in time order (rhythm "fast"): a warning, the classes unchanged.
   std::vector<episode> fast_rhythm_stretches;
@@ -152,16 +154,25 @@ struct beat_rows {
   std::int64_t window_after = 0;
 };
 
+/// A stretch of the recording without any signal, [first, last] in samples: a lead that came off
+/// or an amplifier at its rail (the pipeline finds them: one value for a second or more).
+struct sample_stretch {
+  std::int64_t first = 0, last = 0;
+};
+
 /**
  * @brief Classifies every beat and finds AF episodes (the rule in this file's comment).
  * @param peaks R-peak samples, strictly increasing, one per beat
  * @param rows the beats' embedded rows (see beat_rows)
  * @param sample_rate samples per second, > 0
+ * @param no_signal stretches without signal, in order: their beats, and the beat on each side
+ *        (its interval spans the stretch; a step onto a rail reads as a beat), are unreadable
  * @throws zeroflow::invalid_argument when the sizes disagree, peaks are not increasing, the
  *         window is too short for the QRS and P-wave segments, or a parameter is out of range
  */
 [[nodiscard]] classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows,
-                                            double sample_rate, const class_params& params = {});
+                                            double sample_rate, const class_params& params = {},
+                                            std::span<const sample_stretch> no_signal = {});
 
 /**
  * @brief The same rule on rows wherever they are: rows in host memory are read in place; rows on a
@@ -176,7 +187,8 @@ struct beat_rows {
  */
 [[nodiscard]] classification classify_beats(std::span<const std::int64_t> peaks, const array& rows,
                                             std::int64_t window_before, std::int64_t window_after, double sample_rate,
-                                            stream_view stream, const class_params& params = {});
+                                            stream_view stream, const class_params& params = {},
+                                            std::span<const sample_stretch> no_signal = {});
 
 /// @brief Counts of each class, in the order N, S, V, Q.
 [[nodiscard]] std::vector<std::int64_t> class_counts(std::span<const char> classes);
