@@ -5,8 +5,8 @@
 #include "commands.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
+#include "zeroflow/interop/torch_cuda_allocator.hpp"
 #include "zeroflow/io/file_loading.hpp"
-#include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/vae.hpp"
 
 namespace zeroflow::cli {
@@ -17,7 +17,7 @@ void add_info(CLI::App& app) {
     std::printf("zeroflow      %s\n", ZEROFLOW_VERSION);
 #if ZEROFLOW_HAS_TORCH
     // Found, not loaded: this command does not map LibTorch.
-    const std::string backend = model::torch_backend_file();
+    const std::string backend = interop::torch_backend_file();
     std::printf("LibTorch      %s, %s\n", ZEROFLOW_TORCH_VERSION,
                 backend.empty() ? "backend not found (only routing PyTorch's CUDA memory to zeroflow's pool needs it)"
                                 : ("backend " + backend + " (loaded when PyTorch's CUDA memory is routed)").c_str());

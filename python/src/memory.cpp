@@ -15,7 +15,7 @@
 #include "zeroflow/memory/all.hpp"
 
 #if ZEROFLOW_HAS_TORCH
-#include "zeroflow/model/torch_cuda_allocator.hpp"
+#include "zeroflow/interop/torch_cuda_allocator.hpp"
 #endif
 #if ZEROFLOW_HAS_CUDA
 #include "zeroflow/core/detail/cuda_check.hpp"
@@ -207,7 +207,7 @@ void bind_memory(nb::module_& m) {
       "route_torch_allocator_to",
       [](const resource_ptr& r) {
 #if ZEROFLOW_HAS_TORCH
-        model::route_torch_allocator_to(r);
+        interop::route_torch_allocator_to(r);
 #else
         (void)r;
         ZF_THROW(error, "this zeroflow was built without LibTorch");
@@ -220,7 +220,7 @@ void bind_memory(nb::module_& m) {
       "torch_allocator_routed",
       []() {
 #if ZEROFLOW_HAS_TORCH
-        return model::torch_allocator_routed();
+        return interop::torch_allocator_routed();
 #else
         return false;
 #endif

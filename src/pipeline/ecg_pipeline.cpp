@@ -23,12 +23,12 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/core/transfers.hpp"
 #include "zeroflow/eval/metrics.hpp"
+#include "zeroflow/interop/torch_cuda_allocator.hpp"
 #include "zeroflow/io/csv.hpp"
 #include "zeroflow/io/recording.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/memory/statistics_adaptor.hpp"
 #include "zeroflow/model/model_stream_scope.hpp"
-#include "zeroflow/model/torch_cuda_allocator.hpp"
 #include "zeroflow/model/vae.hpp"
 #include "zeroflow/pipeline/stage_clock.hpp"
 #include "zeroflow/signal/beat_score.hpp"
@@ -288,7 +288,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       // One pool for everything: LibTorch's tensors, if a path loads LibTorch at all, come from
       // the same (statistics-wrapped) pool as zeroflow's arrays. LibTorch accepts this only before
       // its first CUDA allocation.
-      if (options.route_torch_memory) model::route_torch_allocator_when_loaded(memory::current_resource(result.where));
+      if (options.route_torch_memory)
+        interop::route_torch_allocator_when_loaded(memory::current_resource(result.where));
       // The CSV reader's one-time costs (pinned staging buffers, loading its kernels) belong to
       // start-up, not to the load stage they would otherwise inflate.
       io::prepare_csv_reads(result.where, stream);

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "model/legacy_mlp_archive.hpp"
-#include "model/torch/tensor_bridge.hpp"
 #include "torch_oracle/mlp_autoencoder.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"

@@ -5,7 +5,7 @@
 // new allocator only before its first CUDA allocation, and other tests of this program make such allocations, so the
 // routed part runs in a fresh process (a "threadsafe" death test re-executes this program for the one test). Skipped
 // without a GPU.
-#include "zeroflow/model/torch_cuda_allocator.hpp"
+#include "zeroflow/interop/torch_cuda_allocator.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
@@ -124,9 +124,9 @@ std::vector<std::string> routed_checks() {
   try {
     namespace mem = zf::memory;
     auto stats = std::make_shared<mem::statistics_adaptor>(std::make_shared<mem::cuda_pool_resource>(0));
-    check(!zf::model::torch_allocator_routed(), "routed before routing");
-    zf::model::route_torch_allocator_to(stats);
-    check(zf::model::torch_allocator_routed(), "not routed after routing");
+    check(!zf::interop::torch_allocator_routed(), "routed before routing");
+    zf::interop::route_torch_allocator_to(stats);
+    check(zf::interop::torch_allocator_routed(), "not routed after routing");
     const auto on_gpu = torch::TensorOptions().dtype(torch::kFloat).device(torch::kCUDA, 0);
     {  // LibTorch's lazy initialisation first, so that the counts below see only the tensors
       const torch::Tensor warm = torch::ones({16}, on_gpu);
@@ -140,7 +140,7 @@ std::vector<std::string> routed_checks() {
             "a 4 MiB tensor changed the resource's bytes by " +
                 std::to_string(during.current_bytes - before.current_bytes));
       check(during.current_count == before.current_count + 1, "a tensor is not one allocation");
-      check(zf::model::torch_allocation_counts_now().live >= 1, "the router does not count the live tensor");
+      check(zf::interop::torch_allocation_counts_now().live >= 1, "the router does not count the live tensor");
       t.fill_(2.0F);
       check(t.sum().item<float>() == 2.0F * (1 << 20), "routed memory computes wrongly");
     }
@@ -148,7 +148,7 @@ std::vector<std::string> routed_checks() {
 
     // Rebinding: new allocations come from the new resource, the old one sees none.
     auto stats2 = std::make_shared<mem::statistics_adaptor>(std::make_shared<mem::cuda_pool_resource>(0));
-    zf::model::route_torch_allocator_to(stats2);
+    zf::interop::route_torch_allocator_to(stats2);
     const std::int64_t old_total = stats->statistics().total_count;
     {
       const torch::Tensor t = torch::zeros({1000}, on_gpu);
@@ -159,7 +159,7 @@ std::vector<std::string> routed_checks() {
     // LibTorch's training and a CUDA graph from the resource; the graph's pool is given back afterwards.
     const std::int64_t allocations_before = stats2->statistics().total_count;
     const std::vector<double> results = libtorch_workload();
-    const zf::model::torch_allocation_counts counts = zf::model::torch_allocation_counts_now();
+    const zf::interop::torch_allocation_counts counts = zf::interop::torch_allocation_counts_now();
     check(stats2->statistics().total_count - allocations_before > 100, "training did not allocate from the resource");
     check(counts.graph_pools == 0, "graph pools not released: " + std::to_string(counts.graph_pools));
     check(counts.graph_blocks == 0, "graph blocks left: " + std::to_string(counts.graph_blocks));
@@ -206,8 +206,8 @@ TEST(TorchCudaAllocator, RoutesLibTorchAndItsGraphsToAZeroflowResource) {
     EXPECT_NEAR(routed[e], reference[e], 1e-3 * std::abs(reference[e]) + 1e-6) << "value " << e;  // cuDNN's atomics
 
   // LibTorch has allocated through its own allocator here: routing now must be refused.
-  EXPECT_FALSE(zf::model::torch_allocator_routed());
-  EXPECT_THROW(zf::model::route_torch_allocator_to(zf::memory::current_resource(zf::cuda_device(0))), zf::error);
+  EXPECT_FALSE(zf::interop::torch_allocator_routed());
+  EXPECT_THROW(zf::interop::route_torch_allocator_to(zf::memory::current_resource(zf::cuda_device(0))), zf::error);
 }
 
 // The same checks without the death test's second process, when this test is the first of its
@@ -217,13 +217,14 @@ TEST(TorchCudaAllocator, RoutesLibTorchAndItsGraphsToAZeroflowResource) {
 // checks the same in any process.
 TEST(TorchCudaAllocatorFresh, RoutesInAProcessOfItsOwn) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  if (zf::model::torch_allocator_routed() || torch_cuda_allocations_made())
+  if (zf::interop::torch_allocator_routed() || torch_cuda_allocations_made())
     GTEST_SKIP() << "LibTorch has used the GPU in this process already; run this test alone";
   for (const auto& problem : routed_checks()) ADD_FAILURE() << problem;
 }
 
 TEST(TorchCudaAllocator, RejectsBadResources) {
-  EXPECT_THROW(zf::model::route_torch_allocator_to(nullptr), zf::invalid_argument);
-  EXPECT_THROW(zf::model::route_torch_allocator_to(zf::memory::current_resource(zf::cpu_device)), zf::invalid_argument);
-  EXPECT_FALSE(zf::model::torch_allocator_routed());
+  EXPECT_THROW(zf::interop::route_torch_allocator_to(nullptr), zf::invalid_argument);
+  EXPECT_THROW(zf::interop::route_torch_allocator_to(zf::memory::current_resource(zf::cpu_device)),
+               zf::invalid_argument);
+  EXPECT_FALSE(zf::interop::torch_allocator_routed());
 }

@@ -19,7 +19,7 @@
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
-#include "zeroflow/model/torch_cuda_allocator.hpp"
+#include "zeroflow/interop/torch_cuda_allocator.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
 #include "zeroflow/pipeline/ecg_pipeline.hpp"
 #include "zeroflow/synth/ecg.hpp"
@@ -115,7 +115,7 @@ struct torch_peak {
   std::int64_t baseline = 0;
   /// Routed, LibTorch's memory comes from a zeroflow resource bound earlier in the process; an
   /// allocator never initialised has allocated nothing (a GPU run does not use LibTorch).
-  const bool measured = !zf::model::torch_allocator_routed() && allocator_in_use();
+  const bool measured = !zf::interop::torch_allocator_routed() && allocator_in_use();
   static bool allocator_in_use() {
 #if ZEROFLOW_HAS_CUDA
     auto* allocator = c10::cuda::CUDACachingAllocator::get();

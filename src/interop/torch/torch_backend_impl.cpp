@@ -6,7 +6,7 @@
 #include "torch_backend.hpp"
 #include "zeroflow/core/error.hpp"
 
-namespace zeroflow::model::detail {
+namespace zeroflow::interop::detail {
 
 namespace {
 
@@ -37,12 +37,12 @@ class libtorch_backend final : public torch_backend {
 
 }  // namespace
 
-}  // namespace zeroflow::model::detail
+}  // namespace zeroflow::interop::detail
 
 /// The module's one exported symbol: the backend, when the caller speaks this interface version.
-extern "C" __attribute__((visibility("default"))) zeroflow::model::detail::torch_backend* zeroflow_torch_backend(
+extern "C" __attribute__((visibility("default"))) zeroflow::interop::detail::torch_backend* zeroflow_torch_backend(
     int version) {
-  if (version != zeroflow::model::detail::torch_backend_version) return nullptr;
-  static zeroflow::model::detail::libtorch_backend backend;
+  if (version != zeroflow::interop::detail::torch_backend_version) return nullptr;
+  static zeroflow::interop::detail::libtorch_backend backend;
   return &backend;
 }

@@ -27,7 +27,7 @@
 
 #include "zeroflow/memory/resource.hpp"
 
-namespace zeroflow::model {
+namespace zeroflow::interop {
 
 /// Makes LibTorch take its CUDA memory on GPU `r->where().id` from `r`. The first call installs
 /// the router in LibTorch (for the whole process, for good); later calls may bind other GPUs or
@@ -63,4 +63,4 @@ struct torch_allocation_counts {
 };
 [[nodiscard]] torch_allocation_counts torch_allocation_counts_now();
 
-}  // namespace zeroflow::model
+}  // namespace zeroflow::interop

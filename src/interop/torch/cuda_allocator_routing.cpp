@@ -28,7 +28,7 @@
 #include "zeroflow/memory/resource.hpp"
 #endif
 
-namespace zeroflow::model {
+namespace zeroflow::interop {
 
 #if ZEROFLOW_HAS_CUDA
 
@@ -362,4 +362,4 @@ torch_allocation_counts torch_cuda_allocation_counts() { return {}; }
 
 #endif
 
-}  // namespace zeroflow::model
+}  // namespace zeroflow::interop

@@ -7,10 +7,10 @@
 /// its own (libzeroflow_torch.so), loaded on first use, and LibTorch with it.
 #include <string>
 
+#include "zeroflow/interop/torch_cuda_allocator.hpp"
 #include "zeroflow/memory/resource.hpp"
-#include "zeroflow/model/torch_cuda_allocator.hpp"
 
-namespace zeroflow::model::detail {
+namespace zeroflow::interop::detail {
 
 class torch_backend {
  public:
@@ -23,7 +23,7 @@ class torch_backend {
 };
 
 /// The LibTorch backend, loaded on first use (libzeroflow_torch.so beside the program or module
-/// that holds the model layer, or in the build tree), and LibTorch with it.
+/// that holds the interop layer, or in the build tree), and LibTorch with it.
 /// @throws zeroflow::error when this zeroflow has no LibTorch backend, saying what needs it.
 [[nodiscard]] torch_backend& load_torch_backend();
 
@@ -33,4 +33,4 @@ class torch_backend {
 /// The version of the backend's interface; the module's factory refuses another.
 inline constexpr int torch_backend_version = 2;
 
-}  // namespace zeroflow::model::detail
+}  // namespace zeroflow::interop::detail

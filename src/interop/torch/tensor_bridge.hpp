@@ -1,13 +1,13 @@
 #pragma once
 /// @file tensor_bridge.hpp
 /// Internal: zeroflow arrays ⇄ LibTorch tensors through DLPack, without copying. Pulls in ATen;
-/// include it only from src/model/*.cpp and tests/model.
+/// include it only from the LibTorch backend (src/interop/torch/) and the tests that use LibTorch.
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
 #include "zeroflow/core/array.hpp"
 
-namespace zeroflow::model::detail {
+namespace zeroflow::interop::detail {
 
 /// A tensor viewing `a`'s memory (same data pointer, shape and strides); it keeps `a`'s buffer
 /// alive. Pinned host memory becomes a CPU tensor.
@@ -22,4 +22,4 @@ c10::Device to_torch(device d);
 /// zeroflow's name for a LibTorch device (CPU or CUDA only).
 device from_torch(const c10::Device& d);
 
-}  // namespace zeroflow::model::detail
+}  // namespace zeroflow::interop::detail

@@ -1,7 +1,7 @@
 /// @file torch_cuda_allocator.cpp
 /// Finding and loading the LibTorch backend (torch_backend.hpp), and the calls that reach LibTorch
 /// only through it: its CUDA allocator's routing (torch_cuda_allocator.hpp).
-#include "zeroflow/model/torch_cuda_allocator.hpp"
+#include "zeroflow/interop/torch_cuda_allocator.hpp"
 
 #include <dlfcn.h>
 
@@ -15,9 +15,9 @@
 #include "zeroflow/core/error.hpp"
 
 // Defined by the backend; null unless this program was linked with it.
-extern "C" zeroflow::model::detail::torch_backend* zeroflow_torch_backend(int version) __attribute__((weak));
+extern "C" zeroflow::interop::detail::torch_backend* zeroflow_torch_backend(int version) __attribute__((weak));
 
-namespace zeroflow::model {
+namespace zeroflow::interop {
 
 namespace detail {
 
@@ -147,4 +147,4 @@ torch_allocation_counts torch_allocation_counts_now() {
   return backend != nullptr ? backend->cuda_allocation_counts() : torch_allocation_counts{};
 }
 
-}  // namespace zeroflow::model
+}  // namespace zeroflow::interop

@@ -10,7 +10,7 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/interop/dlpack.hpp"
 
-namespace zeroflow::model::detail {
+namespace zeroflow::interop::detail {
 
 at::Tensor to_tensor(const array& a) {
   ZF_EXPECTS(a.valid(), "to_tensor: the array has no buffer");
@@ -49,4 +49,4 @@ device from_torch(const c10::Device& d) {
   ZF_THROW(invalid_argument, "zeroflow has no device for LibTorch's ", d.str());
 }
 
-}  // namespace zeroflow::model::detail
+}  // namespace zeroflow::interop::detail

@@ -1,6 +1,6 @@
 // zeroflow arrays ⇄ LibTorch tensors through DLPack: same memory, shapes and strides, and each
 // side keeps the other's memory alive.
-#include "model/torch/tensor_bridge.hpp"
+#include "interop/torch/tensor_bridge.hpp"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zf = zeroflow;
-using zf::model::detail::to_array;
-using zf::model::detail::to_tensor;
+using zf::interop::detail::to_array;
+using zf::interop::detail::to_tensor;
 
 namespace {
 
@@ -100,8 +100,8 @@ TEST(TensorBridge, RoundTripIsTheSameMemory) {
 }
 
 TEST(TensorBridge, DeviceNames) {
-  using zf::model::detail::from_torch;
-  using zf::model::detail::to_torch;
+  using zf::interop::detail::from_torch;
+  using zf::interop::detail::to_torch;
   EXPECT_EQ(to_torch(zf::cpu_device), c10::Device(c10::DeviceType::CPU));
   EXPECT_EQ(to_torch(zf::cuda_device(1)), c10::Device(c10::DeviceType::CUDA, 1));
   EXPECT_EQ(to_torch(zf::device{zf::device_type::cuda_host, 0}), c10::Device(c10::DeviceType::CPU));
