@@ -524,7 +524,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
         char line[320];
         std::snprintf(line, sizeof line,
                       "warning: no readable ECG in %zu stretch(es), %.0f s, %lld beats called Q (the first from %.1f s "
-                      "to %.1f s): no QRS stands out of the signal around it; is a lead off?",
+                      "to %.1f s): no QRS stands out of the signal around it (noise, no signal, or a rhythm over "
+                      "240 bpm, docs/detection.md); is a lead off?",
                       result.unreadable.size(), seconds, static_cast<long long>(beats),
                       static_cast<double>(first.onset) / result.sample_rate,
                       static_cast<double>(first.offset) / result.sample_rate);
