@@ -60,7 +60,7 @@ std::vector<named_field> fields_of(classify::class_params& p) {
       {"shape.max_families", nullptr, &s.max_families},
       {"shape.template_rows", nullptr, &s.template_rows},
       {"shape.smallest_qrs_fraction", &s.smallest_qrs_fraction},
-      {"shape.af_ventricular_max_similarity", &s.af_ventricular_max_similarity},
+      {"shape.other_shape_max_similarity", &s.other_shape_max_similarity},
       {"timing.local_rhythm_beats", nullptr, &t.local_rhythm_beats},
       {"quality.stretch_beats", nullptr, &p.quality.stretch_beats},
       {"quality.min_clarity", &p.quality.min_clarity},
@@ -125,17 +125,21 @@ void bind_classify(nb::module_& m) {
   m.def(
       "_classify_beats",
       [](const std::vector<std::int64_t>& peaks, const py_array& rows, std::int64_t window_before,
-         std::int64_t window_after, double sample_rate, const nb::dict& params) {
+         std::int64_t window_after, double sample_rate, const nb::dict& params,
+         const std::vector<py_array>& other_leads) {
         const auto p = params_of<classify::class_params>(params, "classify_beats");
+        std::vector<array> others;
+        for (const auto& lead : other_leads) others.push_back(lead.value);
         classify::classification c;
         {
           nb::gil_scoped_release release;
           c = classify::classify_beats(peaks, rows.value, window_before, window_after, sample_rate,
-                                       to_stream_view(rows.stream), p);
+                                       to_stream_view(rows.stream), p, {.other_leads = others});
         }
         nb::dict d;
         d["classes"] = std::string(c.classes.begin(), c.classes.end());
         d["similarity"] = c.similarity;
+        d["other_lead_similarity"] = c.other_lead_similarity;
         d["p_similarity"] = c.p_similarity;
         d["p_coherence"] = c.p_coherence;
         d["family"] = c.family;
@@ -153,8 +157,9 @@ void bind_classify(nb::module_& m) {
         d["episodes"] = episodes;
         return d;
       },
-      "peaks"_a, "rows"_a, "window_before"_a, "window_after"_a, "sample_rate"_a, "params"_a,
-      "classify::classify_beats on rows (beats x width, float32, host or CUDA): a dict of the classification.");
+      "peaks"_a, "rows"_a, "window_before"_a, "window_after"_a, "sample_rate"_a, "params"_a, "other_leads"_a,
+      "classify::classify_beats on rows (beats x width, float32, host or CUDA) and the same beats' rows in the "
+      "recording's other leads: a dict of the classification.");
   m.def(
       "_find_af_episodes",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,

@@ -206,5 +206,94 @@ def test_seed_segmentation_writes_no_classes(zeroflow_bin, tmp_path):
         pathlib.Path(out / "beats.csv")
         .read_text()
         .splitlines()[0]
-        .endswith("class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family")
+        .endswith("class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity")
     )
+
+
+@pytest.mark.skipif(not (SHARED / "119.hea").exists(), reason="../shared/data/mitdb/119 not beside the checkout")
+def test_every_ecg_lead_informs_the_shapes(zeroflow_bin, tmp_path):
+    # The run finds the beats in MLII and reads their shapes in V1 too: the summary says so, and
+    # each beat's other-lead similarity and class are what the library's rule gives on V1's rows
+    # embedded here, at the run's R peaks, from wfdb-python's reading of the record.
+    import zeroflow
+    from zeroflow.classify import classify_beats
+
+    both = tmp_path / "both"
+    run_cli(zeroflow_bin, "run", SHARED / "119.hea", "--out", both, "--device", "cpu", "--epochs", "2")
+    summary = json.loads((both / "summary.json").read_text())
+    assert summary["leads"] == {"beats": "MLII", "shapes": ["MLII", "V1"]}
+    rows = beats_csv(both)
+    peaks = np.array([int(r["peak"]) for r in rows], dtype=np.int64)
+    rec = wfdb.rdrecord(str(SHARED / "119"))
+    rate = float(rec.fs)
+    before, after = round(0.25 * rate), round(0.45 * rate)
+    mlii = np.ascontiguousarray(rec.p_signal[:, rec.sig_name.index("MLII")], dtype=np.float32)
+    seg = zeroflow.segment_beats(mlii, sample_rate=rate, method="robust")
+    np.testing.assert_array_equal(np.asarray(seg.peaks), peaks)
+    own = np.asarray(seg.beats.rows)
+    v1 = np.concatenate([np.zeros(before), rec.p_signal[:, rec.sig_name.index("V1")], np.zeros(after)])
+    other = np.zeros_like(own)
+    other[:, : before + after] = v1[peaks[:, None] + np.arange(before + after)[None, :]]
+    c = classify_beats(peaks, own, window_before=before, window_after=after, sample_rate=rate, other_leads=[other])
+    written = [float(r["other_lead_similarity"] or "nan") for r in rows]  # an empty cell: no lead read the beat
+    assert np.isfinite(written).mean() > 0.9
+    np.testing.assert_allclose(c.other_lead_similarity, written, atol=0.02)
+    np.testing.assert_array_equal(c.classes, [r["class"] for r in rows])
+    # Without V1 the same beats' other-lead similarity is NaN, as it is in a run told to use MLII alone.
+    assert np.isnan(
+        classify_beats(peaks, own, window_before=before, window_after=after, sample_rate=rate).other_lead_similarity
+    ).all()
+    out = tmp_path / "mlii"
+    run_cli(zeroflow_bin, "run", SHARED / "119.hea", "--out", out, "--device", "cpu", "--lead", "MLII", "--epochs", "2")
+    assert json.loads((out / "summary.json").read_text())["leads"] == {"beats": "MLII", "shapes": ["MLII"]}
+    assert all(r["other_lead_similarity"] == "" for r in beats_csv(out))
+
+
+def test_a_twelve_lead_record_reads_every_ecg_lead(zeroflow_bin, tmp_path):
+    # Twelve leads made from 119's MLII (each its own gain, sign and noise) and a respiration
+    # signal, written with wfdb-python: the beats are found in II, the shapes read in all twelve
+    # ECG leads (not the respiration), and the classes are the library's rule given the other
+    # eleven leads' rows embedded here.
+    import zeroflow
+    from zeroflow.classify import classify_beats
+
+    rate = 360
+    x = wfdb.rdrecord(str(DATA / "119"), sampto=rate * 120).p_signal[:, 0]
+    rng = np.random.default_rng(0)
+    names = ["I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6", "RESP"]
+    gains = (0.6, 1.0, 0.4, -0.8, 0.3, 0.7, -0.5, 0.2, 0.9, 1.2, 1.0, 0.8)
+    signals = [g * x + rng.normal(0, 0.02, x.size) for g in gains]
+    signals.append(np.sin(2 * np.pi * 0.25 * np.arange(x.size) / rate))
+    wfdb.wrsamp(
+        "r12",
+        fs=rate,
+        units=["mV"] * 12 + ["l"],
+        sig_name=names,
+        p_signal=np.column_stack(signals),
+        fmt=["16"] * 13,
+        write_dir=str(tmp_path),
+    )
+    out = tmp_path / "out"
+    run_cli(zeroflow_bin, "run", tmp_path / "r12.hea", "--out", out, "--device", "cpu", "--epochs", "2")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["leads"] == {"beats": "II", "shapes": ["II"] + [n for n in names[:12] if n != "II"]}
+
+    read = wfdb.rdrecord(str(tmp_path / "r12"))
+    leads = {n: np.ascontiguousarray(read.p_signal[:, k], dtype=np.float32) for k, n in enumerate(read.sig_name)}
+    before, after = round(0.25 * rate), round(0.45 * rate)
+    seg = zeroflow.segment_beats(leads["II"], sample_rate=rate, method="robust")
+    rows = beats_csv(out)
+    peaks = np.asarray(seg.peaks)
+    np.testing.assert_array_equal(peaks, [int(r["peak"]) for r in rows])
+    own = np.asarray(seg.beats.rows)
+    others = []
+    for name in summary["leads"]["shapes"][1:]:
+        padded = np.concatenate([np.zeros(before), leads[name], np.zeros(after)])
+        other = np.zeros_like(own)
+        other[:, : before + after] = padded[peaks[:, None] + np.arange(before + after)[None, :]]
+        others.append(other)
+    c = classify_beats(peaks, own, window_before=before, window_after=after, sample_rate=rate, other_leads=others)
+    np.testing.assert_array_equal(c.classes, [r["class"] for r in rows])
+    written = [float(r["other_lead_similarity"] or "nan") for r in rows]
+    np.testing.assert_allclose(c.other_lead_similarity, written, atol=0.02)
+    assert (c.classes == "V").sum() > 10  # 119's bigeminy

@@ -35,6 +35,7 @@ BEATS_COLUMNS = [
     "p_coherence",
     "clarity",
     "family",
+    "other_lead_similarity",
 ]
 
 

@@ -257,6 +257,9 @@ def test_every_lead_of_a_strip_is_drawn_in_its_own_band(two_leads):
         " return {leads: d.strip_leads, n: Object.fromEntries(d.strips.map(s => [s.event, [s.values.n, ...s.others.map(o => o.n)]]))}; })()"
     )
     assert data["leads"] == ["MLII", "V1"]
+    # The classes read both leads' shapes, and the summary's facts say so.
+    assert r.summary["leads"] == {"beats": "MLII", "shapes": ["MLII", "V1"]}
+    assert r.js("document.getElementById('holter-facts').textContent").endswith(" · leads MLII + V1")
     rate = r.summary["sample_rate"]
     strips = drawn_strips(r)
     assert len(strips) == len(data["n"]) >= 1

@@ -33,8 +33,10 @@ class RunOptions:
     """Every option of a run, under the library's names (see zeroflow.pipeline.run for each one's meaning,
     default and range); None takes the library's default."""
 
-    #: the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF lead
-    #: (default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)
+    #: the signal to find the beats in, by name or 0-based index: a CSV column (default: the first), a WFDB or
+    #: EDF lead (default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0).
+    #: Left out, a WFDB, EDF or raw recording's other ECG leads inform the beats' classes too; given, the one
+    #: lead named is used alone
     lead: Optional[Union[str, int]] = None
     #: samples per second of a CSV recording, required for a raw one (WFDB and EDF files state their own; a
     #: different value given for them is refused)

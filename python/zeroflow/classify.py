@@ -11,7 +11,7 @@ docs/classification.md gives the rule and where each parameter's value comes fro
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ CLASS_DEFAULTS: Dict[str, float] = dict(_core._class_defaults())
 @dataclass
 class BeatClasses:
     """Per beat: ``classes`` ('N', 'S', 'V', 'Q' as a 1-D array of 1-character strings), the
-    measurements the rule used (``similarity``, ``p_similarity``, ``p_coherence``, ``prematurity``,
+    measurements the rule used (``similarity``, ``other_lead_similarity``, ``p_similarity``, ``p_coherence``, ``prematurity``,
     ``clarity``), ``in_af``, ``unreadable`` (inside a stretch without readable ECG: Q) and
     ``family`` (the beat's shape family, 0 the dominant shape); ``dominant_bound``; ``episodes`` (AF)
     and ``fast_rhythm`` (stretches with a second QRS between every two beats: a rhythm the detector
@@ -40,16 +40,31 @@ class BeatClasses:
     clarity: np.ndarray
     unreadable: np.ndarray
     dominant_bound: float
+    other_lead_similarity: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     episodes: List[Tuple[int, int, int, int]] = field(default_factory=list)
     fast_rhythm: List[Tuple[int, int, int, int]] = field(default_factory=list)
 
 
 def classify_beats(
-    peaks: Any, rows: Any, *, window_before: int, window_after: int, sample_rate: float, **params: float
+    peaks: Any,
+    rows: Any,
+    *,
+    window_before: int,
+    window_after: int,
+    sample_rate: float,
+    other_leads: Sequence[Any] = (),
+    **params: float,
 ) -> BeatClasses:
     """Classifies every beat: ``peaks`` (R-peak samples, strictly increasing), ``rows`` (beats x
     width float32; row b the samples peak[b] - window_before .. peak[b] + window_after - 1).
+
+    ``other_leads``: the same beats' rows in the recording's other ECG leads (each as ``rows``:
+    embedded at the same peaks, same windows and width, on any device). A beat whose shape is
+    unlike the dominant one in its own lead, without a ventricular timing, is then V where the
+    other leads that read it see another shape (median similarity below
+    ``shape.other_shape_max_similarity``), else N; without them it is Q. ``other_lead_similarity``
+    gives that median per beat (NaN where no other lead reads the beat).
 
     ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
     ``**{"timing.premature_ratio": 0.85}``. Raises ValueError on sizes that disagree, peaks that do
@@ -59,8 +74,15 @@ def classify_beats(
     if p.ndim != 1 or not (np.issubdtype(p.dtype, np.integer) or p.size == 0):
         raise TypeError(f"peaks must be a 1-D array of integer sample indices, got {p.dtype} of shape {p.shape}")
     r = _checked(rows, "rows", ("float32",), ndim=2)
+    others = [_checked(o, f"other_leads[{k}]", ("float32",), ndim=2) for k, o in enumerate(other_leads)]
     d = _core._classify_beats(
-        p.astype(np.int64).tolist(), r, int(window_before), int(window_after), float(sample_rate), dict(params)
+        p.astype(np.int64).tolist(),
+        r,
+        int(window_before),
+        int(window_after),
+        float(sample_rate),
+        dict(params),
+        others,
     )
     return BeatClasses(
         classes=np.array(list(d["classes"]), dtype="<U1"),
@@ -72,6 +94,7 @@ def classify_beats(
         clarity=np.asarray(d["clarity"], dtype=np.float32),
         unreadable=np.asarray(d["unreadable"], dtype=bool),
         dominant_bound=float(d["dominant_bound"]),
+        other_lead_similarity=np.asarray(d["other_lead_similarity"], dtype=np.float32),
         family=np.asarray(d["family"], dtype=np.int32),
         episodes=[tuple(int(v) for v in e) for e in d["episodes"]],
         fast_rhythm=[tuple(int(v) for v in e) for e in d["fast_rhythm"]],

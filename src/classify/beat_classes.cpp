@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -40,29 +41,25 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size
 }  // namespace
 
 classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate,
-                              const class_params& p, std::span<const sample_stretch> no_signal) {
+                              const class_params& p, const recording_context& context) {
   check(peaks, rows, rows.rows.size(), sample_rate, p);
-  const auto measurements =
-      detail::host_measurements(rows, static_cast<std::int64_t>(peaks.size()), sample_rate, p.shape.template_rows);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p, no_signal);
+  const auto beats = static_cast<std::int64_t>(peaks.size());
+  auto others = detail::other_lead_similarity(context.other_leads, rows, beats, sample_rate, p, {});
+  const auto measurements = detail::host_measurements(rows, beats, sample_rate, p.shape.template_rows);
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, std::move(others));
 }
 
 classification classify_beats(std::span<const std::int64_t> peaks, const array& rows, std::int64_t window_before,
                               std::int64_t window_after, double sample_rate, stream_view stream, const class_params& p,
-                              std::span<const sample_stretch> no_signal) {
+                              const recording_context& context) {
   ZF_EXPECTS(rows.type() == float32 && rows.ndim() == 2 && rows.is_contiguous(),
              "the beats' rows must be a C-contiguous 2-D float32 array");
   const beat_rows shape{{}, rows.shape()[1], window_before, window_after};
   check(peaks, shape, static_cast<std::size_t>(rows.size()), sample_rate, p);
   const auto beats = static_cast<std::int64_t>(peaks.size());
-  if (rows.where().host_accessible()) {
-    synchronize(stream);  // the rows may still be being written on the stream
-    const beat_rows view{rows.span<const float>(), shape.row_width, window_before, window_after};
-    const auto measurements = detail::host_measurements(view, beats, sample_rate, p.shape.template_rows);
-    return detail::classify_measured(peaks, *measurements, sample_rate, p, no_signal);
-  }
-  const auto measurements = detail::cuda_measurements(rows, shape, sample_rate, p.shape.template_rows, stream);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p, no_signal);
+  auto others = detail::other_lead_similarity(context.other_leads, shape, beats, sample_rate, p, stream);
+  const auto measurements = detail::measurements_of(rows, shape, beats, sample_rate, p.shape.template_rows, stream);
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, std::move(others));
 }
 
 namespace detail {
@@ -82,9 +79,13 @@ std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,
 }
 
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
-                                 const class_params& p, std::span<const sample_stretch> no_signal) {
+                                 const class_params& p, std::span<const sample_stretch> no_signal,
+                                 std::vector<float> other_lead_similarity) {
   classification out;
   const auto n = peaks.size();
+  out.other_lead_similarity = other_lead_similarity.empty()
+                                  ? std::vector<float>(n, std::numeric_limits<float>::quiet_NaN())
+                                  : std::move(other_lead_similarity);
   out.classes.assign(n, 'N');
   out.prematurity.assign(n, 1.0F);
   out.in_af.assign(n, 0);
@@ -154,7 +155,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
       // Inside AF a beat's own timing says nothing, and nor does it at an episode's irregular edges
       // for a family that lives inside AF: there the shape decides.
       const bool by_shape = !in_af.empty() && (in_af[b] || (irregular_rhythm[b] && !votes));
-      v[b] = family_ventricular || (by_shape ? out.similarity[b] < p.shape.af_ventricular_max_similarity
+      v[b] = family_ventricular || (by_shape ? out.similarity[b] < p.shape.other_shape_max_similarity
                                              : static_cast<bool>(ventricular_timing[b]));
     }
     return v;
@@ -182,7 +183,15 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t b = 0; b < n; ++b) {
     out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
     if (unlike[b]) {
-      out.classes[b] = ventricular[b] && !too_small[b] ? 'V' : 'Q';
+      // What this lead cannot place, the other leads may: a ventricular QRS is another shape in
+      // every lead, an axis shift or a loosening electrode changes one lead only.
+      const float elsewhere = out.other_lead_similarity[b];
+      if (ventricular[b] && !too_small[b])
+        out.classes[b] = 'V';
+      else if (!std::isnan(elsewhere))
+        out.classes[b] = elsewhere < p.shape.other_shape_max_similarity ? 'V' : 'N';
+      else
+        out.classes[b] = 'Q';
     } else if (!out.in_af[b] && (rr_before[b] < p.timing.premature_ratio * normal_rr[b] || in_run[b] ||
                                  (rr_before[b] < p.timing.premature_with_p_ratio * normal_rr[b] &&
                                   out.p_similarity[b] <= p.timing.p_unlike_max_similarity && !irregular_rhythm[b]))) {

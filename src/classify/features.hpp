@@ -95,9 +95,22 @@ std::unique_ptr<row_measurements> host_measurements(const beat_rows& rows, std::
 std::unique_ptr<row_measurements> cuda_measurements(const array& rows, const beat_rows& shape, double sample_rate,
                                                     std::int64_t template_rows, stream_view stream);
 
-/// The rule itself, on the measurements of the rows wherever they are.
+/// host_measurements of rows in host memory, else cuda_measurements (after the stream's work on
+/// host rows is done).
+std::unique_ptr<row_measurements> measurements_of(const array& rows, const beat_rows& shape, std::int64_t beats,
+                                                  double sample_rate, std::int64_t template_rows, stream_view stream);
+
+/// classification::other_lead_similarity: each lead's rows (checked against `shape` and `beats`)
+/// measured where they are, NaN where that lead is unreadable (unreadable_beats of its clarity),
+/// and per beat the median over the leads that read it.
+std::vector<float> other_lead_similarity(std::span<const array> leads, const beat_rows& shape, std::int64_t beats,
+                                         double sample_rate, const class_params& params, stream_view stream);
+
+/// The rule itself, on the measurements of the rows wherever they are; `other_lead_similarity`
+/// is one entry per beat (NaN: no other lead reads it) or empty.
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
-                                 const class_params& params, std::span<const sample_stretch> no_signal);
+                                 const class_params& params, std::span<const sample_stretch> no_signal,
+                                 std::vector<float> other_lead_similarity);
 
 /// 1 for the beats inside a stretch without signal and the beat on each side of it.
 std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,

@@ -52,14 +52,6 @@ std::size_t index_of(std::string_view text) {
   return ec == std::errc{} ? value : std::numeric_limits<std::size_t>::max();
 }
 
-bool named_like_ecg(const std::string& name) {
-  static constexpr std::array<std::string_view, 14> lead_names = {"i",  "ii", "iii", "avr", "avl", "avf", "v1",
-                                                                  "v2", "v3", "v4",  "v5",  "v6",  "mli", "mliii"};
-  const std::string n = lower(name);
-  if (n.find("ecg") != std::string::npos || n.find("ekg") != std::string::npos) return true;
-  return std::find(lead_names.begin(), lead_names.end(), n) != lead_names.end();
-}
-
 bool in_ecg_units(const std::string& units) {
   const std::string u = lower(units);
   return u == "mv" || u == "uv" || u == "\xc2\xb5v";  // µV
@@ -198,6 +190,14 @@ std::optional<binary_sample> raw_sample_type(const std::filesystem::path& path) 
   if (extension == ".i16") return binary_sample::int16;
   if (extension == ".i32") return binary_sample::int32;
   return std::nullopt;
+}
+
+bool named_like_ecg(const std::string& name) {
+  static constexpr std::array<std::string_view, 15> lead_names = {"i",  "ii", "iii", "avr", "avl", "avf",  "v1",   "v2",
+                                                                  "v3", "v4", "v5",  "v6",  "mli", "mlii", "mliii"};
+  const std::string n = lower(name);
+  if (n.find("ecg") != std::string::npos || n.find("ekg") != std::string::npos) return true;
+  return std::find(lead_names.begin(), lead_names.end(), n) != lead_names.end();
 }
 
 std::size_t default_lead(const std::vector<std::string>& names, const std::vector<std::string>& units) {

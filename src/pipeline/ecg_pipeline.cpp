@@ -17,6 +17,7 @@
 #include "beat_model.hpp"
 #include "chunked_run.hpp"
 #include "figures.hpp"
+#include "other_leads.hpp"
 #include "sample_check.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/cuda.hpp"
@@ -486,6 +487,12 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // The answer for a reader: a class for every beat and the AF episodes (classify/beat_classes.hpp).
   // The rows are measured where they are (on a GPU by kernels; only per-beat numbers come back)
   // and the rule decides on the host, so that a GPU and a CPU run decide with the same code.
+  // Every ECG lead of the recording informs the beats' shapes, unless `lead` named the one to use.
+  std::vector<detail::other_lead> other_leads;
+  const bool shapes_from_other_leads = robust && !chunked && options.lead.empty() && recording.leads.size() > 1;
+  if (shapes_from_other_leads)
+    other_leads = stage("other_leads",
+                        [&] { return detail::read_other_leads(options.input, read, recording, result.where, stream); });
   if (robust) {
     stage("classify", [&] {
       const array contiguous = rows.is_contiguous() ? rows : copy_to(rows, rows.where(), stream);
@@ -494,8 +501,14 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       const auto half_second = std::max<std::int64_t>(1, std::llround(0.5 * result.sample_rate));
       for (const auto& [first, last] : detail::flat_stretches(signal, half_second, stream))
         no_signal.push_back({first, last});
-      auto classes = classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
-                                              result.sample_rate, stream, {}, no_signal);
+      const auto other_rows = detail::other_lead_rows(other_leads, seg.peaks, seg.sizes.window_before,
+                                                      seg.sizes.window_after, contiguous.shape(1), stream);
+      for (const auto& lead : other_leads)
+        if (lead.ecg) result.shape_leads.push_back(lead.name);
+      auto classes =
+          classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
+                                   result.sample_rate, stream, {}, {.no_signal = no_signal, .other_leads = other_rows});
+      result.other_lead_similarity = std::move(classes.other_lead_similarity);
       result.beat_class = std::move(classes.classes);
       // The evidence gains the parts the rule measured (a QRS and a P wave unlike the dominant
       // beat's), then the ranking follows the answer: beats called S or V first, then Q
@@ -561,9 +574,13 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
                              : detail::collect_figures(signal, seg.filtered, rows, result, stream);
     result.figures.strips = detail::collect_strips(signal, result, stream);
   });
-  // Strips show every lead a reader would see on paper: the others are read once more, after the run.
+  // Strips show every lead a reader would see on paper: the others are read now where the classes
+  // did not need them.
   if (!result.figures.strips.empty()) {
-    stage("other_leads", [&] { detail::add_other_leads(result.figures, options.input, read, recording, stream); });
+    if (!shapes_from_other_leads)
+      other_leads = stage("other_leads",
+                          [&] { return detail::read_other_leads(options.input, read, recording, cpu_device, stream); });
+    detail::add_other_leads(result.figures, recording.lead, other_leads, stream);
   }
 
   if (options.labels) {

@@ -61,29 +61,4 @@ std::vector<event_strip> collect_strips(const array& signal, const run_result& r
   return strips;
 }
 
-void add_other_leads(figure_data& figures, const std::filesystem::path& input, const io::recording_options& read,
-                     const io::recording& loaded, stream_view stream) {
-  figures.strip_leads = {loaded.lead};
-  if (figures.strips.empty() || loaded.leads.size() < 2) return;
-  auto extension = input.extension().string();
-  for (auto& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool binary = extension == ".hea" || extension == ".edf" || io::raw_sample_type(input).has_value() ||
-                      (extension.empty() && std::filesystem::exists(std::filesystem::path(input) += ".hea"));
-  if (!binary) return;
-  std::vector<signal::sample_window> windows;
-  for (const auto& s : figures.strips) windows.push_back({s.start, static_cast<std::int64_t>(s.samples.size())});
-  for (std::size_t lead = 0; lead < loaded.leads.size(); ++lead) {
-    if (loaded.leads[lead] == loaded.lead) continue;
-    io::recording_options other = read;
-    other.lead = std::to_string(lead);
-    other.where = cpu_device;
-    other.progress = {};
-    const auto recording = io::read_recording(input, other, stream);
-    auto samples = signal::excerpts(recording.signal, windows, stream);
-    for (std::size_t k = 0; k < figures.strips.size(); ++k)
-      figures.strips[k].other_leads.push_back(std::move(samples[k]));
-    figures.strip_leads.push_back(recording.lead);
-  }
-}
-
 }  // namespace zeroflow::pipeline::detail

@@ -25,12 +25,4 @@ inline constexpr std::size_t strips_per_kind = 3;
 /// @param signal the raw recording, 1-D float32, on any device
 [[nodiscard]] std::vector<event_strip> collect_strips(const array& signal, const run_result& r, stream_view stream);
 
-/// @brief Adds the recording's other leads to `figures`' strips (figure_data::strip_leads): each
-///        lead read once more on the host, its strip windows kept, the rest dropped before the next.
-///        Only binary recordings (WFDB, EDF, raw), where reading a lead costs little; a CSV keeps
-///        its strips of the one column.
-/// @param read how the run read its lead (the file's other leads are read the same way)
-void add_other_leads(figure_data& figures, const std::filesystem::path& input, const io::recording_options& read,
-                     const io::recording& loaded, stream_view stream);
-
 }  // namespace zeroflow::pipeline::detail

@@ -67,8 +67,11 @@ std::vector<option_info> make_table() {
 
   // ---- the recording
   add({.name = "lead",
-       .help = "the signal to read, by name or 0-based index: a CSV column (default: the first), a WFDB or EDF lead "
-               "(default: MLII where present, else the first ECG lead), a raw recording's channel (default: 0)",
+       .help =
+           "the signal to find the beats in, by name or 0-based index: a CSV column (default: the first), a WFDB or "
+           "EDF lead (default: MLII where present, else the first ECG lead), a raw recording's channel (default: "
+           "0). Left out, a WFDB, EDF or raw recording's other ECG leads inform the beats' classes too; given, the "
+           "one lead named is used alone",
        .group = "recording",
        .apply = [](run_options& o, std::string_view v) { o.lead = std::string(v); },
        .value = [](const run_options& o) { return o.lead; }});

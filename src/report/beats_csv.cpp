@@ -29,7 +29,7 @@ void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path&
     // The first nine columns are the outputs contract; the rhythm columns, the flags and the
     // beat's class follow (empty cells with the seed's method, which has neither).
     out << "beat,start,peak,length,kept,split,score,mu0,mu1,rr_before,rr_after,local_rr,morphology,rhythm,flags,"
-           "class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family\n";
+           "class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity\n";
     const bool rhythm = r.rr_before.size() == r.length.size();
     const bool classes = r.beat_class.size() == r.length.size();
     for (std::size_t c = 0; c < r.length.size(); ++c) {
@@ -62,9 +62,11 @@ void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path&
         put_float(out, r.clarity.empty() ? std::nanf("") : r.clarity[c]);
         out << ',';
         if (r.family.size() == r.length.size()) out << r.family[c];
+        out << ',';
+        put_float(out, r.other_lead_similarity.size() == r.length.size() ? r.other_lead_similarity[c] : std::nanf(""));
         out << '\n';
       } else {
-        out << ",,,,,,,,\n";
+        out << ",,,,,,,,,\n";
       }
     }
   });

@@ -102,7 +102,9 @@ nlohmann::json detail::classes_json(const pipeline::run_result& r) {
        "the beats within +-4 is under 10; unlike = QRS similarity to the dominant "
        "beat below the recording's bound (its median less 10 robust deviations, within 0.85..0.95); V = "
        "unlike and early or before a pause, or unlike in a shape family mostly so timed, or unlike inside "
-       "AF; Q = unlike otherwise; S = dominant shape outside AF, R-R before < 0.87 of the local normal "
+       "AF; otherwise, where the other leads read the beat, V if their median QRS similarity is < 0.5 (another shape "
+       "in every lead), else N; Q = unlike otherwise; S = dominant shape outside AF, R-R before < 0.87 of the local "
+       "normal "
        "interval, or < 0.95 with a P wave unlike the dominant beat's (P similarity <= 0) in a regular rhythm, or "
        "inside a "
        "supraventricular run (onset < 0.75 of the rhythm before it, regular, < 0.87); "
@@ -187,6 +189,10 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
   for (const auto& o : pipeline::run_option_table()) settings[std::string(o.name)] = o.value(options);
   j["options"] = settings;
   if (!r.beat_class.empty()) j["classes"] = detail::classes_json(r);
+  // Which leads were used: the beats were found in one, their shapes read in it and the others.
+  json shapes = json::array({r.lead});
+  for (const auto& lead : r.shape_leads) shapes.push_back(lead);
+  j["leads"] = {{"beats", r.lead}, {"shapes", r.beat_class.empty() ? json::array() : shapes}};
   if (r.holter) j["holter"] = holter_json(*r.holter, r.sample_rate);
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.

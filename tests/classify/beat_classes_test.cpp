@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "synthetic_rows.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -22,12 +23,7 @@ namespace zf = zeroflow;
 
 namespace {
 
-constexpr double rate = 250;
-constexpr std::int64_t before = 62, after = 113, width = 256;  // 0.25 s and 0.45 s, as the pipeline's rows
-
-double bump(double t, double centre, double sigma) {
-  return std::exp(-0.5 * (t - centre) * (t - centre) / (sigma * sigma));
-}
+using namespace zeroflow::classify::synthetic;
 
 /// One beat's row: a P wave (or noise without one), a QRS of the given width (s) and height, a T wave.
 std::vector<float> beat_row(double qrs_sigma, bool p_wave, std::mt19937& rng, double qrs_height = 4.0) {
@@ -392,7 +388,7 @@ TEST(BeatClasses, ALeadOffMakesTheBeatsBesideItUnreadableAndItsStretchReachesOve
       {r.peaks[119] + 40, r.peaks[121] - 40},
       {r.peaks[static_cast<std::size_t>(n - 1)] + 30, r.peaks[static_cast<std::size_t>(n - 1)] + 500}};
   const auto clean = zc::classify_beats(r.peaks, view, rate);
-  const auto c = zc::classify_beats(r.peaks, view, rate, {}, off);
+  const auto c = zc::classify_beats(r.peaks, view, rate, {}, {.no_signal = off});
   std::vector<std::uint8_t> expected(r.peaks.size(), 0);
   for (const std::int64_t b : {60, 61, 119, 120, 121, static_cast<int>(n - 1)})
     expected[static_cast<std::size_t>(b)] = 1;

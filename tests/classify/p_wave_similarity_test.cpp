@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "synthetic_rows.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -17,12 +18,7 @@ namespace zc = zeroflow::classify;
 
 namespace {
 
-constexpr double rate = 250;
-constexpr std::int64_t before = 62, after = 113, width = 256;  // 0.25 s and 0.45 s, as the pipeline's rows
-
-double bump(double t, double centre, double sigma) {
-  return std::exp(-0.5 * (t - centre) * (t - centre) / (sigma * sigma));
-}
+using namespace zeroflow::classify::synthetic;
 
 enum class p_kind { sinus, inverted, ectopic, none };
 

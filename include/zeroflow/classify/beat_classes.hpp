@@ -34,12 +34,17 @@
 ///    out of the irregularity and of the P-wave coherence (the energy of the window's average
 ///    P-wave segment over the segments' mean energy). Inside AF timing says nothing: an unlike shape is V when
 ///    its family is ventricular by its members outside AF, or when it is far from the dominant
-///    one (similarity below `shape.af_ventricular_max_similarity`: another QRS, not the same one conducted
-///    a little differently, as aberrant beats in AF are); else Q. An early beat is not S.
-/// 6. Q: a shape unlike the dominant one and neither timing nor family ventricular (noise,
-///    artefact, a beat the rule cannot place), or a QRS under `shape.smallest_qrs_fraction` of the dominant
-///    beats' peak-to-peak size (the median over up to `shape.template_rows` of them): where a lead comes
-///    loose the beats shrink to a few percent of their size, and their shape says nothing. S, outside AF, for a
+///    one (similarity below `shape.other_shape_max_similarity`: another QRS, not the same one conducted
+///    a little differently, as aberrant beats in AF are); else as step 6. An early beat is not S.
+/// 6. An unlike shape with neither timing nor family ventricular (a second conduction pattern,
+///    an axis shift, noise, artefact), or a QRS under `shape.smallest_qrs_fraction` of the dominant
+///    beats' peak-to-peak size (the median over up to `shape.template_rows` of them: where a lead comes
+///    loose the beats shrink to a few percent of their size, and their shape says nothing), is
+///    decided by the recording's other leads where it has them (recording_context::other_leads): V
+///    when the median of its shape similarities in the leads where it is readable is below
+///    `shape.other_shape_max_similarity` (a ventricular QRS is another shape in every lead), else N
+///    (a beat the other leads see as the dominant one, or only a little unlike it); Q where no
+///    other lead reads it. S, outside AF, for a
 ///    dominant shape: arriving early (R–R before below `timing.premature_ratio` of the local normal interval), or a
 ///    little early (below `timing.premature_with_p_ratio`) with a P wave unlike the dominant beat's (P-wave similarity
 ///    at most `timing.p_unlike_max_similarity`: an ectopic atrial or junctional origin, where sinus arrhythmia alone
@@ -62,16 +67,19 @@ namespace zeroflow::classify {
 /// The shape half of the rule (steps 1, 2, 4 and 6): the dominant beat, its bound, the families
 /// of unlike beats and when an unlike shape says nothing.
 struct shape_params {
-  double dominant_min_correlation = 0.85;      ///< the lowest bound of the dominant shape's similarity
-  double dominant_max_correlation = 0.95;      ///< the highest bound of the dominant shape's similarity
-  double dominant_spread_deviations = 10.0;    ///< robust deviations below the median similarity: the bound
-  double family_min_correlation = 0.8;         ///< QRS correlation that joins an unlike beat to a family
-  double family_ventricular_share = 0.5;       ///< share of ventricular timings that makes a family V
-  std::int64_t max_families = 64;              ///< families at most (later beats join the nearest)
-  std::int64_t template_rows = 2048;           ///< rows at most in the dominant beat's median
-  double smallest_qrs_fraction = 0.125;        ///< an unlike beat whose QRS spans less than this fraction of
-                                               ///< the dominant beats' (peak to peak) is Q whatever its timing
-  double af_ventricular_max_similarity = 0.5;  ///< inside AF, an unlike beat less similar than this is V
+  double dominant_min_correlation = 0.85;    ///< the lowest bound of the dominant shape's similarity
+  double dominant_max_correlation = 0.95;    ///< the highest bound of the dominant shape's similarity
+  double dominant_spread_deviations = 10.0;  ///< robust deviations below the median similarity: the bound
+  double family_min_correlation = 0.8;       ///< QRS correlation that joins an unlike beat to a family
+  double family_ventricular_share = 0.5;     ///< share of ventricular timings that makes a family V
+  std::int64_t max_families = 64;            ///< families at most (later beats join the nearest)
+  std::int64_t template_rows = 2048;         ///< rows at most in the dominant beat's median
+  double smallest_qrs_fraction = 0.125;      ///< an unlike beat whose QRS spans less than this fraction of
+                                             ///< the dominant beats' (peak to peak) is Q whatever its timing
+  /// A QRS less similar than this to the dominant one is another shape altogether, not the same
+  /// one conducted a little differently: V inside AF (step 5), and V where the other leads see it
+  /// so (step 6).
+  double other_shape_max_similarity = 0.5;
 };
 
 /// The timing half (steps 3, 4 and 6): what is early, a pause, premature, and how unlike a P wave is.
@@ -126,6 +134,9 @@ void check_class_params(const class_params& params);
 struct classification {
   std::vector<char> classes;      ///< 'N', 'S', 'V' or 'Q'
   std::vector<float> similarity;  ///< shape similarity to the dominant beat (−1..1)
+  /// The median of the beat's shape similarities to each other lead's dominant beat, over the
+  /// other leads where it is readable (−1..1); NaN where none is (or the recording has one lead).
+  std::vector<float> other_lead_similarity;
   /// The beat's shape family: 0 the dominant shape, k ≥ 1 the k-th family of unlike beats (step 4;
   /// numbered in the order of their first member): what a reader reviews as one template.
   std::vector<std::int32_t> family;
@@ -160,19 +171,31 @@ struct sample_stretch {
   std::int64_t first = 0, last = 0;
 };
 
+/// What the rule may use beyond the beats' rows in the lead they were found in.
+struct recording_context {
+  /// Stretches without signal, in order: their beats, and the beat on each side (its interval
+  /// spans the stretch; a step onto a rail reads as a beat), are unreadable.
+  std::span<const sample_stretch> no_signal;
+  /// The same beats' rows in the recording's other ECG leads, each embedded at the same R peaks
+  /// with the same windows and row width (C-contiguous float32, beats × row_width, on any
+  /// device): each is measured as the beats' own lead is (its own dominant beat and clarity), and
+  /// decides the unlike beats that the beats' own lead cannot place (step 6).
+  std::span<const array> other_leads;
+};
+
 /**
  * @brief Classifies every beat and finds AF episodes (the rule in this file's comment).
  * @param peaks R-peak samples, strictly increasing, one per beat
  * @param rows the beats' embedded rows (see beat_rows)
  * @param sample_rate samples per second, > 0
- * @param no_signal stretches without signal, in order: their beats, and the beat on each side
- *        (its interval spans the stretch; a step onto a rail reads as a beat), are unreadable
- * @throws zeroflow::invalid_argument when the sizes disagree, peaks are not increasing, the
- *         window is too short for the QRS and P-wave segments, or a parameter is out of range
+ * @param context stretches without signal and the other leads' rows (recording_context)
+ * @throws zeroflow::invalid_argument when the sizes disagree (an other lead's rows included),
+ *         peaks are not increasing, the window is too short for the QRS and P-wave segments, or a
+ *         parameter is out of range
  */
 [[nodiscard]] classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows,
                                             double sample_rate, const class_params& params = {},
-                                            std::span<const sample_stretch> no_signal = {});
+                                            const recording_context& context = {});
 
 /**
  * @brief The same rule on rows wherever they are: rows in host memory are read in place; rows on a
@@ -188,7 +211,7 @@ struct sample_stretch {
 [[nodiscard]] classification classify_beats(std::span<const std::int64_t> peaks, const array& rows,
                                             std::int64_t window_before, std::int64_t window_after, double sample_rate,
                                             stream_view stream, const class_params& params = {},
-                                            std::span<const sample_stretch> no_signal = {});
+                                            const recording_context& context = {});
 
 /// @brief Counts of each class, in the order N, S, V, Q.
 [[nodiscard]] std::vector<std::int64_t> class_counts(std::span<const char> classes);

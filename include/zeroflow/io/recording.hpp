@@ -93,6 +93,10 @@ struct recording {
 [[nodiscard]] recording read_recording(const std::filesystem::path& path, const recording_options& options = {},
                                        stream_view stream = {});
 
+/// @brief Whether a signal's name is an ECG lead's: ECG or EKG in it, or a standard lead (I, II,
+///        III, aVR, aVL, aVF, V1–V6, MLI, MLII, MLIII), case-insensitive.
+[[nodiscard]] bool named_like_ecg(const std::string& name);
+
 /// @brief The index of the signal read_recording picks by default among `names` (with their
 ///        `units`, same length or empty): MLII, else ECG II / II, else the first named like ECG,
 ///        else the first in mV or uV, else 0.

@@ -175,6 +175,11 @@ struct run_result {
   std::vector<char> beat_class;
   std::vector<float> similarity, p_similarity, prematurity, p_coherence, clarity;
   std::vector<std::int32_t> family;  ///< shape family (0: the dominant shape; classify::classification::family)
+  /// classify::classification::other_lead_similarity (NaN: no other lead read the beat).
+  std::vector<float> other_lead_similarity;
+  /// The other leads whose shapes the class rule used (classify::recording_context::other_leads),
+  /// besides `lead`; empty for one lead, a CSV, or when `lead` named the one to use.
+  std::vector<std::string> shape_leads;
   std::vector<classify::episode> episodes;
   std::vector<classify::episode> unreadable;  ///< stretches without readable ECG (their beats are Q)
   /// Stretches whose beats may be every other beat of a faster rhythm (a warning; classify::classification).

@@ -137,7 +137,9 @@ zf.figures.holter = (() => {
     if (!section) return;
     const { S } = zf.run, h = zf.holter.analysis(), unreadable = h.counts.unreadable_seconds;
     document.getElementById('holter-facts').textContent = `${S.input.split(/[\\/]/).pop()} · recorded ${hms(h.duration_seconds)} (${zf.holter.duration(h.duration_seconds)}) · ` +
-      `${int(h.beats)} beats analysed` + (unreadable > 0 ? ` · ${zf.holter.duration(unreadable)} unreadable` : '');
+      `${int(h.beats)} beats analysed` + (unreadable > 0 ? ` · ${zf.holter.duration(unreadable)} unreadable` : '') +
+      // Which leads the classes read: the beats' own first (docs/classification.md, every lead).
+      (S.leads && S.leads.shapes.length ? ` · lead${S.leads.shapes.length > 1 ? 's' : ''} ${S.leads.shapes.join(' + ')}` : '');
     const box = document.getElementById('holter-panels');
     box.textContent = '';
     heartRate(box, h);

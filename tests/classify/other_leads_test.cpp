@@ -1,0 +1,174 @@
+// The class rule with a recording's other leads (beat_classes.hpp, step 6): a beat whose own lead
+// sees an unlike shape without a ventricular timing is V where the other leads see another shape
+// too, and N where they see the dominant one; each other lead measured as a lead of its own.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "synthetic_rows.hpp"
+#include "zeroflow/classify/beat_classes.hpp"
+#include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
+
+namespace zc = zeroflow::classify;
+namespace zf = zeroflow;
+
+namespace {
+
+using namespace zeroflow::classify::synthetic;
+
+/// One beat's row: a P wave, a QRS of the given width (s) and height, a T wave, a little noise.
+void add_row(std::vector<float>& rows, double qrs_sigma, double qrs_height, std::mt19937& rng) {
+  std::normal_distribution<double> noise(0.0, 0.02);
+  for (std::int64_t j = 0; j < width; ++j) {
+    const double t = static_cast<double>(j - before) / rate;
+    const double v = j < before + after ? qrs_height * bump(t, 0.0, qrs_sigma) + 0.6 * bump(t, 0.28, 0.05) +
+                                              0.5 * bump(t, -0.16, 0.025) + noise(rng)
+                                        : 0.0;
+    rows.push_back(static_cast<float>(v));
+  }
+}
+
+/// A steady sinus rhythm in two leads, every beat on time. Beats 10, 30, 50, ... change their
+/// QRS in the first lead only (an axis shift: inverted); beats 5, 25, 45, ... are ventricular,
+/// wide and inverted in both leads, at the normal rate (an accelerated idioventricular beat has no
+/// early timing).
+struct two_leads {
+  std::vector<std::int64_t> peaks;
+  std::vector<float> own, other;
+  std::vector<char> truth;  // 'N', 'A' (the axis shift: N) or 'V'
+};
+
+two_leads make_two_leads(std::uint32_t seed = 3) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> jitter(-0.01, 0.01);
+  two_leads r;
+  double t = 1.0;
+  for (int b = 0; b < 500; ++b) {
+    t += 0.8 * (1 + jitter(rng));
+    r.peaks.push_back(std::llround(t * rate));
+    if (b % 20 == 10) {
+      add_row(r.own, 0.012, -4.0, rng);
+      add_row(r.other, 0.012, 3.0, rng);
+      r.truth.push_back('A');
+    } else if (b % 20 == 5) {
+      add_row(r.own, 0.045, -3.0, rng);
+      add_row(r.other, 0.05, -2.5, rng);
+      r.truth.push_back('V');
+    } else {
+      add_row(r.own, 0.012, 4.0, rng);
+      add_row(r.other, 0.012, 3.0, rng);
+      r.truth.push_back('N');
+    }
+  }
+  return r;
+}
+
+zf::array host_array(const std::vector<float>& values) {
+  zf::array out = zf::empty({static_cast<std::int64_t>(values.size()) / width, width}, zf::float32, zf::cpu_device);
+  std::copy(values.begin(), values.end(), out.data_as<float>());
+  return out;
+}
+
+std::int64_t count(const two_leads& r, const zc::classification& c, char truth, char called) {
+  std::int64_t n = 0;
+  for (std::size_t b = 0; b < r.truth.size(); ++b) n += r.truth[b] == truth && c.classes[b] == called;
+  return n;
+}
+
+}  // namespace
+
+TEST(OtherLeads, DecideWhatTheBeatsOwnLeadCannotPlace) {
+  const auto r = make_two_leads();
+  const zc::beat_rows own{r.own, width, before, after};
+  // One lead: an unlike shape on time is neither V nor N.
+  const auto alone = zc::classify_beats(r.peaks, own, rate);
+  EXPECT_EQ(count(r, alone, 'A', 'Q'), 25);
+  EXPECT_EQ(count(r, alone, 'V', 'Q'), 25);
+  for (float s : alone.other_lead_similarity) EXPECT_TRUE(std::isnan(s));
+
+  const std::vector<zf::array> others{host_array(r.other)};
+  const auto both = zc::classify_beats(r.peaks, own, rate, {}, {.other_leads = others});
+  EXPECT_EQ(count(r, both, 'A', 'N'), 25);  // the other lead sees the dominant beat
+  EXPECT_EQ(count(r, both, 'V', 'V'), 25);  // another shape in every lead
+  EXPECT_EQ(count(r, both, 'N', 'N'), 450);
+  EXPECT_EQ(
+      both.classes,
+      zc::classify_beats(r.peaks, host_array(r.own), before, after, rate, {}, {}, {.other_leads = others}).classes);
+}
+
+TEST(OtherLeads, EachLeadIsMeasuredAsALeadOfItsOwn) {
+  // The other lead's similarity is the one that lead gives when classified alone; over three
+  // leads, their median.
+  const auto r = make_two_leads();
+  const auto b = make_two_leads(5), c = make_two_leads(9);  // the same beats, other noise
+  const zc::beat_rows own{r.own, width, before, after};
+  const auto as_own = [&](const two_leads& x) {
+    return zc::classify_beats(r.peaks, {x.other, width, before, after}, rate);
+  };
+  const auto lead_a = as_own(r), lead_b = as_own(b), lead_c = as_own(c);
+
+  const std::vector<zf::array> one{host_array(r.other)};
+  const auto with_one = zc::classify_beats(r.peaks, own, rate, {}, {.other_leads = one});
+  ASSERT_EQ(with_one.other_lead_similarity.size(), r.peaks.size());
+  for (std::size_t k = 0; k < r.peaks.size(); ++k) EXPECT_EQ(with_one.other_lead_similarity[k], lead_a.similarity[k]);
+
+  const std::vector<zf::array> three{host_array(r.other), host_array(b.other), host_array(c.other)};
+  const auto with_three = zc::classify_beats(r.peaks, own, rate, {}, {.other_leads = three});
+  for (std::size_t k = 0; k < r.peaks.size(); ++k) {
+    std::vector<float> s{lead_a.similarity[k], lead_b.similarity[k], lead_c.similarity[k]};
+    std::sort(s.begin(), s.end());
+    EXPECT_EQ(with_three.other_lead_similarity[k], s[1]) << "beat " << k;
+  }
+}
+
+TEST(OtherLeads, AnUnreadableLeadIsNotAsked) {
+  // A detached electrode in the other lead: noise alone, no QRS stands out. It reads no beat, so
+  // the beats its own lead cannot place stay Q rather than becoming V on noise's shapes.
+  const auto r = make_two_leads();
+  std::mt19937 rng(1);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  std::vector<float> detached(r.other.size());
+  for (auto& v : detached) v = static_cast<float>(noise(rng));
+  const std::vector<zf::array> others{host_array(detached)};
+  const auto c = zc::classify_beats(r.peaks, {r.own, width, before, after}, rate, {}, {.other_leads = others});
+  for (float s : c.other_lead_similarity) EXPECT_TRUE(std::isnan(s));
+  EXPECT_EQ(count(r, c, 'A', 'Q'), 25);
+  EXPECT_EQ(count(r, c, 'V', 'Q'), 25);
+}
+
+TEST(OtherLeads, RowsOfAnotherShapeAreRefused) {
+  const auto r = make_two_leads();
+  std::vector<float> fewer(r.other.begin(), r.other.end() - width);
+  const std::vector<zf::array> others{host_array(r.other), host_array(fewer)};
+  try {
+    (void)zc::classify_beats(r.peaks, {r.own, width, before, after}, rate, {}, {.other_leads = others});
+    FAIL() << "expected invalid_argument";
+  } catch (const zf::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("other lead 1: expected 500 rows of 256 samples"), std::string::npos)
+        << e.what();
+  }
+  const std::vector<zf::array> wide{zf::empty({500, width + 1}, zf::float32, zf::cpu_device)};
+  EXPECT_THROW((void)zc::classify_beats(r.peaks, {r.own, width, before, after}, rate, {}, {.other_leads = wide}),
+               zf::invalid_argument);
+}
+
+TEST(OtherLeads, GpuRowsGiveTheHostsAnswer) {
+  if (!zf::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto r = make_two_leads();
+  const std::vector<zf::array> host_others{host_array(r.other)};
+  const auto host =
+      zc::classify_beats(r.peaks, host_array(r.own), before, after, rate, {}, {}, {.other_leads = host_others});
+  const zf::array own = host_array(r.own);
+  const std::vector<zf::array> gpu_others{zf::copy_to(host_others[0], zf::cuda_device(0))};
+  const auto gpu = zc::classify_beats(r.peaks, zf::copy_to(own, zf::cuda_device(0)), before, after, rate, {}, {},
+                                      {.other_leads = gpu_others});
+  EXPECT_EQ(gpu.classes, host.classes);
+  for (std::size_t k = 0; k < r.peaks.size(); ++k)
+    EXPECT_NEAR(gpu.other_lead_similarity[k], host.other_lead_similarity[k], 1e-5) << "beat " << k;
+}
