@@ -53,12 +53,6 @@ const char* use_name(pipeline::option_use use) {
   return "both";
 }
 
-/// "--max-device-memory " before a value: the library's flag, as zeroflow.dask's command line takes it.
-std::string flag_before_value(const pipeline::option_info& o) {
-  const std::string flag = pipeline::option_flag(o);
-  return flag.empty() ? flag : flag + ' ';
-}
-
 }  // namespace
 
 void bind_run_options(nb::module_& m) {
@@ -93,7 +87,7 @@ void bind_run_options(nb::module_& m) {
           return nb::none();
         } catch (const invalid_argument& e) {
           // zeroflow.dask's command line takes the library's flags.
-          return nb::str(pipeline::spell_options(e.what(), flag_before_value).c_str());
+          return nb::str(pipeline::spell_options(e.what(), pipeline::flag_before_value).c_str());
         }
       },
       "given"_a,

@@ -19,25 +19,22 @@
 
 namespace zeroflow::io {
 
-bool looks_like_text(const std::filesystem::path& path) {
-  const mapped_file file(path);
-  const auto head = file.view().substr(0, 4096);
-  // An MIT annotation word's high byte is code << 2: a beat code (1-13) gives bytes 0x04-0x37,
-  // and the file ends with the zero word. Text has neither NUL nor control bytes but tab, CR, LF.
+namespace {
+
+// An MIT annotation word's high byte is code << 2: a beat code (1-13) gives bytes 0x04-0x37,
+// and the file ends with the zero word. Text has neither NUL nor control bytes but tab, CR, LF.
+bool text_head(std::string_view head) {
   return !head.empty() && std::none_of(head.begin(), head.end(), [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
     return c < 0x20 && c != '\t' && c != '\r' && c != '\n';
   });
 }
 
-namespace {
-
-/// Refuses what is plainly neither a labels CSV nor MIT annotations, by its first bytes: text in
-/// UTF-16 (a spreadsheet's "Unicode text") and an EDF file (an EDF+ annotation signal is no
-/// beat list zeroflow reads).
-void refuse_other_formats(const std::filesystem::path& path) {
-  const mapped_file file(path);
-  const auto head = file.view().substr(0, 512);
+/// Refuses what is plainly neither a labels CSV nor MIT annotations, by the file's first bytes:
+/// text in UTF-16 (a spreadsheet's "Unicode text") and an EDF file (an EDF+ annotation signal is
+/// no beat list zeroflow reads).
+void refuse_other_formats(std::string_view head, const std::filesystem::path& path) {
+  head = head.substr(0, 512);
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(head[i]); };
   bool utf16 = head.size() >= 2 && ((byte(0) == 0xFF && byte(1) == 0xFE) || (byte(0) == 0xFE && byte(1) == 0xFF));
   if (!utf16 && head.size() >= 16) {  // without a byte-order mark: ASCII with every other byte NUL
@@ -61,12 +58,23 @@ void refuse_other_formats(const std::filesystem::path& path) {
 
 }  // namespace
 
+bool looks_like_text(const std::filesystem::path& path) {
+  const mapped_file file(path);
+  return text_head(file.view().substr(0, 4096));
+}
+
 beat_labels read_labels(const std::filesystem::path& path) {
   // By what the file holds, not its name: a text file (a CSV, rdann's printout, a .txt copy)
   // is read as a labels CSV, which names what it expected; anything else as MIT annotations,
-  // whose reader checks their structure.
-  refuse_other_formats(path);
-  return looks_like_text(path) ? read_labels_csv(path) : read_wfdb_annotations(path);
+  // whose reader checks their structure. Both checks read the first bytes of one mapping.
+  bool text = false;
+  {
+    const mapped_file file(path);
+    const auto head = file.view().substr(0, 4096);
+    refuse_other_formats(head, path);
+    text = text_head(head);
+  }
+  return text ? read_labels_csv(path) : read_wfdb_annotations(path);
 }
 
 beat_labels read_labels_for(const std::filesystem::path& path, double sample_rate, std::int64_t samples) {

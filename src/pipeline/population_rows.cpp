@@ -39,12 +39,15 @@ recording_rows read_one(const std::filesystem::path& path, const population_inpu
                         stream_view stream) {
   recording_rows out;
   double stated_rate = 0;  // what the file says, when it says
+  bool contradicts_given_rate = false;
   try {
     io::recording_options read = input.read;
     read.where = where;
     const io::recording r = io::read_recording(path, read, stream);
     stated_rate = r.sample_rate;
-    if (!(stated_rate > 0 && input.sample_rate_explicit && !io::same_sample_rate(stated_rate, input.sample_rate))) {
+    contradicts_given_rate =
+        stated_rate > 0 && input.sample_rate_explicit && !io::same_sample_rate(stated_rate, input.sample_rate);
+    if (!contradicts_given_rate) {
       signal::segment_params params;  // the robust segmentation's defaults, as `zeroflow run` uses them
       params.sample_rate = stated_rate > 0 ? stated_rate : input.sample_rate;
       signal::segmentation seg = signal::segment_recording(r.signal, params, stream);
@@ -60,7 +63,7 @@ recording_rows read_one(const std::filesystem::path& path, const population_inpu
   }
   // A rate given for all the recordings that one of them contradicts is a mistake in the command,
   // not a recording to leave out: the rest would train a model of another rate than asked for.
-  ZF_EXPECTS(out.rows.valid(), path.string(), " is recorded at ", stated_rate, " Hz, but ", input.sample_rate,
+  ZF_EXPECTS(!contradicts_given_rate, path.string(), " is recorded at ", stated_rate, " Hz, but ", input.sample_rate,
              " Hz was given for every recording; leave the sample rate out (files that state theirs are believed)");
   return out;
 }

@@ -457,6 +457,11 @@ std::string option_flag(const option_info& option) {
   return flag;
 }
 
+std::string flag_before_value(const option_info& option) {
+  const std::string flag = option_flag(option);
+  return flag.empty() ? flag : flag + ' ';
+}
+
 std::string option_range_text(const option_info& o) {
   switch (o.kind) {
     case option_kind::beat_seconds:

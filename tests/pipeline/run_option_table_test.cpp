@@ -150,11 +150,9 @@ TEST(RunOptionTable, ContradictionsNameBothOptions) {
 }
 
 namespace {
-/// A front that writes options as the library's flags, and one that writes them as keywords.
-std::string as_flag(const pl::option_info& o) {
-  const std::string flag = pl::option_flag(o);
-  return flag.empty() ? flag : flag + ' ';
-}
+/// A front that writes options as the library's flags (flag_before_value), and one that writes
+/// them as keywords.
+constexpr auto as_flag = &pl::flag_before_value;
 std::string as_keyword(const pl::option_info& o) { return std::string(o.name) + '='; }
 }  // namespace
 

@@ -72,6 +72,10 @@ struct option_info {
 /// option, beside its own spellings (apps/zeroflow/run_option_flags.cpp); zeroflow.dask takes it.
 [[nodiscard]] std::string option_flag(const option_info& option);
 
+/// option_flag and a space ("--max-device-memory "), empty where there is no flag: the
+/// option_speller of a command line that takes the library's flags (zeroflow.dask's).
+[[nodiscard]] std::string flag_before_value(const option_info& option);
+
 /// @brief Checks a value's text against the option's kind and range.
 /// @throws zeroflow::invalid_argument saying what is wrong with `text` (the reason only; the
 ///         caller names the option in its own spelling).
