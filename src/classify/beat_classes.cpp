@@ -203,6 +203,10 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   // Where no QRS stands out of the noise, no shape or timing can be read: Q, and the stretch reported.
   for (std::size_t b = 0; b < n; ++b)
     if (out.unreadable[b]) out.classes[b] = 'Q';
+  // An interval measured from a Q beat (noise, an artefact, a detection on the step where a lead
+  // comes back) times nothing: the beat after it is not premature by it.
+  for (std::size_t b = 1; b < n; ++b)
+    if (out.classes[b] == 'S' && out.classes[b - 1] == 'Q') out.classes[b] = 'N';
   for (const auto& [first, last] : detail::runs_of(out.unreadable))
     out.unreadable_stretches.push_back(
         {"noise", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first], peaks[last]});

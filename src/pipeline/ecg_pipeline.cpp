@@ -496,10 +496,11 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   if (robust) {
     stage("classify", [&] {
       const array contiguous = rows.is_contiguous() ? rows : copy_to(rows, rows.where(), stream);
-      // Where the signal holds one value for a second or more, a lead is off (sample_check.hpp).
+      // Where the signal holds one value, or only mains hum, for a second or more, a lead is off
+      // (sample_check.hpp).
       std::vector<classify::sample_stretch> no_signal;
       const auto half_second = std::max<std::int64_t>(1, std::llround(0.5 * result.sample_rate));
-      for (const auto& [first, last] : detail::flat_stretches(signal, half_second, stream))
+      for (const auto& [first, last] : detail::no_signal_stretches(signal, half_second, result.sample_rate, stream))
         no_signal.push_back({first, last});
       const auto other_rows = detail::other_lead_rows(other_leads, seg.peaks, seg.sizes.window_before,
                                                       seg.sizes.window_after, contiguous.shape(1), stream);

@@ -16,9 +16,6 @@ void expect_signal(const array& signal) {
 
 std::string samples(std::int64_t n) { return std::to_string(n) + (n == 1 ? " sample" : " samples"); }
 
-/// One value for flat_stretches: equal, or both NaN (a gap is as flat as a rail).
-bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
 }  // namespace
 
 sample_census count_samples_on_host(const array& signal) {
@@ -53,35 +50,30 @@ sample_census count_samples(const array& signal, stream_view stream) {
   return count_samples_on_host(signal);
 }
 
-std::vector<std::int64_t> flat_window_pairs_on_host(const array& signal, std::int64_t window) {
+std::vector<std::int64_t> no_signal_window_pairs_on_host(const array& signal, std::int64_t window, double sample_rate) {
   expect_signal(signal);
-  ZF_EXPECTS(window >= 1, "flat_stretches: the window must be at least one sample, got ", window);
+  ZF_EXPECTS(window >= 1, "no_signal_stretches: the window must be at least one sample, got ", window);
   const auto* x = static_cast<const float*>(signal.data());
   const std::int64_t stride = signal.strides()[0], windows = signal.size() / window;
   std::vector<std::int64_t> marked;
-  for (std::int64_t k = 1; k < windows; ++k) {
-    const float first = x[(k - 1) * window * stride];
-    bool flat = true;
-    for (std::int64_t i = (k - 1) * window + 1; flat && i < (k + 1) * window; ++i)
-      flat = same_value(x[i * stride], first);
-    if (flat) marked.push_back(k);
-  }
+  for (std::int64_t k = 1; k < windows; ++k)
+    if (gives_no_signal(x + (k - 1) * window * stride, stride, 2 * window, sample_rate)) marked.push_back(k);
   return marked;
 }
 
-std::vector<std::pair<std::int64_t, std::int64_t>> flat_stretches(const array& signal, std::int64_t window,
-                                                                  stream_view stream) {
+std::vector<std::pair<std::int64_t, std::int64_t>> no_signal_stretches(const array& signal, std::int64_t window,
+                                                                       double sample_rate, stream_view stream) {
   expect_signal(signal);
   std::vector<std::int64_t> marked;
   if (signal.where().type == device_type::cuda) {
 #if ZEROFLOW_HAS_CUDA
-    marked = flat_window_pairs_cuda(signal, window, stream);
+    marked = no_signal_window_pairs_cuda(signal, window, sample_rate, stream);
 #else
     ZF_THROW(cuda_error, "a recording on ", signal.where().name(), " needs a CUDA build of zeroflow");
 #endif
   } else {
     (void)stream;
-    marked = flat_window_pairs_on_host(signal, window);
+    marked = no_signal_window_pairs_on_host(signal, window, sample_rate);
   }
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   for (const std::int64_t k : marked) {

@@ -64,20 +64,14 @@ __global__ void census_kernel(const float* __restrict__ x, std::int64_t n, std::
 
 std::int64_t signed_index(u64 v) { return v == none ? -1 : static_cast<std::int64_t>(v); }
 
-/// One thread per window k ≥ 1: k is marked (appended to `marked`) when windows k − 1 and k hold
-/// one value (flat_window_pairs_on_host, the same test).
-__global__ void flat_pairs_kernel(const float* __restrict__ x, std::int64_t stride, std::int64_t window,
-                                  std::int64_t windows, u64* __restrict__ count, std::int64_t* __restrict__ marked,
-                                  std::int64_t capacity) {
+/// One thread per window k ≥ 1: k is marked (appended to `marked`) when windows k − 1 and k give
+/// no signal (gives_no_signal, the host's test).
+__global__ void no_signal_pairs_kernel(const float* __restrict__ x, std::int64_t stride, std::int64_t window,
+                                       std::int64_t windows, double sample_rate, u64* __restrict__ count,
+                                       std::int64_t* __restrict__ marked, std::int64_t capacity) {
   const std::int64_t k = 1 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= windows) return;
-  const float first = x[(k - 1) * window * stride];
-  bool flat = true;
-  for (std::int64_t i = (k - 1) * window + 1; flat && i < (k + 1) * window; ++i) {
-    const float v = x[i * stride];
-    flat = v == first || (isnan(v) && isnan(first));
-  }
-  if (!flat) return;
+  if (!gives_no_signal(x + (k - 1) * window * stride, stride, 2 * window, sample_rate)) return;
   const u64 at = atomicAdd(count, u64{1});
   if (static_cast<std::int64_t>(at) < capacity) marked[at] = k;
 }
@@ -110,8 +104,9 @@ sample_census count_samples_cuda(const array& signal, stream_view stream) {
           signed_index(host[3])};
 }
 
-std::vector<std::int64_t> flat_window_pairs_cuda(const array& signal, std::int64_t window, stream_view stream) {
-  ZF_EXPECTS(window >= 1, "flat_stretches: the window must be at least one sample, got ", window);
+std::vector<std::int64_t> no_signal_window_pairs_cuda(const array& signal, std::int64_t window, double sample_rate,
+                                                      stream_view stream) {
+  ZF_EXPECTS(window >= 1, "no_signal_stretches: the window must be at least one sample, got ", window);
   const zeroflow::detail::cuda_device_guard on_device(signal.where().id);
   const cudaStream_t raw = stream.value();
   const std::int64_t windows = signal.size() / window;
@@ -120,9 +115,9 @@ std::vector<std::int64_t> flat_window_pairs_cuda(const array& signal, std::int64
   const array count = zeros({1}, uint64, signal.where(), stream);
   const array marked = empty({windows - 1}, int64, signal.where(), stream);
   const auto blocks = static_cast<unsigned>((windows - 1 + threads - 1) / threads);
-  flat_pairs_kernel<<<blocks, threads, 0, raw>>>(static_cast<const float*>(signal.data()), signal.strides()[0], window,
-                                                 windows, static_cast<u64*>(count.data()),
-                                                 static_cast<std::int64_t*>(marked.data()), windows - 1);
+  no_signal_pairs_kernel<<<blocks, threads, 0, raw>>>(static_cast<const float*>(signal.data()), signal.strides()[0],
+                                                      window, windows, sample_rate, static_cast<u64*>(count.data()),
+                                                      static_cast<std::int64_t*>(marked.data()), windows - 1);
   ZF_CUDA_TRY(cudaGetLastError());
   u64 n = 0;
   zeroflow::detail::note_device_to_host(sizeof n);

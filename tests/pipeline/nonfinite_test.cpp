@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <string>
 #include <tuple>
@@ -202,7 +203,7 @@ stretches flat_runs(const std::vector<float>& x, std::size_t least) {
 
 }  // namespace
 
-TEST(FlatStretches, FindEveryRunOfOneValueOfTwoWindowsAndNothingInNoise) {
+TEST(NoSignalStretches, FindEveryRunOfOneValueOfTwoWindowsAndNothingInNoise) {
   std::mt19937_64 rng(9);
   constexpr std::int64_t window = 125;  // half a second at 250 Hz
   // Zeros (a lead off), a rail, a gap, a run just long enough, one too short, and one to the end.
@@ -210,7 +211,7 @@ TEST(FlatStretches, FindEveryRunOfOneValueOfTwoWindowsAndNothingInNoise) {
                                                                          {22000, 400, missing}, {30003, 375, -1.0F},
                                                                          {32000, 240, 2.0F},    {49000, 1000, 0.0F}};
   const auto x = with_flat_runs(50000, rng, runs);
-  const auto found = zf::pipeline::detail::flat_stretches(host_array(x), window, zf::stream_view{});
+  const auto found = zf::pipeline::detail::no_signal_stretches(host_array(x), window, 250.0, zf::stream_view{});
   // Each found stretch lies inside a run of one value; each run of at least 3 windows is found,
   // short of it by less than a window at each end (stretches start on window boundaries).
   const auto truth = flat_runs(x, 2);
@@ -225,26 +226,66 @@ TEST(FlatStretches, FindEveryRunOfOneValueOfTwoWindowsAndNothingInNoise) {
     EXPECT_TRUE(covered) << t.first << ".." << t.second;
   }
   EXPECT_EQ(found.size(), 5U);  // all but the 240-sample run (under two windows)
-  EXPECT_TRUE(
-      zf::pipeline::detail::flat_stretches(host_array(with_flat_runs(50000, rng, {})), window, zf::stream_view{})
-          .empty());
+  EXPECT_TRUE(zf::pipeline::detail::no_signal_stretches(host_array(with_flat_runs(50000, rng, {})), window, 250.0,
+                                                        zf::stream_view{})
+                  .empty());
 }
 
-TEST(FlatStretches, TheGpuFindsWhatTheHostFinds) {
+/// `x` with a sinusoid of `hz` (at `rate`) and `amplitude` added to samples [first, first + length),
+/// replacing them where `replace`.
+void put_sine(std::vector<float>& x, std::size_t first, std::size_t length, double hz, double rate, double amplitude,
+              bool replace) {
+  for (std::size_t i = first; i < first + length; ++i) {
+    const double v = amplitude * std::sin(2 * std::numbers::pi * hz * static_cast<double>(i) / rate);
+    x[i] = static_cast<float>(replace ? v : x[i] + v);
+  }
+}
+
+TEST(NoSignalStretches, MainsHumAloneIsNoSignal) {
+  // A floating electrode picks up the mains and nothing else: a stretch that is all 60 Hz (at
+  // 250 Hz) or all 50 Hz (at 360 Hz), with a little noise, is found; the same hum on a lead with
+  // beats (QRS-like bumps every 0.8 s, four times the hum), on noise of its own size, or at a rate
+  // that cannot carry it is not.
+  std::mt19937_64 rng(11);
+  for (const auto& [rate, hz] : {std::pair{250.0, 60.0}, std::pair{360.0, 50.0}}) {
+    const auto window = static_cast<std::int64_t>(rate / 2);
+    auto x = with_flat_runs(static_cast<std::size_t>(60 * rate), rng, {});
+    const auto at = [&](double seconds) { return static_cast<std::size_t>(seconds * rate); };
+    put_sine(x, at(10), at(10), hz, rate, 0.5, true);    // the lead off: hum alone
+    put_sine(x, at(30), at(10), hz, rate, 0.02, false);  // hum as large as the noise
+    for (double t = 40; t < 50; t += 0.8)                // beats with hum over them
+      for (std::size_t i = at(t); i < at(t) + at(0.1); ++i)
+        x[i] += static_cast<float>(2.0 * std::sin(std::numbers::pi * static_cast<double>(i - at(t)) / (0.1 * rate)));
+    put_sine(x, at(40), at(10), hz, rate, 0.5, false);
+    const auto found = zf::pipeline::detail::no_signal_stretches(host_array(x), window, rate, zf::stream_view{});
+    ASSERT_EQ(found.size(), 1U) << rate;
+    EXPECT_GE(found[0].first, static_cast<std::int64_t>(at(10)));
+    EXPECT_LT(found[0].first, static_cast<std::int64_t>(at(10)) + window);
+    EXPECT_LE(found[0].second, static_cast<std::int64_t>(at(20)) - 1);
+    EXPECT_GT(found[0].second, static_cast<std::int64_t>(at(20)) - 1 - window);
+  }
+  // At 100 Hz a 60 Hz hum cannot be sampled as itself (it aliases to 40 Hz): nothing is claimed.
+  auto slow = with_flat_runs(6000, rng, {});
+  put_sine(slow, 1000, 2000, 60.0, 100.0, 0.5, true);
+  EXPECT_TRUE(zf::pipeline::detail::no_signal_stretches(host_array(slow), 50, 100.0, zf::stream_view{}).empty());
+}
+
+TEST(NoSignalStretches, TheGpuFindsWhatTheHostFinds) {
   if (!zf::cuda_available()) GTEST_SKIP() << "no GPU";
   std::mt19937_64 rng(10);
   for (const std::int64_t window : {1, 7, 125, 180}) {
-    const auto x = with_flat_runs(300007, rng,
-                                  {{5, 5000, 0.0F}, {90000, 999, 3.5F}, {120000, 2000, missing}, {299000, 1007, 0.0F}});
+    auto x = with_flat_runs(300007, rng,
+                            {{5, 5000, 0.0F}, {90000, 999, 3.5F}, {120000, 2000, missing}, {299000, 1007, 0.0F}});
+    put_sine(x, 150000, 5000, 60.0, 250.0, 0.5, true);
     const zf::array host = host_array(x);
     const zf::array dev = zf::copy_to(host, zf::cuda_device(0));
 #if ZEROFLOW_HAS_CUDA
-    EXPECT_EQ(zf::pipeline::detail::flat_window_pairs_cuda(dev, window, zf::stream_view{}),
-              zf::pipeline::detail::flat_window_pairs_on_host(host, window))
+    EXPECT_EQ(zf::pipeline::detail::no_signal_window_pairs_cuda(dev, window, 250.0, zf::stream_view{}),
+              zf::pipeline::detail::no_signal_window_pairs_on_host(host, window, 250.0))
         << window;
 #endif
-    EXPECT_EQ(zf::pipeline::detail::flat_stretches(dev, window, zf::stream_view{}),
-              zf::pipeline::detail::flat_stretches(host, window, zf::stream_view{}))
+    EXPECT_EQ(zf::pipeline::detail::no_signal_stretches(dev, window, 250.0, zf::stream_view{}),
+              zf::pipeline::detail::no_signal_stretches(host, window, 250.0, zf::stream_view{}))
         << window;
   }
 }
