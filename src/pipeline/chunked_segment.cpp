@@ -3,8 +3,6 @@
 #include <string>
 #include <vector>
 
-// The detector's rules (qrs_rules), so that the beats are chosen by the same selection as
-// detect_qrs's, over the candidates of every chunk together.
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -12,7 +10,6 @@
 #include "zeroflow/signal/beat_windows.hpp"
 #include "zeroflow/signal/beats.hpp"
 #include "zeroflow/signal/decimate.hpp"
-#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/display.hpp"
 #include "zeroflow/signal/normalize.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
@@ -144,7 +141,7 @@ chunked_segmentation segment_in_chunks(const array& signal, const signal::segmen
   std::copy(amplitude.begin(), amplitude.end(), all.amplitude.data_as<float>());
   std::copy(slope.begin(), slope.end(), all.slope.data_as<float>());
   std::copy(background.begin(), background.end(), all.background.data_as<float>());
-  const array peaks_host = signal::detail::qrs_select_host(all, n, signal::detail::qrs_rules_for(s.sizes), stream);
+  const array peaks_host = signal::detail::qrs_select_host(all, n, s.sizes, stream);
   const auto peaks = host_values<std::int64_t>(peaks_host, stream);
 
   // The recording's median and MAD from the strided subsample segment_recording takes.

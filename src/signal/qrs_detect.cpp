@@ -5,11 +5,16 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "qrs_decide.hpp"
+#include "qrs_measures.hpp"
+#include "qrs_paths.hpp"
+#include "qrs_rhythm.hpp"
+#include "qrs_rules.hpp"
+#include "qrs_select.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/beats.hpp"
-#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/nms.hpp"
 #include "zeroflow/signal/ricker.hpp"
 
@@ -54,18 +59,6 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
 
 namespace detail {
 
-qrs_rules qrs_rules_for(const segment_sizes& sizes) {
-  qrs_rules r;
-  r.refractory = sizes.refractory;
-  r.t_wave = sizes.t_wave;
-  r.replace = sizes.replace;
-  r.learn = sizes.learn;
-  r.stretch = sizes.stretch;
-  r.overlap = sizes.overlap;
-  r.rhythm_reach = sizes.rhythm_reach;
-  return r;
-}
-
 array qrs_energy_host(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
                       float mean_tap, stream_view stream) {
   const auto* x = signal.data_as<const float>();
@@ -109,39 +102,40 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
 
 namespace {
 
+/// The candidates of `d`, on the host.
+qrs_candidate_view candidates_of(const qrs_detection& d) {
+  return {d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(),
+          d.slope.data_as<const float>(), d.background.data_as<const float>(), d.candidates.size()};
+}
+
 /// The accepted beats (candidate indices, ascending) and their clear intervals (qrs_reference_rr).
 struct accepted_beats {
   std::vector<std::int64_t> beat_of, clear;
 
-  accepted_beats(const float* amplitude, const float* background, std::int64_t n, const qrs_rules& rules,
-                 const std::uint8_t* beat) {
-    for (std::int64_t i = 0; i < n; ++i)
+  accepted_beats(const qrs_candidate_view& c, const qrs_rules& rules, const std::uint8_t* beat) {
+    for (std::int64_t i = 0; i < c.n; ++i)
       if (beat[i]) beat_of.push_back(i);
     for (std::size_t b = 0; b + 1 < beat_of.size(); ++b)
-      if (qrs_is_clear_beat(amplitude, background, beat_of[b], rules) &&
-          qrs_is_clear_beat(amplitude, background, beat_of[b + 1], rules))
+      if (qrs_is_clear_beat(c, beat_of[b], rules.rhythm) && qrs_is_clear_beat(c, beat_of[b + 1], rules.rhythm))
         clear.push_back(static_cast<std::int64_t>(b));
   }
-  [[nodiscard]] std::int64_t beats() const { return static_cast<std::int64_t>(beat_of.size()); }
-  [[nodiscard]] std::int64_t clear_count() const { return static_cast<std::int64_t>(clear.size()); }
+  [[nodiscard]] qrs_accepted_view view() const {
+    return {beat_of.data(), static_cast<std::int64_t>(beat_of.size()), clear.data(),
+            static_cast<std::int64_t>(clear.size())};
+  }
 };
 
 /// Unmarks the beats that qrs_off_rhythm finds extra and moves those that qrs_recentred finds
 /// displaced, all judged against the same accepted beats.
-void keep_time(const std::int64_t* position, const float* amplitude, const float* slope, const float* background,
-               std::int64_t n, const qrs_rules& rules, std::uint8_t* beat) {
-  const accepted_beats accepted(amplitude, background, n, rules, beat);
-  const std::int64_t* beat_of = accepted.beat_of.data();
-  const std::int64_t* clear = accepted.clear.data();
+void keep_time(const qrs_candidate_view& c, const qrs_rules& rules, std::uint8_t* beat) {
+  const accepted_beats accepted(c, rules, beat);
+  const qrs_accepted_view beats = accepted.view();
   std::vector<std::int64_t> extra, moved;
-  for (std::int64_t k = 0; k < accepted.beats(); ++k) {
-    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of, accepted.beats(), clear, accepted.clear_count(),
-                       k, rules)) {
-      extra.push_back(beat_of[k]);
-    } else if (const std::int64_t to = qrs_recentred(position, amplitude, slope, background, beat_of, accepted.beats(),
-                                                     clear, accepted.clear_count(), k, rules);
-               to >= 0) {
-      extra.push_back(beat_of[k]);
+  for (std::int64_t k = 0; k < beats.beats; ++k) {
+    if (qrs_off_rhythm(c, beats, k, rules)) {
+      extra.push_back(beats.beat_of[k]);
+    } else if (const std::int64_t to = qrs_recentred(c, beats, k, rules); to >= 0) {
+      extra.push_back(beats.beat_of[k]);
       moved.push_back(to);
     }
   }
@@ -152,44 +146,39 @@ void keep_time(const std::int64_t* position, const float* amplitude, const float
 
 /// Re-decides the beats in noise between anchors as rhythm paths (qrs_follow_rhythm), every path
 /// judged against the same accepted beats.
-void follow_rhythm(const std::int64_t* position, const float* amplitude, const float* slope, const float* background,
-                   std::int64_t n, const qrs_rules& rules, std::uint8_t* beat) {
-  const accepted_beats accepted(amplitude, background, n, rules, beat);
+void follow_rhythm(const qrs_candidate_view& c, const qrs_rules& rules, std::uint8_t* beat) {
+  const accepted_beats accepted(c, rules, beat);
+  const qrs_accepted_view beats = accepted.view();
   std::vector<std::int64_t> anchors;
-  for (std::int64_t k = 0; k < accepted.beats(); ++k)
-    if (qrs_is_anchor(position, amplitude, slope, background, accepted.beat_of.data(), accepted.clear.data(),
-                      accepted.clear_count(), k, rules))
-      anchors.push_back(k);
-  std::vector<float> cost(static_cast<std::size_t>(n));
-  std::vector<std::int64_t> back(static_cast<std::size_t>(n));
-  for (std::size_t c = 0; c + 1 < anchors.size(); ++c)
-    qrs_follow_rhythm(position, amplitude, slope, background, accepted.beat_of.data(), accepted.clear.data(),
-                      accepted.clear_count(), anchors.data(), static_cast<std::int64_t>(c), rules, cost.data(),
-                      back.data(), beat);
+  for (std::int64_t k = 0; k < beats.beats; ++k)
+    if (qrs_is_anchor(c, beats, k, rules)) anchors.push_back(k);
+  std::vector<float> cost(static_cast<std::size_t>(c.n));
+  std::vector<std::int64_t> back(static_cast<std::size_t>(c.n));
+  for (std::size_t a = 0; a + 1 < anchors.size(); ++a)
+    qrs_follow_rhythm(c, beats, anchors.data(), static_cast<std::int64_t>(a), rules, {cost.data(), back.data()}, beat);
 }
 
 }  // namespace
 
 array qrs_select_host(const qrs_detection& d, std::int64_t /*samples*/, const qrs_rules& rules, stream_view stream) {
-  const auto n = d.candidates.size();
-  const auto* position = d.candidates.data_as<const std::int64_t>();
-  const auto* amplitude = d.amplitude.data_as<const float>();
-  const auto* slope = d.slope.data_as<const float>();
-  const auto* background = d.background.data_as<const float>();
-  std::vector<std::uint8_t> beat(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)));
-  const std::int64_t stretches = n ? position[n - 1] / rules.stretch + 1 : 0;
-  for (std::int64_t k = 0; k < stretches; ++k)
-    qrs_decide_stretch(position, amplitude, slope, background, n, k, rules, beat.data());
-  for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat.data());
-  keep_time(position, amplitude, slope, background, n, rules, beat.data());
-  follow_rhythm(position, amplitude, slope, background, n, rules, beat.data());
+  const qrs_candidate_view c = candidates_of(d);
+  std::vector<std::uint8_t> beat(static_cast<std::size_t>(std::max<std::int64_t>(c.n, 1)));
+  const std::int64_t stretches = c.n ? c.position[c.n - 1] / rules.time.stretch_samples + 1 : 0;
+  for (std::int64_t k = 0; k < stretches; ++k) qrs_decide_stretch(c, k, rules, beat.data());
+  for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(c, k, rules.time, beat.data());
+  keep_time(c, rules, beat.data());
+  follow_rhythm(c, rules, beat.data());
   std::int64_t beats = 0;
-  for (std::int64_t i = 0; i < n; ++i) beats += beat[static_cast<std::size_t>(i)];
+  for (std::int64_t i = 0; i < c.n; ++i) beats += beat[static_cast<std::size_t>(i)];
   array out = empty({beats}, int64, cpu_device, stream);
   auto* p = out.data_as<std::int64_t>();
-  for (std::int64_t i = 0, k = 0; i < n; ++i)
-    if (beat[static_cast<std::size_t>(i)]) p[k++] = position[i];
+  for (std::int64_t i = 0, k = 0; i < c.n; ++i)
+    if (beat[static_cast<std::size_t>(i)]) p[k++] = c.position[i];
   return out;
+}
+
+array qrs_select_host(const qrs_detection& d, std::int64_t samples, const segment_sizes& sizes, stream_view stream) {
+  return qrs_select_host(d, samples, qrs_rules_for(sizes), stream);
 }
 
 #if !ZEROFLOW_HAS_CUDA

@@ -9,9 +9,14 @@
 #include <cub/device/device_select.cuh>
 
 #include "detail_cuda/common.cuh"
+#include "qrs_decide.hpp"
+#include "qrs_measures.hpp"
+#include "qrs_paths.hpp"
+#include "qrs_rhythm.hpp"
+#include "qrs_rules.hpp"
+#include "qrs_select.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 
 namespace zeroflow::signal::detail {
@@ -42,17 +47,15 @@ __global__ void qrs_candidates_kernel(const float* __restrict__ x, std::int64_t 
   }
 }
 
-__global__ void qrs_decide_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                                  const float* __restrict__ slope, const float* __restrict__ background, std::int64_t n,
-                                  std::int64_t stretches, qrs_rules rules, std::uint8_t* __restrict__ beat) {
+__global__ void qrs_decide_kernel(qrs_candidate_view c, std::int64_t stretches, qrs_rules rules,
+                                  std::uint8_t* __restrict__ beat) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < stretches; k += step)
-    qrs_decide_stretch(position, amplitude, slope, background, n, k, rules, beat);
+    qrs_decide_stretch(c, k, rules, beat);
 }
 
-__global__ void qrs_join_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                                std::int64_t n, std::int64_t stretches, qrs_rules rules, std::uint8_t* beat) {
-  for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(position, amplitude, n, k, rules, beat);
+__global__ void qrs_join_kernel(qrs_candidate_view c, std::int64_t stretches, qrs_time_rules time, std::uint8_t* beat) {
+  for (std::int64_t k = 1; k < stretches; ++k) qrs_join_stretches(c, k, time, beat);
 }
 
 __global__ void iota_kernel(std::int64_t n, std::int64_t* __restrict__ out) {
@@ -61,66 +64,66 @@ __global__ void iota_kernel(std::int64_t n, std::int64_t* __restrict__ out) {
 }
 
 /// flag[b] = 1 when beats b and b + 1 (of *beats) are both clear of noise.
-__global__ void clear_interval_kernel(const float* __restrict__ amplitude, const float* __restrict__ background,
-                                      const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ beats,
-                                      std::int64_t n, qrs_rules rules, std::uint8_t* __restrict__ flag) {
+__global__ void clear_interval_kernel(qrs_candidate_view c, const std::int64_t* __restrict__ beat_of,
+                                      const std::int64_t* __restrict__ beats, qrs_rhythm_rules rhythm,
+                                      std::uint8_t* __restrict__ flag) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const std::int64_t m = *beats;
-  for (std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < n; b += step)
-    flag[b] = b + 1 < m && qrs_is_clear_beat(amplitude, background, beat_of[b], rules) &&
-              qrs_is_clear_beat(amplitude, background, beat_of[b + 1], rules);
+  for (std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < c.n; b += step)
+    flag[b] = b + 1 < m && qrs_is_clear_beat(c, beat_of[b], rhythm) && qrs_is_clear_beat(c, beat_of[b + 1], rhythm);
 }
+
+/// The accepted beats as device_beats compacts them, their counts still on the device.
+struct device_accepted {
+  const std::int64_t* beat_of;
+  const std::int64_t* beats;
+  const std::int64_t* clear;
+  const std::int64_t* clear_count;
+
+  /// The view the rules read, the counts read in the kernel.
+  __device__ qrs_accepted_view view() const { return {beat_of, *beats, clear, *clear_count}; }
+};
 
 /// Unmarks the beats that qrs_off_rhythm finds extra and moves those that qrs_recentred finds
 /// displaced; each thread reads only beat_of and clear, never the marks, and clears marks on beats
 /// or sets them on candidates between beats, so the threads' order does not matter.
-__global__ void keep_time_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                                 const float* __restrict__ slope, const float* __restrict__ background,
-                                 const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ beats,
-                                 const std::int64_t* __restrict__ clear, const std::int64_t* __restrict__ clear_count,
-                                 std::int64_t n, qrs_rules rules, std::uint8_t* __restrict__ beat) {
+__global__ void keep_time_kernel(qrs_candidate_view c, device_accepted on_device, qrs_rules rules,
+                                 std::uint8_t* __restrict__ beat) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t m = *beats;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n && k < m; k += step) {
-    if (qrs_off_rhythm(position, amplitude, slope, background, beat_of, m, clear, *clear_count, k, rules)) {
-      beat[beat_of[k]] = 0;
-    } else if (const std::int64_t to =
-                   qrs_recentred(position, amplitude, slope, background, beat_of, m, clear, *clear_count, k, rules);
-               to >= 0) {
-      beat[beat_of[k]] = 0;
+  const qrs_accepted_view accepted = on_device.view();
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < c.n && k < accepted.beats;
+       k += step) {
+    if (qrs_off_rhythm(c, accepted, k, rules)) {
+      beat[accepted.beat_of[k]] = 0;
+    } else if (const std::int64_t to = qrs_recentred(c, accepted, k, rules); to >= 0) {
+      beat[accepted.beat_of[k]] = 0;
       beat[to] = 1;
     }
   }
 }
 
 /// flag[k] = 1 when accepted beat k anchors rhythm paths (qrs_is_anchor).
-__global__ void anchor_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                              const float* __restrict__ slope, const float* __restrict__ background,
-                              const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ beats,
-                              const std::int64_t* __restrict__ clear, const std::int64_t* __restrict__ clear_count,
-                              std::int64_t n, qrs_rules rules, std::uint8_t* __restrict__ flag) {
+__global__ void anchor_kernel(qrs_candidate_view c, device_accepted on_device, qrs_rules rules,
+                              std::uint8_t* __restrict__ flag) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t m = *beats;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += step)
-    flag[k] = k < m && qrs_is_anchor(position, amplitude, slope, background, beat_of, clear, *clear_count, k, rules);
+  const qrs_accepted_view accepted = on_device.view();
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < c.n; k += step)
+    flag[k] = k < accepted.beats && qrs_is_anchor(c, accepted, k, rules);
 }
 
 /// One thread per anchor: the rhythm path to the next anchor (qrs_follow_rhythm). Each path reads
 /// only beat_of, clear and anchors, never the marks, and writes marks and scratch strictly between
 /// its anchors, so the threads' order does not matter.
-__global__ void follow_rhythm_kernel(const std::int64_t* __restrict__ position, const float* __restrict__ amplitude,
-                                     const float* __restrict__ slope, const float* __restrict__ background,
-                                     const std::int64_t* __restrict__ beat_of, const std::int64_t* __restrict__ clear,
-                                     const std::int64_t* __restrict__ clear_count,
+__global__ void follow_rhythm_kernel(qrs_candidate_view c, device_accepted on_device,
                                      const std::int64_t* __restrict__ anchors,
-                                     const std::int64_t* __restrict__ anchor_count, std::int64_t n, qrs_rules rules,
-                                     float* __restrict__ cost, std::int64_t* __restrict__ back,
-                                     std::uint8_t* __restrict__ beat) {
+                                     const std::int64_t* __restrict__ anchor_count, qrs_rules rules,
+                                     qrs_path_scratch scratch, std::uint8_t* __restrict__ beat) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const qrs_accepted_view accepted = on_device.view();
   const std::int64_t m = *anchor_count;
-  for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < n && c + 1 < m; c += step)
-    qrs_follow_rhythm(position, amplitude, slope, background, beat_of, clear, *clear_count, anchors, c, rules, cost,
-                      back, beat);
+  for (std::int64_t a = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; a < c.n && a + 1 < m;
+       a += step)
+    qrs_follow_rhythm(c, accepted, anchors, a, rules, scratch, beat);
 }
 
 /// out[0..*count) = the indices i < n with flag[i] set, ascending; count on the device.
@@ -137,9 +140,9 @@ struct device_beats {
   array iota, beat_of, clear, counts, flag, temp;
   std::size_t bytes = 0;
 
-  device_beats(const qrs_detection& d, const qrs_rules& rules, const array& beat, stream_view stream) {
-    const auto where = d.candidates.where();
-    const std::int64_t n = d.candidates.size();
+  device_beats(const qrs_candidate_view& c, const qrs_rhythm_rules& rhythm, const array& beat, stream_view stream) {
+    const auto where = beat.where();
+    const std::int64_t n = c.n;
     iota = empty({n}, int64, where, stream);
     iota_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(n, iota.data_as<std::int64_t>());
     ZF_SIGNAL_LAUNCH_CHECK();
@@ -154,8 +157,8 @@ struct device_beats {
     array beats_count = beats();
     flagged_indices(iota, beat.data_as<const std::uint8_t>(), beat_of, beats_count, temp, bytes, stream);
     clear_interval_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
-        d.amplitude.data_as<const float>(), d.background.data_as<const float>(), beat_of.data_as<const std::int64_t>(),
-        beats_count.data_as<const std::int64_t>(), n, rules, flag.data_as<std::uint8_t>());
+        c, beat_of.data_as<const std::int64_t>(), beats_count.data_as<const std::int64_t>(), rhythm,
+        flag.data_as<std::uint8_t>());
     ZF_SIGNAL_LAUNCH_CHECK();
     array clear_total = clear_count();
     flagged_indices(iota, flag.data_as<const std::uint8_t>(), clear, clear_total, temp, bytes, stream);
@@ -164,35 +167,36 @@ struct device_beats {
   [[nodiscard]] array clear_count() const { return counts.slice(0, 1, 2); }
   /// A third count for a further selection over the beats (the anchors).
   [[nodiscard]] array spare_count() const { return counts.slice(0, 2, 3); }
+  /// What the kernels read of them.
+  [[nodiscard]] device_accepted on_device() const {
+    return {beat_of.data_as<const std::int64_t>(), beats().data_as<const std::int64_t>(),
+            clear.data_as<const std::int64_t>(), clear_count().data_as<const std::int64_t>()};
+  }
 };
 
+/// The candidates of `d`, on its device.
+qrs_candidate_view candidates_of(const qrs_detection& d) {
+  return {d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(),
+          d.slope.data_as<const float>(), d.background.data_as<const float>(), d.candidates.size()};
+}
+
 /// The GPU half of keep_time (qrs_detect.cpp): one thread per beat.
-void keep_time(const qrs_detection& d, const qrs_rules& rules, array& beat, stream_view stream) {
-  const auto where = d.candidates.where();
-  const std::int64_t n = d.candidates.size();
-  const device_beats accepted(d, rules, beat, stream);
-  keep_time_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
-      d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
-      d.background.data_as<const float>(), accepted.beat_of.data_as<const std::int64_t>(),
-      accepted.beats().data_as<const std::int64_t>(), accepted.clear.data_as<const std::int64_t>(),
-      accepted.clear_count().data_as<const std::int64_t>(), n, rules, beat.data_as<std::uint8_t>());
+void keep_time(const qrs_candidate_view& c, const qrs_rules& rules, array& beat, stream_view stream) {
+  const auto where = beat.where();
+  const device_beats accepted(c, rules.rhythm, beat, stream);
+  keep_time_kernel<<<gpu::grid_for(c.n, 256, where.id), 256, 0, gpu::raw(stream)>>>(c, accepted.on_device(), rules,
+                                                                                    beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
 }
 
 /// The GPU half of follow_rhythm (qrs_detect.cpp): the anchors compacted with CUB, then one thread
 /// per anchor.
-void follow_rhythm(const qrs_detection& d, const qrs_rules& rules, array& beat, stream_view stream) {
-  const auto where = d.candidates.where();
-  const std::int64_t n = d.candidates.size();
-  device_beats accepted(d, rules, beat, stream);
-  const auto* position = d.candidates.data_as<const std::int64_t>();
-  const auto* amplitude = d.amplitude.data_as<const float>();
-  const auto* slope = d.slope.data_as<const float>();
-  const auto* background = d.background.data_as<const float>();
-  anchor_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(
-      position, amplitude, slope, background, accepted.beat_of.data_as<const std::int64_t>(),
-      accepted.beats().data_as<const std::int64_t>(), accepted.clear.data_as<const std::int64_t>(),
-      accepted.clear_count().data_as<const std::int64_t>(), n, rules, accepted.flag.data_as<std::uint8_t>());
+void follow_rhythm(const qrs_candidate_view& c, const qrs_rules& rules, array& beat, stream_view stream) {
+  const auto where = beat.where();
+  const std::int64_t n = c.n;
+  device_beats accepted(c, rules.rhythm, beat, stream);
+  anchor_kernel<<<gpu::grid_for(n, 256, where.id), 256, 0, gpu::raw(stream)>>>(c, accepted.on_device(), rules,
+                                                                               accepted.flag.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
   array anchors = empty({n}, int64, where, stream);
   array anchor_count = accepted.spare_count();
@@ -201,10 +205,8 @@ void follow_rhythm(const qrs_detection& d, const qrs_rules& rules, array& beat, 
   array cost = empty({n}, float32, where, stream);
   array back = empty({n}, int64, where, stream);
   follow_rhythm_kernel<<<gpu::grid_for(n, 128, where.id), 128, 0, gpu::raw(stream)>>>(
-      position, amplitude, slope, background, accepted.beat_of.data_as<const std::int64_t>(),
-      accepted.clear.data_as<const std::int64_t>(), accepted.clear_count().data_as<const std::int64_t>(),
-      anchors.data_as<const std::int64_t>(), anchor_count.data_as<const std::int64_t>(), n, rules,
-      cost.data_as<float>(), back.data_as<std::int64_t>(), beat.data_as<std::uint8_t>());
+      c, accepted.on_device(), anchors.data_as<const std::int64_t>(), anchor_count.data_as<const std::int64_t>(), rules,
+      {cost.data_as<float>(), back.data_as<std::int64_t>()}, beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
 }
 
@@ -248,17 +250,15 @@ array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_ru
   array beat = empty({n}, uint8, where, stream);
   // The number of stretches follows from the last candidate's position, which is on the device:
   // one thread per possible stretch of the recording (threads past the last find no candidates).
-  const std::int64_t stretches = samples / rules.stretch + 1;
-  qrs_decide_kernel<<<gpu::tiles_for(stretches, 64), 64, 0, gpu::raw(stream)>>>(
-      d.candidates.data_as<const std::int64_t>(), d.amplitude.data_as<const float>(), d.slope.data_as<const float>(),
-      d.background.data_as<const float>(), n, stretches, rules, beat.data_as<std::uint8_t>());
+  const std::int64_t stretches = samples / rules.time.stretch_samples + 1;
+  const qrs_candidate_view c = candidates_of(d);
+  qrs_decide_kernel<<<gpu::tiles_for(stretches, 64), 64, 0, gpu::raw(stream)>>>(c, stretches, rules,
+                                                                                beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
-  qrs_join_kernel<<<1, 1, 0, gpu::raw(stream)>>>(d.candidates.data_as<const std::int64_t>(),
-                                                 d.amplitude.data_as<const float>(), n, stretches, rules,
-                                                 beat.data_as<std::uint8_t>());
+  qrs_join_kernel<<<1, 1, 0, gpu::raw(stream)>>>(c, stretches, rules.time, beat.data_as<std::uint8_t>());
   ZF_SIGNAL_LAUNCH_CHECK();
-  keep_time(d, rules, beat, stream);
-  follow_rhythm(d, rules, beat, stream);
+  keep_time(c, rules, beat, stream);
+  follow_rhythm(c, rules, beat, stream);
   array selected = empty({n}, int64, where, stream);
   array count = empty({1}, int64, where, stream);
   std::size_t bytes = 0;

@@ -1,4 +1,4 @@
-// The detector's burst rule (qrs_in_burst in zeroflow/signal/detail/qrs_decide.hpp): a synthetic
+// The detector's burst rule (qrs_in_burst in src/signal/qrs_decide.hpp): a synthetic
 // ECG with a burst of electrode-motion-like noise (band-limited to 2-12 Hz, where the QRS energy
 // lies) loses the false beats that the noise made without the rule and keeps every true beat in
 // and around the burst; the background and the rule themselves against their definitions.
@@ -12,9 +12,12 @@
 #include <vector>
 
 #include "signal/motion_noise.hpp"
+#include "signal/qrs_decide.hpp"
+#include "signal/qrs_measures.hpp"
+#include "signal/qrs_rules.hpp"
+#include "signal/qrs_select.hpp"
 #include "signal/robust_reference.hpp"
 #include "signal/signal_test_helpers.hpp"
-#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -48,10 +51,10 @@ TEST_F(SignalQrsBurst, RejectsElectrodeMotionPeaksAndKeepsTheBeats) {
     const auto d = sig::detect_qrs(to_array(x), {.sample_rate = rate}, 0.0F, {});
     // The burst rule on and off, the rhythm check (qrs_rhythm_test.cpp) off in both.
     auto burst_rule = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = rate}));
-    burst_rule.noisy_snr = 0;
-    burst_rule.path_anchor = 1e30F;  // and no rhythm path
+    burst_rule.rhythm.noisy_snr = 0;
+    burst_rule.path_trigger.anchor_slope_fraction = 1e30F;  // and no rhythm path
     auto no_burst_rule = burst_rule;
-    no_burst_rule.burst_snr = 0;
+    no_burst_rule.burst.snr = 0;
     const auto samples = static_cast<std::int64_t>(x.size());
     const auto peaks = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, burst_rule, {}));
     const auto before = to_vector<std::int64_t>(sig::detail::qrs_select_host(d, samples, no_burst_rule, {}));
@@ -114,15 +117,16 @@ TEST_F(SignalQrsBurst, BackgroundIsTheMedianOfTheBlockMeans) {
 }
 
 TEST_F(SignalQrsBurst, OnlyTheSteepestOfCloseCandidatesInNoise) {
-  sig::detail::qrs_rules rules;  // burst_snr 8, burst_spacing 0.5
+  const sig::detail::qrs_burst_rules burst;  // snr 8, spacing_mean_rr 0.5
   // Candidates 100 samples apart; mean RR 300, so neighbours within 150 samples count.
   const std::vector<std::int64_t> position{0, 100, 200, 300, 500};
   const std::vector<float> amplitude{10, 10, 10, 10, 10};
   const std::vector<float> slope{1.0F, 0.5F, 2.0F, 0.4F, 0.3F};
   std::vector<float> background{2, 2, 2, 2, 2};  // 10 < 8·2: every candidate stands in noise
   const auto in_burst = [&](std::int64_t i, float threshold, float mean_rr) {
-    return sig::detail::qrs_in_burst(position.data(), amplitude.data(), slope.data(), background.data(),
-                                     static_cast<std::int64_t>(position.size()), i, threshold, mean_rr, rules);
+    const sig::detail::qrs_candidate_view c{position.data(), amplitude.data(), slope.data(), background.data(),
+                                            static_cast<std::int64_t>(position.size())};
+    return sig::detail::qrs_in_burst(c, i, threshold, mean_rr, burst);
   };
   EXPECT_FALSE(in_burst(0, 1, 300));   // 1 is less steep, 2 out of reach (200 ≥ 150)
   EXPECT_TRUE(in_burst(1, 1, 300));    // 0 and 2 are steeper

@@ -1,5 +1,5 @@
 // The detector's search for a clear candidate in a gap (qrs_is_clear in
-// zeroflow/signal/detail/qrs_decide.hpp): wide premature beats with their compensatory pause,
+// src/signal/qrs_decide.hpp): wide premature beats with their compensatory pause,
 // which put too little energy into the QRS band to clear the threshold that narrow beats set, are
 // found, and nothing else is; the same rhythm under noise gains no false beat; the rule itself
 // against its definition.
@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "signal/qrs_decide.hpp"
+#include "signal/qrs_rules.hpp"
+#include "signal/qrs_select.hpp"
 #include "signal/robust_reference.hpp"
 #include "signal/signal_test_helpers.hpp"
-#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 
 namespace sig = zeroflow::signal;
@@ -88,7 +90,7 @@ TEST_F(SignalQrsClear, FindsWidePrematureBeatsUnderTheThreshold) {
     const std::string what = "seed " + std::to_string(seed);
     ASSERT_GE(r.wide.size(), 25U);
     auto without_rule = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = rate}));
-    without_rule.clear_snr = 1e30F;
+    without_rule.search_back.clear_snr = 1e30F;
     // The wide beats do fool the detector without the rule (else this test shows nothing) ...
     EXPECT_GE(missed_of(detect_with(r.x, &without_rule), r.wide).size(), r.wide.size() / 2) << what;
     // ... and with it all but the odd one are found, every narrow beat still, and nothing else.
@@ -106,7 +108,7 @@ TEST_F(SignalQrsClear, NoiseDoesNotPassForAClearBeat) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const auto r = premature_wide_beats(240, 6, 0.1, seed);
     auto without_rule = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = rate}));
-    without_rule.clear_snr = 1e30F;
+    without_rule.search_back.clear_snr = 1e30F;
     const auto tolerance = static_cast<std::int64_t>(0.075 * rate);
     const auto with = match_peaks_one_to_one(detect_with(r.x, nullptr), r.beats, tolerance);
     const auto without = match_peaks_one_to_one(detect_with(r.x, &without_rule), r.beats, tolerance);
@@ -117,12 +119,15 @@ TEST_F(SignalQrsClear, NoiseDoesNotPassForAClearBeat) {
 }
 
 TEST_F(SignalQrsClear, ClearMeansFarAboveItsBackgroundSteepAndNotNegligible) {
-  sig::detail::qrs_rules rules;  // clear_snr 20, clear_level 0.2, clear_slope 0.2
+  const sig::detail::qrs_search_back_rules rules;  // clear_snr 20, clear_threshold_fraction 0.2,
+                                                   // clear_slope_fraction 0.2
   const std::vector<float> amplitude{10, 10, 10, 1, 10};
   const std::vector<float> slope{1, 1, 0.1F, 1, 1};
   const std::vector<float> background{0.1F, 0.6F, 0.1F, 0.01F, 0.49F};
   const auto clear = [&](std::int64_t j, float threshold) {
-    return sig::detail::qrs_is_clear(amplitude.data(), slope.data(), background.data(), j, threshold, 1.0F, rules);
+    const sig::detail::qrs_candidate_view c{nullptr, amplitude.data(), slope.data(), background.data(),
+                                            static_cast<std::int64_t>(amplitude.size())};
+    return sig::detail::qrs_is_clear(c, j, threshold, 1.0F, rules);
   };
   EXPECT_TRUE(clear(0, 40));   // 10 ≥ 20·0.1 and 10 > 0.2·40
   EXPECT_FALSE(clear(0, 60));  // 10 < 0.2·60: too weak next to the beats

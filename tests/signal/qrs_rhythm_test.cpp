@@ -1,11 +1,13 @@
-// The detector's rhythm checks (qrs_off_rhythm and qrs_recentred in
-// zeroflow/signal/detail/qrs_decide.hpp): a beat in noise that splits an ordinary R–R interval of a
+// The detector's rhythm checks (qrs_off_rhythm and qrs_recentred in src/signal/qrs_rhythm.hpp,
+// the rhythm paths in src/signal/qrs_paths.hpp): a beat in noise that splits an ordinary R–R interval of a
 // regular rhythm goes, and one out of time between neighbours two intervals apart gives way to a
 // candidate in time; an early beat followed by its pause, a steep beat, a clear beat and any beat
 // of an irregular rhythm stay. The rhythm paths (qrs_follow_rhythm) re-decide whole noisy
 // stretches between clear beats: to the reference R–R in a regular rhythm, within the range of
 // the clear intervals in an irregular one. Each case is built by hand around a rhythm of one beat
 // every 300 samples (or an irregular one), and selected with qrs_select_host or the rule itself.
+#include "signal/qrs_rhythm.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,8 +17,10 @@
 #include <vector>
 
 #include "signal/motion_noise.hpp"
+#include "signal/qrs_paths.hpp"
+#include "signal/qrs_rules.hpp"
+#include "signal/qrs_select.hpp"
 #include "signal/signal_test_helpers.hpp"
-#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/synth/ecg.hpp"
 
@@ -47,11 +51,15 @@ struct beats {
   [[nodiscard]] std::int64_t index_of(std::int64_t at) const {
     return std::find(position.begin(), position.end(), at) - position.begin();
   }
+  [[nodiscard]] sig::detail::qrs_candidate_view view() const {
+    return {position.data(), amplitude.data(), slope.data(), background.data(),
+            static_cast<std::int64_t>(position.size())};
+  }
 };
 
 sig::detail::qrs_rules rules_with_reach(std::int64_t reach) {
   sig::detail::qrs_rules r;
-  r.rhythm_reach = reach;
+  r.time.rhythm_reach_samples = reach;
   return r;
 }
 
@@ -67,21 +75,22 @@ struct judged {
       if (std::find(rejected.begin(), rejected.end(), b.position[i]) == rejected.end())
         beat_of.push_back(static_cast<std::int64_t>(i));
     for (std::size_t c = 0; c + 1 < beat_of.size(); ++c)
-      if (sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[c], rules) &&
-          sig::detail::qrs_is_clear_beat(b.amplitude.data(), b.background.data(), beat_of[c + 1], rules))
+      if (sig::detail::qrs_is_clear_beat(b.view(), beat_of[c], rules.rhythm) &&
+          sig::detail::qrs_is_clear_beat(b.view(), beat_of[c + 1], rules.rhythm))
         clear.push_back(static_cast<std::int64_t>(c));
     k = std::find(beat_of.begin(), beat_of.end(), b.index_of(at)) - beat_of.begin();
     if (k == beats()) ADD_FAILURE() << "no beat at " << at;
   }
   [[nodiscard]] std::int64_t beats() const { return static_cast<std::int64_t>(beat_of.size()); }
-  [[nodiscard]] std::int64_t clear_count() const { return static_cast<std::int64_t>(clear.size()); }
+  [[nodiscard]] sig::detail::qrs_accepted_view view() const {
+    return {beat_of.data(), beats(), clear.data(), static_cast<std::int64_t>(clear.size())};
+  }
 };
 
 /// Whether the beat at sample `at` is off the rhythm, every beat of `b` accepted.
 bool off_rhythm(const beats& b, std::int64_t at, const sig::detail::qrs_rules& rules) {
   const judged j(b, {}, at, rules);
-  return sig::detail::qrs_off_rhythm(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
-                                     j.beat_of.data(), j.beats(), j.clear.data(), j.clear_count(), j.k, rules);
+  return sig::detail::qrs_off_rhythm(b.view(), j.view(), j.k, rules);
 }
 
 /// 11 clear beats 300 samples apart, an extra beat at 3150 (in noise: under 32 times its
@@ -99,8 +108,7 @@ beats split_interval(float energy = 20, float around = 1) {
 std::int64_t recentred(const beats& b, const std::vector<std::int64_t>& rejected, std::int64_t at,
                        const sig::detail::qrs_rules& rules) {
   const judged j(b, rejected, at, rules);
-  const auto to = sig::detail::qrs_recentred(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
-                                             j.beat_of.data(), j.beats(), j.clear.data(), j.clear_count(), j.k, rules);
+  const auto to = sig::detail::qrs_recentred(b.view(), j.view(), j.k, rules);
   return to < 0 ? -1 : b.position[static_cast<std::size_t>(to)];
 }
 
@@ -115,8 +123,8 @@ std::vector<std::int64_t> select(const beats& b, bool checked) {
   d.background = to_array(b.background);
   auto rules = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = 360}));
   if (!checked) {
-    rules.noisy_snr = 0;
-    rules.path_anchor = 1e30F;
+    rules.rhythm.noisy_snr = 0;
+    rules.path_trigger.anchor_slope_fraction = 1e30F;
   }
   return to_vector<std::int64_t>(sig::detail::qrs_select_host(d, b.position.back() + 300, rules, {}));
 }
@@ -133,9 +141,8 @@ std::vector<std::int64_t> path(const beats& b, std::int64_t a, std::int64_t z,
     beat[i] = std::find(rejected.begin(), rejected.end(), b.position[i]) == rejected.end();
   std::vector<float> cost(n, -1);
   std::vector<std::int64_t> back(n, -2);
-  sig::detail::qrs_rhythm_path(b.position.data(), b.amplitude.data(), b.slope.data(), b.background.data(),
-                               b.index_of(a), b.index_of(z), shortest, longest, 1, bonus, sig::detail::qrs_rules{},
-                               cost.data(), back.data(), beat.data());
+  sig::detail::qrs_rhythm_path(b.view(), b.index_of(a), b.index_of(z), {shortest, longest, 1, bonus},
+                               sig::detail::qrs_rules{}, {cost.data(), back.data()}, beat.data());
   std::vector<std::int64_t> marked;
   for (std::size_t i = 0; i < n; ++i)
     if (beat[i] && b.position[i] > a && b.position[i] < z) marked.push_back(b.position[i]);
@@ -259,8 +266,8 @@ TEST_F(SignalQrsRhythm, DropsElectrodeMotionBeatsAndKeepsTheHeart) {
     const auto d = sig::detect_qrs(to_array(x), {.sample_rate = motion_rate}, 0.0F, {});
     const auto with = to_vector<std::int64_t>(d.peaks);
     auto no_check = sig::detail::qrs_rules_for(sig::sizes_for({.sample_rate = motion_rate}));
-    no_check.noisy_snr = 0;
-    no_check.path_anchor = 1e30F;  // and no rhythm path
+    no_check.rhythm.noisy_snr = 0;
+    no_check.path_trigger.anchor_slope_fraction = 1e30F;  // and no rhythm path
     const auto without =
         to_vector<std::int64_t>(sig::detail::qrs_select_host(d, static_cast<std::int64_t>(x.size()), no_check, {}));
     const auto n = static_cast<std::int64_t>(x.size());
@@ -423,7 +430,7 @@ TEST_F(SignalQrsRhythm, PathOnlyWhereNoiseIs) {
   b.regular(3600, 20, 300);
   const auto wants = [&](const beats& with, const std::vector<std::int64_t>& rejected) {
     const judged j(with, rejected, 3000, rules);
-    return d::qrs_wants_path(with.amplitude.data(), with.background.data(), j.beat_of.data(), j.k, j.k + 2, rules);
+    return d::qrs_wants_path(with.view(), j.view(), j.k, j.k + 2, rules);
   };
   EXPECT_FALSE(wants(b, {3240}));
   auto rival = b;  // a candidate between the anchors with 0.65 of the weakest beat's energy
@@ -435,8 +442,7 @@ TEST_F(SignalQrsRhythm, PathOnlyWhereNoiseIs) {
   // Anchors: clear beats at least 0.85 and at most 2 times as steep as the clear beats around.
   const auto anchor = [&](const beats& with, std::int64_t at) {
     const judged j(with, {3240}, at, rules);
-    return d::qrs_is_anchor(with.position.data(), with.amplitude.data(), with.slope.data(), with.background.data(),
-                            j.beat_of.data(), j.clear.data(), j.clear_count(), j.k, rules);
+    return d::qrs_is_anchor(with.view(), j.view(), j.k, rules);
   };
   EXPECT_TRUE(anchor(b, 3000));
   EXPECT_FALSE(anchor(b, 3180));  // in noise
@@ -484,16 +490,13 @@ TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {
     const judged j(with, {}, a, rules);
     std::vector<std::int64_t> anchors;
     for (std::int64_t k = 0; k < j.beats(); ++k)
-      if (d::qrs_is_anchor(with.position.data(), with.amplitude.data(), with.slope.data(), with.background.data(),
-                           j.beat_of.data(), j.clear.data(), j.clear_count(), k, rules))
-        anchors.push_back(k);
+      if (d::qrs_is_anchor(with.view(), j.view(), k, rules)) anchors.push_back(k);
     std::vector<std::uint8_t> beat(with.position.size(), 1);
     std::vector<float> cost(with.position.size());
     std::vector<std::int64_t> back(with.position.size());
     for (std::size_t c = 0; c + 1 < anchors.size(); ++c)
-      d::qrs_follow_rhythm(with.position.data(), with.amplitude.data(), with.slope.data(), with.background.data(),
-                           j.beat_of.data(), j.clear.data(), j.clear_count(), anchors.data(),
-                           static_cast<std::int64_t>(c), rules, cost.data(), back.data(), beat.data());
+      d::qrs_follow_rhythm(with.view(), j.view(), anchors.data(), static_cast<std::int64_t>(c), rules,
+                           {cost.data(), back.data()}, beat.data());
     std::vector<std::int64_t> marked;
     for (std::size_t i = 0; i < beat.size(); ++i)
       if (beat[i]) marked.push_back(with.position[i]);
@@ -522,11 +525,11 @@ TEST_F(SignalQrsRhythm, PathInAnIrregularRhythmKeepsItsRange) {
   const auto risen_less = in_burst(7.9F);  // 7.9 times: no rise, nothing changes
   EXPECT_EQ(follow(risen_less), risen_less.position);
   const judged at_a(risen, {}, a, rules);  // anchors a and a + 720, three beats between
-  EXPECT_TRUE(d::qrs_noise_rose(risen.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
-  EXPECT_FALSE(d::qrs_noise_rose(risen_less.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
+  EXPECT_TRUE(d::qrs_noise_rose(risen.view(), at_a.view(), at_a.k, at_a.k + 4, 8.0F));
+  EXPECT_FALSE(d::qrs_noise_rose(risen_less.view(), at_a.view(), at_a.k, at_a.k + 4, 8.0F));
   auto one_risen = risen_less;  // one of the three: not a burst
   one_risen.background[static_cast<std::size_t>(one_risen.index_of(a + 360))] = 10;
-  EXPECT_FALSE(d::qrs_noise_rose(one_risen.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
+  EXPECT_FALSE(d::qrs_noise_rose(one_risen.view(), at_a.view(), at_a.k, at_a.k + 4, 8.0F));
   one_risen.background[static_cast<std::size_t>(one_risen.index_of(a + 150))] = 10;  // two of three: a burst
-  EXPECT_TRUE(d::qrs_noise_rose(one_risen.background.data(), at_a.beat_of.data(), at_a.k, at_a.k + 4, 8.0F));
+  EXPECT_TRUE(d::qrs_noise_rose(one_risen.view(), at_a.view(), at_a.k, at_a.k + 4, 8.0F));
 }

@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "signal/cuda_test_helpers.hpp"
+#include "signal/qrs_rules.hpp"
+#include "signal/qrs_select.hpp"
 #include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/beat_windows.hpp"
-#include "zeroflow/signal/detail/qrs_decide.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
 #include "zeroflow/signal/rhythm.hpp"
 #include "zeroflow/signal/segment.hpp"
@@ -318,15 +319,15 @@ TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
     host.slope = to_array(c.slope);
     host.background = to_array(c.background);
     auto no_check = rules;
-    no_check.noisy_snr = 0;
-    no_check.path_anchor = 1e30F;
+    no_check.rhythm.noisy_snr = 0;
+    no_check.path_trigger.anchor_slope_fraction = 1e30F;
     const auto with = sig::detail::qrs_select_host(host, 2000000, rules, {});
     const auto without = sig::detail::qrs_select_host(host, 2000000, no_check, {});
     EXPECT_LT(with.size() + 100, without.size()) << "trial " << trial << ": the check dropped too few to tell";
     auto no_path = rules;
-    no_path.path_anchor = 1e30F;  // no beat anchors a rhythm path
+    no_path.path_trigger.anchor_slope_fraction = 1e30F;  // no beat anchors a rhythm path
     auto no_move = no_path;
-    no_move.recentre_slope = 1e30F;
+    no_move.recentre.slope_fraction = 1e30F;
     const auto kept = to_vector<std::int64_t>(sig::detail::qrs_select_host(host, 2000000, no_move, {}));
     const auto unpathed = to_vector<std::int64_t>(sig::detail::qrs_select_host(host, 2000000, no_path, {}));
     const auto moved = to_vector<std::int64_t>(with);
@@ -337,7 +338,7 @@ TEST_F(SignalRobustCuda, RhythmCheckMatchesTheHost) {
                                   std::back_inserter(only_pathed));
     EXPECT_GE(only_pathed.size(), 20u) << "trial " << trial << ": the rhythm paths changed too few beats to tell";
     auto regular_only = rules;
-    regular_only.path_irregular_snr = 0;  // no path where the rhythm is irregular
+    regular_only.path_trigger.irregular_snr = 0;  // no path where the rhythm is irregular
     const auto regular = to_vector<std::int64_t>(sig::detail::qrs_select_host(host, 2000000, regular_only, {}));
     std::vector<std::int64_t> only_irregular;
     std::set_symmetric_difference(moved.begin(), moved.end(), regular.begin(), regular.end(),

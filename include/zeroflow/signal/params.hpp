@@ -45,9 +45,8 @@ struct segment_params {
   double replace_seconds = 0.25;    ///< a stronger peak this soon after a beat replaces it (it was a P wave)
   double slope_seconds = 0.075;     ///< half-width of the window in which a candidate's steepest slope is taken
   double learn_seconds = 8;         ///< the detector's levels start from this much of the recording
-  double stretch_seconds =
-      300;  ///< the detector decides stretches this long independently (zeroflow/signal/detail/qrs_decide.hpp)
-  double overlap_seconds = 30;  ///< from this much before a stretch (>= learn_seconds)
+  double stretch_seconds = 300;  ///< the detector decides stretches this long independently (src/signal/qrs_decide.hpp)
+  double overlap_seconds = 30;   ///< from this much before a stretch (>= learn_seconds)
   double rhythm_seconds =
       120;  ///< a doubtful beat in noise is judged by the clear R–R intervals within this long of it
   double window_before_seconds = 0.25;  ///< a beat's row starts this long before its peak (P wave)

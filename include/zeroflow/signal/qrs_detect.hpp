@@ -42,7 +42,7 @@ struct qrs_detection {
   array amplitude;   ///< float32 per candidate: energy there
   array slope;       ///< float32 per candidate: largest |x[i+1] − x[i−1]| / 2 within ±slope_seconds
   array background;  ///< float32 per candidate: the energy around it, its own QRS left out (qrs_background in
-                     ///< zeroflow/signal/detail/qrs_decide.hpp), in blocks of refractory/2
+                     ///< src/signal/qrs_measures.hpp), in blocks of refractory/2
   array peaks;       ///< int64, ascending: the candidates accepted as beats (the QRS energy maximum)
 };
 
@@ -69,12 +69,13 @@ void qrs_candidates_host(const array& signal, const array& energy, const array& 
 void qrs_candidates_cuda(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
                          std::int64_t slope_half_window, std::int64_t background_block, qrs_detection& out,
                          stream_view stream);
-struct qrs_rules;
-/// The decision rules (zeroflow/signal/detail/qrs_decide.hpp) for a recording's sizes: the one
-/// mapping that the in-memory and the chunked detection share.
-qrs_rules qrs_rules_for(const segment_sizes& sizes);
-array qrs_select_host(const qrs_detection& d, std::int64_t samples, const qrs_rules& rules, stream_view stream);
-array qrs_select_cuda(const qrs_detection& d, std::int64_t samples, const qrs_rules& rules, stream_view stream);
+/// The beats among the candidates of `d`, decided on the host by the rules for a recording's sizes
+/// (src/signal/qrs_rules.hpp): the selection of detect_qrs, which the chunked detection makes over
+/// the candidates of every chunk at once.
+array qrs_select_host(const qrs_detection& d, std::int64_t samples, const segment_sizes& sizes, stream_view stream);
+/// Most blocks on either side of a candidate that its background is taken from (qrs_background):
+/// how far before and after a candidate detection reads.
+inline constexpr int qrs_background_blocks = 4;
 }  // namespace detail
 
 }  // namespace zeroflow::signal

@@ -1,0 +1,71 @@
+#pragma once
+// The measures of a QRS candidate that the decision rules compare: the band-passed energy, the
+// raw signal's steepest slope, and the energy of the background around it. Host and device code
+// (qrs_detect.cpp, qrs_detect.cu) compute them with these same functions.
+#include <cstdint>
+
+#include "qrs_views.hpp"
+#include "zeroflow/signal/qrs_detect.hpp"
+
+namespace zeroflow::signal::detail {
+
+/// Energy of the band-passed signal at output sample `at` (its causal window x[at − width + 1 .. at]):
+/// the square of y[at] − mean_tap · Σ x, i.e. of the response to the Ricker kernel made zero-mean.
+/// The seed's taps do not sum to zero, so the plain response follows the baseline: an offset or
+/// a step of the baseline would leak into the energy. Differences within float rounding of the
+/// two terms (a flat recording) count as no energy, and so do gaps (NaN) and overflow.
+ZF_QRS_HD inline float qrs_energy_at(const float* x, const float* y, std::int64_t at, std::int64_t width,
+                                     float mean_tap) {
+  float sum = 0;
+  for (std::int64_t k = 0; k < width; ++k) sum += x[at - k];
+  const float level = mean_tap * sum;
+  const float v = y[at] - level;
+  const float magnitude = v < 0 ? -v : v;
+  const float rounding = 1e-5F * ((y[at] < 0 ? -y[at] : y[at]) + (level < 0 ? -level : level));
+  if (!(magnitude > rounding)) return 0.0F;  // also NaN
+  const float squared = v * v;
+  return squared <= 3.4e38F ? squared : 0.0F;
+}
+
+/// Steepest slope of the raw signal around `at`: max |x[i+1] − x[i−1]| / 2 for i in
+/// [at − half_window, at + half_window] ∩ [1, n − 1). A T wave rises slowly, a QRS complex fast.
+ZF_QRS_HD inline float qrs_slope(const float* x, std::int64_t n, std::int64_t at, std::int64_t half_window) {
+  const std::int64_t from = at - half_window < 1 ? 1 : at - half_window;
+  const std::int64_t to = at + half_window < n - 2 ? at + half_window : n - 2;
+  float steepest = 0;
+  for (std::int64_t i = from; i <= to; ++i) {
+    const float d = 0.5F * (x[i + 1] - x[i - 1]);
+    const float magnitude = d < 0 ? -d : d;
+    if (magnitude > steepest) steepest = magnitude;  // NaN never wins
+  }
+  return steepest;
+}
+
+/// Background energy around a candidate at `at`: the median of the mean energies of the
+/// qrs_background_blocks blocks of `block` samples on each side, leaving out `block` samples on
+/// either side of it (its own QRS complex); blocks are cut at the ends of the energy. A median,
+/// so that the neighbouring beats' QRS complexes (a block or two each) do not count as
+/// background, while a burst of noise fills most blocks. 0 when no block has samples.
+ZF_QRS_HD inline float qrs_background(const float* e, std::int64_t n, std::int64_t at, std::int64_t block) {
+  float sorted[2 * qrs_background_blocks];
+  int count = 0;
+  for (int b = 0; b < qrs_background_blocks; ++b) {
+    for (int side = 0; side < 2; ++side) {
+      std::int64_t from = side == 0 ? at - block - (b + 1) * block : at + block + 1 + b * block;
+      std::int64_t to = from + block;
+      from = from < 0 ? 0 : from;
+      to = to > n ? n : to;
+      if (from >= to) continue;
+      double sum = 0;
+      for (std::int64_t i = from; i < to; ++i) sum += e[i];
+      const auto mean = static_cast<float>(sum / static_cast<double>(to - from));
+      int j = count++;
+      for (; j > 0 && sorted[j - 1] > mean; --j) sorted[j] = sorted[j - 1];
+      sorted[j] = mean;
+    }
+  }
+  if (count == 0) return 0.0F;
+  return count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
+}
+
+}  // namespace zeroflow::signal::detail
