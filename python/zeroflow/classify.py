@@ -61,10 +61,12 @@ def classify_beats(
 
     ``other_leads``: the same beats' rows in the recording's other ECG leads (each as ``rows``:
     embedded at the same peaks, same windows and width, on any device). A beat whose shape is
-    unlike the dominant one in its own lead, without a ventricular timing, is then V where the
-    other leads that read it see another shape (median similarity below
-    ``shape.other_shape_max_similarity``), else N; without them it is Q. ``other_lead_similarity``
-    gives that median per beat (NaN where no other lead reads the beat).
+    unlike the dominant one in its own lead, without a ventricular timing, is then N where the
+    other leads that read it see the dominant shape (median similarity at least
+    ``shape.other_shape_max_similarity``), V where they and its own lead both see another shape
+    (below it), else Q, as it is without them. ``other_lead_similarity`` gives that median per beat
+    (NaN where no other lead reads the beat: an unreadable stretch there, or a QRS no clearer than
+    noise).
 
     ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
     ``**{"timing.premature_ratio": 0.85}``. Raises ValueError on sizes that disagree, peaks that do

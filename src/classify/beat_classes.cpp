@@ -184,12 +184,17 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     out.prematurity[b] = static_cast<float>(rr_before[b] / normal_rr[b]);
     if (unlike[b]) {
       // What this lead cannot place, the other leads may: a ventricular QRS is another shape in
-      // every lead, an axis shift or a loosening electrode changes one lead only.
+      // every lead, while an axis shift or a loosening electrode changes one lead only. Noise
+      // spoils a beat's shape in each lead its own way: only another shape in this lead too, of
+      // a QRS that stands out of the noise here (clarity), is V.
       const float elsewhere = out.other_lead_similarity[b];
+      const double another_shape = p.shape.other_shape_max_similarity;
       if (ventricular[b] && !too_small[b])
         out.classes[b] = 'V';
-      else if (!std::isnan(elsewhere))
-        out.classes[b] = elsewhere < p.shape.other_shape_max_similarity ? 'V' : 'N';
+      else if (!std::isnan(elsewhere) && elsewhere >= another_shape)
+        out.classes[b] = 'N';
+      else if (!std::isnan(elsewhere) && out.similarity[b] < another_shape && out.clarity[b] >= p.quality.min_clarity)
+        out.classes[b] = 'V';
       else
         out.classes[b] = 'Q';
     } else if (!out.in_af[b] && (rr_before[b] < p.timing.premature_ratio * normal_rr[b] || in_run[b] ||

@@ -101,8 +101,9 @@ std::unique_ptr<row_measurements> measurements_of(const array& rows, const beat_
                                                   double sample_rate, std::int64_t template_rows, stream_view stream);
 
 /// classification::other_lead_similarity: each lead's rows (checked against `shape` and `beats`)
-/// measured where they are, NaN where that lead is unreadable (unreadable_beats of its clarity),
-/// and per beat the median over the leads that read it.
+/// measured where they are, NaN where that lead does not read the beat (an unreadable stretch, or
+/// the beat's clarity there under quality.min_clarity), and per beat the median over the leads
+/// that read it.
 std::vector<float> other_lead_similarity(std::span<const array> leads, const beat_rows& shape, std::int64_t beats,
                                          double sample_rate, const class_params& params, stream_view stream);
 

@@ -36,9 +36,13 @@ std::vector<float> other_lead_similarity(std::span<const array> leads, const bea
     if (n < 3) continue;
     const auto lead = measurements_of(rows, shape, beats, sample_rate, params.shape.template_rows, stream);
     auto similarity = lead->similarity();
-    const auto unreadable = unreadable_beats(lead->clarity(), params.quality);
+    const auto clarity = lead->clarity();
+    const auto unreadable = unreadable_beats(clarity, params.quality);
+    // A lead reads a beat where its stretch is readable and the beat's own QRS stands out of the
+    // noise as clearly as readable ECG does: otherwise the beat's shape there is the noise's.
     for (std::size_t b = 0; b < n; ++b)
-      if (unreadable[b]) similarity[b] = std::numeric_limits<float>::quiet_NaN();
+      if (unreadable[b] || !(clarity[b] >= params.quality.min_clarity))
+        similarity[b] = std::numeric_limits<float>::quiet_NaN();
     readable_similarity.push_back(std::move(similarity));
   }
   std::vector<float> out(n, std::numeric_limits<float>::quiet_NaN());

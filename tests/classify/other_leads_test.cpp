@@ -102,6 +102,37 @@ TEST(OtherLeads, DecideWhatTheBeatsOwnLeadCannotPlace) {
       zc::classify_beats(r.peaks, host_array(r.own), before, after, rate, {}, {}, {.other_leads = others}).classes);
 }
 
+TEST(OtherLeads, ABeatSpoiltInEachLeadItsOwnWayIsNotV) {
+  // Noise spoils a beat's shape differently in each lead: here the beats' own lead sees a QRS a
+  // little unlike the dominant one (a notch after it) and the other lead another shape. A
+  // ventricular QRS is another shape in every lead; this beat is not, so it stays Q.
+  auto r = make_two_leads();
+  std::mt19937 rng(21);
+  const auto spoil = [&](std::vector<float>& rows, std::size_t b, double qrs_height, double notch) {
+    std::vector<float> row;
+    add_row(row, 0.012, qrs_height, rng);
+    for (std::int64_t j = 0; j < before + after; ++j)
+      row[static_cast<std::size_t>(j)] +=
+          static_cast<float>(notch * bump(static_cast<double>(j - before) / rate, 0.04, 0.01));
+    std::copy(row.begin(), row.end(), rows.begin() + static_cast<std::ptrdiff_t>(b) * width);
+  };
+  std::vector<std::size_t> spoilt;
+  for (std::size_t b = 15; b < r.truth.size(); b += 20) {
+    spoil(r.own, b, 4.0, -2.5);
+    spoil(r.other, b, -3.0, 0.0);
+    spoilt.push_back(b);
+  }
+  const std::vector<zf::array> others{host_array(r.other)};
+  const auto c = zc::classify_beats(r.peaks, {r.own, width, before, after}, rate, {}, {.other_leads = others});
+  for (const auto b : spoilt) {
+    ASSERT_LT(c.similarity[b], c.dominant_bound) << "beat " << b;  // unlike in its own lead
+    ASSERT_GE(c.similarity[b], 0.5) << "beat " << b;               // but not another shape there
+    ASSERT_LT(c.other_lead_similarity[b], 0.5) << "beat " << b;    // another shape in the other lead
+    EXPECT_EQ(c.classes[b], 'Q') << "beat " << b;
+  }
+  EXPECT_EQ(count(r, c, 'V', 'V'), 25);
+}
+
 TEST(OtherLeads, EachLeadIsMeasuredAsALeadOfItsOwn) {
   // The other lead's similarity is the one that lead gives when classified alone; over three
   // leads, their median.

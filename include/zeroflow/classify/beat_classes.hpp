@@ -40,11 +40,13 @@
 ///    an axis shift, noise, artefact), or a QRS under `shape.smallest_qrs_fraction` of the dominant
 ///    beats' peak-to-peak size (the median over up to `shape.template_rows` of them: where a lead comes
 ///    loose the beats shrink to a few percent of their size, and their shape says nothing), is
-///    decided by the recording's other leads where it has them (recording_context::other_leads): V
-///    when the median of its shape similarities in the leads where it is readable is below
-///    `shape.other_shape_max_similarity` (a ventricular QRS is another shape in every lead), else N
-///    (a beat the other leads see as the dominant one, or only a little unlike it); Q where no
-///    other lead reads it. S, outside AF, for a
+///    decided by the recording's other leads where they read it (recording_context::other_leads;
+///    a lead reads a beat whose stretch is readable and whose own clarity is at least
+///    `quality.min_clarity`): N when the median of its shape similarities there is at least
+///    `shape.other_shape_max_similarity` (an axis shift or a loosening electrode changes one lead
+///    only); V when it is below, and the beat's own similarity is below it too and its own QRS
+///    clear (a ventricular QRS is another shape in every lead, while noise spoils each lead its own
+///    way); else Q. S, outside AF, for a
 ///    dominant shape: arriving early (R–R before below `timing.premature_ratio` of the local normal interval), or a
 ///    little early (below `timing.premature_with_p_ratio`) with a P wave unlike the dominant beat's (P-wave similarity
 ///    at most `timing.p_unlike_max_similarity`: an ectopic atrial or junctional origin, where sinus arrhythmia alone
