@@ -103,11 +103,10 @@ nlohmann::json detail::classes_json(const pipeline::run_result& r) {
        "beat below the recording's bound (its median less 10 robust deviations, within 0.85..0.95); V = "
        "unlike and early or before a pause, or unlike in a shape family mostly so timed, or unlike inside "
        "AF; otherwise, where the other leads read the beat, N if their median QRS similarity is >= 0.5, V if it is "
-       "< 0.5 and so is the beat's own (another shape in every lead); Q = unlike otherwise; S = dominant shape outside AF, R-R before < 0.87 of the local "
-       "normal "
-       "interval, or < 0.95 with a P wave unlike the dominant beat's (P similarity <= 0) in a regular rhythm, or "
-       "inside a "
-       "supraventricular run (onset < 0.75 of the rhythm before it, regular, < 0.87); "
+       "< 0.5 and so is the beat's own (another shape in every lead); Q = unlike otherwise; S = dominant shape "
+       "outside AF, R-R before < 0.87 of the local normal interval, or < 0.95 with a P wave unlike the dominant "
+       "beat's (P similarity <= 0) in a regular rhythm, or inside a supraventricular run (onset < 0.75 of the rhythm "
+       "before it, regular, < 0.87); "
        "AF = over +-16 beats more than 40 % of intervals changing by > 10 % (V, unreadable and early-then-pause "
        "beats left out) and no consistent P wave; stretches <= 30 s apart one episode"},
       {"af_episodes", episodes},
