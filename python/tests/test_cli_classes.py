@@ -297,3 +297,20 @@ def test_a_twelve_lead_record_reads_every_ecg_lead(zeroflow_bin, tmp_path):
     written = [float(r["other_lead_similarity"] or "nan") for r in rows]
     np.testing.assert_allclose(c.other_lead_similarity, written, atol=0.02)
     assert (c.classes == "V").sum() > 10  # 119's bigeminy
+
+
+def test_a_lead_that_cannot_be_read_is_left_out_with_a_warning(zeroflow_bin, tmp_path):
+    # A record of two leads in two files, the second cut short: the run analyses MLII, says which
+    # lead it left out and why, and its outputs name the leads it used.
+    rate, n = 360, 360 * 60
+    digital = np.round(wfdb.rdrecord(str(DATA / "119"), sampto=n).p_signal[:, 0] * 200).astype("<i2")
+    digital.tofile(tmp_path / "a.dat")
+    digital[::-1].tofile(tmp_path / "b.dat")
+    (tmp_path / "two.hea").write_text(f"two 2 {rate} {n}\na.dat 16 200 11 0 0 0 0 MLII\nb.dat 16 200 11 0 0 0 0 V1\n")
+    with open(tmp_path / "b.dat", "r+b") as f:
+        f.truncate(1000)
+    out = tmp_path / "out"
+    proc = run_cli(zeroflow_bin, "run", tmp_path / "two.hea", "--out", out, "--device", "cpu", "--epochs", "1")
+    assert 'warning: lead "V1" not read (' in proc.stderr and "the file is truncated" in proc.stderr
+    assert json.loads((out / "summary.json").read_text())["leads"] == {"beats": "MLII", "shapes": ["MLII"]}
+    assert all(r["other_lead_similarity"] == "" for r in beats_csv(out))

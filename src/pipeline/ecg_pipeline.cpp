@@ -489,10 +489,14 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // and the rule decides on the host, so that a GPU and a CPU run decide with the same code.
   // Every ECG lead of the recording informs the beats' shapes, unless `lead` named the one to use.
   std::vector<detail::other_lead> other_leads;
+  const auto read_other_leads = [&](device where) {
+    auto got = detail::read_other_leads(options.input, read, recording, where, stream);
+    if (options.progress)
+      for (const auto& line : got.unread) options.progress("warning: " + line + "; the run goes on without it");
+    other_leads = std::move(got.leads);
+  };
   const bool shapes_from_other_leads = robust && !chunked && options.lead.empty() && recording.leads.size() > 1;
-  if (shapes_from_other_leads)
-    other_leads = stage("other_leads",
-                        [&] { return detail::read_other_leads(options.input, read, recording, result.where, stream); });
+  if (shapes_from_other_leads) stage("other_leads", [&] { read_other_leads(result.where); });
   if (robust) {
     stage("classify", [&] {
       const array contiguous = rows.is_contiguous() ? rows : copy_to(rows, rows.where(), stream);
@@ -578,9 +582,7 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // Strips show every lead a reader would see on paper: the others are read now where the classes
   // did not need them.
   if (!result.figures.strips.empty()) {
-    if (!shapes_from_other_leads)
-      other_leads = stage("other_leads",
-                          [&] { return detail::read_other_leads(options.input, read, recording, cpu_device, stream); });
+    if (!shapes_from_other_leads) stage("other_leads", [&] { read_other_leads(cpu_device); });
     detail::add_other_leads(result.figures, recording.lead, other_leads, stream);
   }
 

@@ -2,14 +2,15 @@
 
 #include <cctype>
 
+#include "zeroflow/core/error.hpp"
 #include "zeroflow/signal/beat_windows.hpp"
 #include "zeroflow/signal/display.hpp"
 
 namespace zeroflow::pipeline::detail {
 
-std::vector<other_lead> read_other_leads(const std::filesystem::path& input, const io::recording_options& read,
-                                         const io::recording& loaded, device where, stream_view stream) {
-  std::vector<other_lead> out;
+other_leads_read read_other_leads(const std::filesystem::path& input, const io::recording_options& read,
+                                  const io::recording& loaded, device where, stream_view stream) {
+  other_leads_read out;
   if (loaded.leads.size() < 2) return out;
   auto extension = input.extension().string();
   for (auto& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -23,11 +24,17 @@ std::vector<other_lead> read_other_leads(const std::filesystem::path& input, con
     other.lead = std::to_string(lead);
     other.where = where;
     other.progress = {};
-    auto recording = io::read_recording(input, other, stream);
+    io::recording recording;
+    try {
+      recording = io::read_recording(input, other, stream);
+    } catch (const error& e) {
+      out.unread.push_back("lead \"" + loaded.leads[lead] + "\" not read (" + e.what() + ")");
+      continue;
+    }
     if (recording.signal.size() != loaded.signal.size() ||
         !io::same_sample_rate(recording.sample_rate, loaded.sample_rate))
       continue;
-    out.push_back({recording.lead, std::move(recording.signal), raw || io::named_like_ecg(recording.lead)});
+    out.leads.push_back({recording.lead, std::move(recording.signal), raw || io::named_like_ecg(recording.lead)});
   }
   return out;
 }

@@ -22,13 +22,20 @@ struct other_lead {
   bool ecg = false;
 };
 
+/// The other leads read, and why any was not.
+struct other_leads_read {
+  std::vector<other_lead> leads;
+  /// One line for a person per signal that could not be read (a damaged or missing file): the
+  /// run goes on with the leads it has, and says so.
+  std::vector<std::string> unread;
+};
+
 /// @brief Every signal of `loaded`'s file but the one it read, read the way `read` read that one,
 ///        onto `where`. Only binary recordings (WFDB, EDF, raw), where reading a lead costs little;
 ///        a CSV gives none (one column is read). A signal at another rate or of another length (an
 ///        EDF's respiration at 25 Hz) is left out: its samples are not the lead's.
-[[nodiscard]] std::vector<other_lead> read_other_leads(const std::filesystem::path& input,
-                                                       const io::recording_options& read, const io::recording& loaded,
-                                                       device where, stream_view stream);
+[[nodiscard]] other_leads_read read_other_leads(const std::filesystem::path& input, const io::recording_options& read,
+                                                const io::recording& loaded, device where, stream_view stream);
 
 /// @brief The beats' rows in each ECG lead of `leads`: embed_windows at `peaks` (int64, on the
 ///        leads' device) with the run's windows and row width, unnormalised (the class rule's
