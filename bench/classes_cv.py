@@ -4,8 +4,9 @@ by leave-one-record-out cross-validation, beside the defaults (chosen on all of 
 Method. Each of the 22 DS1 records (../shared/data/mitdb, lead MLII, 360 Hz) is segmented once
 with `zeroflow.segment_beats(..., method="robust")` — the detector and rows of `zeroflow run` — and
 its rows are classified by `zeroflow.classify.classify_beats`, the library's rule, once per grid
-point, with the same beats' rows in the record's other lead (V1, V2, V4 or V5: windows at the same
-R peaks, as `zeroflow run` embeds them) as `other_leads`. EC57 as `bxb` applies it, re-computed here: reference beats mapped to AAMI classes (N: N L R
+point, with the same beats' rows in the record's other lead (V1, V2, V4 or V5:
+`zeroflow.signal.embed_windows` at the same R peaks, as `zeroflow run` embeds them) as
+`other_leads`. EC57 as `bxb` applies it, re-computed here: reference beats mapped to AAMI classes (N: N L R
 e j; S: A a J S; V: V E; F; Q: / f Q), matched one to one to the detections within 150 ms, the first
 5 minutes and the reference's ventricular flutter ([ ... ]) left out; VEB Se = Vv / V, +P = Vv /
 (Nv + Sv + Vv + unmatched v); SVEB likewise (a beat called V or S whose reference is F or Q is no
@@ -61,7 +62,15 @@ def load(data: pathlib.Path, name: str):
     rows = np.asarray(seg.beats.rows)
     before, after = int(round(0.25 * rate)), int(round(0.45 * rate))
     other_rows = [
-        other_lead_rows(np.asarray(rec.p_signal[:, k], dtype=np.float32), peaks, before, after, rows.shape[1])
+        np.asarray(
+            zeroflow.signal.embed_windows(
+                np.ascontiguousarray(rec.p_signal[:, k], dtype=np.float32),
+                peaks,
+                window_before=before,
+                window_after=after,
+                row_width=rows.shape[1],
+            )
+        )
         for k in range(rec.n_sig)
         if k != lead
     ]
@@ -87,16 +96,6 @@ def load(data: pathlib.Path, name: str):
         ref=ref,
         flutter=flutter,
     )
-
-
-def other_lead_rows(x: np.ndarray, peaks: np.ndarray, before: int, after: int, width: int) -> np.ndarray:
-    """Row b: x[peaks[b] - before .. peaks[b] + after - 1], 0 outside the recording and beyond
-    before + after (signal::embed_windows unnormalised, as `zeroflow run` embeds the other leads)."""
-    padded = np.concatenate([np.zeros(before, np.float32), x, np.zeros(after, np.float32)])
-    rows = np.zeros((len(peaks), width), dtype=np.float32)
-    index = peaks[:, None] + np.arange(before + after)[None, :]
-    rows[:, : before + after] = padded[index]
-    return rows
 
 
 def counts(record, classes) -> dict[str, int]:

@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/core/transfers.hpp"
+#include "zeroflow/signal/beat_windows.hpp"
 #include "zeroflow/signal/min_max.hpp"
 #include "zeroflow/signal/peak_filter.hpp"
 #include "zeroflow/signal/qrs_detect.hpp"
@@ -231,6 +232,19 @@ void bind_signal(nb::module_& m) {
       },
       "signal"_a, "positions"_a, "lengths"_a, "min_length"_a, "max_length"_a, "row_width"_a, "norm"_a,
       "stream"_a.none());
+  m.def(
+      "_embed_windows",
+      [](const py_array& x, const py_array& p, std::int64_t before, std::int64_t after, std::int64_t row_width,
+         signal::normalization norm, nb::handle stream) {
+        const auto s = run_stream(stream, {&x, &p});
+        array rows;
+        {
+          nb::gil_scoped_release release;
+          rows = signal::embed_windows(x.value, p.value, before, after, row_width, norm, to_stream_view(s));
+        }
+        return py_array{rows, s};
+      },
+      "signal"_a, "peaks"_a, "before"_a, "after"_a, "row_width"_a, "norm"_a, "stream"_a.none());
   m.def(
       "_segment_beats",
       [](const py_array& x, const nb::dict& windows, nb::handle stream) {

@@ -74,3 +74,39 @@ def test_parameters_by_name():
         classify_beats(peaks, rows[:5], **kw)
     with pytest.raises(TypeError, match="float32"):
         classify_beats(peaks, rows.astype(np.float64), **kw)
+
+
+def test_embed_windows_gives_another_leads_rows(segmented):
+    # The same beats in another lead, as `zeroflow run` embeds them: the windows around the peaks,
+    # zero outside the recording and up to the row's width, checked against NumPy; classified
+    # with the first lead's rows, they decide its unlike beats (the run's own rule).
+    from zeroflow.signal import embed_windows
+
+    peaks, rows = segmented
+    before, after = round(0.25 * RATE), round(0.45 * RATE)
+    rng = np.random.default_rng(4)
+    lead = rng.standard_normal(int(peaks[-1]) + 50).astype(np.float32)
+    got = np.asarray(embed_windows(lead, peaks, window_before=before, window_after=after, row_width=rows.shape[1]))
+    padded = np.concatenate([np.zeros(before, np.float32), lead, np.zeros(after, np.float32)])
+    expected = np.zeros_like(rows)
+    expected[:, : before + after] = padded[peaks[:, None] + np.arange(before + after)[None, :]]
+    np.testing.assert_array_equal(got, expected)
+    # Without a normalisation the rows stay raw, here as in embed_beats.
+    from zeroflow.signal import embed_beats
+
+    spans = np.diff(peaks)
+    raw = embed_beats(lead, peaks[:-1], spans, int(spans.min()), int(spans.max()), int(spans.max()))
+    np.testing.assert_array_equal(np.asarray(raw.rows)[0, : spans[0]], lead[peaks[0] : peaks[1]])
+    assert np.asarray(embed_windows(lead, peaks, window_before=before, window_after=after)).shape == (
+        len(peaks),
+        before + after,
+    )
+    # Noise as the other lead reads no beat: the classes are the first lead's alone.
+    c = classes_of(segmented)
+    with_noise = classify_beats(
+        peaks, rows, window_before=before, window_after=after, sample_rate=RATE, other_leads=[got]
+    )
+    np.testing.assert_array_equal(with_noise.classes, c.classes)
+    assert np.isnan(with_noise.other_lead_similarity).all()
+    with pytest.raises(ValueError, match="other lead 0: expected"):
+        classify_beats(peaks, rows, window_before=before, window_after=after, sample_rate=RATE, other_leads=[got[1:]])

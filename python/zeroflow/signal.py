@@ -196,10 +196,37 @@ def embed_beats(
         min_length,
         max_length,
         row_width,
-        norm if norm is not None else Normalization(),
+        norm if norm is not None else Normalization(0.0, 1.0),
         stream,
     )
     return Embedding(rows, kept, kept_index)
+
+
+def embed_windows(
+    signal: Any,
+    peaks: Any,
+    *,
+    window_before: int,
+    window_after: int,
+    row_width: Optional[int] = None,
+    norm: Optional[Normalization] = None,
+    stream: Any = None,
+) -> Array:
+    """Every beat as a row: row b holds (signal[peaks[b] - window_before + j] - center) / scale for j
+    < window_before + window_after, 0 outside the recording and up to `row_width` (default: the
+    window). With a segmentation's ``peaks`` and ``sizes`` windows, another lead's signal gives the
+    same beats' rows in that lead: :func:`zeroflow.classify.classify_beats`'s ``other_leads``
+    (unnormalised, as ``zeroflow run`` embeds them). On the signal's device."""
+    width = window_before + window_after if row_width is None else row_width
+    return _core._embed_windows(
+        _checked(signal, "signal", _F32),
+        _checked(peaks, "peaks", _I64),
+        window_before,
+        window_after,
+        width,
+        norm if norm is not None else Normalization(0.0, 1.0),
+        stream,
+    )
 
 
 #: The segmentation methods; "seed" is the earlier name of "gate-to-gate".
