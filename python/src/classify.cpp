@@ -2,15 +2,19 @@
 // times alone (classify/af_rhythm.hpp): so that both can be judged and cross-validated from Python
 // (bench/classes_cv.py, bench/af_rhythm.py) without a run per parameter.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common.hpp"
 #include "zeroflow/classify/af_rhythm.hpp"
+#include "zeroflow/classify/af_strip.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -37,6 +41,7 @@ void add_fields(std::vector<named_field>& out, classify::af_params& a, const std
                             {prefix + "p_wave_coherence_max", &a.p_wave_coherence_max},
                             {prefix + "bridge_gap_seconds", &a.bridge_gap_seconds},
                             {prefix + "min_episode_beats", nullptr, &a.min_episode_beats},
+                            {prefix + "strip_max_seconds", &a.strip_max_seconds},
                         });
 }
 
@@ -163,12 +168,12 @@ void bind_classify(nb::module_& m) {
   m.def(
       "_find_af_episodes",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
-         const std::vector<double>& coherence, const nb::dict& params) {
+         const std::vector<double>& coherence, const std::vector<double>& p_similarity, const nb::dict& params) {
         const auto p = params_of<classify::af_params>(params, "find_af_episodes");
         classify::af_rhythm r;
         {
           nb::gil_scoped_release release;
-          r = classify::find_af_episodes(peaks, sample_rate, left_out, coherence, p);
+          r = classify::find_af_episodes(peaks, sample_rate, left_out, coherence, p_similarity, p);
         }
         nb::list episodes;
         for (const auto& e : r.episodes) {
@@ -182,8 +187,36 @@ void bind_classify(nb::module_& m) {
         }
         return nb::make_tuple(r.irregular, r.in_af, episodes);
       },
-      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "params"_a,
-      "classify::find_af_episodes: (irregular, in_af, episodes) from R-peak samples (and P-wave coherences).");
+      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "p_similarity"_a, "params"_a,
+      "classify::find_af_episodes: (irregular, in_af, episodes) from R-peak samples (and P-wave measures).");
+  m.def(
+      "_measure_af_strip",
+      [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
+         const std::vector<double>& coherence, const std::vector<double>& p_similarity,
+         const nb::dict& params) -> std::optional<std::vector<double>> {
+        const auto p = params_of<classify::af_params>(params, "measure_af_strip");
+        const auto x = classify::measure_af_strip(peaks, sample_rate, left_out, coherence, p_similarity, p);
+        if (!x) return std::nullopt;
+        return std::vector<double>(x->begin(), x->end());
+      },
+      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "p_similarity"_a, "params"_a,
+      "classify::measure_af_strip: the strip's six measures, or None when too few steps are measured.");
+  m.def(
+      "_af_strip_prior",
+      [] {
+        const auto& prior = classify::default_af_strip_prior();
+        nb::dict d;
+        d["features"] =
+            std::vector<std::string>(classify::af_strip_feature_names.begin(), classify::af_strip_feature_names.end());
+        d["mean"] = std::vector<double>(prior.mean.begin(), prior.mean.end());
+        d["scale"] = std::vector<double>(prior.scale.begin(), prior.scale.end());
+        d["weight"] = std::vector<double>(prior.weight.begin(), prior.weight.end());
+        d["bias"] = prior.bias;
+        d["threshold"] = prior.threshold;
+        d["provenance"] = prior.provenance;
+        return d;
+      },
+      "classify::default_af_strip_prior as a dict.");
 }
 
 }  // namespace zeroflow::python

@@ -1,6 +1,7 @@
 """zeroflow.rhythm.find_af_episodes (the AF rule on beat times, classify/af_rhythm.hpp) against a
 NumPy re-computation of the rule as docs/classification.md states it, on seeded rhythms and, where
-../shared/data is beside the checkout, on AF Database beat annotations."""
+../shared/data is beside the checkout, on AF Database beat annotations; the strip prior
+(classify/af_strip.hpp) against the shipped file read with the safetensors package."""
 
 import pathlib
 
@@ -8,19 +9,59 @@ import numpy as np
 import pytest
 
 import zeroflow
-from zeroflow.rhythm import AF_DEFAULTS, find_af_episodes
+from zeroflow.rhythm import AF_DEFAULTS, AF_STRIP_FEATURES, AF_STRIP_PRIOR, find_af_episodes, measure_af_strip
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 AFDB = ROOT.parent / "shared" / "data" / "afdb-rr"
+PRIOR_FILE = ROOT / "data" / "af_strip_prior.safetensors"
 
 
-def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, **overrides):
-    """The documented rule, step by step, written from the docs (not from the C++)."""
-    p = {**AF_DEFAULTS, **overrides}
-    peaks = np.asarray(peaks, dtype=np.int64)
+def read_prior():
+    """The shipped prior, read with the safetensors package (not zeroflow's reader)."""
+    from safetensors import safe_open
+
+    with safe_open(str(PRIOR_FILE), framework="numpy") as f:
+        return {k: f.get_tensor(k) for k in f.keys()}, f.metadata()
+
+
+def reference_strip_measures(before, out_, coherence, similarity, p):
+    """The strip's six measures as docs/classification.md lists them; None under eight steps."""
+    n = len(before)
+    steps = [abs(np.log(before[b] / before[b - 1])) for b in range(2, n) if not (out_[b] or out_[b - 1] or out_[b - 2])]
+    if len(steps) < 8:
+        return None
+    kept = ~out_
+
+    def median_or_nan(values):
+        if values is None:
+            return np.nan
+        v = np.asarray(values, dtype=float)[kept]
+        v = v[np.isfinite(v)]
+        return float(np.median(v)) if len(v) else np.nan
+
+    return np.array(
+        [
+            np.mean(np.array(steps) > p["irregular_step_log_ratio"]),
+            np.median(steps),
+            median_or_nan(coherence),
+            median_or_nan(similarity),
+            np.log(np.median(before[1:][kept[1:]])),
+            np.log(len(steps)),
+        ]
+    )
+
+
+def reference_strip_is_af(x):
+    prior, _ = read_prior()
+    z = (x - prior["mean"]) / prior["scale"]
+    logit = prior["bias"][0] + np.sum(np.where(np.isfinite(z), prior["weight"] * z, 0.0))
+    return 1 / (1 + np.exp(-logit)) >= prior["threshold"][0]
+
+
+def reference_unmeasured(peaks, rate, left_out, p):
+    """Each beat's R-R before it (the first a copy of the second) and the beats whose intervals
+    are not the atria's: left out, or early and followed by a pause against the local median."""
     n = len(peaks)
-    if n < 3:
-        return np.zeros(n, bool), np.zeros(n, bool), []
     rr = np.diff(peaks) / rate
     before = np.concatenate([[rr[0]], rr])
     after = np.concatenate([rr, [rr[-1]]])
@@ -32,6 +73,23 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, **override
     out_ = (before < p["ectopic_early_ratio"] * local) & (after > p["ectopic_pause_ratio"] * local)
     if left_out is not None:
         out_ |= np.asarray(left_out, bool)
+    return before, out_
+
+
+def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_similarity=None, **overrides):
+    """The documented rule, step by step, written from the docs (not from the C++)."""
+    p = {**AF_DEFAULTS, **overrides}
+    peaks = np.asarray(peaks, dtype=np.int64)
+    n = len(peaks)
+    if n < 3:
+        return np.zeros(n, bool), np.zeros(n, bool), []
+    before, out_ = reference_unmeasured(peaks, rate, left_out, p)
+    strip = p_wave_coherence is not None and (peaks[-1] - peaks[0]) / rate <= p["strip_max_seconds"]
+    if strip:
+        # A strip with its P waves measured is read whole by the prior; its irregular windows are
+        # still reported below.
+        x = reference_strip_measures(before, out_, p_wave_coherence, p_wave_similarity, p)
+        strip_af = x is not None and reference_strip_is_af(x)
     step = np.full(n, np.nan)
     for b in range(2, n):
         if not (out_[b] or out_[b - 1] or out_[b - 2]):
@@ -44,6 +102,10 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, **override
         measurable[b] = len(s) >= 8
         if measurable[b]:
             irregular[b] = np.mean(s > p["irregular_step_log_ratio"]) > p["irregular_share"]
+    if strip:
+        if strip_af:
+            return irregular, np.ones(n, bool), [(0, n - 1, int(peaks[0]), int(peaks[-1]))]
+        return irregular, np.zeros(n, bool), []
     # A window with a consistent P wave is not AF; NaN (unmeasured) lets the rhythm decide.
     window_af = irregular.copy()
     if p_wave_coherence is not None:
@@ -129,22 +191,57 @@ def test_beats_left_out():
     check_same(peaks, 250.0, left_out=left)
 
 
-def test_p_wave_coherence_and_short_strips():
+def test_p_wave_coherence():
     rng = np.random.default_rng(8)
     peaks = rhythm(8)
     coherence = rng.uniform(0.0, 0.5, len(peaks))
     coherence[rng.random(len(peaks)) < 0.1] = np.nan
     check_same(peaks, 250.0, p_wave_coherence=coherence)
     check_same(peaks, 250.0, p_wave_coherence=coherence, p_wave_coherence_max=0.3)
-    # Strips of 10-25 beats: AF throughout, regular, and half of each.
-    for beats in (12, 18, 25, 40):
+
+
+def test_strips_are_read_whole_by_the_prior():
+    rng = np.random.default_rng(9)
+    called = {"af": 0, "regular": 0, "af with sinus P waves": 0}
+    for beats in (12, 18, 25, 40, 60):
         af = np.concatenate([[0], np.cumsum(np.round(rng.uniform(0.4, 1.1, beats) * 300))]).astype(np.int64)
-        found = check_same(af, 300.0).episodes
-        # Under about 20 beats, left-out ectopic timings can leave no window its eight steps.
-        assert found or beats < 20
-        regular = np.arange(beats + 1, dtype=np.int64) * 240
-        assert not check_same(regular, 300.0).episodes
+        regular = np.concatenate([[0], np.cumsum(np.round(rng.normal(0.8, 0.01, beats) * 300))]).astype(np.int64)
+        n = beats + 1
+        no_p = dict(p_wave_coherence=rng.uniform(0.0, 0.1, n), p_wave_similarity=rng.uniform(-0.2, 0.3, n))
+        sinus_p = dict(p_wave_coherence=rng.uniform(0.7, 0.9, n), p_wave_similarity=rng.uniform(0.9, 1.0, n))
+        called["af"] += bool(check_same(af, 300.0, **no_p).episodes)
+        called["regular"] += bool(check_same(regular, 300.0, **no_p).episodes)
+        called["af with sinus P waves"] += bool(check_same(af, 300.0, **sinus_p).episodes)
         check_same(np.concatenate([regular, regular[-1] + af[1:]]), 300.0)
+        check_same(af, 300.0, left_out=rng.random(n) < 0.2, **no_p)
+        # From beat times alone the windows decide: AF when the strip's whole rhythm is.
+        found = check_same(af, 300.0).episodes
+        assert found or beats < 20  # under about 20 beats ectopic timings can leave no window its eight steps
+        assert not check_same(regular, 300.0).episodes
+    # Irregular strips without P waves are AF (those with too few steps measured aside), regular
+    # ones are not, and the dominant P wave in every beat is evidence against AF.
+    assert called["af"] >= 4 and called["regular"] == 0 and called["af with sinus P waves"] < called["af"]
+
+
+def test_strip_measures_and_prior():
+    rng = np.random.default_rng(10)
+    p = {**AF_DEFAULTS}
+    for _ in range(5):
+        peaks = np.concatenate([[0], np.cumsum(np.round(rng.uniform(0.4, 1.1, 50) * 250))]).astype(np.int64)
+        n = len(peaks)
+        coherence, similarity = rng.uniform(0, 1, n), rng.uniform(-1, 1, n)
+        similarity[rng.random(n) < 0.2] = np.nan
+        left = rng.random(n) < 0.1
+        got = measure_af_strip(peaks, 250.0, left_out=left, p_wave_coherence=coherence, p_wave_similarity=similarity)
+        before, out_ = reference_unmeasured(peaks, 250.0, left, p)
+        np.testing.assert_allclose(got, reference_strip_measures(before, out_, coherence, similarity, p), rtol=1e-12)
+    assert measure_af_strip(np.arange(5, dtype=np.int64) * 200, 250.0) is None
+    prior, metadata = read_prior()
+    assert tuple(metadata["features"].split(",")) == AF_STRIP_FEATURES
+    for key in ("mean", "scale", "weight"):
+        np.testing.assert_array_equal(AF_STRIP_PRIOR[key], prior[key])
+    assert AF_STRIP_PRIOR["threshold"] == prior["threshold"][0] and AF_STRIP_PRIOR["bias"] == prior["bias"][0]
+    assert AF_STRIP_PRIOR["provenance"]["license"].startswith("ODC-By")
 
 
 def test_refusals():
@@ -154,6 +251,12 @@ def test_refusals():
         find_af_episodes([10, 20, 30], 0.0)
     with pytest.raises(ValueError, match="P-wave coherences"):
         find_af_episodes([10, 20, 30], 250.0, p_wave_coherence=[0.1])
+    with pytest.raises(ValueError, match="P-wave similarities"):
+        find_af_episodes([10, 20, 30], 250.0, p_wave_similarity=[0.1, 0.2])
+    with pytest.raises(ValueError, match="P-wave similarities"):
+        measure_af_strip([10, 20, 30], 250.0, p_wave_similarity=[0.1, 0.2])
+    with pytest.raises(ValueError, match="strip_max_seconds"):
+        find_af_episodes([10, 20, 30], 250.0, strip_max_seconds=-1)
     with pytest.raises(ValueError, match="left-out marks"):
         find_af_episodes([10, 20, 30], 250.0, left_out=[0, 1])
     with pytest.raises(ValueError, match="irregular_share"):

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "features.hpp"
+#include "zeroflow/classify/af_strip.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::classify {
@@ -61,33 +62,57 @@ void check_af_params(const af_params& p) {
   ZF_EXPECTS(p.ectopic_early_ratio > 0 && p.ectopic_early_ratio <= 1 && p.ectopic_pause_ratio >= 1,
              "AF parameters: ectopic_early_ratio must be in (0, 1] and ectopic_pause_ratio ≥ 1, got ",
              p.ectopic_early_ratio, " and ", p.ectopic_pause_ratio);
-  ZF_EXPECTS(p.bridge_gap_seconds >= 0 && std::isfinite(p.bridge_gap_seconds) && std::isfinite(p.p_wave_coherence_max),
-             "AF parameters: bridge_gap_seconds must be finite and ≥ 0, p_wave_coherence_max finite");
+  ZF_EXPECTS(
+      p.bridge_gap_seconds >= 0 && std::isfinite(p.bridge_gap_seconds) && std::isfinite(p.p_wave_coherence_max) &&
+          p.strip_max_seconds >= 0 && std::isfinite(p.strip_max_seconds),
+      "AF parameters: bridge_gap_seconds and strip_max_seconds must be finite and ≥ 0, p_wave_coherence_max finite");
 }
 
 af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_rate,
                            std::span<const std::uint8_t> left_out, std::span<const double> coherence,
-                           const af_params& params) {
+                           std::span<const double> p_similarity, const af_params& params) {
+  const auto rr_before = detail::checked_intervals(peaks, sample_rate, left_out, coherence, p_similarity, params);
+  const std::size_t n = peaks.size();
+  if (n < 3) return {std::vector<std::uint8_t>(n, 0), std::vector<std::uint8_t>(n, 0), {}};
+  const std::vector<std::uint8_t> none(n, 0);
+  return detail::af_of(rr_before, peaks, sample_rate, left_out.empty() ? std::span<const std::uint8_t>(none) : left_out,
+                       coherence, p_similarity, params);
+}
+
+namespace detail {
+
+std::vector<double> checked_intervals(std::span<const std::int64_t> peaks, double sample_rate,
+                                      std::span<const std::uint8_t> left_out, std::span<const double> coherence,
+                                      std::span<const double> p_similarity, const af_params& params) {
   ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
   ZF_EXPECTS(left_out.empty() || left_out.size() == peaks.size(), "expected ", peaks.size(),
              " left-out marks (one per beat) or none, got ", left_out.size());
   ZF_EXPECTS(coherence.empty() || coherence.size() == peaks.size(), "expected ", peaks.size(),
              " P-wave coherences (one per beat) or none, got ", coherence.size());
+  ZF_EXPECTS(p_similarity.empty() || p_similarity.size() == peaks.size(), "expected ", peaks.size(),
+             " P-wave similarities (one per beat) or none, got ", p_similarity.size());
   for (std::size_t b = 1; b < peaks.size(); ++b)
     ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
                peaks[b - 1]);
   check_af_params(params);
   const std::size_t n = peaks.size();
-  if (n < 3) return {std::vector<std::uint8_t>(n, 0), std::vector<std::uint8_t>(n, 0), {}};
+  if (n < 2) return std::vector<double>(n, 0.0);
   std::vector<double> rr_before(n);
   for (std::size_t b = 1; b < n; ++b) rr_before[b] = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
   rr_before[0] = rr_before[1];
-  const std::vector<std::uint8_t> none(n, 0);
-  return detail::af_of(rr_before, peaks, sample_rate, left_out.empty() ? std::span<const std::uint8_t>(none) : left_out,
-                       coherence, params);
+  return rr_before;
 }
 
-namespace detail {
+std::vector<std::uint8_t> unmeasured_beats(std::span<const double> rr_before, std::span<const std::uint8_t> left_out,
+                                           const af_params& p) {
+  const std::size_t n = rr_before.size();
+  std::vector<double> rr_after(n);
+  for (std::size_t b = 0; b + 1 < n; ++b) rr_after[b] = rr_before[b + 1];
+  if (n > 0) rr_after[n - 1] = rr_before[n - 1];
+  auto out = ectopic_timing(rr_before, rr_after, p);
+  for (std::size_t b = 0; b < n; ++b) out[b] = out[b] || left_out[b];
+  return out;
+}
 
 std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::uint8_t> marked) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
@@ -115,27 +140,34 @@ std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std:
 }
 
 af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t> peaks, double sample_rate,
-                std::span<const std::uint8_t> left_out, std::span<const double> coherence, const af_params& p) {
+                std::span<const std::uint8_t> left_out, std::span<const double> coherence,
+                std::span<const double> p_similarity, const af_params& p) {
   const std::size_t n = rr_before.size();
-  std::vector<double> rr_after(n);
-  for (std::size_t b = 0; b + 1 < n; ++b) rr_after[b] = rr_before[b + 1];
-  if (n > 0) rr_after[n - 1] = rr_before[n - 1];
-  // An ectopic beat's short and long intervals are no more the atria's than a V beat's are.
-  auto unmeasured = ectopic_timing(rr_before, rr_after, p);
-  for (std::size_t b = 0; b < n; ++b) unmeasured[b] = unmeasured[b] || left_out[b];
+  const auto unmeasured = unmeasured_beats(rr_before, left_out, p);
 
   af_rhythm out;
   std::vector<std::uint8_t> measurable;
   out.irregular = irregular_windows(irregularity(rr_before, unmeasured), p, measurable);
+  out.in_af.assign(n, 0);
+  // A strip with its P waves measured is read whole, as a clinician reads it: its prior decides,
+  // not windows it barely holds. (The prior weighs the P waves; without them the windows decide.)
+  if (!coherence.empty() && static_cast<double>(peaks[n - 1] - peaks[0]) / sample_rate <= p.strip_max_seconds) {
+    const auto features = strip_measures(rr_before, unmeasured, coherence, p_similarity, p);
+    const af_strip_prior& prior = default_af_strip_prior();
+    if (features && af_strip_probability(*features, prior) >= prior.threshold) {
+      std::fill(out.in_af.begin(), out.in_af.end(), std::uint8_t{1});
+      out.episodes.push_back({"AFIB", 0, static_cast<std::int64_t>(n) - 1, peaks[0], peaks[n - 1]});
+    }
+    return out;
+  }
   // A window without a measurable P wave (NaN coherence), or without a signal at all, is judged by its rhythm alone.
   std::vector<std::uint8_t> window_af(n, 0);
   for (std::size_t b = 0; b < n; ++b)
     window_af[b] = out.irregular[b] && (coherence.empty() || !(coherence[b] > p.p_wave_coherence_max));
 
   // Stretches of AF close together are one episode; then short episodes are ectopy, not AF.
-  auto stretches = runs_of(window_af);
   std::vector<std::pair<std::size_t, std::size_t>> bridged;
-  for (const auto& s : stretches) {
+  for (const auto& s : runs_of(window_af)) {
     const bool near =
         !bridged.empty() &&
         static_cast<double>(peaks[s.first] - peaks[bridged.back().second]) / sample_rate <= p.bridge_gap_seconds;
@@ -150,7 +182,6 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
       if ((b < first || b > last) && measurable[b]) return false;
     return true;
   };
-  out.in_af.assign(n, 0);
   for (const auto& [first, last] : bridged) {
     if (static_cast<std::int64_t>(last - first + 1) < p.min_episode_beats && !whole(first, last)) continue;
     std::fill(out.in_af.begin() + static_cast<std::ptrdiff_t>(first),

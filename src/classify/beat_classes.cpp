@@ -167,7 +167,8 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t b = 0; b < n; ++b) first_guess[b] = first_guess[b] || out.unreadable[b];
   const auto coherence = rows.p_wave_coherence(first_guess, p.af.window_beats);
   out.p_coherence.assign(coherence.begin(), coherence.end());
-  auto rhythm = detail::af_of(rr_before, peaks, sample_rate, first_guess, coherence, p.af);
+  const std::vector<double> p_similarity(out.p_similarity.begin(), out.p_similarity.end());
+  auto rhythm = detail::af_of(rr_before, peaks, sample_rate, first_guess, coherence, p_similarity, p.af);
   irregular_rhythm = std::move(rhythm.irregular);
   out.in_af = std::move(rhythm.in_af);
   out.episodes = std::move(rhythm.episodes);

@@ -3,11 +3,13 @@
 // dominant beat, local rhythm references and P-wave coherence; the AF rule's rhythm part.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "clarity_row.hpp"
+#include "zeroflow/classify/af_strip.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
 
 namespace zeroflow::classify::detail {
@@ -176,10 +178,31 @@ std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::ui
 std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std::span<const double> rr_after,
                                          const af_params& params);
 
+/// Each beat's R–R interval in seconds (the first a copy of the second; zeros for fewer than two
+/// beats), after find_af_episodes' checks of its arguments.
+/// @throws invalid_argument as find_af_episodes documents
+std::vector<double> checked_intervals(std::span<const std::int64_t> peaks, double sample_rate,
+                                      std::span<const std::uint8_t> left_out, std::span<const double> coherence,
+                                      std::span<const double> p_similarity, const af_params& params);
+
+/// The beats whose intervals are not the atria's: left out, or ectopic by timing (an ectopic
+/// beat's short and long intervals are no more the atria's than a V beat's are).
+std::vector<std::uint8_t> unmeasured_beats(std::span<const double> rr_before, std::span<const std::uint8_t> left_out,
+                                           const af_params& params);
+
+/// The strip's measures of af_strip.hpp from R–R intervals (rr_before[b]: the interval ending at
+/// beat b, the first a copy of the second) and the beats whose intervals are not the atria's.
+std::optional<af_strip_features> strip_measures(std::span<const double> rr_before,
+                                                std::span<const std::uint8_t> unmeasured,
+                                                std::span<const double> coherence, std::span<const double> p_similarity,
+                                                const af_params& params);
+
 /// The AF rule of af_rhythm.hpp on R–R intervals (rr_before[b]: the interval ending at beat b, the
 /// first a copy of the second). `coherence` is each beat's window P-wave coherence, or empty where
-/// there is no signal (beat times alone); `left_out` one entry per beat.
+/// there is no signal (beat times alone), `p_similarity` each beat's P-wave similarity or empty;
+/// `left_out` one entry per beat.
 af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t> peaks, double sample_rate,
-                std::span<const std::uint8_t> left_out, std::span<const double> coherence, const af_params& params);
+                std::span<const std::uint8_t> left_out, std::span<const double> coherence,
+                std::span<const double> p_similarity, const af_params& params);
 
 }  // namespace zeroflow::classify::detail

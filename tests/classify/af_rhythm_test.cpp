@@ -92,7 +92,7 @@ TEST(AfRhythm, EctopicBeatsInARegularRhythmAreNotAf) {
   // Without the ectopic rule (ratios that no beat meets) the same rhythm reads as AF.
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
-  const auto without = zc::find_af_episodes(peaks, rate, {}, {}, off);
+  const auto without = zc::find_af_episodes(peaks, rate, {}, {}, {}, off);
   EXPECT_FALSE(without.episodes.empty());
 }
 
@@ -106,8 +106,8 @@ TEST(AfRhythm, BeatsLeftOutDoNotCount) {
   for (std::size_t b = 2; b < peaks.size(); b += 3) left_out[b] = 1;  // the beat ending each 0.5 s interval
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
-  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, {}, off).episodes.empty());
-  EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, {}, off).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, {}, {}, off).episodes.empty());
+  EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, {}, {}, off).episodes.empty());
 }
 
 TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
@@ -115,7 +115,7 @@ TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
     const auto peaks = rhythm({{'s', 100}, {'a', 200}, {'s', regular_beats}, {'a', 200}, {'s', 100}}, 7);
     zc::af_params p;
     p.bridge_gap_seconds = bridge_seconds;
-    return zc::find_af_episodes(peaks, rate, {}, {}, p).episodes.size();
+    return zc::find_af_episodes(peaks, rate, {}, {}, {}, p).episodes.size();
   };
   // 20 regular beats (16 s) leave regular windows between the two stretches; each stretch's edge
   // windows, half regular, are not irregular either, so the AF beats are about 25 s apart.
@@ -130,8 +130,8 @@ TEST(AfRhythm, ShortRunsAreDropped) {
   ASSERT_EQ(found.episodes.size(), 1U);
   zc::af_params longer;
   longer.min_episode_beats = found.episodes[0].last_beat - found.episodes[0].first_beat + 2;
-  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, {}, longer).episodes.empty());
-  EXPECT_EQ(count(zc::find_af_episodes(peaks, rate, {}, {}, longer).in_af), 0);
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, {}, {}, longer).episodes.empty());
+  EXPECT_EQ(count(zc::find_af_episodes(peaks, rate, {}, {}, {}, longer).in_af), 0);
 }
 
 TEST(AfRhythm, TooFewBeatsOrAGoodRhythmGiveNothing) {
@@ -153,7 +153,7 @@ TEST(AfRhythm, RefusesBadInput) {
   const auto bad = [&](auto change) {
     zc::af_params p;
     change(p);
-    EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, {}, p), zeroflow::invalid_argument);
+    EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, {}, {}, p), zeroflow::invalid_argument);
   };
   bad([](zc::af_params& p) { p.irregular_share = 1; });
   bad([](zc::af_params& p) { p.ectopic_early_ratio = 1.2; });
@@ -161,17 +161,34 @@ TEST(AfRhythm, RefusesBadInput) {
   bad([](zc::af_params& p) { p.bridge_gap_seconds = -1; });
   bad([](zc::af_params& p) { p.window_beats = 3; });
   bad([](zc::af_params& p) { p.min_episode_beats = 0; });
+  bad([](zc::af_params& p) { p.strip_max_seconds = -1; });
 }
 
-TEST(AfRhythm, AShortRecordingIsAfWhenItsWholeRhythmIs) {
-  // A 20 s strip: fewer beats than the shortest episode, all of them in AF.
-  const auto r = zc::find_af_episodes(rhythm({{'a', 24}}, 17), rate);
+TEST(AfRhythm, AStripWithItsPWavesIsReadWholeByThePrior) {
+  // A 20 s strip of AF: fewer beats than the shortest episode. Without P waves, as in AF.
+  const auto strip = rhythm({{'a', 24}}, 17);
+  const std::vector<double> incoherent(strip.size(), 0.05), unlike_p(strip.size(), 0.1);
+  const auto r = zc::find_af_episodes(strip, rate, {}, incoherent, unlike_p);
   ASSERT_EQ(r.episodes.size(), 1U);
-  EXPECT_LT(r.episodes[0].last_beat - r.episodes[0].first_beat + 1, zc::af_params{}.min_episode_beats);
-  // The same stretch of AF inside a longer regular recording is a short run, not an episode.
+  EXPECT_EQ(r.episodes[0].first_beat, 0);
+  EXPECT_EQ(r.episodes[0].last_beat, static_cast<std::int64_t>(strip.size()) - 1);
+  EXPECT_EQ(count(r.in_af), static_cast<std::int64_t>(strip.size()));
+  // The same rhythm with every beat's P wave the dominant one's is not AF; nor is a regular strip.
+  const std::vector<double> coherent(strip.size(), 0.9), sinus_p(strip.size(), 0.98);
+  EXPECT_TRUE(zc::find_af_episodes(strip, rate, {}, coherent, sinus_p).episodes.empty());
+  const auto regular = rhythm({{'s', 24}}, 17);
+  EXPECT_TRUE(zc::find_af_episodes(regular, rate, {}, incoherent, unlike_p).episodes.empty());
+  // With the prior off, the windows decide: the strip holds no episode of 30 beats, but its
+  // whole measurable rhythm is AF.
+  zc::af_params windows_only;
+  windows_only.strip_max_seconds = 0;
+  const auto windows = zc::find_af_episodes(strip, rate, {}, incoherent, unlike_p, windows_only);
+  ASSERT_EQ(windows.episodes.size(), 1U);
+  EXPECT_LT(windows.episodes[0].last_beat - windows.episodes[0].first_beat + 1, zc::af_params{}.min_episode_beats);
+  // So do they from beat times alone, and in a recording longer than a strip, where the same
+  // stretch of AF is a short run.
+  EXPECT_EQ(zc::find_af_episodes(strip, rate).episodes.size(), 1U);
   EXPECT_TRUE(zc::find_af_episodes(rhythm({{'s', 60}, {'a', 12}, {'s', 60}}, 17), rate).episodes.empty());
-  // A strip half regular, half AF is not AF as a whole.
-  EXPECT_TRUE(zc::find_af_episodes(rhythm({{'s', 12}, {'a', 12}}, 17), rate).episodes.empty());
 }
 
 TEST(AfRhythm, ACoherentPWaveVetoesAnIrregularWindow) {
@@ -183,7 +200,7 @@ TEST(AfRhythm, ACoherentPWaveVetoesAnIrregularWindow) {
   EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, present).episodes.empty());
   zc::af_params lenient;
   lenient.p_wave_coherence_max = 0.7;
-  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, present, lenient).episodes.size(), 1U);
+  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, present, {}, lenient).episodes.size(), 1U);
   const std::vector<double> short_coherence(3, 0.1);
   EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, short_coherence), zeroflow::invalid_argument);
 }

@@ -19,7 +19,11 @@
 ///    ventricular run or a few regular-looking intervals inside AF do not end it. Episodes of
 ///    fewer than `min_episode_beats` beats are dropped (runs of atrial premature beats), unless
 ///    the episode is the whole recording: every beat outside it has too few measured steps for a
-///    window (a 10–30 s strip is AF when its whole rhythm is, as a clinician reads a strip).
+///    window.
+/// 5. A strip — beats spanning at most `strip_max_seconds`, too short for windows and episodes —
+///    whose P waves are measured (coherences given) is read whole instead, as a clinician reads
+///    one, by the learned prior of af_strip.hpp: one episode of all its beats, or none. From beat
+///    times alone steps 1–4 decide.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -38,6 +42,9 @@ struct af_params {
   double p_wave_coherence_max = 0.20;      ///< window P-wave coherence at or below which P waves are absent
   double bridge_gap_seconds = 30;          ///< AF stretches this close (last to first beat) are one episode
   std::int64_t min_episode_beats = 30;     ///< shortest AF episode reported
+  /// Beats spanning at most this long are a strip, judged whole by af_strip.hpp's prior (0: never).
+  /// 60 s: the longest recordings the prior was learned from.
+  double strip_max_seconds = 60;
 };
 
 /// A rhythm episode: beats first_beat..last_beat (inclusive) and their R-peak samples.
@@ -55,23 +62,26 @@ struct af_rhythm {
 };
 
 /**
- * @brief AF episodes from beat times (steps 1, 2 and 4 of this file's rule), and step 3 where each
- *        beat's window P-wave coherence is given (beats.csv's `p_coherence` column of a run).
+ * @brief AF episodes from beat times (steps 1, 2, 4 and 5 of this file's rule), and step 3 where
+ *        each beat's window P-wave coherence is given (beats.csv's `p_coherence` column of a run).
  * @param peaks R-peak samples, strictly increasing, one per beat
  * @param sample_rate samples per second, > 0
  * @param left_out beats whose intervals are not the atria's (1: left out), e.g. ventricular beats;
  *        empty for none, else one entry per beat
  * @param coherence each beat's window P-wave coherence (NaN where unmeasured: the rhythm decides);
  *        empty for beat times alone, else one entry per beat
+ * @param p_similarity each beat's P-wave similarity to the dominant beat's (beats.csv's
+ *        `p_similarity`), for a strip's prior; empty for none, else one entry per beat
  * @throws zeroflow::invalid_argument when peaks do not increase, the sizes differ, the rate is not
  *         positive or a parameter is out of range
  */
 [[nodiscard]] af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_rate,
                                          std::span<const std::uint8_t> left_out = {},
-                                         std::span<const double> coherence = {}, const af_params& params = {});
+                                         std::span<const double> coherence = {},
+                                         std::span<const double> p_similarity = {}, const af_params& params = {});
 
 /// @throws zeroflow::invalid_argument unless every parameter is in range (window_beats ≥ 4, the other
-///         counts ≥ 1, seconds ≥ 0, the early ratio in (0, 1], the pause ratio ≥ 1, a share in [0, 1))
+///         counts ≥ 1, seconds finite and ≥ 0, the early ratio in (0, 1], the pause ratio ≥ 1, a share in [0, 1))
 void check_af_params(const af_params& params);
 
 }  // namespace zeroflow::classify

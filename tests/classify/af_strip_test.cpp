@@ -1,0 +1,115 @@
+// The AF strip prior (af_strip.hpp): its measures on rhythms whose values are known, the shipped
+// file's content and provenance, and the reader's refusals.
+#include "zeroflow/classify/af_strip.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "zeroflow/classify/af_rhythm.hpp"
+#include "zeroflow/core/error.hpp"
+#include "zeroflow/io/safetensors.hpp"
+
+namespace zc = zeroflow::classify;
+namespace zio = zeroflow::io;
+
+namespace {
+
+constexpr double rate = 250;
+
+std::vector<std::int64_t> peaks_of(const std::vector<double>& intervals) {
+  std::vector<std::int64_t> peaks{100};
+  for (double rr : intervals) peaks.push_back(peaks.back() + static_cast<std::int64_t>(rr * rate + 0.5));
+  return peaks;
+}
+
+zio::safetensor f64(const std::string& name, const std::vector<double>& values) {
+  zio::safetensor t{name, "F64", {static_cast<std::int64_t>(values.size())}, std::string(values.size() * 8, '\0')};
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+std::string feature_names() {
+  std::string out;
+  for (auto name : zc::af_strip_feature_names) out += (out.empty() ? "" : ",") + std::string(name);
+  return out;
+}
+
+zio::safetensors_content prior_content() {
+  zio::safetensors_content c;
+  c.metadata = {{"features", feature_names()}, {"source", "a test"}};
+  c.tensors = {f64("mean", {0, 0, 0, 0, 0, 0}), f64("scale", {1, 1, 1, 1, 1, 1}), f64("weight", {1, 0, 0, 0, 0, 0}),
+               f64("bias", {-0.5}), f64("threshold", {0.5})};
+  return c;
+}
+
+}  // namespace
+
+TEST(AfStrip, MeasuresARhythmWhoseValuesAreKnown) {
+  // Intervals alternating 0.8 s and 0.9 s: every step is |ln(0.9/0.8)| = 0.118 (irregular, above
+  // 0.10); no beat is early and followed by a pause against its local median, so all count.
+  std::vector<double> rr;
+  for (int i = 0; i < 20; ++i) rr.push_back(i % 2 == 0 ? 0.8 : 0.9);
+  const auto peaks = peaks_of(rr);
+  const std::vector<double> coherence(peaks.size(), 0.3);
+  std::vector<double> similarity(peaks.size(), 0.9);
+  similarity[0] = std::nan("");  // unmeasured values are not counted
+  const auto x = zc::measure_af_strip(peaks, rate, {}, coherence, similarity, {});
+  ASSERT_TRUE(x.has_value());
+  EXPECT_DOUBLE_EQ((*x)[0], 1.0);
+  EXPECT_NEAR((*x)[1], std::log(0.9 / 0.8), 1e-12);
+  EXPECT_DOUBLE_EQ((*x)[2], 0.3);
+  EXPECT_DOUBLE_EQ((*x)[3], 0.9);
+  EXPECT_NEAR((*x)[4], std::log(0.85), 1e-12);  // the median of ten 0.8 s and ten 0.9 s intervals
+  EXPECT_NEAR((*x)[5], std::log(19.0), 1e-12);  // 21 beats, 19 steps
+  // Without P-wave measures those are NaN; with every beat left out there is nothing to judge.
+  const auto bare = zc::measure_af_strip(peaks, rate, {}, {}, {}, {});
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_TRUE(std::isnan((*bare)[2]) && std::isnan((*bare)[3]));
+  const std::vector<std::uint8_t> all(peaks.size(), 1);
+  EXPECT_FALSE(zc::measure_af_strip(peaks, rate, all, {}, {}, {}).has_value());
+  // Left-out beats take their two steps with them: every other beat out leaves none.
+  std::vector<std::uint8_t> every_other(peaks.size(), 0);
+  for (std::size_t b = 0; b < peaks.size(); b += 2) every_other[b] = 1;
+  EXPECT_FALSE(zc::measure_af_strip(peaks, rate, every_other, {}, {}, {}).has_value());
+}
+
+TEST(AfStrip, ProbabilityIsTheLogisticOfTheStandardisedMeasures) {
+  const auto prior = zc::af_strip_prior_from_safetensors(zio::to_safetensors(prior_content()));
+  zc::af_strip_features x{2, 5, 5, 5, 5, 5};
+  EXPECT_NEAR(zc::af_strip_probability(x, prior), 1 / (1 + std::exp(-1.5)), 1e-12);
+  x[0] = std::nan("");  // a measure not taken adds no evidence
+  EXPECT_NEAR(zc::af_strip_probability(x, prior), 1 / (1 + std::exp(0.5)), 1e-12);
+  EXPECT_EQ(prior.provenance.at("source"), "a test");
+}
+
+TEST(AfStrip, TheShippedPriorSaysWhereItCameFrom) {
+  const auto& prior = zc::default_af_strip_prior();
+  EXPECT_NE(prior.provenance.at("source").find("Challenge 2017"), std::string::npos);
+  EXPECT_NE(prior.provenance.at("license").find("ODC-By"), std::string::npos);
+  EXPECT_NE(prior.provenance.at("procedure").find("bench/af_cinc.py"), std::string::npos);
+  EXPECT_GT(prior.threshold, 0);
+  EXPECT_LT(prior.threshold, 1);
+  // Irregularity is evidence for AF and a P wave like the dominant beat's against it.
+  EXPECT_GT(prior.weight[0], 0);
+  EXPECT_LT(prior.weight[3], 0);
+}
+
+TEST(AfStrip, RefusesAPriorItCannotRead) {
+  const auto refused = [](auto change) {
+    auto c = prior_content();
+    change(c);
+    EXPECT_THROW((void)zc::af_strip_prior_from_safetensors(zio::to_safetensors(c)), zeroflow::parse_error);
+  };
+  refused([](zio::safetensors_content& c) { c.metadata["features"] = "irregular_share"; });
+  refused([](zio::safetensors_content& c) { c.tensors.pop_back(); });
+  refused([](zio::safetensors_content& c) { c.tensors[1] = f64("scale", {1, 1, 1, 1, 1, 0}); });
+  refused([](zio::safetensors_content& c) { c.tensors[2] = f64("weight", {1, 0, 0}); });
+  refused([](zio::safetensors_content& c) { c.tensors[4] = f64("threshold", {1.0}); });
+  refused([](zio::safetensors_content& c) { c.tensors[3] = f64("bias", {std::nan("")}); });
+  EXPECT_THROW((void)zc::af_strip_prior_from_safetensors("not a safetensors file"), zeroflow::parse_error);
+}
