@@ -69,6 +69,8 @@ std::vector<named_field> fields_of(classify::class_params& p) {
       {"timing.local_rhythm_beats", nullptr, &t.local_rhythm_beats},
       {"quality.stretch_beats", nullptr, &p.quality.stretch_beats},
       {"quality.min_clarity", &p.quality.min_clarity},
+      {"quality.same_beat_seconds", &p.quality.same_beat_seconds},
+      {"quality.missed_beat_ratio", &p.quality.missed_beat_ratio},
       {"quality.second_qrs_slope_ratio", &p.quality.second_qrs_slope_ratio},
       {"quality.fast_rhythm_beats", nullptr, &p.quality.fast_rhythm_beats},
       {"timing.ventricular_early_ratio", &t.ventricular_early_ratio},

@@ -62,7 +62,8 @@ def test_parameters_by_name():
     assert CLASS_DEFAULTS["af.irregular_share"] == pytest.approx(0.40)
     assert CLASS_DEFAULTS["shape.template_rows"] == 2048
     assert CLASS_DEFAULTS["quality.min_clarity"] == pytest.approx(10.0)
-    assert len(CLASS_DEFAULTS) == 24 + len(zeroflow.rhythm.AF_DEFAULTS)
+    assert CLASS_DEFAULTS["quality.missed_beat_ratio"] == pytest.approx(1.5)
+    assert len(CLASS_DEFAULTS) == 26 + len(zeroflow.rhythm.AF_DEFAULTS)
     peaks = np.arange(10, dtype=np.int64) * 200 + 100
     rows = np.zeros((10, 256), np.float32)
     kw = dict(window_before=62, window_after=112, sample_rate=RATE)

@@ -258,7 +258,9 @@ def test_every_lead_of_a_strip_is_drawn_in_its_own_band(two_leads):
     )
     assert data["leads"] == ["MLII", "V1"]
     # The classes read both leads' shapes, and the summary's facts say so.
-    assert r.summary["leads"] == {"beats": "MLII", "shapes": ["MLII", "V1"]}
+    assert r.summary["leads"] == {
+        "beats": "MLII", "shapes": ["MLII", "V1"], "joined": ["V1"], "joined_dropped": 0, "joined_added": 0
+    }  # fmt: skip
     assert r.js("document.getElementById('holter-facts').textContent").endswith(" · leads MLII + V1")
     rate = r.summary["sample_rate"]
     strips = drawn_strips(r)

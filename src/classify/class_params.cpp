@@ -24,6 +24,8 @@ void at_least(const char* name, std::int64_t value, std::int64_t lowest) {
 void check_class_params(const class_params& p) {
   at_least("quality.stretch_beats", p.quality.stretch_beats, 0);
   within("quality.min_clarity", p.quality.min_clarity, 0, 1e30);
+  within("quality.same_beat_seconds", p.quality.same_beat_seconds, 1e-6, 10);
+  within("quality.missed_beat_ratio", p.quality.missed_beat_ratio, 1, 1e6);
   within("quality.second_qrs_slope_ratio", p.quality.second_qrs_slope_ratio, 0, 1e30);
   at_least("quality.fast_rhythm_beats", p.quality.fast_rhythm_beats, 1);
   const auto& s = p.shape;

@@ -17,6 +17,7 @@
 #include "beat_model.hpp"
 #include "chunked_run.hpp"
 #include "figures.hpp"
+#include "joint_detection.hpp"
 #include "other_leads.hpp"
 #include "sample_check.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
@@ -356,6 +357,31 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
     return chunked ? chunked->segment(segmentation, stream) : signal::segment_recording(signal, segmentation, stream);
   });
   const bool robust = segmentation.method == signal::segmentation_method::robust;
+
+  // Every ECG lead of the recording locates the beats and informs their shapes, unless `lead`
+  // named the one to use (other_leads.hpp, joint_detection.hpp).
+  std::vector<detail::other_lead> other_leads;
+  const auto read_other_leads = [&](device where) {
+    auto got = detail::read_other_leads(options.input, read, recording, where, stream);
+    if (options.progress)
+      for (const auto& line : got.unread) options.progress("warning: " + line + "; the run goes on without it");
+    other_leads = std::move(got.leads);
+  };
+  const bool shapes_from_other_leads = robust && !chunked && options.lead.empty() && recording.leads.size() > 1;
+  if (shapes_from_other_leads) {
+    stage("other_leads", [&] { read_other_leads(result.where); });
+    const auto joined = stage("joint_detection", [&] {
+      return detail::join_lead_detections(seg, signal, other_leads, segmentation, classify::class_params{}, stream);
+    });
+    result.joined_dropped = joined.dropped;
+    result.joined_added = joined.added;
+    for (const auto& lead : other_leads)
+      if (lead.ecg) result.detection_leads.push_back(lead.name);
+    if (options.progress && (joined.dropped > 0 || joined.added > 0))
+      options.progress("the other leads dropped " + std::to_string(joined.dropped) + " of " + result.lead +
+                       "'s detections as noise and added " + std::to_string(joined.added) + " beats " + result.lead +
+                       " lost");
+  }
   result.method = signal::segmentation_name(segmentation.method);
   result.sizes = seg.sizes;
   result.norm = seg.norm;
@@ -487,16 +513,6 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   // The answer for a reader: a class for every beat and the AF episodes (classify/beat_classes.hpp).
   // The rows are measured where they are (on a GPU by kernels; only per-beat numbers come back)
   // and the rule decides on the host, so that a GPU and a CPU run decide with the same code.
-  // Every ECG lead of the recording informs the beats' shapes, unless `lead` named the one to use.
-  std::vector<detail::other_lead> other_leads;
-  const auto read_other_leads = [&](device where) {
-    auto got = detail::read_other_leads(options.input, read, recording, where, stream);
-    if (options.progress)
-      for (const auto& line : got.unread) options.progress("warning: " + line + "; the run goes on without it");
-    other_leads = std::move(got.leads);
-  };
-  const bool shapes_from_other_leads = robust && !chunked && options.lead.empty() && recording.leads.size() > 1;
-  if (shapes_from_other_leads) stage("other_leads", [&] { read_other_leads(result.where); });
   if (robust) {
     stage("classify", [&] {
       const array contiguous = rows.is_contiguous() ? rows : copy_to(rows, rows.where(), stream);

@@ -191,7 +191,13 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
   // Which leads were used: the beats were found in one, their shapes read in it and the others.
   json shapes = json::array({r.lead});
   for (const auto& lead : r.shape_leads) shapes.push_back(lead);
-  j["leads"] = {{"beats", r.lead}, {"shapes", r.beat_class.empty() ? json::array() : shapes}};
+  json joined = json::array();
+  for (const auto& lead : r.detection_leads) joined.push_back(lead);
+  j["leads"] = {{"beats", r.lead},
+                {"shapes", r.beat_class.empty() ? json::array() : shapes},
+                {"joined", joined},
+                {"joined_dropped", r.joined_dropped},
+                {"joined_added", r.joined_added}};
   if (r.holter) j["holter"] = holter_json(*r.holter, r.sample_rate);
   // The labels file is recorded so that `zeroflow evaluate DIR` finds it again; an unreadable
   // one leaves the reason instead of a result.

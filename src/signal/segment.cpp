@@ -57,6 +57,22 @@ segmentation segment_beats(const array& signal, const segment_params& params, st
   return s;
 }
 
+namespace {
+
+// What the robust method derives from its beats' R peaks (segment_recording's fields after
+// detection), from x as segment_recording prepares it.
+void beats_at(segmentation& s, const array& x, const array& peaks, const segment_params& params, stream_view stream) {
+  s.peaks = peaks;
+  s.positions = peaks;
+  s.lengths = beat_lengths(peaks, stream);
+  s.histogram = length_histogram(s.lengths, 2 * s.sizes.max_length + 1, stream);
+  s.beats.rows =
+      embed_windows(x, peaks, s.sizes.window_before, s.sizes.window_after, s.sizes.row_width, s.norm, stream);
+  s.rr = rhythm_features(peaks, params.sample_rate, stream);
+}
+
+}  // namespace
+
 segmentation segment_recording(const array& signal, const segment_params& params, stream_view stream) {
   if (params.method == segmentation_method::gate_to_gate) return segment_beats(signal, params, stream);
   detail::expect_1d(signal, "segment_recording: signal", {float32});
@@ -71,14 +87,17 @@ segmentation segment_recording(const array& signal, const segment_params& params
   s.norm = params.normalize_rows ? robust : normalization{0.0F, 1.0F};
   qrs_detection d = detect_qrs(x, params, robust.center, stream);
   s.filtered = std::move(d.filtered);
-  s.peaks = d.peaks;
-  s.positions = d.peaks;
-  s.lengths = beat_lengths(d.peaks, stream);
-  s.histogram = length_histogram(s.lengths, 2 * s.sizes.max_length + 1, stream);
-  s.beats.rows =
-      embed_windows(x, d.peaks, s.sizes.window_before, s.sizes.window_after, s.sizes.row_width, s.norm, stream);
-  s.rr = rhythm_features(d.peaks, params.sample_rate, stream);
+  beats_at(s, x, d.peaks, params, stream);
   return s;
+}
+
+void place_beats(segmentation& s, const array& signal, const array& peaks, const segment_params& params,
+                 stream_view stream) {
+  detail::expect_1d(signal, "place_beats: signal", {float32});
+  ZF_EXPECTS(params.method == segmentation_method::robust, "place_beats: only the robust method's beats can be placed");
+  const bool cuda = detail::on_cuda(signal);
+  const array x = cuda ? detail::cuda_input(signal, "place_beats: signal") : detail::host_input(signal, stream);
+  beats_at(s, x, peaks, params, stream);
 }
 
 }  // namespace zeroflow::signal

@@ -491,3 +491,19 @@ TEST_F(SignalRobustCuda, LongDropoutEqualsTheHost) {
   ASSERT_GT(cpu.peaks.size(), 500);
   expect_same_recording(gpu, cpu, {}, "dropout");
 }
+
+TEST_F(SignalRobustCuda, PlaceBeatsEqualsTheHost) {
+  // The beats of a joint detection (classify/joint_detection.hpp) placed on the GPU: every other
+  // detection, as the host places them.
+  const ecg_case c{8, 360, 80, 41};
+  const auto samples = c.samples();
+  auto cpu = sig::segment_recording(to_array(samples), c.params(), {});
+  auto gpu = sig::segment_recording(to_device(samples), c.params(), {});
+  const auto all = to_vector<std::int64_t>(cpu.peaks);
+  std::vector<std::int64_t> half;
+  for (std::size_t b = 0; b < all.size(); b += 2) half.push_back(all[b]);
+  sig::place_beats(cpu, to_array(samples), to_array(half), c.params(), {});
+  sig::place_beats(gpu, to_device(samples), to_device(half), c.params(), {});
+  ASSERT_EQ(cpu.peaks.size(), static_cast<std::int64_t>(half.size()));
+  expect_same_recording(gpu, cpu, {}, "placed");
+}

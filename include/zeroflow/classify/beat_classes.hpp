@@ -105,6 +105,12 @@ struct quality_params {
   double min_clarity = 10;              ///< a stretch whose median clarity is under this has no readable ECG
   double second_qrs_slope_ratio = 0.5;  ///< a slope after the QRS at least this fraction of its own: a second QRS
   std::int64_t fast_rhythm_beats = 8;   ///< beats in a row with a second QRS that make a possibly faster rhythm
+  /// Beats found in several leads (joint_detection.hpp): two detections this close are one beat
+  /// (EC57's matching window); a beat only another lead finds fills an interval of the first
+  /// lead's beats longer than missed_beat_ratio times the local one (a lost beat doubles it;
+  /// 1.5 is half-way).
+  double same_beat_seconds = 0.15;
+  double missed_beat_ratio = 1.5;
 };
 
 /// Supraventricular runs (step 6), measured against the rhythm before them.

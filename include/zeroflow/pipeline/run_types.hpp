@@ -180,6 +180,11 @@ struct run_result {
   /// The other leads whose shapes the class rule used (classify::recording_context::other_leads),
   /// besides `lead`; empty for one lead, a CSV, or when `lead` named the one to use.
   std::vector<std::string> shape_leads;
+  /// The other ECG leads whose own detections joined the beats' lead's
+  /// (classify/joint_detection.hpp), and what that changed: the beats' lead's detections dropped
+  /// as noise no lead confirmed, and beats only another lead found.
+  std::vector<std::string> detection_leads;
+  std::int64_t joined_dropped = 0, joined_added = 0;
   std::vector<classify::episode> episodes;
   std::vector<classify::episode> unreadable;  ///< stretches without readable ECG (their beats are Q)
   /// Stretches whose beats may be every other beat of a faster rhythm (a warning; classify::classification).

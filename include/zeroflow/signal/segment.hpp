@@ -59,4 +59,14 @@ struct segmentation {
 /// @throws zeroflow::invalid_argument on bad input or parameters
 [[nodiscard]] segmentation segment_recording(const array& signal, const segment_params& params, stream_view stream);
 
+/// @brief Places the robust method's beats at `peaks` instead of its detections (beats located
+///        in several leads, classify/joint_detection.hpp): peaks, positions, lengths, histogram,
+///        rows and rhythm features of `s` derived from them as segment_recording derives them;
+///        sizes, filtered and norm stay.
+/// @param s a robust segmentation of `signal` (segment_recording with `params`)
+/// @param peaks int64 R-peak samples, ascending, on the signal's device
+/// @throws zeroflow::invalid_argument on bad input, or for the seed's method
+void place_beats(segmentation& s, const array& signal, const array& peaks, const segment_params& params,
+                 stream_view stream);
+
 }  // namespace zeroflow::signal
