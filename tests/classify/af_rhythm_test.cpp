@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "synthetic_rows.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zc = zeroflow::classify;
@@ -19,11 +20,8 @@ namespace {
 
 constexpr double rate = 250;
 
-/// R peaks from R–R intervals in seconds, the first at sample 100.
 std::vector<std::int64_t> peaks_of(const std::vector<double>& intervals) {
-  std::vector<std::int64_t> peaks{100};
-  for (double rr : intervals) peaks.push_back(peaks.back() + static_cast<std::int64_t>(rr * rate + 0.5));
-  return peaks;
+  return zc::synthetic::peaks_of(intervals, rate);
 }
 
 /// `beats` intervals of AF: independent, uniform in [0.45, 1.05] s (a ventricular response with no pattern).

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "synthetic_rows.hpp"
 #include "zeroflow/classify/af_rhythm.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/safetensors.hpp"
@@ -22,9 +23,7 @@ namespace {
 constexpr double rate = 250;
 
 std::vector<std::int64_t> peaks_of(const std::vector<double>& intervals) {
-  std::vector<std::int64_t> peaks{100};
-  for (double rr : intervals) peaks.push_back(peaks.back() + static_cast<std::int64_t>(rr * rate + 0.5));
-  return peaks;
+  return zc::synthetic::peaks_of(intervals, rate);
 }
 
 zio::safetensor f64(const std::string& name, const std::vector<double>& values) {
