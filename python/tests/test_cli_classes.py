@@ -368,3 +368,27 @@ def test_beats_are_located_in_every_lead(zeroflow_bin, tmp_path):
     peaks = {k: np.array([int(r["peak"]) for r in beats_csv(tmp_path / k)]) for k in ("alone", "both")}
     clean = {k: p[(p < 115 * rate) | (p > 245 * rate)] for k, p in peaks.items()}
     np.testing.assert_array_equal(clean["alone"], clean["both"])
+
+
+def test_a_csvs_ecg_columns_are_its_leads(zeroflow_bin, tmp_path):
+    # A CSV export with a time column, two ECG leads and a note: the beats are found in II (as in
+    # a WFDB record), I joins them and informs the shapes, and the time and note columns are no
+    # leads (never parsed as signals, no warning). `--lead` still reads one column alone.
+    csv_path = tmp_path / "ecg.csv"
+    run_cli(zeroflow_bin, "generate", "--hours", 2 / 60, "--seed", 3, "--out", csv_path)
+    x = np.loadtxt(csv_path, skiprows=1)
+    export = tmp_path / "export.csv"
+    with open(export, "w") as f:
+        f.write("time,I,II,note\n")
+        for k, v in enumerate(x):
+            f.write(f"{k / 250:.3f},{0.6 * v:.4f},{v:.4f},ok\n")
+    out = tmp_path / "out"
+    proc = run_cli(zeroflow_bin, "run", export, "--sample-rate", 250, "--out", out, "--device", "cpu", "--epochs", 2)
+    assert "warning" not in proc.stderr
+    leads = json.loads((out / "summary.json").read_text())["leads"]
+    assert leads == {"beats": "II", "shapes": ["II", "I"], "joined": ["I"], "joined_dropped": 0, "joined_added": 0}
+    alone = tmp_path / "alone"
+    run_cli(zeroflow_bin, "run", export, "--sample-rate", 250, "--out", alone, "--device", "cpu", "--epochs", 2,
+            "--lead", "II")  # fmt: skip
+    assert json.loads((alone / "summary.json").read_text())["leads"]["shapes"] == ["II"]
+    assert [r["peak"] for r in beats_csv(out)] == [r["peak"] for r in beats_csv(alone)]

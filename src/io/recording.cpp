@@ -153,9 +153,10 @@ recording read_raw_recording(const std::filesystem::path& path, binary_sample ty
 
 recording read_csv_recording(const std::filesystem::path& path, const recording_options& options, stream_view stream) {
   csv_options csv;
-  // Only the wanted column is parsed; the others may hold text.
+  // Only the wanted column is parsed; the others may hold text. Without `lead`, the lead a header
+  // names as ECG, as in the other formats (default_lead), else the first column.
   if (options.lead.empty())
-    csv.columns = {column_ref(std::size_t{0})};
+    csv.columns = {column_ref(default_lead(csv_column_names(path, csv), {}))};
   else if (is_index(options.lead)) {
     ZF_EXPECTS(index_of(options.lead) != std::numeric_limits<std::size_t>::max(), path.string(), ": no column ",
                options.lead, " (give a column name or a 0-based index)");
@@ -178,7 +179,7 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
   recording out;
   out.signal = columns.columns[0];
   out.lead = columns.names[0];
-  out.leads = {out.lead};
+  out.leads = csv_column_names(path, csv);  // every column, so that a run can read the other leads
   return out;
 }
 
@@ -216,15 +217,29 @@ std::size_t default_lead(const std::vector<std::string>& names, const std::vecto
   return 0;
 }
 
-recording read_recording(const std::filesystem::path& path, const recording_options& options, stream_view stream) {
+recording_format format_of(const std::filesystem::path& path) {
   const std::string extension = lower(path.extension().string());
-  if (extension == ".hea") return read_wfdb_recording(path, options, stream);
-  if (extension == ".edf") return read_edf_recording(path, options, stream);
-  if (const auto type = raw_sample_type(path)) return read_raw_recording(path, *type, options, stream);
+  if (extension == ".hea") return recording_format::wfdb;
+  if (extension == ".edf") return recording_format::edf;
+  if (raw_sample_type(path)) return recording_format::raw;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    const std::filesystem::path header = path.string() + ".hea";
-    if (std::filesystem::is_regular_file(header, ec)) return read_wfdb_recording(header, options, stream);
+  if (!std::filesystem::is_regular_file(path, ec) && std::filesystem::is_regular_file(path.string() + ".hea", ec))
+    return recording_format::wfdb;
+  return recording_format::csv;
+}
+
+recording read_recording(const std::filesystem::path& path, const recording_options& options, stream_view stream) {
+  switch (format_of(path)) {
+    case recording_format::wfdb:
+      return read_wfdb_recording(
+          lower(path.extension().string()) == ".hea" ? path : std::filesystem::path(path.string() + ".hea"), options,
+          stream);
+    case recording_format::edf:
+      return read_edf_recording(path, options, stream);
+    case recording_format::raw:
+      return read_raw_recording(path, *raw_sample_type(path), options, stream);
+    case recording_format::csv:
+      break;
   }
   return read_csv_recording(path, options, stream);
 }

@@ -1,7 +1,5 @@
 #include "other_leads.hpp"
 
-#include <cctype>
-
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/signal/beat_windows.hpp"
 #include "zeroflow/signal/display.hpp"
@@ -12,16 +10,16 @@ other_leads_read read_other_leads(const std::filesystem::path& input, const io::
                                   const io::recording& loaded, device where, stream_view stream) {
   other_leads_read out;
   if (loaded.leads.size() < 2) return out;
-  auto extension = input.extension().string();
-  for (auto& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool raw = io::raw_sample_type(input).has_value();
-  const bool binary = extension == ".hea" || extension == ".edf" || raw ||
-                      (extension.empty() && std::filesystem::exists(std::filesystem::path(input) += ".hea"));
-  if (!binary) return out;
+  const io::recording_format format = io::format_of(input);
+  const bool raw = format == io::recording_format::raw;
+  // A CSV's columns are read one by one (each a parse of the file), so only those named like an
+  // ECG lead: a time or sample column, or a note, is no lead.
+  const bool csv = format == io::recording_format::csv;
   for (std::size_t lead = 0; lead < loaded.leads.size(); ++lead) {
     if (loaded.leads[lead] == loaded.lead) continue;
+    if (csv && !io::named_like_ecg(loaded.leads[lead])) continue;
     io::recording_options other = read;
-    other.lead = std::to_string(lead);
+    other.lead = csv ? loaded.leads[lead] : std::to_string(lead);
     other.where = where;
     other.progress = {};
     io::recording recording;

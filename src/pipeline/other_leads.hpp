@@ -31,9 +31,10 @@ struct other_leads_read {
 };
 
 /// @brief Every signal of `loaded`'s file but the one it read, read the way `read` read that one,
-///        onto `where`. Only binary recordings (WFDB, EDF, raw), where reading a lead costs little;
-///        a CSV gives none (one column is read). A signal at another rate or of another length (an
-///        EDF's respiration at 25 Hz) is left out: its samples are not the lead's.
+///        onto `where`: every signal of a binary recording (WFDB, EDF, raw), the columns of a CSV
+///        named like an ECG lead (io::named_like_ecg: each is a parse of the file). A signal at
+///        another rate or of another length (an EDF's respiration at 25 Hz) is left out: its
+///        samples are not the lead's.
 [[nodiscard]] other_leads_read read_other_leads(const std::filesystem::path& input, const io::recording_options& read,
                                                 const io::recording& loaded, device where, stream_view stream);
 

@@ -15,6 +15,7 @@
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/binary.hpp"
+#include "zeroflow/io/csv.hpp"
 #include "zeroflow/io/wfdb.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -168,15 +169,19 @@ TEST(Recording, CsvKeepsTheCsvReadersRules) {
     ++calls;
     EXPECT_LE(done, total);
   };
-  auto r = zf::io::read_recording(path, options);  // the first column; the text column is never parsed
-  EXPECT_EQ(r.lead, "time");
-  EXPECT_EQ(r.leads, (std::vector<std::string>{"time"}));
+  // The column named like an ECG lead (MLII first, as in every format); the text column is never parsed.
+  auto r = zf::io::read_recording(path, options);
+  EXPECT_EQ(r.lead, "mlii");
+  EXPECT_EQ(r.leads, (std::vector<std::string>{"time", "mlii", "note"}));
   EXPECT_DOUBLE_EQ(r.sample_rate, 0);
   EXPECT_EQ(r.units, "");
-  EXPECT_EQ(host_values(r.signal), (std::vector<float>{0, 1, 2}));
+  EXPECT_EQ(host_values(r.signal), (std::vector<float>{1.5f, -2.25f, 3}));
   EXPECT_GE(calls, 1);
-  options.lead = "mlii";
-  EXPECT_EQ(host_values(zf::io::read_recording(path, options).signal), (std::vector<float>{1.5f, -2.25f, 3}));
+  options.lead = "time";
+  EXPECT_EQ(host_values(zf::io::read_recording(path, options).signal), (std::vector<float>{0, 1, 2}));
+  // Without a column named like a lead, the first.
+  const auto plain = dir.write("p.csv", "a,b\n4,5\n6,7\n");
+  EXPECT_EQ(zf::io::read_recording(plain).lead, "a");
   options.lead = "1";
   EXPECT_EQ(zf::io::read_recording(path, options).lead, "mlii");
   options.lead = "note";
@@ -185,6 +190,33 @@ TEST(Recording, CsvKeepsTheCsvReadersRules) {
   EXPECT_THROW((void)zf::io::read_recording(path, options), zf::error);
   // A name that is neither a file nor a record is read as CSV and reported as such.
   EXPECT_THAT(message_of([&] { (void)zf::io::read_recording(dir.path() / "nothing"); }), HasSubstr("nothing"));
+}
+
+TEST(Recording, CsvColumnNamesAreReadFromTheHeadOnly) {
+  zf::test::scratch_dir dir;
+  const auto bom = dir.write("h.csv", "\xEF\xBB\xBF# a comment\n\nI,\"V 1\",x\n1,2,3\n");
+  EXPECT_EQ(zf::io::csv_column_names(bom), (std::vector<std::string>{"I", "V 1", "x"}));
+  const auto bare = dir.write("n.csv", "1,2\n3,4\n");
+  EXPECT_EQ(zf::io::csv_column_names(bare), (std::vector<std::string>{"0", "1"}));
+  // A header after more than a MiB of comments is still found; a ragged data row later does not matter.
+  const auto late =
+      dir.write("l.csv", std::string(300'000, '#') + "\n" + std::string(300'000, '#') + "\n" +
+                             std::string(300'000, '#') + "\n" + std::string(300'000, '#') + "\nii,v5\n1,2\n3\n");
+  EXPECT_EQ(zf::io::csv_column_names(late), (std::vector<std::string>{"ii", "v5"}));
+  EXPECT_THROW((void)zf::io::csv_column_names(dir.write("e.csv", "")), zf::parse_error);
+  EXPECT_THROW((void)zf::io::csv_column_names(dir.write("c.csv", "# only\n")), zf::parse_error);
+}
+
+TEST(Recording, FormatByExtensionOrHeaderBeside) {
+  zf::test::scratch_dir dir;
+  const auto record = write_record(dir);
+  using zf::io::recording_format;
+  EXPECT_EQ(zf::io::format_of(record), recording_format::wfdb);
+  EXPECT_EQ(zf::io::format_of(fs::path(record).replace_extension()), recording_format::wfdb);
+  EXPECT_EQ(zf::io::format_of(dir.path() / "x.EDF"), recording_format::edf);
+  EXPECT_EQ(zf::io::format_of(dir.path() / "x.f32"), recording_format::raw);
+  EXPECT_EQ(zf::io::format_of(dir.path() / "x.txt"), recording_format::csv);
+  EXPECT_EQ(zf::io::format_of(dir.path() / "nothing"), recording_format::csv);
 }
 
 TEST(Recording, ABeatLabelFileIsNoRecording) {

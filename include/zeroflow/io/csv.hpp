@@ -150,6 +150,13 @@ struct csv_options {
 [[nodiscard]] table read_csv(const std::filesystem::path& path, const csv_options& options = {},
                              stream_view stream = {});
 
+/// The names of a CSV file's columns, as read_csv names them: the header's, or "0", "1", ... when
+/// the file has none (options.header, delimiter, quote and comment as read_csv takes them). Only
+/// the lines before the first data row are read.
+/// @throws parse_error for a file that is not text, is empty or holds no data line
+[[nodiscard]] std::vector<std::string> csv_column_names(const std::filesystem::path& path,
+                                                        const csv_options& options = {});
+
 /// Pays the one-time costs of reading CSV into `where` now rather than in the first read_csv:
 /// for a CUDA device, pins the staging buffers (3 x 16 MiB; pinning is slow) and loads the
 /// parsing kernels (CUDA loads them lazily, on first launch). Optional: the total time

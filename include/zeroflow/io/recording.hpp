@@ -34,6 +34,11 @@ struct raw_layout {
 ///        `.i16` int16, `.i32` int32; nullopt for every other file.
 [[nodiscard]] std::optional<binary_sample> raw_sample_type(const std::filesystem::path& path);
 
+/// What read_recording reads a path as: WFDB (NAME.hea, or NAME when NAME.hea is beside it and NAME
+/// itself is not a file), EDF (.edf), raw samples (raw_sample_type) or, anything else, CSV.
+enum class recording_format { wfdb, edf, raw, csv };
+[[nodiscard]] recording_format format_of(const std::filesystem::path& path);
+
 struct recording_options {
   /// The signal to read: its name (case-insensitive; a CSV column's header) or its 0-based index.
   /// Empty: for WFDB and EDF the lead named MLII (else "ECG II" or "II"), else the first signal
@@ -75,7 +80,7 @@ struct recording {
   double sample_rate = 0;          ///< samples per second; 0 when the file does not say (CSV, raw)
   std::string lead;                ///< the chosen signal's name
   std::string units;               ///< its physical units ("mV", "uV", ...); empty for CSV and raw
-  std::vector<std::string> leads;  ///< every signal of the file (CSV: the column read; raw: "channel N")
+  std::vector<std::string> leads;  ///< every signal of the file (CSV: every column; raw: "channel N")
 };
 
 /// @brief Reads one signal of a recording (see recording_options for which).

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <thread>
 
@@ -229,41 +230,62 @@ void refuse_blank_between_rows(const char* p, const char* end, std::int64_t line
   }
 }
 
-table parse(std::string_view text, std::string_view name, const csv_options& options, stream_view stream) {
-  validate(options);
-  if (options.where.type == device_type::cuda) require_cuda("read_csv to a CUDA device");
+// The part of a file before its data rows: the dialect, the column names (from the header, else
+// "0", "1", ...) and where the data begin.
+struct csv_head {
+  dialect d;
+  std::vector<std::string> names;
+  bool has_header = false;
+  std::int64_t header_line = 1;
+  const char* data = nullptr;
+  std::int64_t data_line = 1;
+};
 
+csv_head read_head(std::string_view text, std::string_view name, const csv_options& options) {
   const char* begin = text.data();
   const char* const end = begin + text.size();
   if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte-order mark
   if (begin == end) throw parse_error(zeroflow::detail::concat(name, ": the file is empty"));
 
   // ---- the first line that is not blank or a comment: header or first row ----
-  dialect d{options.delimiter, options.quote, options.comment};
+  csv_head h;
+  h.d = {options.delimiter, options.quote, options.comment};
   std::int64_t line = 1;
   const char* first = begin;
   const char* first_eol = detail::line_end(first, end);
-  while (detail::skipped_line(first, first_eol, d)) {
+  while (detail::skipped_line(first, first_eol, h.d)) {
     first = detail::next_line(first_eol, end);
     ++line;
     if (first == end)
       throw parse_error(zeroflow::detail::concat(name, ": no data: the file holds only blank lines and comments"));
     first_eol = detail::line_end(first, end);
   }
-  if (d.delimiter == 0) d.delimiter = detail::detect_delimiter(first, first_eol, d.quote);
-  const auto cells = split_line(first, end, d, name, line);
-  bool has_header = options.header == header_mode::yes;
+  if (h.d.delimiter == 0) h.d.delimiter = detail::detect_delimiter(first, first_eol, h.d.quote);
+  const auto cells = split_line(first, end, h.d, name, line);
+  h.has_header = options.header == header_mode::yes;
   if (options.header == header_mode::auto_detect)
-    has_header = std::any_of(cells.begin(), cells.end(), [](const lexed_field& f) {
+    h.has_header = std::any_of(cells.begin(), cells.end(), [](const lexed_field& f) {
       return f.escaped || !detail::looks_numeric(std::string_view(f.begin, static_cast<std::size_t>(f.end - f.begin)));
     });
-
-  std::vector<std::string> names;
   for (std::size_t i = 0; i < cells.size(); ++i)
-    names.push_back(has_header ? detail::unescape(cells[i], d.quote) : std::to_string(i));
-  const std::int64_t header_line = line;
-  const char* data = has_header ? detail::next_line(first_eol, end) : first;
-  const std::int64_t data_line = has_header ? line + 1 : line;
+    h.names.push_back(h.has_header ? detail::unescape(cells[i], h.d.quote) : std::to_string(i));
+  h.header_line = line;
+  h.data = h.has_header ? detail::next_line(first_eol, end) : first;
+  h.data_line = h.has_header ? line + 1 : line;
+  return h;
+}
+
+table parse(std::string_view text, std::string_view name, const csv_options& options, stream_view stream) {
+  validate(options);
+  if (options.where.type == device_type::cuda) require_cuda("read_csv to a CUDA device");
+  const char* const end = text.data() + text.size();
+  csv_head head = read_head(text, name, options);
+  const dialect& d = head.d;
+  const std::vector<std::string>& names = head.names;
+  const bool has_header = head.has_header;
+  const std::int64_t header_line = head.header_line;
+  const char* data = head.data;
+  const std::int64_t data_line = head.data_line;
 
   // ---- which columns, as which dtype ----
   std::vector<std::size_t> selected;
@@ -382,6 +404,31 @@ table read_csv_buffer(std::string_view text, std::string_view name_for_errors, c
     return detail::read_csv_cuda_buffer(text, name_for_errors, options, stream);
 #endif
   return parse(text, name_for_errors, options, stream);
+}
+
+std::vector<std::string> csv_column_names(const std::filesystem::path& path, const csv_options& options) {
+  check_csv_file(path, path.string());
+  // The header sits in the first lines: a MiB of them, cut after the last whole line, unless a
+  // file of comments needs more (then the whole file, as read_csv would read it).
+  constexpr std::size_t head_bytes = std::size_t{1} << 20;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw parse_error(zeroflow::detail::concat("cannot open \"", path.string(), "\" for reading"));
+  std::string text(head_bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  refuse_non_text(std::string_view(text).substr(0, sniffed_bytes), path.string());
+  if (text.size() == head_bytes) {
+    const auto last = text.rfind('\n');
+    try {
+      if (last != std::string::npos)
+        return read_head(std::string_view(text).substr(0, last + 1), path.string(), options).names;
+    } catch (const parse_error&) {
+      // no data line in the first MiB: read on
+    }
+    const mapped_file file(path, access_pattern::sequential);
+    return read_head(std::string_view(file.data(), file.size()), path.string(), options).names;
+  }
+  return read_head(text, path.string(), options).names;
 }
 
 table read_csv(const std::filesystem::path& path, const csv_options& options, stream_view stream) {
