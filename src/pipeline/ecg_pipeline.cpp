@@ -379,8 +379,8 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
       if (lead.ecg) result.detection_leads.push_back(lead.name);
     if (options.progress && (joined.dropped > 0 || joined.added > 0))
       options.progress("the other leads dropped " + std::to_string(joined.dropped) + " of " + result.lead +
-                       "'s detections as noise and added " + std::to_string(joined.added) + " beats " + result.lead +
-                       " lost");
+                       "'s detections as noise and added " + std::to_string(joined.added) +
+                       (joined.added == 1 ? " beat " : " beats ") + result.lead + " lost");
   }
   result.method = signal::segmentation_name(segmentation.method);
   result.sizes = seg.sizes;
