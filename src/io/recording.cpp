@@ -155,14 +155,17 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
   csv_options csv;
   // Only the wanted column is parsed; the others may hold text. Without `lead`, the lead a header
   // names as ECG, as in the other formats (default_lead), else the first column.
-  if (options.lead.empty())
-    csv.columns = {column_ref(default_lead(csv_column_names(path, csv), {}))};
-  else if (is_index(options.lead)) {
+  std::vector<std::string> names;  // the file's columns, read from its head once
+  if (options.lead.empty()) {
+    names = csv_column_names(path, csv);
+    csv.columns = {column_ref(default_lead(names, {}))};
+  } else if (is_index(options.lead)) {
     ZF_EXPECTS(index_of(options.lead) != std::numeric_limits<std::size_t>::max(), path.string(), ": no column ",
                options.lead, " (give a column name or a 0-based index)");
     csv.columns = {column_ref(index_of(options.lead))};
-  } else
+  } else {
     csv.columns = {column_ref(options.lead)};
+  }
   csv.default_type = float32;
   csv.blank = blank_lines::refuse;  // a row's position is its time
   csv.threads = options.threads;
@@ -179,7 +182,8 @@ recording read_csv_recording(const std::filesystem::path& path, const recording_
   recording out;
   out.signal = columns.columns[0];
   out.lead = columns.names[0];
-  out.leads = csv_column_names(path, csv);  // every column, so that a run can read the other leads
+  // Every column, so that a run can read the other leads.
+  out.leads = names.empty() ? csv_column_names(path, csv) : std::move(names);
   return out;
 }
 
