@@ -103,7 +103,8 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   rr_before[0] = rr_before[1];
   for (std::size_t b = 0; b + 1 < n; ++b) rr_after[b] = rr_before[b + 1];
   rr_after[n - 1] = rr_before[n - 1];
-  out.fast_rhythm_stretches = detail::fast_rhythm_stretches(rows.echo(), rr_after, peaks, out.unreadable, p.quality);
+  out.fast_rhythm_stretches =
+      detail::fast_rhythm_stretches(rows.echo(), rr_after, peaks, lead_off, out.unreadable, p.quality);
 
   out.dominant_bound = detail::dominant_bound(out.similarity, p);
   std::vector<std::uint8_t> dominant(n), normal_pair(n), unlike(n);

@@ -1,6 +1,7 @@
 // Clarity and unreadable stretches (beat_classes.hpp, step 0; clarity_row.hpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "clarity_row.hpp"
@@ -66,25 +67,34 @@ std::vector<float> echo(const beat_rows& rows, std::int64_t beats, const echo_wi
 }
 
 std::vector<episode> fast_rhythm_stretches(std::span<const float> echo, std::span<const double> rr_after,
-                                           std::span<const std::int64_t> peaks,
-                                           std::span<const std::uint8_t> unreadable, const quality_params& p) {
+                                           std::span<const std::int64_t> peaks, std::span<const std::uint8_t> no_signal,
+                                           std::span<std::uint8_t> unreadable, const quality_params& p) {
   const std::size_t n = peaks.size();
-  const double bound = p.second_qrs_slope_ratio * p.second_qrs_slope_ratio;
-  std::vector<std::uint8_t> second(n, 0);
-  for (std::size_t b = 0; b + 1 < n; ++b) {
-    if (unreadable[b]) continue;
-    // The parts that end before the next beat's QRS (50 ms before its R peak).
-    float most = 0;
+  const double second_bound = p.second_qrs_slope_ratio * p.second_qrs_slope_ratio;
+  const double quiet_bound = p.quiet_slope_ratio * p.quiet_slope_ratio;
+  std::vector<std::uint8_t> second(n, 0), crowded(n, 0);
+  for (std::size_t b = 0; b < n; ++b) {
+    if (no_signal[b]) continue;
+    // The parts that end before the next beat's QRS (50 ms before its R peak; after the last
+    // beat, one R–R after it).
+    float most = 0, least = std::numeric_limits<float>::infinity();
     for (int k = 0; k < echo_parts; ++k)
-      if (echo_start_seconds + echo_part_seconds * (k + 1) <= rr_after[b] - 0.05)
+      if (echo_start_seconds + echo_part_seconds * (k + 1) <= rr_after[b] - 0.05) {
         most = std::max(most, echo[b * echo_parts + k]);
-    second[b] = most >= bound;
+        least = std::min(least, echo[b * echo_parts + k]);
+      }
+    if (!(most >= second_bound)) continue;
+    crowded[b] = unreadable[b] && least < quiet_bound;
+    second[b] = !unreadable[b] || crowded[b];
   }
   std::vector<episode> out;
-  for (const auto& [first, last] : runs_of(second))
-    if (static_cast<std::int64_t>(last - first + 1) >= p.fast_rhythm_beats)
-      out.push_back(
-          {"fast", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first], peaks[last]});
+  for (const auto& [first, last] : runs_of(second)) {
+    if (static_cast<std::int64_t>(last - first + 1) < p.fast_rhythm_beats) continue;
+    out.push_back(
+        {"fast", static_cast<std::int64_t>(first), static_cast<std::int64_t>(last), peaks[first], peaks[last]});
+    for (std::size_t b = first; b <= last; ++b)
+      if (crowded[b]) unreadable[b] = 0;
+  }
   return out;
 }
 

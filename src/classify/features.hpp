@@ -164,11 +164,15 @@ echo_window echo_window_of(const beat_rows& rows, double sample_rate);
 /// row_measurements::echo of rows in host memory.
 std::vector<float> echo(const beat_rows& rows, std::int64_t beats, const echo_window& w);
 /// Stretches where the beats may be every other beat of a faster rhythm (beat_classes.hpp, step
-/// 0): at least `fast_rhythm_beats` readable beats in a row, each with a second QRS-like slope
-/// (echo at least second_qrs_slope_ratio² of the beat's own) before the next beat's QRS.
+/// 0): at least `fast_rhythm_beats` beats in a row with signal (not `no_signal`), each with a
+/// second QRS-like slope (echo at least second_qrs_slope_ratio² of the beat's own) before the next
+/// beat's QRS, and each readable or crowded: a beat unreadable by its clarity whose row after the
+/// second QRS also holds a quiet part (echo under quiet_slope_ratio²) stands out of a quiet
+/// baseline; only its neighbours' QRS complexes, not noise, fill its row. Such beats of a stretch
+/// are made readable in `unreadable`.
 std::vector<episode> fast_rhythm_stretches(std::span<const float> echo, std::span<const double> rr_after,
-                                           std::span<const std::int64_t> peaks,
-                                           std::span<const std::uint8_t> unreadable, const quality_params& p);
+                                           std::span<const std::int64_t> peaks, std::span<const std::uint8_t> no_signal,
+                                           std::span<std::uint8_t> unreadable, const quality_params& p);
 
 /// Runs of marked beats (AF windows, unreadable beats) as [first, last] pairs, in order.
 std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::uint8_t> marked);

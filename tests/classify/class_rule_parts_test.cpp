@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
@@ -123,11 +124,13 @@ TEST(ClassParams, EveryPartIsCheckedAndNamed) {
   refused([](zc::class_params& p) { p.runs.reference_seconds = 0; }, "runs.reference_seconds");
   refused([](zc::class_params& p) { p.af.irregular_share = 1; }, "irregular_share");
   refused([](zc::class_params& p) { p.quality.min_clarity = -1; }, "quality.min_clarity");
+  refused([](zc::class_params& p) { p.quality.quiet_slope_ratio = 0.6; }, "quality.quiet_slope_ratio");
 }
 
 // The echo of a row (clarity_row.hpp) and the stretches it makes (features.hpp): a second QRS-like
 // bump 0.25 s after the R peak, every beat, is a stretch; a slow T wave is not; the parts that reach
-// the next beat's QRS are not looked at; unreadable beats break a stretch. On a GPU the same bits.
+// the next beat's QRS are not looked at; beats without signal, or unreadable and steep all along,
+// break a stretch, while unreadable beats quiet after their second QRS join it. On a GPU the same bits.
 TEST(FastRhythm, ASecondQrsInEveryRowMakesAStretch) {
   const std::int64_t before = 62, after = 112, width = before + after;  // 0.25 s and 0.45 s at 250 Hz
   const auto bump = [](std::vector<float>& row, std::int64_t at, double sigma, double height) {
@@ -156,21 +159,36 @@ TEST(FastRhythm, ASecondQrsInEveryRowMakesAStretch) {
   EXPECT_GT(echo[2], 0.5F);                        // the part from 0.25 s to 0.30 s of beat 0
   EXPECT_LT(echo[12 * zd::echo_parts + 2], 0.1F);  // a T wave's slope is a fraction of the QRS's
   std::vector<double> rr_after(static_cast<std::size_t>(beats), 0.5);
-  const std::vector<std::uint8_t> readable(static_cast<std::size_t>(beats), 0);
+  const std::vector<std::uint8_t> with_signal(static_cast<std::size_t>(beats), 0);
+  std::vector<std::uint8_t> unreadable(static_cast<std::size_t>(beats), 0);
   const zc::quality_params p;
-  const auto found = zd::fast_rhythm_stretches(echo, rr_after, peaks, readable, p);
+  const auto found = zd::fast_rhythm_stretches(echo, rr_after, peaks, with_signal, unreadable, p);
   ASSERT_EQ(found.size(), 1U);
   EXPECT_EQ(found[0].first_beat, 0);
   EXPECT_EQ(found[0].last_beat, 11);
   EXPECT_EQ(found[0].onset, peaks[0]);
   // The next beat 0.28 s on: the second QRS is that beat, not looked at.
-  EXPECT_TRUE(
-      zd::fast_rhythm_stretches(echo, std::vector<double>(static_cast<std::size_t>(beats), 0.28), peaks, readable, p)
-          .empty());
-  // An unreadable beat in the middle leaves two runs of six: too short.
-  std::vector<std::uint8_t> broken = readable;
-  broken[6] = 1;
-  EXPECT_TRUE(zd::fast_rhythm_stretches(echo, rr_after, peaks, broken, p).empty());
+  EXPECT_TRUE(zd::fast_rhythm_stretches(echo, std::vector<double>(static_cast<std::size_t>(beats), 0.28), peaks,
+                                        with_signal, unreadable, p)
+                  .empty());
+  // A beat without signal in the middle leaves two runs of six: too short.
+  std::vector<std::uint8_t> lead_off = with_signal;
+  lead_off[6] = 1;
+  EXPECT_TRUE(zd::fast_rhythm_stretches(echo, rr_after, peaks, lead_off, unreadable, p).empty());
+  // A beat unreadable by its clarity whose row is quiet after the second QRS is crowded by the
+  // faster rhythm's complexes, not noise: it stays in the stretch and becomes readable.
+  unreadable[6] = 1;
+  ASSERT_EQ(zd::fast_rhythm_stretches(echo, rr_after, peaks, with_signal, unreadable, p).size(), 1U);
+  EXPECT_EQ(unreadable[6], 0);
+  // One steep everywhere after its QRS (noise: a 20 Hz oscillation as steep as the QRS) breaks the run.
+  std::vector<float> noisy_rows = rows;
+  for (std::int64_t i = before + 25; i < width; ++i)
+    noisy_rows[static_cast<std::size_t>(6 * width + i)] +=
+        static_cast<float>(0.5 * std::sin(2 * std::numbers::pi * 20.0 * static_cast<double>(i) / rate));
+  const auto noisy_echo = zd::echo(zc::beat_rows{noisy_rows, width, before, after}, beats, w);
+  unreadable[6] = 1;
+  EXPECT_TRUE(zd::fast_rhythm_stretches(noisy_echo, rr_after, peaks, with_signal, unreadable, p).empty());
+  EXPECT_EQ(unreadable[6], 1);
   if (!zeroflow::cuda_available()) return;
   zeroflow::array host_rows = zeroflow::empty({beats, width}, zeroflow::float32, zeroflow::cpu_device);
   std::copy(rows.begin(), rows.end(), host_rows.data_as<float>());

@@ -97,14 +97,18 @@ struct timing_params {
 /// Readable ECG (step 0). The bound is fixed by what noise alone gives (white noise, a flat line with
 /// noise, a 50 Hz sine: 2 to 9), not tuned on labelled beats; clear ECG gives 30 and more. A rhythm
 /// faster than the detector follows (detection.md: about every other beat lost above 240 bpm) shows
-/// as a second QRS in every beat's row; its bounds are the detector's own T-wave rule (a peak at
-/// least half as steep as the beat is not its T wave) and the heart-rate average of the Holter
-/// analysis (8 beats).
+/// as a second QRS in every beat's row; its bounds are the detector's own T-wave rules (a peak at
+/// least half as steep as the beat is not its T wave; one under a quarter of its steepness is no
+/// QRS at all) and the heart-rate average of the Holter analysis (8 beats).
 struct quality_params {
   std::int64_t stretch_beats = 4;       ///< beats on each side whose median clarity decides (about 8 s)
   double min_clarity = 10;              ///< a stretch whose median clarity is under this has no readable ECG
   double second_qrs_slope_ratio = 0.5;  ///< a slope after the QRS at least this fraction of its own: a second QRS
   std::int64_t fast_rhythm_beats = 8;   ///< beats in a row with a second QRS that make a possibly faster rhythm
+  /// A slope after the QRS under this fraction of its own: a quiet baseline, no QRS there. A beat
+  /// whose clarity is low only because its neighbours' QRS complexes crowd its row (a second QRS,
+  /// then quiet) belongs to a faster rhythm, not to noise, which is steep everywhere.
+  double quiet_slope_ratio = 0.25;
   /// Beats found in several leads (joint_detection.hpp): two detections this close are one beat
   /// (EC57's matching window); a beat only another lead finds fills an interval of the first
   /// lead's beats longer than missed_beat_ratio times the local one (a lost beat doubles it;
