@@ -74,6 +74,7 @@ std::vector<named_field> fields_of(classify::class_params& p) {
       {"quality.second_qrs_slope_ratio", &p.quality.second_qrs_slope_ratio},
       {"quality.fast_rhythm_beats", nullptr, &p.quality.fast_rhythm_beats},
       {"quality.quiet_slope_ratio", &p.quality.quiet_slope_ratio},
+      {"quality.beatless_seconds", &p.quality.beatless_seconds},
       {"timing.ventricular_early_ratio", &t.ventricular_early_ratio},
       {"timing.ventricular_pause_ratio", &t.ventricular_pause_ratio},
       {"timing.premature_ratio", &t.premature_ratio},

@@ -6,6 +6,7 @@
 
 #include "clarity_row.hpp"
 #include "features.hpp"
+#include "zeroflow/core/error.hpp"
 
 namespace zeroflow::classify::detail {
 
@@ -42,6 +43,16 @@ std::vector<std::uint8_t> unreadable_beats(std::span<const float> clarity, const
     const auto middle = window.begin() + width / 2;
     std::nth_element(window.begin(), middle, window.end());
     out[static_cast<std::size_t>(b)] = *middle < p.min_clarity;
+  }
+  // A few readable beats between two unreadable stretches are noise that cleared the bound by
+  // chance (at high sample rates noise's clarity reaches past it now and then): a readable run
+  // holds more than stretch_beats beats, or reaches the recording's end.
+  std::int64_t last_unreadable = -1;
+  for (std::int64_t b = 0; b < n; ++b) {
+    if (!out[static_cast<std::size_t>(b)]) continue;
+    if (last_unreadable >= 0 && b - last_unreadable - 1 <= p.stretch_beats)
+      std::fill(out.begin() + last_unreadable + 1, out.begin() + b, std::uint8_t{1});
+    last_unreadable = b;
   }
   return out;
 }
@@ -99,3 +110,25 @@ std::vector<episode> fast_rhythm_stretches(std::span<const float> echo, std::spa
 }
 
 }  // namespace zeroflow::classify::detail
+
+namespace zeroflow::classify {
+
+std::vector<sample_stretch> beatless_stretches(std::span<const std::int64_t> peaks, std::int64_t samples,
+                                               double sample_rate, const quality_params& params) {
+  ZF_EXPECTS(sample_rate > 0, "beatless_stretches: the sample rate must be positive, got ", sample_rate);
+  ZF_EXPECTS(params.beatless_seconds >= 1, "quality.beatless_seconds must be at least 1, got ",
+             params.beatless_seconds);
+  const double longest = params.beatless_seconds * sample_rate;
+  std::vector<sample_stretch> out;
+  // Between the sample before the recording and the one after it, beats are the stretch's edges.
+  std::int64_t previous = -1;
+  const auto gap_to = [&](std::int64_t next) {
+    if (static_cast<double>(next - previous) > longest) out.push_back({previous + 1, next - 1});
+    previous = next;
+  };
+  for (const std::int64_t peak : peaks) gap_to(peak);
+  gap_to(samples);
+  return out;
+}
+
+}  // namespace zeroflow::classify

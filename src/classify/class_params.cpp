@@ -28,6 +28,7 @@ void check_class_params(const class_params& p) {
   within("quality.missed_beat_ratio", p.quality.missed_beat_ratio, 1, 1e6);
   within("quality.second_qrs_slope_ratio", p.quality.second_qrs_slope_ratio, 0, 1e30);
   at_least("quality.fast_rhythm_beats", p.quality.fast_rhythm_beats, 1);
+  within("quality.beatless_seconds", p.quality.beatless_seconds, 1, 1e9);
   within("quality.quiet_slope_ratio", p.quality.quiet_slope_ratio, 0, p.quality.second_qrs_slope_ratio);
   const auto& s = p.shape;
   within("shape.dominant_min_correlation", s.dominant_min_correlation, -1, 1);

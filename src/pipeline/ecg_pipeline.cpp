@@ -516,12 +516,14 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
   if (robust) {
     stage("classify", [&] {
       const array contiguous = rows.is_contiguous() ? rows : copy_to(rows, rows.where(), stream);
-      // Where the signal holds one value, or only mains hum, for a second or more, a lead is off
-      // (sample_check.hpp).
-      std::vector<classify::sample_stretch> no_signal;
+      // Where the signal holds one value, or only mains hum, for a second or more (sample_check.hpp),
+      // or where the detector found no beat for half a minute, a lead is off.
+      std::vector<classify::sample_stretch> no_signal =
+          classify::beatless_stretches(result.peak, signal.shape(0), result.sample_rate);
       const auto half_second = std::max<std::int64_t>(1, std::llround(0.5 * result.sample_rate));
       for (const auto& [first, last] : detail::no_signal_stretches(signal, half_second, result.sample_rate, stream))
         no_signal.push_back({first, last});
+      std::sort(no_signal.begin(), no_signal.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       const auto other_rows = detail::other_lead_rows(other_leads, seg.peaks, seg.sizes.window_before,
                                                       seg.sizes.window_after, contiguous.shape(1), stream);
       for (const auto& lead : other_leads)
@@ -555,14 +557,15 @@ run_result run(const run_options& options, const std::filesystem::path& model_ou
           seconds += static_cast<double>(s.offset - s.onset) / result.sample_rate;
         }
         const auto& first = result.unreadable.front();
-        char line[320];
+        char line[360];
         std::snprintf(line, sizeof line,
                       "warning: no readable ECG in %zu stretch(es), %.0f s, %lld beats called Q (the first from %.1f s "
-                      "to %.1f s): no QRS stands out of the signal around it (noise, no signal, or a rhythm over "
-                      "240 bpm, docs/detection.md); is a lead off?",
+                      "to %.1f s): no QRS stands out of the signal around it (noise, no signal, or no beat for "
+                      "%.0f s or more, docs/detection.md); is a lead off?",
                       result.unreadable.size(), seconds, static_cast<long long>(beats),
                       static_cast<double>(first.onset) / result.sample_rate,
-                      static_cast<double>(first.offset) / result.sample_rate);
+                      static_cast<double>(first.offset) / result.sample_rate,
+                      classify::quality_params{}.beatless_seconds);
         options.progress(line);
       }
       result.fast_rhythm = std::move(classes.fast_rhythm_stretches);

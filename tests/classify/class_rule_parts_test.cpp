@@ -195,3 +195,58 @@ TEST(FastRhythm, ASecondQrsInEveryRowMakesAStretch) {
   const auto gpu = zd::cuda_measurements(zeroflow::copy_to(host_rows, zeroflow::cuda_device(0)), view, rate, 2048, {});
   EXPECT_EQ(gpu->echo(), echo);
 }
+
+// Unreadable stretches (features.hpp): the median clarity of ±stretch_beats beats under the bound;
+// a few readable beats between two unreadable stretches are unreadable too, while a longer run of
+// readable beats stays readable.
+TEST(UnreadableBeats, AFewClearBeatsInsideNoiseDoNotSplitIt) {
+  const zc::quality_params p;  // stretch_beats 4, min_clarity 10
+  const auto as_text = [](const std::vector<std::uint8_t>& v) {
+    std::string s;
+    for (const auto m : v) s += m ? 'u' : '.';
+    return s;
+  };
+  const auto clear_at = [](std::initializer_list<int> beats) {
+    std::vector<float> clarity(40, 5.0F);  // noise
+    for (const int b : beats) clarity[static_cast<std::size_t>(b)] = 40.0F;
+    return clarity;
+  };
+  // Five clear beats of nine around beats 18 to 20 only: the median alone reads those three.
+  EXPECT_EQ(as_text(zd::unreadable_beats(clear_at({16, 19, 20, 21, 22}), p)), std::string(40, 'u'));
+  // Thirteen clear beats in a row: all thirteen are read.
+  EXPECT_EQ(as_text(zd::unreadable_beats(clear_at({14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26}), p)),
+            std::string(14, 'u') + std::string(13, '.') + std::string(13, 'u'));
+}
+
+// Stretches without a beat for longer than quality.beatless_seconds (beat_classes.hpp): from the
+// recording's start, between two beats and to its end, each from the sample after a beat to the
+// one before the next; a pause shorter than the bound is none.
+TEST(BeatlessStretches, LongGapsWithoutABeatAreStretchesWithoutEcg) {
+  const double rate = 100;
+  const std::int64_t samples = 10'000;  // 100 s
+  zc::quality_params p;
+  p.beatless_seconds = 30;
+  // A beat every second from 35 s to 50 s, an 8 s pause, then beats to 60 s; nothing after.
+  std::vector<std::int64_t> peaks;
+  for (std::int64_t t = 35; t <= 50; ++t) peaks.push_back(t * 100);
+  for (std::int64_t t = 58; t <= 60; ++t) peaks.push_back(t * 100);
+  const auto found = zc::beatless_stretches(peaks, samples, rate, p);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[0].first, 0);
+  EXPECT_EQ(found[0].last, 3499);
+  EXPECT_EQ(found[1].first, 6001);
+  EXPECT_EQ(found[1].last, samples - 1);
+  // The gap to the end is exactly 40 s: with the bound at 40 s it is no stretch, nor is the start's.
+  p.beatless_seconds = 40;
+  EXPECT_TRUE(zc::beatless_stretches(peaks, samples, rate, p).empty());
+  // Between two beats 31 s apart.
+  p.beatless_seconds = 30;
+  const std::vector<std::int64_t> apart{100, 3200, 5000, 7000, 9000};
+  const auto between = zc::beatless_stretches(apart, samples, rate, p);
+  ASSERT_EQ(between.size(), 1U);
+  EXPECT_EQ(between[0].first, 101);
+  EXPECT_EQ(between[0].last, 3199);
+  p.beatless_seconds = 0.5;
+  EXPECT_THROW((void)zc::beatless_stretches(apart, samples, rate, p), zeroflow::invalid_argument);
+  EXPECT_THROW((void)zc::beatless_stretches(apart, samples, 0, zc::quality_params{}), zeroflow::invalid_argument);
+}

@@ -109,6 +109,10 @@ struct quality_params {
   /// whose clarity is low only because its neighbours' QRS complexes crowd its row (a second QRS,
   /// then quiet) belongs to a faster rhythm, not to noise, which is steep everywhere.
   double quiet_slope_ratio = 0.25;
+  /// No beat for this long, though the detector lowers its levels in a gap down to a sixteenth of
+  /// the last beat's: no QRS-like activity, a lead off. Longer than the pauses Holter recordings
+  /// document (asystole of 10–20 s ends in syncope), so that a real pause stays a pause.
+  double beatless_seconds = 30;
   /// Beats found in several leads (joint_detection.hpp): two detections this close are one beat
   /// (EC57's matching window); a beat only another lead finds fills an interval of the first
   /// lead's beats longer than missed_beat_ratio times the local one (a lost beat doubles it;
@@ -224,6 +228,16 @@ struct recording_context {
                                             std::int64_t window_before, std::int64_t window_after, double sample_rate,
                                             stream_view stream, const class_params& params = {},
                                             const recording_context& context = {});
+
+/// @brief Where the detector found no beat for longer than quality.beatless_seconds (from the
+///        recording's start, between two beats, or to its end): stretches without ECG, to be given
+///        to classify_beats with the stretches without signal (recording_context::no_signal).
+/// @param peaks R-peak samples, increasing. @param samples the recording's length.
+/// @return [first, last] samples of each stretch, in order: from the sample after a beat to the
+///         one before the next.
+/// @throws zeroflow::invalid_argument for a sample rate ≤ 0 or parameters out of range
+[[nodiscard]] std::vector<sample_stretch> beatless_stretches(std::span<const std::int64_t> peaks, std::int64_t samples,
+                                                             double sample_rate, const quality_params& params = {});
 
 /// @brief Counts of each class, in the order N, S, V, Q.
 [[nodiscard]] std::vector<std::int64_t> class_counts(std::span<const char> classes);
