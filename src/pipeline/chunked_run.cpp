@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "host_vector.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -22,16 +23,6 @@ namespace {
 constexpr std::int64_t score_batch = 4096;
 
 std::string mib(std::int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
-
-/// The values of an array (any device) in a host vector.
-std::vector<float> host_floats(const array& a, stream_view stream) {
-  if (!a.valid() || a.size() == 0) return {};
-  const array flat = a.is_contiguous() ? a.reshape({a.size()}) : copy_to(a, a.where(), stream).reshape({a.size()});
-  const array host = flat.where().host_accessible() ? flat : copy_to(flat, cpu_device, stream);
-  synchronize(stream);
-  const auto s = host.span<const float>();
-  return {s.begin(), s.end()};
-}
 
 }  // namespace
 
@@ -143,15 +134,15 @@ model::scores chunked_run::score(const beat_model& model, const array& rows, str
     const std::int64_t end = std::min(count, begin + chunk);
     const array part = copy_to(rows.slice(0, begin, end), where_, stream);
     const model::scores s = model.score(part, stream);
-    const auto sc = host_floats(s.score, stream);
+    const auto sc = to_host_vector<float>(s.score, stream);
     score.insert(score.end(), sc.begin(), sc.end());
     if (s.mu.valid()) {
       if (!mu.valid()) mu = empty({count, 2}, float32, stream, host_store_);
-      const auto m = host_floats(s.mu, stream);
+      const auto m = to_host_vector<float>(s.mu, stream);
       std::memcpy(mu.data_as<float>() + 2 * begin, m.data(), m.size() * sizeof(float));
     }
     // Thumbnails as reduce_for_display makes them: k divides the width, so no bucket straddles rows.
-    const auto t = host_floats(signal::absmax_decimate(part.reshape({part.size()}), k, stream), stream);
+    const auto t = to_host_vector<float>(signal::absmax_decimate(part.reshape({part.size()}), k, stream), stream);
     thumbs_.insert(thumbs_.end(), t.begin(), t.end());
   }
   array host_score = empty({count}, float32, stream, host_store_);
@@ -159,7 +150,7 @@ model::scores chunked_run::score(const beat_model& model, const array& rows, str
   return {copy_to(host_score, where_, stream), mu};
 }
 
-figure_data chunked_run::figures(const run_result& r, stream_view stream) const {
+figure_data chunked_run::figures(const signal::segmentation& /*seg*/, const run_result& r, stream_view stream) const {
   figure_data f;
   f.overview_bucket = segmented_.overview_bucket;
   f.overview_min = segmented_.overview_min;
@@ -171,7 +162,7 @@ figure_data chunked_run::figures(const run_result& r, stream_view stream) const 
   const std::int64_t n = signal_.size();
   const auto length = std::min<std::int64_t>(n, std::llround(sizes.excerpt_seconds * r.sample_rate));
   f.excerpt_start = signal::excerpt_start(r.start, n, length, std::llround(sizes.excerpt_lead_seconds * r.sample_rate));
-  f.excerpt_signal = host_floats(signal_.slice(0, f.excerpt_start, f.excerpt_start + length), stream);
+  f.excerpt_signal = to_host_vector<float>(signal_.slice(0, f.excerpt_start, f.excerpt_start + length), stream);
   const std::int64_t lead = r.sizes.ricker_width - 1;
   array input = empty({lead + length}, float32, stream, host_store_);
   const auto x = signal_.span<const float>();
@@ -181,7 +172,7 @@ figure_data chunked_run::figures(const run_result& r, stream_view stream) const 
     input.data_as<float>()[i] = x[static_cast<std::size_t>(at)];
   }
   const array filtered = signal::bandpass(copy_to(input, where_, stream), r.sizes.ricker_width, stream);
-  f.excerpt_filtered = host_floats(filtered.slice(0, lead, lead + length), stream);
+  f.excerpt_filtered = to_host_vector<float>(filtered.slice(0, lead, lead + length), stream);
 
   // Every beat has a row (the robust method): row i is beat i.
   f.row_beats = signal::display_rows(r.score, sizes.top_rows, sizes.other_rows);

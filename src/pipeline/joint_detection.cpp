@@ -5,6 +5,7 @@
 #include <iterator>
 #include <vector>
 
+#include "host_vector.hpp"
 #include "zeroflow/classify/joint_detection.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -24,10 +25,7 @@ lead_detections detections_of(const signal::segmentation& s, double sample_rate,
   if (!s.peaks.valid() || s.peaks.size() == 0) return out;
   const array rows = s.beats.rows.is_contiguous() ? s.beats.rows : copy_to(s.beats.rows, s.beats.rows.where(), stream);
   out.clarity = classify::beat_clarity(rows, s.sizes.window_before, s.sizes.window_after, sample_rate, stream);
-  const array host = copy_to(s.peaks, cpu_device, stream);
-  synchronize(stream);
-  const auto p = host.span<const std::int64_t>();
-  out.peaks.assign(p.begin(), p.end());
+  out.peaks = to_host_vector<std::int64_t>(s.peaks, stream);
   return out;
 }
 
