@@ -120,21 +120,57 @@ def noisy_periods(n, rate):
     return ((after >= 0) & ((after // PERIOD_SECONDS) % 2 == 0)).astype(np.float64)
 
 
-def run_one(args, record, samples, rate, folder):
+def run_one(args, record, samples, rate, folder, flags=()):
     """Runs zeroflow on one (noisy) lead, or on two as the channels of one raw recording (the beats
-    found in the first, the classes reading both); returns the EC57 counts `zeroflow evaluate`
-    wrote."""
-    folder.mkdir(parents=True, exist_ok=True)
-    raw = folder.with_suffix(".f32")
+    found in the first, the classes reading both), with `flags` added; returns the EC57 counts
+    `zeroflow evaluate` wrote."""
+    return run_each(args, record, samples, rate, {folder: flags})[folder]
+
+
+def run_each(args, record, samples, rate, runs):
+    """run_one of the same samples once for each folder of `runs` with its own flags (the raw file
+    written once); returns the EC57 counts by folder."""
+    first = next(iter(runs))
+    first.parent.mkdir(parents=True, exist_ok=True)
+    raw = first.with_suffix(".f32")
     samples.astype("<f4").tofile(raw)  # row by row: frames of interleaved channels
     labels = args.data / f"{record}.atr"
     common = ["--sample-rate", rate, "--labels", labels, "--epochs", args.epochs, "--device", args.device]
     if samples.ndim == 2:
         common += ["--channels", samples.shape[1]]
-    zeroflow(args.bin, "run", raw, "--out", folder, "--force", *common)
-    zeroflow(args.bin, "evaluate", folder)
+    counts = {}
+    for folder, flags in runs.items():
+        folder.mkdir(parents=True, exist_ok=True)
+        zeroflow(args.bin, "run", raw, "--out", folder, "--force", *common, *flags)
+        zeroflow(args.bin, "evaluate", folder)
+        counts[folder] = json.loads((folder / "evaluation.json").read_text())["ec57"]
     raw.unlink()
-    return json.loads((folder / "evaluation.json").read_text())["ec57"]
+    return counts
+
+
+def conditions(args, record, i):
+    """The record's lead(s) clean and under each noise kind and SNR of `args`: (name, samples, rate)."""
+    ecg, rate, samples, _ = read_lead_and_beats(args.data, record, args.leads == "both")
+    leads = ecg.reshape(len(ecg), -1)
+    beats = np.array(samples)
+    power = np.array([qrs_power(leads[:, j], beats, rate) for j in range(leads.shape[1])])
+    gate = noisy_periods(len(ecg), rate)
+    yield ("clean", None), ecg, rate
+    for k, kind in enumerate(args.noise):
+        # Each lead its own noise (the NST database's noise records have one per electrode).
+        noise = np.column_stack(
+            [SYNTHESIZE[kind](len(ecg), rate, np.random.default_rng([args.seed, i, k, j])) if j else
+             SYNTHESIZE[kind](len(ecg), rate, np.random.default_rng([args.seed, i, k]))
+             for j in range(leads.shape[1])]
+        )  # fmt: skip
+        for snr in args.snr:
+            gain = np.sqrt(power / 10 ** (snr / 10))  # the noise has unit power; each lead its SNR
+            yield (kind, snr), (leads + gain * gate[:, None] * noise).reshape(ecg.shape), rate
+
+
+def folder_of(work, condition, record):
+    kind, snr = condition
+    return work / ("clean" if snr is None else f"{kind}{snr:+g}") / record
 
 
 def gross(results):
@@ -174,24 +210,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="zeroflow-nst-") as scratch:
         work = args.work or pathlib.Path(scratch)
         for i, record in enumerate(args.records):
-            ecg, rate, samples, _ = read_lead_and_beats(args.data, record, args.leads == "both")
-            leads = ecg.reshape(len(ecg), -1)
-            beats = np.array(samples)
-            power = np.array([qrs_power(leads[:, j], beats, rate) for j in range(leads.shape[1])])
-            gate = noisy_periods(len(ecg), rate)
-            rows.setdefault(("clean", None), []).append(run_one(args, record, ecg, rate, work / "clean" / record))
-            for k, kind in enumerate(args.noise):
-                # Each lead its own noise (the NST database's noise records have one per electrode).
-                noise = np.column_stack(
-                    [SYNTHESIZE[kind](len(ecg), rate, np.random.default_rng([args.seed, i, k, j])) if j else
-                     SYNTHESIZE[kind](len(ecg), rate, np.random.default_rng([args.seed, i, k]))
-                     for j in range(leads.shape[1])]
-                )  # fmt: skip
-                for snr in args.snr:
-                    gain = np.sqrt(power / 10 ** (snr / 10))  # the noise has unit power; each lead its SNR
-                    folder = work / f"{kind}{snr:+g}" / record
-                    noisy = (leads + gain * gate[:, None] * noise).reshape(ecg.shape)
-                    rows.setdefault((kind, snr), []).append(run_one(args, record, noisy, rate, folder))
+            for condition, samples, rate in conditions(args, record, i):
+                folder = folder_of(work, condition, record)
+                rows.setdefault(condition, []).append(run_one(args, record, samples, rate, folder))
             print(f"  {record} done", file=sys.stderr, flush=True)
 
     pct = lambda x: "     -" if x is None else f"{100 * x:6.2f}"

@@ -16,79 +16,16 @@
 #include "zeroflow/classify/af_rhythm.hpp"
 #include "zeroflow/classify/af_strip.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
+#include "zeroflow/classify/param_names.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::python {
 
 namespace {
 
-// A parameter by name: where it lives in its struct, a real or a count.
-struct named_field {
-  std::string name;
-  double* real = nullptr;
-  std::int64_t* count = nullptr;
-};
-
-// af_params' fields, each name after `prefix` ("" alone, "af." inside class_params).
-void add_fields(std::vector<named_field>& out, classify::af_params& a, const std::string& prefix) {
-  out.insert(out.end(), {
-                            {prefix + "window_beats", nullptr, &a.window_beats},
-                            {prefix + "irregular_step_log_ratio", &a.irregular_step_log_ratio},
-                            {prefix + "irregular_share", &a.irregular_share},
-                            {prefix + "local_rhythm_beats", nullptr, &a.local_rhythm_beats},
-                            {prefix + "ectopic_early_ratio", &a.ectopic_early_ratio},
-                            {prefix + "ectopic_pause_ratio", &a.ectopic_pause_ratio},
-                            {prefix + "p_wave_coherence_max", &a.p_wave_coherence_max},
-                            {prefix + "bridge_gap_seconds", &a.bridge_gap_seconds},
-                            {prefix + "min_episode_beats", nullptr, &a.min_episode_beats},
-                            {prefix + "strip_max_seconds", &a.strip_max_seconds},
-                        });
-}
-
-std::vector<named_field> fields_of(classify::af_params& a) {
-  std::vector<named_field> out;
-  add_fields(out, a, "");
-  return out;
-}
-
-// class_params' fields by dotted name ("shape.template_rows", "af.irregular_share").
-std::vector<named_field> fields_of(classify::class_params& p) {
-  auto& s = p.shape;
-  auto& t = p.timing;
-  auto& r = p.runs;
-  std::vector<named_field> out = {
-      {"shape.dominant_min_correlation", &s.dominant_min_correlation},
-      {"shape.dominant_max_correlation", &s.dominant_max_correlation},
-      {"shape.dominant_spread_deviations", &s.dominant_spread_deviations},
-      {"shape.family_min_correlation", &s.family_min_correlation},
-      {"shape.family_ventricular_share", &s.family_ventricular_share},
-      {"shape.max_families", nullptr, &s.max_families},
-      {"shape.template_rows", nullptr, &s.template_rows},
-      {"shape.smallest_qrs_fraction", &s.smallest_qrs_fraction},
-      {"shape.other_shape_max_similarity", &s.other_shape_max_similarity},
-      {"timing.local_rhythm_beats", nullptr, &t.local_rhythm_beats},
-      {"quality.stretch_beats", nullptr, &p.quality.stretch_beats},
-      {"quality.min_clarity", &p.quality.min_clarity},
-      {"quality.same_beat_seconds", &p.quality.same_beat_seconds},
-      {"quality.missed_beat_ratio", &p.quality.missed_beat_ratio},
-      {"quality.second_qrs_slope_ratio", &p.quality.second_qrs_slope_ratio},
-      {"quality.fast_rhythm_beats", nullptr, &p.quality.fast_rhythm_beats},
-      {"quality.quiet_slope_ratio", &p.quality.quiet_slope_ratio},
-      {"quality.beatless_seconds", &p.quality.beatless_seconds},
-      {"timing.ventricular_early_ratio", &t.ventricular_early_ratio},
-      {"timing.ventricular_pause_ratio", &t.ventricular_pause_ratio},
-      {"timing.premature_ratio", &t.premature_ratio},
-      {"timing.premature_with_p_ratio", &t.premature_with_p_ratio},
-      {"timing.p_unlike_max_similarity", &t.p_unlike_max_similarity},
-      {"runs.onset_ratio", &r.onset_ratio},
-      {"runs.continue_ratio", &r.continue_ratio},
-      {"runs.regularity_log_ratio", &r.regularity_log_ratio},
-      {"runs.reference_intervals", nullptr, &r.reference_intervals},
-      {"runs.reference_seconds", &r.reference_seconds},
-  };
-  add_fields(out, p.af, "af.");
-  return out;
-}
+// A struct's parameters by name (classify/param_names.hpp).
+std::vector<classify::param_field> fields_of(classify::af_params& a) { return classify::param_fields(a); }
+std::vector<classify::param_field> fields_of(classify::class_params& p) { return classify::param_fields(p); }
 
 // Params with the values `given` by name; TypeError (as Python's for a keyword) on an unknown name.
 template <typename Params>
@@ -97,7 +34,7 @@ Params params_of(const nb::dict& given, const char* function) {
   auto fields = fields_of(p);
   for (const auto& [key, value] : given) {
     const auto name = nb::cast<std::string>(key);
-    named_field* field = nullptr;
+    classify::param_field* field = nullptr;
     for (auto& f : fields)
       if (f.name == name) field = &f;
     if (field == nullptr)

@@ -63,7 +63,10 @@ def test_parameters_by_name():
     assert CLASS_DEFAULTS["shape.template_rows"] == 2048
     assert CLASS_DEFAULTS["quality.min_clarity"] == pytest.approx(10.0)
     assert CLASS_DEFAULTS["quality.missed_beat_ratio"] == pytest.approx(1.5)
-    assert len(CLASS_DEFAULTS) == 26 + len(zeroflow.rhythm.AF_DEFAULTS)
+    assert CLASS_DEFAULTS["quality.quiet_slope_ratio"] == pytest.approx(0.25)
+    assert CLASS_DEFAULTS["quality.beatless_seconds"] == pytest.approx(30.0)
+    assert CLASS_DEFAULTS["timing.one_cue_min_clarity"] == 0.0
+    assert len(CLASS_DEFAULTS) == 29 + len(zeroflow.rhythm.AF_DEFAULTS)
     peaks = np.arange(10, dtype=np.int64) * 200 + 100
     rows = np.zeros((10, 256), np.float32)
     kw = dict(window_before=62, window_after=112, sample_rate=RATE)

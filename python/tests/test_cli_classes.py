@@ -392,3 +392,35 @@ def test_a_csvs_ecg_columns_are_its_leads(zeroflow_bin, tmp_path):
             "--lead", "II")  # fmt: skip
     assert json.loads((alone / "summary.json").read_text())["leads"]["shapes"] == ["II"]
     assert [r["peak"] for r in beats_csv(out)] == [r["peak"] for r in beats_csv(alone)]
+
+
+def test_class_params_reach_the_rule(zeroflow_bin, run_119, tmp_path):
+    # --class-params sets the rule's parameters by the names zeroflow.classify takes, and
+    # summary.json records the ones that differ from the defaults: a readable-ECG bound no QRS
+    # clears makes every beat Q; V is found again with the defaults' bound.
+    out = tmp_path / "out"
+    run_cli(zeroflow_bin, "run", DATA / "119.hea", "--out", out, "--device", "cpu",
+            "--class-params", "quality.min_clarity=1e12,timing.one_cue_min_clarity=35")  # fmt: skip
+    assert {r["class"] for r in beats_csv(out)} == {"Q"}
+    options = json.loads((out / "summary.json").read_text())["options"]
+    assert options["class_params"] == "timing.one_cue_min_clarity=35,quality.min_clarity=1000000000000"
+    assert {r["class"] for r in beats_csv(run_119)} >= {"N", "V"}
+    assert json.loads((run_119 / "summary.json").read_text())["options"]["class_params"] == ""
+
+
+@pytest.mark.parametrize(
+    "pairs, says",
+    [
+        ("timing.early=1", "no class parameter is named 'timing.early'"),
+        ("af.window_beats=16.5", "is not a whole number"),
+        ("timing.premature_ratio=2", "timing.premature_ratio must be in"),
+        ("quality.min_clarity", "is not NAME=VALUE"),
+    ],
+)
+def test_class_params_refused_in_one_line(zeroflow_bin, tmp_path, pairs, says):
+    out = tmp_path / "out"
+    proc = run_cli(zeroflow_bin, "run", DATA / "119.hea", "--out", out, "--class-params", pairs, check=False)
+    assert proc.returncode == 2, proc.stderr
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("zeroflow: error:")]
+    assert says in line and "--class-params" in line
+    assert not out.exists()

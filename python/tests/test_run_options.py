@@ -60,6 +60,7 @@ OTHER_VALUES = {
     "bradycardia_bpm": "45",
     "tachycardia_bpm": "110",
     "run_beats": "4",
+    "class_params": "timing.one_cue_min_clarity=5,quality.min_clarity=12",
 }
 
 

@@ -117,6 +117,10 @@ class RunOptions:
     window_before_seconds: Optional[float] = None
     #: a beat's row ends this long after its peak (T wave)
     window_after_seconds: Optional[float] = None
+    #: the class rule's parameters as NAME=VALUE pairs separated by commas
+    #: (timing.one_cue_min_clarity=20,af.window_beats=32); docs/classification.md lists them, and the defaults
+    #: are its documented method
+    class_params: Optional[Union[str, int]] = None
     #: an R-R interval at least this long is a pause (events.csv)
     pause_seconds: Optional[float] = None
     #: a heart rate (averaged over 8 R-R intervals) below this is bradycardia; below tachycardia_bpm=
@@ -167,6 +171,7 @@ def run(
     overlap_seconds: Optional[float] = None,
     window_before_seconds: Optional[float] = None,
     window_after_seconds: Optional[float] = None,
+    class_params: Optional[Union[str, int]] = None,
     pause_seconds: Optional[float] = None,
     bradycardia_bpm: Optional[float] = None,
     tachycardia_bpm: Optional[float] = None,
@@ -208,6 +213,7 @@ def run(
         "overlap_seconds": overlap_seconds,
         "window_before_seconds": window_before_seconds,
         "window_after_seconds": window_after_seconds,
+        "class_params": class_params,
         "pause_seconds": pause_seconds,
         "bradycardia_bpm": bradycardia_bpm,
         "tachycardia_bpm": tachycardia_bpm,

@@ -117,9 +117,11 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   const auto normal_rr = detail::local_median(rr_before, normal_pair, p.timing.local_rhythm_beats);
 
   std::vector<std::uint8_t> ventricular_timing(n);
-  for (std::size_t b = 0; b < n; ++b)
-    ventricular_timing[b] = rr_before[b] < p.timing.ventricular_early_ratio * dominant_rr[b] ||
-                            rr_after[b] > p.timing.ventricular_pause_ratio * dominant_rr[b];
+  for (std::size_t b = 0; b < n; ++b) {
+    const bool early = rr_before[b] < p.timing.ventricular_early_ratio * dominant_rr[b];
+    const bool pause = rr_after[b] > p.timing.ventricular_pause_ratio * dominant_rr[b];
+    ventricular_timing[b] = (early && pause) || ((early || pause) && out.clarity[b] >= p.timing.one_cue_min_clarity);
+  }
   // The unlike beats' shape families: a family mostly of ventricular timing is ventricular.
   std::vector<std::int64_t> unlike_beats;
   for (std::size_t b = 0; b < n; ++b)

@@ -44,6 +44,7 @@ void check_class_params(const class_params& p) {
   at_least("timing.local_rhythm_beats", t.local_rhythm_beats, 1);
   within("timing.ventricular_early_ratio", t.ventricular_early_ratio, 1e-9, 1);
   within("timing.ventricular_pause_ratio", t.ventricular_pause_ratio, 1, 1e6);
+  within("timing.one_cue_min_clarity", t.one_cue_min_clarity, 0, 1e30);
   within("timing.premature_ratio", t.premature_ratio, 1e-9, 1);
   within("timing.premature_with_p_ratio", t.premature_with_p_ratio, t.premature_ratio, 1);
   within("timing.p_unlike_max_similarity", t.p_unlike_max_similarity, -2, 1);

@@ -75,7 +75,8 @@ class heartbeat_table final : public beat_table {
     result.decoded_grid = to_host_vector<float>(scored.decoded_grid, stream);
     result.split.assign(beats, '-');
     if (result.trained)
-      mark_split(scored.training, [](std::int64_t row) { return static_cast<std::size_t>(row); }, result.split, stream);
+      mark_split(
+          scored.training, [](std::int64_t row) { return static_cast<std::size_t>(row); }, result.split, stream);
     result.flags.resize(beats);
     for (std::size_t b = 0; b < beats; ++b) result.flags[b] = flags_of(result, b);
   }

@@ -215,8 +215,7 @@ void segment(run_state& s) {
   if (s.leads_joined) {
     s.stage("other_leads", [&] { s.read_other_leads(s.where); });
     const auto joined = s.stage("joint_detection", [&] {
-      return detail::join_lead_detections(s.seg, s.signal, s.other_leads, s.segmentation, classify::class_params{},
-                                          s.stream);
+      return detail::join_lead_detections(s.seg, s.signal, s.other_leads, s.segmentation, s.options.classes, s.stream);
     });
     result.joined_dropped = joined.dropped;
     result.joined_added = joined.added;
@@ -344,7 +343,7 @@ void warn_of_stretches(const run_state& s) {
                   "%.0f s or more, docs/detection.md); is a lead off?",
                   r.unreadable.size(), seconds_of(r.unreadable), static_cast<long long>(beats),
                   static_cast<double>(first.onset) / r.sample_rate, static_cast<double>(first.offset) / r.sample_rate,
-                  classify::quality_params{}.beatless_seconds);
+                  s.options.classes.quality.beatless_seconds);
     s.say(line);
   }
   if (!r.fast_rhythm.empty()) {
@@ -364,7 +363,8 @@ void warn_of_stretches(const run_state& s) {
 /// (sample_check.hpp), or the detector found no beat for half a minute.
 std::vector<classify::sample_stretch> lead_off_stretches(const run_state& s) {
   const run_result& r = s.result;
-  std::vector<classify::sample_stretch> out = classify::beatless_stretches(r.peak, s.signal.shape(0), r.sample_rate);
+  std::vector<classify::sample_stretch> out =
+      classify::beatless_stretches(r.peak, s.signal.shape(0), r.sample_rate, s.options.classes.quality);
   const auto half_second = std::max<std::int64_t>(1, std::llround(0.5 * r.sample_rate));
   for (const auto& [first, last] : detail::no_signal_stretches(s.signal, half_second, r.sample_rate, s.stream))
     out.push_back({first, last});
@@ -386,9 +386,9 @@ void classify_beats(run_state& s) {
                                                     seg.sizes.window_after, contiguous.shape(1), s.stream);
     for (const auto& lead : s.other_leads)
       if (lead.ecg) result.shape_leads.push_back(lead.name);
-    auto classes =
-        classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
-                                 result.sample_rate, s.stream, {}, {.no_signal = no_signal, .other_leads = other_rows});
+    auto classes = classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
+                                            result.sample_rate, s.stream, s.options.classes,
+                                            {.no_signal = no_signal, .other_leads = other_rows});
     result.other_lead_similarity = std::move(classes.other_lead_similarity);
     result.beat_class = std::move(classes.classes);
     // The evidence gains the parts the rule measured (a QRS and a P wave unlike the dominant

@@ -41,7 +41,8 @@ class whole_run final : public run_executor {
 
 std::unique_ptr<run_executor> make_executor(device where, std::int64_t max_device_memory_bytes,
                                             std::function<void(const std::string&)> progress) {
-  if (max_device_memory_bytes > 0) return std::make_unique<chunked_run>(where, max_device_memory_bytes, std::move(progress));
+  if (max_device_memory_bytes > 0)
+    return std::make_unique<chunked_run>(where, max_device_memory_bytes, std::move(progress));
   return std::make_unique<whole_run>(where);
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <system_error>
 
+#include "zeroflow/classify/param_names.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/file_loading.hpp"
 #include "zeroflow/pipeline/chunked.hpp"
@@ -349,6 +350,15 @@ std::vector<option_info> make_table() {
           .high = 10,
           .help = "a beat's row ends this long after its peak (T wave)",
           ZF_SEG_SECONDS(window_after_seconds)});
+  // ---- the class rule (classify/beat_classes.hpp), by its parameters' names (classify/param_names.hpp)
+  add({.name = "class_params",
+       .kind = k::text,
+       .help = "the class rule's parameters as NAME=VALUE pairs separated by commas "
+               "(timing.one_cue_min_clarity=20,af.window_beats=32); docs/classification.md lists them, and the "
+               "defaults are its documented method",
+       .group = "classes",
+       .apply = [](run_options& o, std::string_view v) { classify::set_class_params(o.classes, v); },
+       .value = [](const run_options& o) { return classify::changed_class_params(o.classes); }});
   // ---- the Holter report's events (holter/holter_params.hpp): the conventions' thresholds
   add({.name = "pause_seconds",
        .kind = k::number,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "classify/features.hpp"
+#include "zeroflow/classify/param_names.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -249,4 +250,42 @@ TEST(BeatlessStretches, LongGapsWithoutABeatAreStretchesWithoutEcg) {
   p.beatless_seconds = 0.5;
   EXPECT_THROW((void)zc::beatless_stretches(apart, samples, rate, p), zeroflow::invalid_argument);
   EXPECT_THROW((void)zc::beatless_stretches(apart, samples, 0, zc::quality_params{}), zeroflow::invalid_argument);
+}
+
+// The parameters by name (param_names.hpp): every field once, NAME=VALUE pairs set and checked,
+// the changed ones given back in the same form.
+TEST(ClassParamNames, PairsSetTheNamedFieldsAndComeBackAsChanged) {
+  zc::class_params p;
+  const auto fields = zc::param_fields(p);
+  std::vector<std::string> names;
+  for (const auto& f : fields) {
+    EXPECT_NE(f.real == nullptr, f.count == nullptr) << f.name;
+    names.push_back(f.name);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
+  EXPECT_EQ(zc::changed_class_params(p), "");
+  zc::set_class_params(p, "timing.one_cue_min_clarity=12.5,af.window_beats=24,,quality.beatless_seconds=45");
+  EXPECT_EQ(p.timing.one_cue_min_clarity, 12.5);
+  EXPECT_EQ(p.af.window_beats, 24);
+  EXPECT_EQ(p.quality.beatless_seconds, 45);
+  const std::string changed = zc::changed_class_params(p);
+  zc::class_params again;
+  zc::set_class_params(again, changed);
+  EXPECT_EQ(zc::changed_class_params(again), changed);
+  EXPECT_EQ(again.af.window_beats, 24);
+  const auto refused = [](const char* pairs, const char* says) {
+    zc::class_params q;
+    try {
+      zc::set_class_params(q, pairs);
+      ADD_FAILURE() << pairs << " was taken";
+    } catch (const zeroflow::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused("timing.nothing=1", "no class parameter is named 'timing.nothing'");
+  refused("af.window_beats=2.5", "not a whole number");
+  refused("timing.premature_ratio=abc", "not a number");
+  refused("timing.premature_ratio", "is not NAME=VALUE");
+  refused("timing.premature_ratio=3", "timing.premature_ratio");
 }

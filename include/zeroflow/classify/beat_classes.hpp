@@ -89,9 +89,16 @@ struct timing_params {
   std::int64_t local_rhythm_beats = 8;    ///< beats on each side that make the local rhythm
   double ventricular_early_ratio = 0.92;  ///< R–R before / local dominant R–R below this: early enough for V
   double ventricular_pause_ratio = 1.10;  ///< R–R after / local dominant R–R above this: a compensatory pause
-  double premature_ratio = 0.87;          ///< R–R before / local normal R–R below this: an S beat
-  double premature_with_p_ratio = 0.95;   ///< below this, an S beat when its P wave is not the sinus one:
-  double p_unlike_max_similarity = 0.0;   ///< P-wave similarity to the dominant beat's at or below this
+  /// One of the two cues alone (early, or a pause) makes a ventricular timing only for a beat
+  /// whose QRS is at least this clear (clarity, step 0); both together always do. 0: one cue
+  /// always counts. Noise moves the detected R peak, and with it one cue at a time, but a wide
+  /// ventricular QRS is less steep, so less clear: bench/one_cue_cv.py measured a bound out of
+  /// sample and it cost more V beats on clean records than it saved false ones under noise
+  /// (docs/classification.md, "Measured and not taken").
+  double one_cue_min_clarity = 0;
+  double premature_ratio = 0.87;         ///< R–R before / local normal R–R below this: an S beat
+  double premature_with_p_ratio = 0.95;  ///< below this, an S beat when its P wave is not the sinus one:
+  double p_unlike_max_similarity = 0.0;  ///< P-wave similarity to the dominant beat's at or below this
 };
 
 /// Readable ECG (step 0). The bound is fixed by what noise alone gives (white noise, a flat line with

@@ -82,6 +82,8 @@ struct run_options {
   /// On CUDA, make LibTorch allocate from zeroflow's pool too (must precede LibTorch's first
   /// CUDA allocation in the process; later runs in the same process keep the first routing).
   bool route_torch_memory = true;
+  /// The class rule's parameters (classify/beat_classes.hpp; the defaults are the documented method).
+  classify::class_params classes{};
   /// The Holter analysis's thresholds (pauses, brady- and tachycardia, runs).
   holter::holter_params holter{};
   /// Progress lines for a person (stderr in the CLI): loading, each epoch, each stage.
