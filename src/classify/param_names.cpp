@@ -82,8 +82,8 @@ void set_class_params(class_params& p, std::string_view pairs) {
     ZF_EXPECTS(field != nullptr, "no class parameter is named '", name, "' (docs/classification.md lists them)");
     double value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    ZF_EXPECTS(ec == std::errc{} && end == text.data() + text.size() && std::isfinite(value), "class parameter ",
-               name, ": '", text, "' is not a number");
+    ZF_EXPECTS(ec == std::errc{} && end == text.data() + text.size() && std::isfinite(value), "class parameter ", name,
+               ": '", text, "' is not a number");
     if (field->real != nullptr) {
       *field->real = value;
     } else {
