@@ -200,7 +200,11 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
       else if (!std::isnan(elsewhere) && out.similarity[b] < another_shape && out.clarity[b] >= p.quality.min_clarity)
         out.classes[b] = 'V';
       else
-        out.classes[b] = 'Q';
+        // Unlike but placed by nothing: the rhythm it sits in decides, and that rhythm is N (a
+        // second conduction pattern, an axis shift). A QRS no clearer than noise (at a noisy
+        // stretch's edge) or a few percent of the dominant one's size (a lead coming loose) is
+        // no beat's shape: Q.
+        out.classes[b] = too_small[b] || out.clarity[b] < p.quality.min_clarity ? 'Q' : 'N';
     } else if (!out.in_af[b] && (rr_before[b] < p.timing.premature_ratio * normal_rr[b] || in_run[b] ||
                                  (rr_before[b] < p.timing.premature_with_p_ratio * normal_rr[b] &&
                                   out.p_similarity[b] <= p.timing.p_unlike_max_similarity && !irregular_rhythm[b]))) {

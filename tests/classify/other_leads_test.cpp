@@ -86,10 +86,12 @@ std::int64_t count(const two_leads& r, const zc::classification& c, char truth, 
 TEST(OtherLeads, DecideWhatTheBeatsOwnLeadCannotPlace) {
   const auto r = make_two_leads();
   const zc::beat_rows own{r.own, width, before, after};
-  // One lead: an unlike shape on time is neither V nor N.
+  // One lead: an unlike shape on time, which nothing places, is what the rhythm it sits in is
+  // (N); readable signal holds no Q beat.
   const auto alone = zc::classify_beats(r.peaks, own, rate);
-  EXPECT_EQ(count(r, alone, 'A', 'Q'), 25);
-  EXPECT_EQ(count(r, alone, 'V', 'Q'), 25);
+  EXPECT_EQ(count(r, alone, 'A', 'N'), 25);
+  EXPECT_EQ(count(r, alone, 'V', 'N'), 25);
+  EXPECT_EQ(std::count(alone.classes.begin(), alone.classes.end(), 'Q'), 0);
   for (float s : alone.other_lead_similarity) EXPECT_TRUE(std::isnan(s));
 
   const std::vector<zf::array> others{host_array(r.other)};
@@ -105,7 +107,8 @@ TEST(OtherLeads, DecideWhatTheBeatsOwnLeadCannotPlace) {
 TEST(OtherLeads, ABeatSpoiltInEachLeadItsOwnWayIsNotV) {
   // Noise spoils a beat's shape differently in each lead: here the beats' own lead sees a QRS a
   // little unlike the dominant one (a notch after it) and the other lead another shape. A
-  // ventricular QRS is another shape in every lead; this beat is not, so it stays Q.
+  // ventricular QRS is another shape in every lead; this beat is not, so it is not V but, placed
+  // by no lead, N as the rhythm it sits in.
   auto r = make_two_leads();
   std::mt19937 rng(21);
   const auto spoil = [&](std::vector<float>& rows, std::size_t b, double qrs_height, double notch) {
@@ -128,7 +131,7 @@ TEST(OtherLeads, ABeatSpoiltInEachLeadItsOwnWayIsNotV) {
     ASSERT_LT(c.similarity[b], c.dominant_bound) << "beat " << b;  // unlike in its own lead
     ASSERT_GE(c.similarity[b], 0.5) << "beat " << b;               // but not another shape there
     ASSERT_LT(c.other_lead_similarity[b], 0.5) << "beat " << b;    // another shape in the other lead
-    EXPECT_EQ(c.classes[b], 'Q') << "beat " << b;
+    EXPECT_EQ(c.classes[b], 'N') << "beat " << b;
   }
   EXPECT_EQ(count(r, c, 'V', 'V'), 25);
 }
@@ -160,7 +163,7 @@ TEST(OtherLeads, EachLeadIsMeasuredAsALeadOfItsOwn) {
 
 TEST(OtherLeads, AnUnreadableLeadIsNotAsked) {
   // A detached electrode in the other lead: noise alone, no QRS stands out. It reads no beat, so
-  // the beats its own lead cannot place stay Q rather than becoming V on noise's shapes.
+  // the beats its own lead cannot place are N, as with one lead, rather than V on noise's shapes.
   const auto r = make_two_leads();
   std::mt19937 rng(1);
   std::normal_distribution<double> noise(0.0, 0.01);
@@ -169,8 +172,8 @@ TEST(OtherLeads, AnUnreadableLeadIsNotAsked) {
   const std::vector<zf::array> others{host_array(detached)};
   const auto c = zc::classify_beats(r.peaks, {r.own, width, before, after}, rate, {}, {.other_leads = others});
   for (float s : c.other_lead_similarity) EXPECT_TRUE(std::isnan(s));
-  EXPECT_EQ(count(r, c, 'A', 'Q'), 25);
-  EXPECT_EQ(count(r, c, 'V', 'Q'), 25);
+  EXPECT_EQ(count(r, c, 'A', 'N'), 25);
+  EXPECT_EQ(count(r, c, 'V', 'N'), 25);
 }
 
 TEST(OtherLeads, RowsOfAnotherShapeAreRefused) {

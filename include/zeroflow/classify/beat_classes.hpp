@@ -46,7 +46,10 @@
 ///    `shape.other_shape_max_similarity` (an axis shift or a loosening electrode changes one lead
 ///    only); V when it is below, and the beat's own similarity is below it too and its own QRS
 ///    clear (a ventricular QRS is another shape in every lead, while noise spoils each lead its own
-///    way); else Q. S, outside AF, for a
+///    way); else N — a beat in readable signal is never Q for its shape alone: no lead placing it,
+///    the rhythm it sits in does (on DS1 such beats are N seven times in eight) — but Q for a QRS
+///    under `shape.smallest_qrs_fraction` (a lead coming loose) or with a clarity under
+///    `quality.min_clarity` (no clearer than noise). S, outside AF, for a
 ///    dominant shape: arriving early (R–R before below `timing.premature_ratio` of the local normal interval), or a
 ///    little early (below `timing.premature_with_p_ratio`) with a P wave unlike the dominant beat's (P-wave similarity
 ///    at most `timing.p_unlike_max_similarity`: an ectopic atrial or junctional origin, where sinus arrhythmia alone
