@@ -34,9 +34,7 @@ Params params_of(const nb::dict& given, const char* function) {
   auto fields = fields_of(p);
   for (const auto& [key, value] : given) {
     const auto name = nb::cast<std::string>(key);
-    classify::param_field* field = nullptr;
-    for (auto& f : fields)
-      if (f.name == name) field = &f;
+    classify::param_field* field = classify::find_param(fields, name);
     if (field == nullptr)
       throw nb::type_error((std::string(function) + "() got an unexpected parameter '" + name + "'").c_str());
     if (field->real != nullptr)

@@ -116,8 +116,7 @@ namespace zeroflow::classify {
 std::vector<sample_stretch> beatless_stretches(std::span<const std::int64_t> peaks, std::int64_t samples,
                                                double sample_rate, const quality_params& params) {
   ZF_EXPECTS(sample_rate > 0, "beatless_stretches: the sample rate must be positive, got ", sample_rate);
-  ZF_EXPECTS(params.beatless_seconds >= 1, "quality.beatless_seconds must be at least 1, got ",
-             params.beatless_seconds);
+  check_quality_params(params);
   const double longest = params.beatless_seconds * sample_rate;
   std::vector<sample_stretch> out;
   // Between the sample before the recording and the one after it, beats are the stretch's edges.

@@ -1,5 +1,5 @@
-// check_class_params (beat_classes.hpp): every parameter of the rule checked at once, the first
-// one out of range named.
+// check_class_params and check_quality_params (beat_classes.hpp): every parameter of the rule checked at once, the
+// first one out of range named.
 #include <cmath>
 #include <cstdint>
 
@@ -21,15 +21,19 @@ void at_least(const char* name, std::int64_t value, std::int64_t lowest) {
 
 }  // namespace
 
+void check_quality_params(const quality_params& q) {
+  at_least("quality.stretch_beats", q.stretch_beats, 0);
+  within("quality.min_clarity", q.min_clarity, 0, 1e30);
+  within("quality.same_beat_seconds", q.same_beat_seconds, 1e-6, 10);
+  within("quality.missed_beat_ratio", q.missed_beat_ratio, 1, 1e6);
+  within("quality.second_qrs_slope_ratio", q.second_qrs_slope_ratio, 0, 1e30);
+  at_least("quality.fast_rhythm_beats", q.fast_rhythm_beats, 1);
+  within("quality.beatless_seconds", q.beatless_seconds, 1, 1e9);
+  within("quality.quiet_slope_ratio", q.quiet_slope_ratio, 0, q.second_qrs_slope_ratio);
+}
+
 void check_class_params(const class_params& p) {
-  at_least("quality.stretch_beats", p.quality.stretch_beats, 0);
-  within("quality.min_clarity", p.quality.min_clarity, 0, 1e30);
-  within("quality.same_beat_seconds", p.quality.same_beat_seconds, 1e-6, 10);
-  within("quality.missed_beat_ratio", p.quality.missed_beat_ratio, 1, 1e6);
-  within("quality.second_qrs_slope_ratio", p.quality.second_qrs_slope_ratio, 0, 1e30);
-  at_least("quality.fast_rhythm_beats", p.quality.fast_rhythm_beats, 1);
-  within("quality.beatless_seconds", p.quality.beatless_seconds, 1, 1e9);
-  within("quality.quiet_slope_ratio", p.quality.quiet_slope_ratio, 0, p.quality.second_qrs_slope_ratio);
+  check_quality_params(p.quality);
   const auto& s = p.shape;
   within("shape.dominant_min_correlation", s.dominant_min_correlation, -1, 1);
   within("shape.dominant_max_correlation", s.dominant_max_correlation, s.dominant_min_correlation, 1);

@@ -1,6 +1,7 @@
 // The class rule's parameters by name (param_names.hpp).
 #include "zeroflow/classify/param_names.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -65,6 +66,11 @@ std::vector<param_field> param_fields(class_params& p) {
   return out;
 }
 
+param_field* find_param(std::span<param_field> fields, std::string_view name) {
+  const auto found = std::find_if(fields.begin(), fields.end(), [&](const param_field& f) { return f.name == name; });
+  return found == fields.end() ? nullptr : &*found;
+}
+
 void set_class_params(class_params& p, std::string_view pairs) {
   auto fields = param_fields(p);
   std::size_t from = 0;
@@ -76,9 +82,7 @@ void set_class_params(class_params& p, std::string_view pairs) {
     const std::size_t equals = pair.find('=');
     ZF_EXPECTS(equals != std::string_view::npos, "class parameter '", pair, "' is not NAME=VALUE");
     const std::string_view name = pair.substr(0, equals), text = pair.substr(equals + 1);
-    param_field* field = nullptr;
-    for (auto& f : fields)
-      if (f.name == name) field = &f;
+    param_field* field = find_param(fields, name);
     ZF_EXPECTS(field != nullptr, "no class parameter is named '", name, "' (docs/classification.md lists them)");
     double value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -155,6 +155,9 @@ struct class_params {
 ///         (0, 1] with premature ≤ premature_with_p, pause ratios ≥ 1, seconds > 0, and af_params'
 ///         own ranges (check_af_params)
 void check_class_params(const class_params& params);
+/// @brief The readable-ECG parameters alone (check_class_params checks them too).
+/// @throws zeroflow::invalid_argument naming the first out of range
+void check_quality_params(const quality_params& params);
 
 /// What the rule found, one entry per beat where per beat.
 struct classification {

@@ -3,6 +3,7 @@
 /// The class rule's parameters by name ("timing.one_cue_min_clarity", "af.irregular_share"): the
 /// one table of names that Python's zeroflow.classify and `zeroflow run --class-params` take.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,9 @@ struct param_field {
 [[nodiscard]] std::vector<param_field> param_fields(class_params& p);
 /// Every field of `a`, each name after `prefix` ("" for the AF rule alone).
 [[nodiscard]] std::vector<param_field> param_fields(af_params& a, const std::string& prefix = "");
+
+/// The field of `fields` named `name`, or nullptr when none is.
+[[nodiscard]] param_field* find_param(std::span<param_field> fields, std::string_view name);
 
 /// @brief Sets `p`'s parameters from "name=value" pairs separated by commas
 ///        ("timing.one_cue_min_clarity=20,af.window_beats=32"), then checks them all.
