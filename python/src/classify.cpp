@@ -23,15 +23,11 @@ namespace zeroflow::python {
 
 namespace {
 
-// A struct's parameters by name (classify/param_names.hpp).
-std::vector<classify::param_field> fields_of(classify::af_params& a) { return classify::param_fields(a); }
-std::vector<classify::param_field> fields_of(classify::class_params& p) { return classify::param_fields(p); }
-
 // Params with the values `given` by name; TypeError (as Python's for a keyword) on an unknown name.
 template <typename Params>
 Params params_of(const nb::dict& given, const char* function) {
   Params p;
-  auto fields = fields_of(p);
+  auto fields = classify::param_fields(p);  // by name (classify/param_names.hpp)
   for (const auto& [key, value] : given) {
     const auto name = nb::cast<std::string>(key);
     classify::param_field* field = classify::find_param(fields, name);
@@ -49,7 +45,7 @@ template <typename Params>
 nb::dict defaults_of() {
   Params p;
   nb::dict d;
-  for (const auto& f : fields_of(p)) {
+  for (const auto& f : classify::param_fields(p)) {
     if (f.real != nullptr)
       d[f.name.c_str()] = *f.real;
     else
