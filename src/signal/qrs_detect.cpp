@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "parallel.hpp"
 #include "qrs_decide.hpp"
 #include "qrs_measures.hpp"
 #include "qrs_paths.hpp"
@@ -38,7 +39,7 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
   const array kernel = ricker_kernel(sizes.ricker_width, cpu_device, stream);
   double kernel_sum = 0;
   for (float tap : kernel.span<const float>()) kernel_sum += tap;
-  const auto mean_tap = static_cast<float>(kernel_sum / static_cast<double>(sizes.ricker_width));
+  const double mean_tap = kernel_sum / static_cast<double>(sizes.ricker_width);
   const std::int64_t delay = (sizes.ricker_width - 1) / 2;
   d.energy = cuda ? detail::qrs_energy_cuda(x, d.filtered, sizes.ricker_width, delay, mean_tap, stream)
                   : detail::qrs_energy_host(x, d.filtered, sizes.ricker_width, delay, mean_tap, stream);
@@ -60,18 +61,21 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
 namespace detail {
 
 array qrs_energy_host(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
-                      float mean_tap, stream_view stream) {
+                      double mean_tap, stream_view stream) {
   const auto* x = signal.data_as<const float>();
   const auto* y = filtered.data_as<const float>();
   const std::int64_t n = filtered.size();
   array out = empty({n}, float32, cpu_device, stream);
   float* e = out.data_as<float>();
-  // The circular band-pass mixes the recording's end into its first width − 1 outputs: those,
-  // and the samples whose delayed output lies past the end, have no energy.
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t at = i + delay;
-    e[i] = at < width - 1 || at >= n ? 0.0F : qrs_energy_at(x, y, at, width, mean_tap);
-  }
+  const std::int64_t runs = (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
+  parallel_chunks(runs, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / qrs_energy_run_length),
+                  [&](std::int64_t first, std::int64_t last) {
+                    for (std::int64_t r = first; r < last; ++r) {
+                      const std::int64_t begin = r * qrs_energy_run_length;
+                      qrs_energy_run(x, y, n, width, delay, mean_tap, e, begin,
+                                     std::min(n, begin + qrs_energy_run_length));
+                    }
+                  });
   return out;
 }
 
@@ -182,7 +186,7 @@ array qrs_select_host(const qrs_detection& d, std::int64_t samples, const segmen
 }
 
 #if !ZEROFLOW_HAS_CUDA
-array qrs_energy_cuda(const array&, const array&, std::int64_t, std::int64_t, float, stream_view) {
+array qrs_energy_cuda(const array&, const array&, std::int64_t, std::int64_t, double, stream_view) {
   ZF_THROW(cuda_error, "beat detection on a GPU array needs a CUDA build of zeroflow");
 }
 void qrs_candidates_cuda(const array&, const array&, const array&, std::int64_t, std::int64_t, std::int64_t,

@@ -24,11 +24,13 @@ namespace zeroflow::signal::detail {
 namespace {
 
 __global__ void qrs_energy_kernel(const float* __restrict__ x, const float* __restrict__ y, std::int64_t n,
-                                  std::int64_t width, std::int64_t delay, float mean_tap, float* __restrict__ e) {
+                                  std::int64_t width, std::int64_t delay, double mean_tap, float* __restrict__ e) {
+  const std::int64_t runs = (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    const std::int64_t at = i + delay;
-    e[i] = at < width - 1 || at >= n ? 0.0f : qrs_energy_at(x, y, at, width, mean_tap);
+  for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < runs; r += step) {
+    const std::int64_t begin = r * qrs_energy_run_length;
+    qrs_energy_run(x, y, n, width, delay, mean_tap, e, begin,
+                   begin + qrs_energy_run_length < n ? begin + qrs_energy_run_length : n);
   }
 }
 
@@ -213,11 +215,12 @@ void follow_rhythm(const qrs_candidate_view& c, const qrs_rules& rules, array& b
 }  // namespace
 
 array qrs_energy_cuda(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
-                      float mean_tap, stream_view stream) {
+                      double mean_tap, stream_view stream) {
   ::zeroflow::detail::cuda_device_guard guard(filtered.where().id);
   const std::int64_t n = filtered.size();
   array out = empty({n}, float32, filtered.where(), stream);
-  qrs_energy_kernel<<<gpu::grid_for(n, 256, filtered.where().id), 256, 0, gpu::raw(stream)>>>(
+  const std::int64_t runs = (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
+  qrs_energy_kernel<<<gpu::grid_for(runs, 128, filtered.where().id), 128, 0, gpu::raw(stream)>>>(
       signal.data_as<const float>(), filtered.data_as<const float>(), n, width, delay, mean_tap, out.data_as<float>());
   ZF_SIGNAL_LAUNCH_CHECK();
   return out;

@@ -9,22 +9,53 @@
 
 namespace zeroflow::signal::detail {
 
-/// Energy of the band-passed signal at output sample `at` (its causal window x[at − width + 1 .. at]):
-/// the square of y[at] − mean_tap · Σ x, i.e. of the response to the Ricker kernel made zero-mean.
-/// The seed's taps do not sum to zero, so the plain response follows the baseline: an offset or
-/// a step of the baseline would leak into the energy. Differences within float rounding of the
-/// two terms (a flat recording) count as no energy, and so do gaps (NaN) and overflow.
-ZF_QRS_HD inline float qrs_energy_at(const float* x, const float* y, std::int64_t at, std::int64_t width,
-                                     float mean_tap) {
-  float sum = 0;
-  for (std::int64_t k = 0; k < width; ++k) sum += x[at - k];
-  const float level = mean_tap * sum;
-  const float v = y[at] - level;
-  const float magnitude = v < 0 ? -v : v;
-  const float rounding = 1e-5F * ((y[at] < 0 ? -y[at] : y[at]) + (level < 0 ? -level : level));
-  if (!(magnitude > rounding)) return 0.0F;  // also NaN
-  const float squared = v * v;
-  return squared <= 3.4e38F ? squared : 0.0F;
+/// Outputs per run of qrs_energy_run. Each run starts its window sum afresh, so that rounding
+/// does not build up along the recording, and host and device cut the work at the same places
+/// (the same runs, the same bits).
+inline constexpr std::int64_t qrs_energy_run_length = 1024;
+
+/// Energies e[i] for i in [begin, end), a run of at most qrs_energy_run_length outputs. Output i
+/// is the band-passed signal at `at` = i + delay with its causal window x[at − width + 1 .. at]
+/// taken out: the square of y[at] − mean_tap · Σ x, i.e. of the response to the Ricker kernel made
+/// zero-mean. The seed's taps do not sum to zero, so the plain response follows the baseline: an
+/// offset or a step of the baseline would leak into the energy. The window's sum slides with `at`
+/// (one sample in, one out), so a run costs width + its length, not width times its length.
+/// No energy: outputs whose window starts before the recording (the circular band-pass mixed its
+/// end in) or whose `at` lies past it, windows holding a gap (NaN) or an infinity, differences
+/// within float rounding of the two terms (a flat recording), and squares past float's range.
+ZF_QRS_HD inline void qrs_energy_run(const float* x, const float* y, std::int64_t n, std::int64_t width,
+                                     std::int64_t delay, double mean_tap, float* e, std::int64_t begin,
+                                     std::int64_t end) {
+  double sum = 0;               // of the window's finite samples
+  std::int64_t unreadable = 0;  // the window's NaN and infinite samples
+  bool started = false;
+  const auto take = [&](float v, int sign) {
+    if (v - v == 0.0F)
+      sum += sign * static_cast<double>(v);
+    else
+      unreadable += sign;
+  };
+  for (std::int64_t i = begin; i < end; ++i) {
+    const std::int64_t at = i + delay;
+    if (at < width - 1 || at >= n) {
+      e[i] = 0.0F;
+      continue;
+    }
+    if (!started) {
+      for (std::int64_t k = at - width + 1; k <= at; ++k) take(x[k], 1);
+      started = true;
+    } else {
+      take(x[at], 1);
+      take(x[at - width], -1);
+    }
+    const double level = mean_tap * sum;
+    const double v = static_cast<double>(y[at]) - level;
+    const double magnitude = v < 0 ? -v : v;
+    const double rounding = 1e-5 * ((y[at] < 0 ? -y[at] : y[at]) + (level < 0 ? -level : level));
+    const double squared = v * v;
+    // Also NaN: a gap in y[at] fails the first test.
+    e[i] = unreadable == 0 && magnitude > rounding && squared <= 3.4e38 ? static_cast<float>(squared) : 0.0F;
+  }
 }
 
 /// Steepest slope of the raw signal around `at`: max |x[i+1] − x[i−1]| / 2 for i in

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -404,6 +405,53 @@ TEST_F(SignalQrsDetect, BaselineFarFromTheMedianKeepsBeatsInPlace) {
   }
 }
 
+// The energy's window sum slides from one output to the next: a gap (NaN) or an infinity in
+// the raw signal must silence exactly the outputs whose window holds it, also across the runs
+// the work is cut into, and a window wider than a run must still sum every sample in it.
+TEST_F(SignalQrsDetect, EnergyWindowsSlideOverGapsAndRuns) {
+  std::mt19937_64 rng(907);
+  std::normal_distribution<float> normal(0.2F, 1.0F);
+  for (const std::int64_t width : {1, 30, 1500, 5000}) {
+    const std::int64_t n = 12000;
+    const std::int64_t delay = (width - 1) / 2;
+    std::vector<float> x(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(n));
+    for (auto& v : x) v = normal(rng);
+    for (auto& v : y) v = 3.0F * normal(rng);
+    const std::vector<std::int64_t> bad_at{100, 1023, 1024, 4000, 9000};
+    x[100] = std::numeric_limits<float>::quiet_NaN();
+    x[1023] = std::numeric_limits<float>::infinity();
+    x[1024] = -std::numeric_limits<float>::infinity();
+    x[4000] = std::numeric_limits<float>::quiet_NaN();
+    x[9000] = std::numeric_limits<float>::quiet_NaN();
+    const double mean_tap = 0.05;
+    const auto energy =
+        to_vector<float>(sig::detail::qrs_energy_host(to_array(x), to_array(y), width, delay, mean_tap, {}));
+    ASSERT_EQ(static_cast<std::int64_t>(energy.size()), n);
+    std::int64_t silenced = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t at = i + delay;
+      const auto e = energy[static_cast<std::size_t>(i)];
+      if (at < width - 1 || at >= n) {
+        ASSERT_EQ(e, 0.0F) << "width " << width << ", output " << i;
+        continue;
+      }
+      const bool gap =
+          std::any_of(bad_at.begin(), bad_at.end(), [&](std::int64_t b) { return b <= at && b > at - width; });
+      if (gap) {
+        ASSERT_EQ(e, 0.0F) << "width " << width << ", output " << i;
+        ++silenced;
+        continue;
+      }
+      double window = 0;  // the direct sum, in double
+      for (std::int64_t k = at - width + 1; k <= at; ++k) window += x[static_cast<std::size_t>(k)];
+      const double v = static_cast<double>(y[static_cast<std::size_t>(at)]) - mean_tap * window;
+      ASSERT_NEAR(std::sqrt(static_cast<double>(e)), std::fabs(v), 1e-6 * (1 + std::fabs(v)))
+          << "width " << width << ", output " << i;
+    }
+    EXPECT_GT(silenced, 0) << width;
+  }
+}
+
 TEST_F(SignalQrsDetect, IntermediatesFollowTheirDefinitions) {
   const ecg_case c{250, 90, 0.05, 0.05, 71};
   const auto ecg = make_ecg(c, 0.02);
@@ -445,7 +493,7 @@ TEST_F(SignalQrsDetect, IntermediatesFollowTheirDefinitions) {
           << i;
       continue;
     }
-    // Float sums of ~width samples against double: relative error ~width·eps of the larger term.
+    // The float energy against double: its rounding, and that of the band-passed level.
     const double scale = std::fabs(filtered[static_cast<std::size_t>(at)]) + std::fabs(mean_tap * window);
     ASSERT_NEAR(std::sqrt(energy[static_cast<std::size_t>(i)]), std::fabs(v), 1e-5 * scale + 1e-6 * std::fabs(v)) << i;
   }

@@ -192,11 +192,15 @@ TEST_F(SignalRobustCuda, EnergyMatchesTheHost) {
       const auto at = std::uniform_int_distribution<std::size_t>(0, y.size() - 1)(rng);
       y[at] = std::vector<float>{nan_f, inf_f, -inf_f, 3.0e19F, -2.0e19F, 1.8e19F}[static_cast<std::size_t>(k % 6)];
     }
-    const std::int64_t delay = std::uniform_int_distribution<std::int64_t>(0, 60)(rng);
+    // Windows narrower and wider than the runs the energy is cut into (qrs_energy_run_length).
+    const std::int64_t delay = std::uniform_int_distribution<std::int64_t>(0, trial % 3 == 0 ? 1500 : 60)(rng);
     const std::int64_t width = std::uniform_int_distribution<std::int64_t>(1, 2 * delay + 1)(rng);
-    const float mean_tap = 0.01F * normal(rng);
+    const double mean_tap = 0.01 * normal(rng);
     std::vector<float> x(y.size());
     for (auto& v : x) v = normal(rng);
+    // Gaps in the raw signal silence the windows that hold them, and only those.
+    for (int k = 0; k < 4 && n > 1; ++k)
+      x[std::uniform_int_distribution<std::size_t>(0, x.size() - 1)(rng)] = k % 2 ? inf_f : nan_f;
     const auto want =
         to_vector<float>(sig::detail::qrs_energy_host(to_array(x), to_array(y), width, delay, mean_tap, {}));
     const auto got =

@@ -58,9 +58,9 @@ struct qrs_detection {
 namespace detail {
 // The stages, each with a host and a CUDA implementation (qrs_detect.cpp, qrs_detect.cu).
 array qrs_energy_host(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
-                      float mean_tap, stream_view stream);
+                      double mean_tap, stream_view stream);
 array qrs_energy_cuda(const array& signal, const array& filtered, std::int64_t width, std::int64_t delay,
-                      float mean_tap, stream_view stream);
+                      double mean_tap, stream_view stream);
 /// candidates = gate positions + offset, with their amplitude, slope and background (blocks of
 /// background_block samples).
 void qrs_candidates_host(const array& signal, const array& energy, const array& gate_positions, std::int64_t offset,
