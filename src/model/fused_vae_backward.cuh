@@ -70,7 +70,7 @@ template <int cin, int cout>
 __device__ void conv_input_grads(const float* g, int n, const float* w, float* gin) {
   const plain_input go{g, n};
   for (int idx = static_cast<int>(threadIdx.x); idx < cin * n; idx += threads) {
-    const int i = idx / n, j = idx - i * n;
+    const auto [i, j] = element_at(idx, n);
     float acc = 0;
 #pragma unroll
     for (int o = 0; o < cout; ++o) {
@@ -94,7 +94,7 @@ __device__ __forceinline__ float swish_backward(float gs, float a, float alpha_v
 template <int c>
 __device__ void up_swish_backward(const float* gu, const float* a, int n, float alpha_value, float* ga, float& galpha) {
   for (int idx = static_cast<int>(threadIdx.x); idx < c * n; idx += threads) {
-    const int ch = idx / n, t = idx - ch * n;
+    const auto [ch, t] = element_at(idx, n);
     const float gs = gu[ch * 2 * n + 2 * t] + gu[ch * 2 * n + 2 * t + 1];
     ga[idx] = swish_backward(gs, a[idx], alpha_value, galpha);
   }
@@ -107,7 +107,8 @@ __device__ void down_swish_backward(const float* gd, const float* a, int n, floa
                                     float& galpha) {
   const int half = n / 2;
   for (int idx = static_cast<int>(threadIdx.x); idx < c * n; idx += threads) {
-    const int ch = idx / n, j = idx - ch * n, t = j / 2;
+    const auto [ch, j] = element_at(idx, n);
+    const int t = j / 2;
     const float* g = gd + ch * half;
     const float gs = (j % 2 == 0) ? 2.0F * g[t] : g[t] + (t + 1 < half ? g[t + 1] : 0.0F);
     ga[idx] = swish_backward(gs, a[idx], alpha_value, galpha);
@@ -208,7 +209,7 @@ __device__ inline void backward_beat(const beat_buffers& b, int L, const float* 
     }
     // g_d2[i][j] = Σ_k cw[i][k]·[0 ≤ j+1−k < L/8], cw[i][k] = Σ_c wA[c,i,k]·gA_c + wB[c,i,k]·gB_c.
     for (int idx = tid; idx < 16 * L8; idx += threads) {
-      const int i = idx / L8, j = idx - i * L8;
+      const auto [i, j] = element_at(idx, L8);
       float acc = 0;
       for (int k = 0; k < 3; ++k) {
         const int t = j + 1 - k;

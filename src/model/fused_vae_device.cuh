@@ -112,6 +112,17 @@ __device__ inline float block_sum(float v, float* slots) {
   return total;
 }
 
+/// Channel and position of element idx of a channels × n buffer. n is a power of two (every width
+/// the kernels take, and its halves), so a shift and a mask do what an integer division by a
+/// runtime n would do in some twenty instructions, once per element of every layer.
+struct element {
+  int channel, position;
+};
+__device__ __forceinline__ element element_at(int idx, int n) {
+  const int shift = __ffs(n) - 1;
+  return {idx >> shift, idx & (n - 1)};
+}
+
 // ---- inputs of the convolutions, zero outside [0, n) -------------------------------------------
 
 /// Channels × n floats.

@@ -14,7 +14,7 @@ template <int cin, int cout, class In>
 __device__ void conv_forward(const In& in, int n, const float* w, const float* b, float* out, float* swished = nullptr,
                              float alpha_value = 0.0F) {
   for (int idx = static_cast<int>(threadIdx.x); idx < cout * n; idx += threads) {
-    const int o = idx / n, t = idx - o * n;
+    const auto [o, t] = element_at(idx, n);
     float acc = b[o];
 #pragma unroll
     for (int i = 0; i < cin; ++i) {
@@ -31,7 +31,7 @@ template <int c>
 __device__ void swish_down(const float* a, int n, float alpha_value, float* d) {
   const int half = n / 2;
   for (int idx = static_cast<int>(threadIdx.x); idx < c * half; idx += threads) {
-    const int ch = idx / half, t = idx - ch * half;
+    const auto [ch, t] = element_at(idx, half);
     const float* row = a + ch * n;
     const int j = 2 * t;
     const float left = j > 0 ? swish(row[j - 1], alpha_value) : 0.0F;
