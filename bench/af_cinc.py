@@ -9,8 +9,9 @@ one process (`--jobs`), into --work. A record is called AF when its run has an A
 Every record is a strip (its beats span at most a minute), which zeroflow reads whole with a small
 learned prior (classify/af_strip.hpp): a logistic model over six measures of the strip's rhythm
 and P waves. The measures come from each run's beats.csv through zeroflow.rhythm.measure_af_strip
-(the library's own function; the run's final V beats and the beats of unreadable stretches left
-out, where the run leaves out a first guess of the V beats).
+(the library's own function; the run's final V and Q beats and the beats of unreadable stretches
+left out, where the run leaves out a first guess of the V beats and the unlike beats no clearer
+than noise).
 
 Out of sample: 5-fold cross-validation over the records (stratified by label, seeded; the
 challenge gives no patient identifiers, and its records are mostly one per patient). On four
@@ -72,8 +73,9 @@ def read_run(folder: pathlib.Path) -> dict:
     with open(folder / "beats.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     clarity = np.array([float(r["clarity"]) for r in rows])
-    # The run leaves out of the AF test its V beats and the beats of unreadable stretches (the
-    # median clarity of +-4 beats under CLASS_DEFAULTS' bound): the same here.
+    # The run leaves out of the AF test a first guess of its V beats, the unlike beats no clearer
+    # than noise and the beats of unreadable stretches (the median clarity of +-4 beats under
+    # CLASS_DEFAULTS' bound). beats.csv has the last; its V and Q beats stand in for the others.
     k = int(CLASS_DEFAULTS["quality.stretch_beats"])
     unreadable = [
         np.median(clarity[max(0, b - k) : b + k + 1]) < CLASS_DEFAULTS["quality.min_clarity"] for b in range(len(rows))
@@ -83,7 +85,7 @@ def read_run(folder: pathlib.Path) -> dict:
         called = len(f.read().strip().splitlines()) > 1
     return dict(
         peaks=np.array([int(r["peak"]) for r in rows], dtype=np.int64),
-        left_out=np.array([r["class"] == "V" for r in rows], dtype=bool) | np.array(unreadable, dtype=bool),
+        left_out=np.array([r["class"] in ("V", "Q") for r in rows], dtype=bool) | np.array(unreadable, dtype=bool),
         p_wave_coherence=np.array([number(r, "p_coherence") for r in rows]),
         p_wave_similarity=np.array([number(r, "p_similarity") for r in rows]),
         called=called,

@@ -116,12 +116,20 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   const auto dominant_rr = detail::local_median(rr_before, dominant, p.timing.local_rhythm_beats);
   const auto normal_rr = detail::local_median(rr_before, normal_pair, p.timing.local_rhythm_beats);
 
-  std::vector<std::uint8_t> ventricular_timing(n);
+  // An ectopic timing: early, or followed by a pause (one cue alone only for a QRS at least
+  // timing.one_cue_min_clarity clear). It is a ventricular timing only where the QRS stands out
+  // of the noise (clarity, step 0): noise moves a detected R peak, and with it the intervals on
+  // both sides, so the timing of a QRS no clearer than noise is the noise's, and such a beat
+  // does not vote for its family's either.
+  std::vector<std::uint8_t> ectopic_timing(n), timed_qrs(n), ventricular_timing(n);
   for (std::size_t b = 0; b < n; ++b) {
     const bool early = rr_before[b] < p.timing.ventricular_early_ratio * dominant_rr[b];
     const bool pause = rr_after[b] > p.timing.ventricular_pause_ratio * dominant_rr[b];
-    ventricular_timing[b] = (early && pause) || ((early || pause) && out.clarity[b] >= p.timing.one_cue_min_clarity);
+    ectopic_timing[b] = (early && pause) || ((early || pause) && out.clarity[b] >= p.timing.one_cue_min_clarity);
+    timed_qrs[b] = out.clarity[b] >= p.quality.min_clarity;
+    ventricular_timing[b] = timed_qrs[b] && ectopic_timing[b];
   }
+  const std::vector<std::uint8_t> every_beat(n, 1);
   // The unlike beats' shape families: a family mostly of ventricular timing is ventricular.
   std::vector<std::int64_t> unlike_beats;
   for (std::size_t b = 0; b < n; ++b)
@@ -133,20 +141,22 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t i = 0; i < unlike_beats.size(); ++i)
     out.family[static_cast<std::size_t>(unlike_beats[i])] = family[i] + 1;
   const auto too_small = detail::too_small(rows, unlike_beats, unlike_segments, dominant, p);
-  // Families vote by the timing of their members where the rhythm is regular enough for timing
-  // to mean something (outside AF and outside irregular stretches such as an episode's edges),
-  // and only when most of the family is there: a family mostly inside AF is judged by shape.
+  // Families vote by the `timing` of their members that may (`voting`) where the rhythm is
+  // regular enough for timing to mean something (outside AF and outside irregular stretches such
+  // as an episode's edges), and only when most of the family is there: a family mostly inside AF
+  // is judged by shape.
   std::vector<std::uint8_t> irregular_rhythm;
-  auto ventricular_of = [&](std::span<const std::uint8_t> in_af) {
+  auto ventricular_of = [&](std::span<const std::uint8_t> in_af, const std::vector<std::uint8_t>& timing,
+                            const std::vector<std::uint8_t>& voting) {
     std::vector<std::int64_t> members(static_cast<std::size_t>(p.shape.max_families), 0), voters(members),
         timed(members);
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
       const auto b = static_cast<std::size_t>(unlike_beats[i]);
       const auto f = static_cast<std::size_t>(family[i]);
       ++members[f];
-      if (!in_af.empty() && (in_af[b] || irregular_rhythm[b])) continue;
+      if (!voting[b] || (!in_af.empty() && (in_af[b] || irregular_rhythm[b]))) continue;
       ++voters[f];
-      timed[f] += ventricular_timing[b];
+      timed[f] += timing[b];
     }
     std::vector<std::uint8_t> v(n, 0);
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
@@ -158,16 +168,19 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
       // Inside AF a beat's own timing says nothing, and nor does it at an episode's irregular edges
       // for a family that lives inside AF: there the shape decides.
       const bool by_shape = !in_af.empty() && (in_af[b] || (irregular_rhythm[b] && !votes));
-      v[b] = family_ventricular || (by_shape ? out.similarity[b] < p.shape.other_shape_max_similarity
-                                             : static_cast<bool>(ventricular_timing[b]));
+      v[b] = family_ventricular ||
+             (by_shape ? out.similarity[b] < p.shape.other_shape_max_similarity : static_cast<bool>(timing[b]));
     }
     return v;
   };
-  // AF is judged without the V beats (their intervals are not the atria's), then decides the
-  // beats whose timing says nothing inside it, and the families are voted again without them.
-  // Noise neither starts nor ends an episode: unreadable beats are left out of the AF test.
-  auto first_guess = ventricular_of({});
-  for (std::size_t b = 0; b < n; ++b) first_guess[b] = first_guess[b] || out.unreadable[b];
+  // AF is judged without the beats whose intervals are not the atria's: unlike beats of an
+  // ectopic timing, clear or not (a ventricular beat's, or an R peak the noise moved), and their
+  // families. It then decides the beats whose timing says nothing inside it, and the families are
+  // voted again without them. Noise neither starts nor ends an episode: unreadable beats, and
+  // unlike beats no clearer than noise, are left out of the AF test too.
+  auto first_guess = ventricular_of({}, ectopic_timing, every_beat);
+  for (std::size_t b = 0; b < n; ++b)
+    first_guess[b] = first_guess[b] || out.unreadable[b] || (unlike[b] && !timed_qrs[b]);
   const auto coherence = rows.p_wave_coherence(first_guess, p.af.window_beats);
   out.p_coherence.assign(coherence.begin(), coherence.end());
   const std::vector<double> p_similarity(out.p_similarity.begin(), out.p_similarity.end());
@@ -175,7 +188,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   irregular_rhythm = std::move(rhythm.irregular);
   out.in_af = std::move(rhythm.in_af);
   out.episodes = std::move(rhythm.episodes);
-  const auto ventricular = ventricular_of(out.in_af);
+  const auto ventricular = ventricular_of(out.in_af, ventricular_timing, timed_qrs);
 
   // Supraventricular runs, measured against the rhythm before them; the local normal interval
   // stands in where that rhythm is not recent enough.

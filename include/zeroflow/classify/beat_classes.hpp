@@ -29,8 +29,12 @@
 ///    `shape.family_min_correlation` or more), and a group of which at least `shape.family_ventricular_share` of
 ///    the members outside AF have a ventricular timing is V as a whole (couplets, runs,
 ///    interpolated beats), while a family of normally timed unlike beats (a second conduction
-///    pattern, noise) is not.
-/// 5. Atrial fibrillation: the rule of af_rhythm.hpp (`af`), with the V beats of a first pass left
+///    pattern, noise) is not. Timing counts only for a QRS that stands out of the noise
+///    (clarity at least `quality.min_clarity`, step 0): noise moves a detected R peak and the
+///    intervals on both sides of it, so a beat no clearer than noise has no ventricular timing
+///    and does not vote for its family.
+/// 5. Atrial fibrillation: the rule of af_rhythm.hpp (`af`), with the V beats of a first pass (an
+///    ectopic timing counting however clear the QRS) and the unlike beats no clearer than noise left
 ///    out of the irregularity and of the P-wave coherence (the energy of the window's average
 ///    P-wave segment over the segments' mean energy). Inside AF timing says nothing: an unlike shape is V when
 ///    its family is ventricular by its members outside AF, or when it is far from the dominant
@@ -93,8 +97,8 @@ struct timing_params {
   double ventricular_early_ratio = 0.92;  ///< R–R before / local dominant R–R below this: early enough for V
   double ventricular_pause_ratio = 1.10;  ///< R–R after / local dominant R–R above this: a compensatory pause
   /// One of the two cues alone (early, or a pause) makes a ventricular timing only for a beat
-  /// whose QRS is at least this clear (clarity, step 0); both together always do. 0: one cue
-  /// always counts. Noise moves the detected R peak, and with it one cue at a time, but a wide
+  /// whose QRS is at least this clear (clarity, step 0); both together do for any readable QRS
+  /// (step 4). 0: one cue counts as both do. Noise moves the detected R peak, and with it one cue at a time, but a wide
   /// ventricular QRS is less steep, so less clear: bench/one_cue_cv.py measured a bound out of
   /// sample and it cost more V beats on clean records than it saved false ones under noise
   /// (docs/classification.md, "Measured and not taken").
