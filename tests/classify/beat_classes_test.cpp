@@ -48,20 +48,24 @@ struct recording {
   std::vector<float> rows;
   std::vector<char> truth;
   std::vector<std::uint8_t> af;
+  double seconds = 1.0;  ///< when the last beat came
+
+  /// Appends a beat `rr` seconds after the last one.
+  void add(double rr, char kind, const std::vector<float>& row, bool inside_af = false) {
+    seconds += rr;
+    peaks.push_back(static_cast<std::int64_t>(std::llround(seconds * rate)));
+    rows.insert(rows.end(), row.begin(), row.end());
+    truth.push_back(kind);
+    af.push_back(inside_af ? 1 : 0);
+  }
 };
 
 recording make_recording() {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> jitter(-0.01, 0.01), af_rr(0.40, 1.00);
   recording r;
-  double t = 1.0;
   auto add = [&](double rr, char truth, double qrs_sigma, bool p_wave, bool af) {
-    t += rr;
-    r.peaks.push_back(static_cast<std::int64_t>(std::llround(t * rate)));
-    const auto row = beat_row(qrs_sigma, p_wave ? atria::sinus : atria::fibrillating, rng);
-    r.rows.insert(r.rows.end(), row.begin(), row.end());
-    r.truth.push_back(truth);
-    r.af.push_back(af ? 1 : 0);
+    r.add(rr, truth, beat_row(qrs_sigma, p_wave ? atria::sinus : atria::fibrillating, rng), af);
   };
   for (int b = 0; b < 400; ++b) {
     if (b % 25 == 10) {  // V: wide, early, then a compensatory pause
@@ -85,24 +89,16 @@ recording make_af_recording() {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> jitter(-0.01, 0.01), af_rr(0.40, 1.00);
   recording r;
-  double t = 1.0;
-  auto add = [&](double rr, char truth, const std::vector<float>& row, bool af) {
-    t += rr;
-    r.peaks.push_back(static_cast<std::int64_t>(std::llround(t * rate)));
-    r.rows.insert(r.rows.end(), row.begin(), row.end());
-    r.truth.push_back(truth);
-    r.af.push_back(af ? 1 : 0);
-  };
-  for (int b = 0; b < 200; ++b) add(0.80 * (1 + jitter(rng)), 'N', beat_row(0.012, atria::sinus, rng), false);
+  for (int b = 0; b < 200; ++b) r.add(0.80 * (1 + jitter(rng)), 'N', beat_row(0.012, atria::sinus, rng), false);
   for (int b = 0; b < 400; ++b) {
     if (b % 8 == 3)
-      add(af_rr(rng), 'V', beat_row(0.03, atria::fibrillating, rng, -4.0), true);
+      r.add(af_rr(rng), 'V', beat_row(0.03, atria::fibrillating, rng, -4.0), true);
     else if (b % 8 == 7)
-      add(af_rr(rng), 'A', beat_row(0.022, atria::fibrillating, rng), true);  // aberrant: supraventricular
+      r.add(af_rr(rng), 'A', beat_row(0.022, atria::fibrillating, rng), true);  // aberrant: supraventricular
     else
-      add(af_rr(rng), 'N', beat_row(0.012, atria::fibrillating, rng), true);
+      r.add(af_rr(rng), 'N', beat_row(0.012, atria::fibrillating, rng), true);
   }
-  for (int b = 0; b < 200; ++b) add(0.80 * (1 + jitter(rng)), 'N', beat_row(0.012, atria::sinus, rng), false);
+  for (int b = 0; b < 200; ++b) r.add(0.80 * (1 + jitter(rng)), 'N', beat_row(0.012, atria::sinus, rng), false);
   return r;
 }
 
@@ -113,14 +109,6 @@ recording make_lead_off_recording() {
   std::mt19937 rng(13);
   std::uniform_real_distribution<double> jitter(-0.01, 0.01);
   recording r;
-  double t = 1.0;
-  auto add = [&](double rr, char truth, const std::vector<float>& row) {
-    t += rr;
-    r.peaks.push_back(static_cast<std::int64_t>(std::llround(t * rate)));
-    r.rows.insert(r.rows.end(), row.begin(), row.end());
-    r.truth.push_back(truth);
-    r.af.push_back(0);
-  };
   auto normal = [&] { return beat_row(0.012, atria::sinus, rng); };
   for (int b = 0; b < 600; ++b) {
     if (b >= 300 && b < 340) {
@@ -128,12 +116,12 @@ recording make_lead_off_recording() {
       for (auto& v : row) v *= 0.04F;
       std::normal_distribution<double> noise(0.0, 0.02);
       for (auto& v : row) v += static_cast<float>(noise(rng));
-      add(1.6, 'Q', row);
+      r.add(1.6, 'Q', row);
     } else if (b % 20 == 10) {
-      add(0.50, 'V', beat_row(0.045, atria::silent, rng, 1.0));
-      add(1.10, 'N', normal());
+      r.add(0.50, 'V', beat_row(0.045, atria::silent, rng, 1.0));
+      r.add(1.10, 'N', normal());
     } else {
-      add(0.80 * (1 + jitter(rng)), 'N', normal());
+      r.add(0.80 * (1 + jitter(rng)), 'N', normal());
     }
   }
   return r;
@@ -180,24 +168,17 @@ TEST(BeatClasses, TheTimingOfAQrsNoClearerThanNoiseSaysNothing) {
   std::uniform_real_distribution<double> jitter(-0.01, 0.01);
   std::normal_distribution<double> burst(0.0, 2.5);
   recording r;
-  double t = 1.0;
-  auto add = [&](double rr, char truth, const std::vector<float>& row) {
-    t += rr;
-    r.peaks.push_back(static_cast<std::int64_t>(std::llround(t * rate)));
-    r.rows.insert(r.rows.end(), row.begin(), row.end());
-    r.truth.push_back(truth);
-  };
   for (int b = 0; b < 600; ++b) {
     if (b % 20 == 10) {  // a V beat: wide, early, a compensatory pause
-      add(0.50, 'V', beat_row(0.045, atria::silent, rng));
-      add(1.10, 'N', beat_row(0.012, atria::sinus, rng));
+      r.add(0.50, 'V', beat_row(0.045, atria::silent, rng));
+      r.add(1.10, 'N', beat_row(0.012, atria::sinus, rng));
     } else if (b % 20 == 15) {  // an N beat in a burst of noise, its peak found 12 % early
       auto row = beat_row(0.012, atria::sinus, rng);
       for (auto& v : row) v += static_cast<float>(burst(rng));
-      add(0.80 * 0.88, 'n', row);
-      add(0.80 * 1.12, 'N', beat_row(0.012, atria::sinus, rng));
+      r.add(0.80 * 0.88, 'n', row);
+      r.add(0.80 * 1.12, 'N', beat_row(0.012, atria::sinus, rng));
     } else {
-      add(0.80 * (1 + jitter(rng)), 'N', beat_row(0.012, atria::sinus, rng));
+      r.add(0.80 * (1 + jitter(rng)), 'N', beat_row(0.012, atria::sinus, rng));
     }
   }
   const zc::beat_rows rows{r.rows, width, before, after};
