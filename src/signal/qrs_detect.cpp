@@ -34,7 +34,7 @@ qrs_detection detect_qrs(const array& signal, const segment_params& params, floa
 
   qrs_detection d;
   d.filtered = bandpass(x, sizes.ricker_width, stream);
-  // The band-pass made zero-mean (qrs_energy_at), so that squaring ignores the units' offset and
+  // The band-pass made zero-mean (qrs_energy_run), so that squaring ignores the units' offset and
   // the baseline's steps.
   const array kernel = ricker_kernel(sizes.ricker_width, cpu_device, stream);
   double kernel_sum = 0;

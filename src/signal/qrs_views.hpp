@@ -14,7 +14,7 @@ namespace zeroflow::signal::detail {
 /// The candidate peaks, sorted by position, and their measures (qrs_measures.hpp).
 struct qrs_candidate_view {
   const std::int64_t* position;  ///< sample of each candidate, ascending
-  const float* amplitude;        ///< the band-passed energy there (qrs_energy_at)
+  const float* amplitude;        ///< the band-passed energy there (qrs_energy_run)
   const float* slope;            ///< the raw signal's steepest slope around it (qrs_slope)
   const float* background;       ///< the energy around it, its own QRS complex left out (qrs_background)
   std::int64_t n;                ///< how many candidates
