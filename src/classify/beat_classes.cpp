@@ -129,7 +129,6 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     timed_qrs[b] = out.clarity[b] >= p.quality.min_clarity;
     ventricular_timing[b] = timed_qrs[b] && ectopic_timing[b];
   }
-  const std::vector<std::uint8_t> every_beat(n, 1);
   // The unlike beats' shape families: a family mostly of ventricular timing is ventricular.
   std::vector<std::int64_t> unlike_beats;
   for (std::size_t b = 0; b < n; ++b)
@@ -141,20 +140,20 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   for (std::size_t i = 0; i < unlike_beats.size(); ++i)
     out.family[static_cast<std::size_t>(unlike_beats[i])] = family[i] + 1;
   const auto too_small = detail::too_small(rows, unlike_beats, unlike_segments, dominant, p);
-  // Families vote by the `timing` of their members that may (`voting`) where the rhythm is
+  // Families vote by the `timing` of their members that may (`voting`; empty: every one) where the rhythm is
   // regular enough for timing to mean something (outside AF and outside irregular stretches such
   // as an episode's edges), and only when most of the family is there: a family mostly inside AF
   // is judged by shape.
   std::vector<std::uint8_t> irregular_rhythm;
   auto ventricular_of = [&](std::span<const std::uint8_t> in_af, const std::vector<std::uint8_t>& timing,
-                            const std::vector<std::uint8_t>& voting) {
+                            std::span<const std::uint8_t> voting) {
     std::vector<std::int64_t> members(static_cast<std::size_t>(p.shape.max_families), 0), voters(members),
         timed(members);
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
       const auto b = static_cast<std::size_t>(unlike_beats[i]);
       const auto f = static_cast<std::size_t>(family[i]);
       ++members[f];
-      if (!voting[b] || (!in_af.empty() && (in_af[b] || irregular_rhythm[b]))) continue;
+      if ((!voting.empty() && !voting[b]) || (!in_af.empty() && (in_af[b] || irregular_rhythm[b]))) continue;
       ++voters[f];
       timed[f] += timing[b];
     }
@@ -178,7 +177,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   // families. It then decides the beats whose timing says nothing inside it, and the families are
   // voted again without them. Noise neither starts nor ends an episode: unreadable beats, and
   // unlike beats no clearer than noise, are left out of the AF test too.
-  auto first_guess = ventricular_of({}, ectopic_timing, every_beat);
+  auto first_guess = ventricular_of({}, ectopic_timing, {});
   for (std::size_t b = 0; b < n; ++b)
     first_guess[b] = first_guess[b] || out.unreadable[b] || (unlike[b] && !timed_qrs[b]);
   const auto coherence = rows.p_wave_coherence(first_guess, p.af.window_beats);

@@ -67,14 +67,9 @@ array qrs_energy_host(const array& signal, const array& filtered, std::int64_t w
   const std::int64_t n = filtered.size();
   array out = empty({n}, float32, cpu_device, stream);
   float* e = out.data_as<float>();
-  const std::int64_t runs = (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
-  parallel_chunks(runs, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / qrs_energy_run_length),
+  parallel_chunks(qrs_energy_runs(n), std::max<std::int64_t>(1, (std::int64_t{1} << 16) / qrs_energy_run_length),
                   [&](std::int64_t first, std::int64_t last) {
-                    for (std::int64_t r = first; r < last; ++r) {
-                      const std::int64_t begin = r * qrs_energy_run_length;
-                      qrs_energy_run(x, y, n, width, delay, mean_tap, e, begin,
-                                     std::min(n, begin + qrs_energy_run_length));
-                    }
+                    for (std::int64_t r = first; r < last; ++r) qrs_energy_run(x, y, n, width, delay, mean_tap, e, r);
                   });
   return out;
 }

@@ -25,13 +25,10 @@ namespace {
 
 __global__ void qrs_energy_kernel(const float* __restrict__ x, const float* __restrict__ y, std::int64_t n,
                                   std::int64_t width, std::int64_t delay, double mean_tap, float* __restrict__ e) {
-  const std::int64_t runs = (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
+  const std::int64_t runs = qrs_energy_runs(n);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < runs; r += step) {
-    const std::int64_t begin = r * qrs_energy_run_length;
-    qrs_energy_run(x, y, n, width, delay, mean_tap, e, begin,
-                   begin + qrs_energy_run_length < n ? begin + qrs_energy_run_length : n);
-  }
+  for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < runs; r += step)
+    qrs_energy_run(x, y, n, width, delay, mean_tap, e, r);
 }
 
 __global__ void qrs_candidates_kernel(const float* __restrict__ x, std::int64_t n, const float* __restrict__ e,
@@ -219,8 +216,7 @@ array qrs_energy_cuda(const array& signal, const array& filtered, std::int64_t w
   ::zeroflow::detail::cuda_device_guard guard(filtered.where().id);
   const std::int64_t n = filtered.size();
   array out = empty({n}, float32, filtered.where(), stream);
-  const std::int64_t runs = (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
-  qrs_energy_kernel<<<gpu::grid_for(runs, 128, filtered.where().id), 128, 0, gpu::raw(stream)>>>(
+  qrs_energy_kernel<<<gpu::grid_for(qrs_energy_runs(n), 128, filtered.where().id), 128, 0, gpu::raw(stream)>>>(
       signal.data_as<const float>(), filtered.data_as<const float>(), n, width, delay, mean_tap, out.data_as<float>());
   ZF_SIGNAL_LAUNCH_CHECK();
   return out;

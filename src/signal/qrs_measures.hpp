@@ -14,7 +14,13 @@ namespace zeroflow::signal::detail {
 /// (the same runs, the same bits).
 inline constexpr std::int64_t qrs_energy_run_length = 1024;
 
-/// Energies e[i] for i in [begin, end), a run of at most qrs_energy_run_length outputs. Output i
+/// How many runs of qrs_energy_run cover n outputs.
+ZF_QRS_HD inline std::int64_t qrs_energy_runs(std::int64_t n) {
+  return (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
+}
+
+/// Energies e[i] of run `run`: i in [run · qrs_energy_run_length, that + qrs_energy_run_length)
+/// and below n. Output i
 /// is the band-passed signal at `at` = i + delay with its causal window x[at − width + 1 .. at]
 /// taken out: the square of y[at] − mean_tap · Σ x, i.e. of the response to the Ricker kernel made
 /// zero-mean. The seed's taps do not sum to zero, so the plain response follows the baseline: an
@@ -24,8 +30,9 @@ inline constexpr std::int64_t qrs_energy_run_length = 1024;
 /// end in) or whose `at` lies past it, windows holding a gap (NaN) or an infinity, differences
 /// within float rounding of the two terms (a flat recording), and squares past float's range.
 ZF_QRS_HD inline void qrs_energy_run(const float* x, const float* y, std::int64_t n, std::int64_t width,
-                                     std::int64_t delay, double mean_tap, float* e, std::int64_t begin,
-                                     std::int64_t end) {
+                                     std::int64_t delay, double mean_tap, float* e, std::int64_t run) {
+  const std::int64_t begin = run * qrs_energy_run_length;
+  const std::int64_t end = begin + qrs_energy_run_length < n ? begin + qrs_energy_run_length : n;
   double sum = 0;               // of the window's finite samples
   std::int64_t unreadable = 0;  // the window's NaN and infinite samples
   bool started = false;
