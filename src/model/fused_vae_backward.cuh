@@ -65,19 +65,31 @@ __device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw
   }
 }
 
-/// gin (cin × n) = the gradient of conv's input: Σ_o Σ_k w[o,i,k]·g[o, j+1−k].
+/// gin (cin × n) = the gradient of conv's input, Σ_o Σ_k w[o,i,k]·g[o, j+1−k], with the weights wt
+/// in the backward layout ([o][k][i], transposed). A thread computes channel_group<cin>
+/// consecutive input channels at one position from the 3·cout gradients it reads once.
 template <int cin, int cout>
-__device__ void conv_input_grads(const float* g, int n, const float* w, float* gin) {
+__device__ void conv_input_grads(const float* g, int n, const float* wt, float* gin) {
+  constexpr int group = channel_group<cin>;
   const plain_input go{g, n};
-  for (int idx = static_cast<int>(threadIdx.x); idx < cin * n; idx += threads) {
-    const auto [i, j] = element_at(idx, n);
-    float acc = 0;
+  for (int idx = static_cast<int>(threadIdx.x); idx < cin / group * n; idx += threads) {
+    const auto [c, j] = element_at(idx, n);
+    const int first = c * group;
+    float acc[group];
+#pragma unroll
+    for (int q = 0; q < group; ++q) acc[q] = 0.0F;
 #pragma unroll
     for (int o = 0; o < cout; ++o) {
-      const float* k = w + (o * cin + i) * 3;
-      acc += k[0] * go(o, j + 1) + k[1] * go(o, j) + k[2] * go(o, j - 1);
+      const float after = go(o, j + 1), here = go(o, j), before = go(o, j - 1);
+      float k0[group], k1[group], k2[group];
+      load_vector(wt + (o * 3) * cin + first, k0);
+      load_vector(wt + (o * 3 + 1) * cin + first, k1);
+      load_vector(wt + (o * 3 + 2) * cin + first, k2);
+#pragma unroll
+      for (int q = 0; q < group; ++q) acc[q] += k0[q] * after + k1[q] * here + k2[q] * before;
     }
-    gin[idx] = acc;
+#pragma unroll
+    for (int q = 0; q < group; ++q) gin[(first + q) * n + j] = acc[q];
   }
 }
 
@@ -123,9 +135,9 @@ __device__ void down_swish_backward(const float* gd, const float* a, int n, floa
 /// activations and latents for the beat (its noise in lat[6..7]) and gbig (4·L floats) the loss's
 /// gradient for the reconstruction (reconstruction_mse's grad); gbig and gsmall (2·L floats, the
 /// forward pass's heads) are overwritten, and lat[8..11] receive the gradients of mu and logvar.
-__device__ inline void backward_beat(const beat_buffers& b, int L, const float* prm, float* grd, const packing& pk,
-                                     float al, float* gbig, float* gsmall, float* slots, float* scratch,
-                                     float& galpha) {
+__device__ inline void backward_beat(const beat_buffers& b, int L, const float* prm, const float* kw, float* grd,
+                                     const packing& pk, float al, float* gbig, float* gsmall, float* slots,
+                                     float* scratch, float& galpha) {
   const float *x = b.x, *d0 = b.d0, *a0 = b.a0, *a1 = b.a1, *d1 = b.d1, *a2 = b.a2, *d2 = b.d2, *r = b.r, *a3 = b.a3,
               *a4 = b.a4, *s3 = b.s3, *s4 = b.s4;
   float* lat = b.lat;
@@ -136,17 +148,17 @@ __device__ inline void backward_beat(const beat_buffers& b, int L, const float* 
 
   // ---- decoder backward
   conv_weight_grads<2, 1>(upsampled_input{s4, L2}, gbig, L, G(conv5_w), G(conv5_b), scratch);
-  conv_input_grads<2, 1>(gbig, L, W(conv5_w), gsmall);  // 2 × L
+  conv_input_grads<2, 1>(gbig, L, kw + transposed::conv5_back, gsmall);  // 2 × L
   __syncthreads();
   up_swish_backward<2>(gsmall, a4, L2, al, gbig, galpha);  // 2 × L/2
   __syncthreads();
   conv_weight_grads<4, 2>(upsampled_input{s3, L4}, gbig, L2, G(conv4_w), G(conv4_b), scratch);
-  conv_input_grads<4, 2>(gbig, L2, W(conv4_w), gsmall);  // 4 × L/2
+  conv_input_grads<4, 2>(gbig, L2, kw + transposed::conv4_back, gsmall);  // 4 × L/2
   __syncthreads();
   up_swish_backward<4>(gsmall, a3, L4, al, gbig, galpha);  // 4 × L/4
   __syncthreads();
   conv_weight_grads<8, 4>(upsampled_input{r, L8}, gbig, L4, G(conv3_w), G(conv3_b), scratch);
-  conv_input_grads<8, 4>(gbig, L4, W(conv3_w), gsmall);  // 8 × L/4
+  conv_input_grads<8, 4>(gbig, L4, kw + transposed::conv3_back, gsmall);  // 8 × L/4
   __syncthreads();
   for (int j = tid; j < L; j += threads) gbig[j] = gsmall[2 * j] + gsmall[2 * j + 1];  // g_r, 8 × L/8 flat
   __syncthreads();
@@ -224,12 +236,12 @@ __device__ inline void backward_beat(const beat_buffers& b, int L, const float* 
   down_swish_backward<16>(gsmall, a2, L4, al, gbig, galpha);  // 16 × L/4
   __syncthreads();
   conv_weight_grads<8, 16>(plain_input{d1, L4}, gbig, L4, G(conv2_w), G(conv2_b), scratch);
-  conv_input_grads<8, 16>(gbig, L4, W(conv2_w), gsmall);  // 8 × L/4
+  conv_input_grads<8, 16>(gbig, L4, kw + transposed::conv2_back, gsmall);  // 8 × L/4
   __syncthreads();
   down_swish_backward<8>(gsmall, a1, L2, al, gbig, galpha);  // 8 × L/2
   __syncthreads();
   conv_weight_grads<4, 8>(plain_input{d0, L2}, gbig, L2, G(conv1_w), G(conv1_b), scratch);
-  conv_input_grads<4, 8>(gbig, L2, W(conv1_w), gsmall);  // 4 × L/2
+  conv_input_grads<4, 8>(gbig, L2, kw + transposed::conv1_back, gsmall);  // 4 × L/2
   __syncthreads();
   down_swish_backward<4>(gsmall, a0, L, al, gbig, galpha);  // 4 × L
   __syncthreads();

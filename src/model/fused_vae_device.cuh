@@ -14,9 +14,10 @@
 // padding 1; up = nearest-neighbour ×2; swish(a) = a·σ(α·a) with one α shared by all layers.
 // Loss per beat: mean_t (a5 − x)² − 0.1·mean_c (1 + logvar − mu² − exp(logvar)).
 //
-// Shared memory per training block: the packed parameters, their gradient sums, the beat's forward
-// activations (beat_floats·L = 25·L floats), two backward buffers (4·L and 2·L) and a reduction
-// scratch, i.e. 31·L + 2·P floats and change (P = 850 + 3·L parameters): 46 KB at L = 256.
+// Shared memory per training block: the convolutions' weights transposed (transposed::floats), the
+// packed parameters, their gradient sums, the beat's forward activations (beat_floats·L = 25·L
+// floats), two backward buffers (4·L and 2·L) and a reduction scratch, i.e. 31·L + 2·P floats and
+// change (P = 850 + 3·L parameters): 52 KB at L = 256.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -83,6 +84,82 @@ struct packing {
 };
 
 constexpr int small_floats = 64;  // latents, noise, reduction slots
+
+// ---- the convolutions' weights, transposed for the kernels -------------------------------------
+
+/// A thread of a convolution computes a few consecutive channels at one position (conv_forward,
+/// conv_input_grads), so that the inputs it reads serve all of them. The weights those channels
+/// need at one tap are then one vector load when they lie side by side: the kernels keep a copy of
+/// every convolution's weights in shared memory with the channels they compute innermost —
+/// forward [i][k][o] for the outputs, backward [o][k][i] for the input gradients (LibTorch's
+/// layout is [o][i][k]). The encoder's two heads, convA and convB, are one forward convolution of
+/// four outputs (mu0 mu1 lv0 lv1), with their biases beside it. Offsets in floats, each a multiple
+/// of 4 (16-byte vector loads); the region starts the block's shared memory.
+namespace transposed {
+/// Floats of a convolution's weights, padded to a whole vector.
+constexpr int weights(int cin, int cout) { return (cin * cout * 3 + 3) / 4 * 4; }
+constexpr int conv0 = 0;                            // forward 1 → 4
+constexpr int conv1 = conv0 + weights(1, 4);        // forward 4 → 8
+constexpr int conv2 = conv1 + weights(4, 8);        // forward 8 → 16
+constexpr int heads = conv2 + weights(8, 16);       // forward 16 → 4
+constexpr int heads_bias = heads + weights(16, 4);  // 4
+constexpr int conv3 = heads_bias + 4;               // forward 8 → 4
+constexpr int conv4 = conv3 + weights(8, 4);        // forward 4 → 2
+constexpr int conv5 = conv4 + weights(4, 2);        // forward 2 → 1
+constexpr int conv5_back = conv5 + weights(2, 1);   // backward of 2 → 1
+constexpr int conv4_back = conv5_back + weights(2, 1);
+constexpr int conv3_back = conv4_back + weights(4, 2);
+constexpr int conv2_back = conv3_back + weights(8, 4);
+constexpr int conv1_back = conv2_back + weights(8, 16);
+constexpr int floats = conv1_back + weights(4, 8);
+}  // namespace transposed
+
+/// Copies conv weights w [cout, cin, 3] into the forward layout at `forward` (output channel o
+/// at position first + o of a row of `stride`) and, when given, the backward layout at `backward`.
+template <int cin, int cout>
+__device__ void transpose_conv(const float* __restrict__ w, float* forward, int stride, int first, float* backward) {
+  for (int idx = static_cast<int>(threadIdx.x); idx < cout * cin * 3; idx += blockDim.x) {
+    const int o = idx / (cin * 3), i = idx % (cin * 3) / 3, k = idx % 3;
+    const float v = w[idx];
+    forward[(i * 3 + k) * stride + first + o] = v;
+    if (backward != nullptr) backward[(o * 3 + k) * cin + i] = v;
+  }
+}
+
+/// The kernels' copy of every convolution's weights (the layout above) from the parameters in
+/// global memory; the caller synchronises.
+__device__ inline void transpose_weights(const float* const* params, float* kw) {
+  namespace t = transposed;
+  transpose_conv<1, 4>(params[conv0_w], kw + t::conv0, 4, 0, nullptr);
+  transpose_conv<4, 8>(params[conv1_w], kw + t::conv1, 8, 0, kw + t::conv1_back);
+  transpose_conv<8, 16>(params[conv2_w], kw + t::conv2, 16, 0, kw + t::conv2_back);
+  transpose_conv<16, 2>(params[convA_w], kw + t::heads, 4, 0, nullptr);
+  transpose_conv<16, 2>(params[convB_w], kw + t::heads, 4, 2, nullptr);
+  transpose_conv<8, 4>(params[conv3_w], kw + t::conv3, 4, 0, kw + t::conv3_back);
+  transpose_conv<4, 2>(params[conv4_w], kw + t::conv4, 2, 0, kw + t::conv4_back);
+  transpose_conv<2, 1>(params[conv5_w], kw + t::conv5, 1, 0, kw + t::conv5_back);
+  const int tid = static_cast<int>(threadIdx.x);
+  if (tid < 4) kw[t::heads_bias + tid] = tid < 2 ? params[convA_b][tid] : params[convB_b][tid - 2];
+}
+
+/// The channels a convolution's thread computes together: up to four (one vector load).
+template <int channels>
+constexpr int channel_group = channels < 4 ? channels : 4;
+
+/// n consecutive floats from shared memory at p, aligned to n floats: one vector load.
+template <int n>
+__device__ __forceinline__ void load_vector(const float* p, float (&v)[n]) {
+  if constexpr (n == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else if constexpr (n == 2) {
+    const float2 q = *reinterpret_cast<const float2*>(p);
+    v[0] = q.x, v[1] = q.y;
+  } else {
+    static_assert(n == 1, "vector loads of 1, 2 or 4 floats");
+    v[0] = *p;
+  }
+}
 
 /// Floats of a beat's forward activations per sample of width (carve_beat's layout).
 constexpr int beat_floats = 25;

@@ -8,21 +8,34 @@ namespace zeroflow::model::detail::fused_vae {
 
 // ---- layers ------------------------------------------------------------------------------------
 
-/// out (cout × n) = conv(in) with weights w [cout, cin, 3] and bias b; also swish(out) into
-/// `swished` when it is given.
+/// out (cout × n) = conv(in) with weights wt in the forward layout ([i][k][o], transposed) and
+/// bias b; also swish(out) into `swished` when it is given. A thread computes channel_group<cout>
+/// consecutive outputs at one position from the 3·cin inputs it reads once.
 template <int cin, int cout, class In>
-__device__ void conv_forward(const In& in, int n, const float* w, const float* b, float* out, float* swished = nullptr,
+__device__ void conv_forward(const In& in, int n, const float* wt, const float* b, float* out, float* swished = nullptr,
                              float alpha_value = 0.0F) {
-  for (int idx = static_cast<int>(threadIdx.x); idx < cout * n; idx += threads) {
-    const auto [o, t] = element_at(idx, n);
-    float acc = b[o];
+  constexpr int group = channel_group<cout>;
+  for (int idx = static_cast<int>(threadIdx.x); idx < cout / group * n; idx += threads) {
+    const auto [g, t] = element_at(idx, n);
+    const int first = g * group;
+    float acc[group];
+#pragma unroll
+    for (int q = 0; q < group; ++q) acc[q] = b[first + q];
 #pragma unroll
     for (int i = 0; i < cin; ++i) {
-      const float* k = w + (o * cin + i) * 3;
-      acc += k[0] * in(i, t - 1) + k[1] * in(i, t) + k[2] * in(i, t + 1);
+      const float before = in(i, t - 1), here = in(i, t), after = in(i, t + 1);
+      float k0[group], k1[group], k2[group];
+      load_vector(wt + (i * 3) * cout + first, k0);
+      load_vector(wt + (i * 3 + 1) * cout + first, k1);
+      load_vector(wt + (i * 3 + 2) * cout + first, k2);
+#pragma unroll
+      for (int q = 0; q < group; ++q) acc[q] += k0[q] * before + k1[q] * here + k2[q] * after;
     }
-    out[idx] = acc;
-    if (swished != nullptr) swished[idx] = swish(acc, alpha_value);
+#pragma unroll
+    for (int q = 0; q < group; ++q) {
+      out[(first + q) * n + t] = acc[q];
+      if (swished != nullptr) swished[(first + q) * n + t] = swish(acc[q], alpha_value);
+    }
   }
 }
 
@@ -42,26 +55,27 @@ __device__ void swish_down(const float* a, int n, float alpha_value, float* d) {
 // ---- the forward pass of one beat ------------------------------------------------------------
 
 /// x (in b.x, loaded and synchronised by the caller) → the encoder's activations and the latents
-/// mu0 mu1 lv0 lv1 in lat[0..3].
-__device__ inline void encode_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al) {
+/// mu0 mu1 lv0 lv1 in lat[0..3]. kw: the convolutions' weights transposed (transpose_weights).
+__device__ inline void encode_beat(const beat_buffers& b, int L, const float* prm, const float* kw, const packing& pk,
+                                   float al) {
   const int tid = static_cast<int>(threadIdx.x);
   const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
   auto W = [&](int s) { return prm + pk.offset[s]; };
-  conv_forward<1, 4>(plain_input{b.x, L}, L, W(conv0_w), W(conv0_b), b.a0);
+  namespace tw = transposed;
+  conv_forward<1, 4>(plain_input{b.x, L}, L, kw + tw::conv0, W(conv0_b), b.a0);
   __syncthreads();
   swish_down<4>(b.a0, L, al, b.d0);
   __syncthreads();
-  conv_forward<4, 8>(plain_input{b.d0, L2}, L2, W(conv1_w), W(conv1_b), b.a1);
+  conv_forward<4, 8>(plain_input{b.d0, L2}, L2, kw + tw::conv1, W(conv1_b), b.a1);
   __syncthreads();
   swish_down<8>(b.a1, L2, al, b.d1);
   __syncthreads();
-  conv_forward<8, 16>(plain_input{b.d1, L4}, L4, W(conv2_w), W(conv2_b), b.a2);
+  conv_forward<8, 16>(plain_input{b.d1, L4}, L4, kw + tw::conv2, W(conv2_b), b.a2);
   __syncthreads();
   swish_down<16>(b.a2, L4, al, b.d2);
   __syncthreads();
-  // convA and convB side by side (4 × L/8), then their means.
-  conv_forward<16, 2>(plain_input{b.d2, L8}, L8, W(convA_w), W(convA_b), b.heads);
-  conv_forward<16, 2>(plain_input{b.d2, L8}, L8, W(convB_w), W(convB_b), b.heads + 2 * L8);
+  // convA and convB as one convolution of four outputs (4 × L/8), then their means.
+  conv_forward<16, 4>(plain_input{b.d2, L8}, L8, kw + tw::heads, kw + tw::heads_bias, b.heads);
   __syncthreads();
   const int warp = tid / 32, lane = tid % 32;
   if (warp < 4) {
@@ -81,7 +95,8 @@ __device__ inline void choose_latent(float* lat, bool sample) {
 }
 
 /// The latent z in lat[4..5] → the decoder's activations and the reconstruction a5.
-__device__ inline void decode_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al) {
+__device__ inline void decode_beat(const beat_buffers& b, int L, const float* prm, const float* kw, const packing& pk,
+                                   float al) {
   const int tid = static_cast<int>(threadIdx.x);
   const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
   auto W = [&](int s) { return prm + pk.offset[s]; };
@@ -92,21 +107,21 @@ __device__ inline void decode_beat(const beat_buffers& b, int L, const float* pr
     for (int j = tid; j < L; j += threads) b.r[j] = rb[j] + rw[2 * j] * z0 + rw[2 * j + 1] * z1;
   }
   __syncthreads();
-  conv_forward<8, 4>(upsampled_input{b.r, L8}, L4, W(conv3_w), W(conv3_b), b.a3, b.s3, al);
+  conv_forward<8, 4>(upsampled_input{b.r, L8}, L4, kw + transposed::conv3, W(conv3_b), b.a3, b.s3, al);
   __syncthreads();
-  conv_forward<4, 2>(upsampled_input{b.s3, L4}, L2, W(conv4_w), W(conv4_b), b.a4, b.s4, al);
+  conv_forward<4, 2>(upsampled_input{b.s3, L4}, L2, kw + transposed::conv4, W(conv4_b), b.a4, b.s4, al);
   __syncthreads();
-  conv_forward<2, 1>(upsampled_input{b.s4, L2}, L, W(conv5_w), W(conv5_b), b.a5);
+  conv_forward<2, 1>(upsampled_input{b.s4, L2}, L, kw + transposed::conv5, W(conv5_b), b.a5);
   __syncthreads();
 }
 
 /// x (in b.x, loaded and synchronised by the caller) → every activation, the latents and the
 /// reconstruction a5. z = mu + e·exp(logvar/2) when `sample`, else z = mu exactly (scoring).
-__device__ inline void forward_beat(const beat_buffers& b, int L, const float* prm, const packing& pk, float al,
-                                    bool sample) {
-  encode_beat(b, L, prm, pk, al);
+__device__ inline void forward_beat(const beat_buffers& b, int L, const float* prm, const float* kw, const packing& pk,
+                                    float al, bool sample) {
+  encode_beat(b, L, prm, kw, pk, al);
   choose_latent(b.lat, sample);
-  decode_beat(b, L, prm, pk, al);
+  decode_beat(b, L, prm, kw, pk, al);
 }
 
 /// The seed's KL term of one beat, −0.1 · mean_c (1 + logvar − mu² − e^logvar), from lat[0..3].

@@ -37,7 +37,7 @@ struct inference_io {
 };
 
 std::int64_t inference_shared_floats(std::int64_t width) {
-  return (beat_floats + 2) * width + packing(static_cast<int>(width)).total() + small_floats;
+  return transposed::floats + (beat_floats + 2) * width + packing(static_cast<int>(width)).total() + small_floats;
 }
 
 template <pass mode>
@@ -46,7 +46,8 @@ __global__ void __launch_bounds__(threads)
   extern __shared__ float shared[];
   const packing pk(L);
   const int P = pk.total();
-  float* prm = shared;                       // P
+  float* kw = shared;                        // transposed::floats
+  float* prm = kw + transposed::floats;      // P
   float* heads = prm + P + beat_floats * L;  // 2·L (4·L/8 used) after the activations
   float* lat = heads + 2 * L;
   float* slots = lat + 32;
@@ -56,6 +57,7 @@ __global__ void __launch_bounds__(threads)
   const int tid = static_cast<int>(threadIdx.x);
   for (int s = 0; s < slot_count; ++s)
     for (int i = tid; i < pk.offset[s + 1] - pk.offset[s]; i += threads) prm[pk.offset[s] + i] = ptr.params[s][i];
+  transpose_weights(ptr.params, kw);
   __syncthreads();
   const float al = prm[pk.offset[alpha]];
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block;
@@ -70,10 +72,10 @@ __global__ void __launch_bounds__(threads)
       for (int t = tid; t < L; t += threads) x[t] = src[t];
       if (mode == pass::losses && tid < 2) lat[6 + tid] = io.eps[2 * b + tid];
       __syncthreads();
-      encode_beat(beat, L, prm, pk, al);
+      encode_beat(beat, L, prm, kw, pk, al);
       choose_latent(lat, mode == pass::losses);
     }
-    decode_beat(beat, L, prm, pk, al);
+    decode_beat(beat, L, prm, kw, pk, al);
     if constexpr (mode == pass::decode) {
       float* out = io.decoded + b * static_cast<std::int64_t>(L);
       for (int t = tid; t < L; t += threads) out[t] = beat.a5[t];

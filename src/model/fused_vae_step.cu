@@ -21,8 +21,8 @@ std::int64_t forward_floats(std::int64_t width) { return beat_floats * width; }
 std::int64_t backward_floats(std::int64_t width) { return 6 * width; }
 
 std::int64_t shared_floats(std::int64_t width) {
-  return forward_floats(width) + backward_floats(width) + 2 * packing(static_cast<int>(width)).total() + small_floats +
-         weight_grad_scratch_floats;
+  return transposed::floats + forward_floats(width) + backward_floats(width) +
+         2 * packing(static_cast<int>(width)).total() + small_floats + weight_grad_scratch_floats;
 }
 
 struct pointers {
@@ -42,7 +42,8 @@ __global__ void __launch_bounds__(threads, step_blocks_per_sm)
   extern __shared__ float shared[];
   const packing pk(L);
   const int P = pk.total();
-  float* prm = shared;                      // P
+  float* kw = shared;                       // transposed::floats
+  float* prm = kw + transposed::floats;     // P
   float* grd = prm + P;                     // P
   float* gbig = grd + P + beat_floats * L;  // 4·L after the activations: gradients of pre-activations
   float* gsmall = gbig + 4 * L;             // 2·L: gradients of layer inputs (and the heads, forward)
@@ -61,6 +62,7 @@ __global__ void __launch_bounds__(threads, step_blocks_per_sm)
       grd[pk.offset[s] + i] = 0.0F;
     }
   }
+  transpose_weights(ptr.params, kw);
   __syncthreads();
   const float al = prm[pk.offset[alpha]];
   float galpha = 0;       // this thread's share of α's gradient
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(threads, step_blocks_per_sm)
     for (int t = tid; t < L; t += threads) x[t] = src[t];
     if (tid < 2) lat[6 + tid] = eps[2 * b + tid];
     __syncthreads();
-    forward_beat(beat, L, prm, pk, al, true);
+    forward_beat(beat, L, prm, kw, pk, al, true);
 
     // ---- loss, and its gradient for the reconstruction (into gbig)
     const float mse = reconstruction_mse(beat, L, gbig, slots);
@@ -82,7 +84,7 @@ __global__ void __launch_bounds__(threads, step_blocks_per_sm)
     __syncthreads();
 
     // ---- backward, adding the beat's gradients to the block's sums
-    backward_beat(beat, L, prm, grd, pk, al, gbig, gsmall, slots, scratch, galpha);
+    backward_beat(beat, L, prm, kw, grd, pk, al, gbig, gsmall, slots, scratch, galpha);
   }
   const float ga = block_sum(galpha, slots);
   if (tid == 0) grd[pk.offset[alpha]] += ga;
