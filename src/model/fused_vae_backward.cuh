@@ -7,23 +7,56 @@ namespace zeroflow::model::detail::fused_vae {
 
 // ---- layers ------------------------------------------------------------------------------------
 
+/// The smallest power of two at least n.
+constexpr int power_of_two_at_least(int n) { return n <= 1 ? 1 : 2 * power_of_two_at_least((n + 1) / 2); }
+
+/// Adds `count` values (a power of two) across `lanes` lanes (a power of two ≤ 32; the low bits
+/// of `lane`) so that each lane ends with a share of the totals, not all of them: at each level a
+/// lane keeps one half of the values it still holds and adds its partner's copy of that half, so
+/// the levels cost count/2, count/4, ... shuffles instead of count each. Once a lane holds one
+/// value, the remaining levels add it across lanes. Fixed order: the same bits every time.
+/// Call it with held = count and distance = lanes / 2; `first` (from 0) becomes the index of the
+/// first total the lane holds in acc[0 .. max(1, count/lanes)). Lanes that differ only in the
+/// bits of the last levels hold the same totals.
+template <int held, int distance, int count>
+__device__ __forceinline__ void reduce_scatter(float (&acc)[count], int lane, int& first) {
+  if constexpr (distance >= 1) {
+    if constexpr (held > 1) {
+      constexpr int half = held / 2;
+      const bool upper = (lane & distance) != 0;
+#pragma unroll
+      for (int q = 0; q < half; ++q) {
+        const float send = upper ? acc[q] : acc[q + half];
+        const float keep = upper ? acc[q + half] : acc[q];
+        acc[q] = keep + __shfl_xor_sync(0xffffffffu, send, distance);
+      }
+      first += upper ? half : 0;
+      reduce_scatter<half, distance / 2>(acc, lane, first);
+    } else {
+      acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], distance);
+      reduce_scatter<1, distance / 2>(acc, lane, first);
+    }
+  }
+}
+
 /// Weight and bias gradients of a convolution, added to gw/gb (owned by this block):
 /// gw[o,i,k] += Σ_t g[o,t]·in(i, t+k−1), gb[o] += Σ_t g[o,t].
 /// The threads form cout groups, one per output channel o; thread c of a group sums every
 /// t ≡ c (mod group size) for all 3·cin weights of o and its bias in registers, so each value of
 /// g and of the input is read once per thread, not once per weight. The group's partial sums
-/// are then added in a fixed order: shuffles within a warp, then, for groups wider than a warp,
-/// the warps' sums in warp order through `scratch` (weight_grad_scratch_floats).
+/// are then added in a fixed order: within a warp by reduce_scatter, then, for groups wider than
+/// a warp, the warps' sums in warp order through `scratch` (weight_grad_scratch_floats).
 template <int cin, int cout, class In>
 __device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw, float* gb, float* scratch) {
   static_assert(threads % cout == 0 && 3 * cin + 1 <= 32, "a group's sums must fit a warp's scratch row");
   constexpr int group = threads / cout;
   constexpr int sums = 3 * cin + 1;  // the weights of o in [i, k] order, then its bias
+  constexpr int count = power_of_two_at_least(sums);
   const int tid = static_cast<int>(threadIdx.x);
   const int o = tid / group, c = tid % group;
-  float acc[sums];
+  float acc[count];
 #pragma unroll
-  for (int s = 0; s < sums; ++s) acc[s] = 0.0F;
+  for (int s = 0; s < count; ++s) acc[s] = 0.0F;
   for (int t = c; t < n; t += group) {
     const float go = g[o * n + t];
 #pragma unroll
@@ -35,21 +68,30 @@ __device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw
     acc[sums - 1] += go;
   }
   constexpr int lanes = group < 32 ? group : 32;
-#pragma unroll
-  for (int s = 0; s < sums; ++s)
-    for (int d = lanes / 2; d > 0; d /= 2) acc[s] += __shfl_xor_sync(0xffffffffu, acc[s], d);
+  constexpr int held = count > lanes ? count / lanes : 1;
+  constexpr int copies = lanes > count ? lanes / count : 1;  // lanes holding the same totals
+  const int lane = tid % 32;
+  int first = 0;
+  reduce_scatter<count, lanes / 2>(acc, lane, first);
+  const bool writes = lane % copies == 0;
   if constexpr (group <= 32) {
-    if (c == 0) {
+    if (writes) {
 #pragma unroll
-      for (int s = 0; s < sums - 1; ++s) gw[o * (sums - 1) + s] += acc[s];
-      gb[o] += acc[sums - 1];
+      for (int h = 0; h < held; ++h) {
+        const int s = first + h;
+        if (s < sums - 1)
+          gw[o * (sums - 1) + s] += acc[h];
+        else if (s == sums - 1)
+          gb[o] += acc[h];
+      }
     }
   } else {
     constexpr int warps_per_group = group / 32;
-    const int warp = tid / 32, lane = tid % 32;
-    if (lane == 0) {
+    const int warp = tid / 32;
+    if (writes) {
 #pragma unroll
-      for (int s = 0; s < sums; ++s) scratch[warp * 32 + s] = acc[s];
+      for (int h = 0; h < held; ++h)
+        if (first + h < sums) scratch[warp * 32 + first + h] = acc[h];
     }
     __syncthreads();
     for (int idx = tid; idx < cout * sums; idx += threads) {
