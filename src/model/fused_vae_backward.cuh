@@ -59,11 +59,13 @@ __device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw
   for (int s = 0; s < count; ++s) acc[s] = 0.0F;
   for (int t = c; t < n; t += group) {
     const float go = g[o * n + t];
+    const auto around = in.at(t);
 #pragma unroll
     for (int i = 0; i < cin; ++i) {
-      acc[3 * i] += go * in(i, t - 1);
-      acc[3 * i + 1] += go * in(i, t);
-      acc[3 * i + 2] += go * in(i, t + 1);
+      const auto [before, here, after] = around(i);
+      acc[3 * i] += go * before;
+      acc[3 * i + 1] += go * here;
+      acc[3 * i + 2] += go * after;
     }
     acc[sums - 1] += go;
   }
@@ -113,16 +115,17 @@ __device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw
 template <int cin, int cout>
 __device__ void conv_input_grads(const float* g, int n, const float* wt, float* gin) {
   constexpr int group = channel_group<cin>;
-  const plain_input go{g, n};
+  const plain_input gradient{g, n};
   for (int idx = static_cast<int>(threadIdx.x); idx < cin / group * n; idx += threads) {
     const auto [c, j] = element_at(idx, n);
     const int first = c * group;
     float acc[group];
 #pragma unroll
     for (int q = 0; q < group; ++q) acc[q] = 0.0F;
+    const auto around = gradient.at(j);
 #pragma unroll
     for (int o = 0; o < cout; ++o) {
-      const float after = go(o, j + 1), here = go(o, j), before = go(o, j - 1);
+      const auto [before, here, after] = around(o);
       float k0[group], k1[group], k2[group];
       load_vector(wt + (o * 3) * cin + first, k0);
       load_vector(wt + (o * 3 + 1) * cin + first, k1);

@@ -202,18 +202,43 @@ __device__ __forceinline__ element element_at(int idx, int n) {
 
 // ---- inputs of the convolutions, zero outside [0, n) -------------------------------------------
 
-/// Channels × n floats.
+/// A kernel-3 convolution's inputs of one channel around a position t: in(c, t−1), in(c, t),
+/// in(c, t + 1).
+struct taps {
+  float before, here, after;
+};
+
+/// Channels × n floats. at(t) works out the edges and the offset once for a position (0 ≤ t < n);
+/// the taps of each channel are then three loads.
 struct plain_input {
   const float* p;
   int n;
-  __device__ float operator()(int c, int j) const { return (j < 0 || j >= n) ? 0.0F : p[c * n + j]; }
+  struct around {
+    const float* here;
+    int n;
+    bool before, after;
+    __device__ taps operator()(int c) const {
+      const float* q = here + c * n;
+      return {before ? q[-1] : 0.0F, q[0], after ? q[1] : 0.0F};
+    }
+  };
+  __device__ around at(int t) const { return {p + t, n, t > 0, t + 1 < n}; }
 };
 
-/// up(v) of a channels × n/2 buffer, n = twice its length.
+/// up(v) of a channels × n/2 buffer, n = twice its length: in(c, j) = v(c, j / 2).
 struct upsampled_input {
   const float* p;
   int half;  // length of p's rows
-  __device__ float operator()(int c, int j) const { return (j < 0 || j >= 2 * half) ? 0.0F : p[c * half + j / 2]; }
+  struct around {
+    const float* p;
+    int half, before, here, after;  // offsets of the taps in a row
+    bool has_before, has_after;
+    __device__ taps operator()(int c) const {
+      const float* q = p + c * half;
+      return {has_before ? q[before] : 0.0F, q[here], has_after ? q[after] : 0.0F};
+    }
+  };
+  __device__ around at(int t) const { return {p, half, (t - 1) >> 1, t >> 1, (t + 1) >> 1, t > 0, t + 1 < 2 * half}; }
 };
 
 // ---- one beat's activations ----------------------------------------------------------------
@@ -223,13 +248,14 @@ struct beat_buffers {
   float *x, *a0, *d0, *a1, *d1, *a2, *d2, *r, *a3, *a4, *a5;
   float *s3, *s4;  ///< swish(a3) and swish(a4): the decoder reads each several times, forward and backward
   float* heads;    ///< 4 × L/8: convA's and convB's outputs before their means
+  float* swished;  ///< 4·L: swish of one encoder layer (a0, a1 or a2) until its smoothing has read it
   float* lat;      ///< mu0 mu1 lv0 lv1 z0 z1 e0 e1 (e: the noise, read when `sample`)
 };
 
 /// Lays one beat's forward activations out from `base` (beat_floats·L floats: x 1·L, a0 4·L,
 /// d0 2·L, a1 4·L, d1 2·L, a2 4·L, d2 2·L, r L, a3 L, a4 L, a5 L, s3 L, s4 L); heads and lat
 /// are the caller's.
-__device__ inline beat_buffers carve_beat(float* base, int L, float* heads, float* lat) {
+__device__ inline beat_buffers carve_beat(float* base, int L, float* heads, float* swished, float* lat) {
   beat_buffers b{};
   b.x = base;
   b.a0 = b.x + L;
@@ -245,6 +271,7 @@ __device__ inline beat_buffers carve_beat(float* base, int L, float* heads, floa
   b.s3 = b.a5 + L;
   b.s4 = b.s3 + L;
   b.heads = heads;
+  b.swished = swished;
   b.lat = lat;
   return b;
 }

@@ -21,9 +21,10 @@ __device__ void conv_forward(const In& in, int n, const float* wt, const float* 
     float acc[group];
 #pragma unroll
     for (int q = 0; q < group; ++q) acc[q] = b[first + q];
+    const auto around = in.at(t);
 #pragma unroll
     for (int i = 0; i < cin; ++i) {
-      const float before = in(i, t - 1), here = in(i, t), after = in(i, t + 1);
+      const auto [before, here, after] = around(i);
       float k0[group], k1[group], k2[group];
       load_vector(wt + (i * 3) * cout + first, k0);
       load_vector(wt + (i * 3 + 1) * cout + first, k1);
@@ -39,16 +40,16 @@ __device__ void conv_forward(const In& in, int n, const float* wt, const float* 
   }
 }
 
-/// d (c × n/2) = down(swish(a)) for a (c × n).
+/// d (c × n/2) = down(s) for s = swish(a) (c × n), computed once per sample by conv_forward.
 template <int c>
-__device__ void swish_down(const float* a, int n, float alpha_value, float* d) {
+__device__ void down(const float* s, int n, float* d) {
   const int half = n / 2;
   for (int idx = static_cast<int>(threadIdx.x); idx < c * half; idx += threads) {
     const auto [ch, t] = element_at(idx, half);
-    const float* row = a + ch * n;
+    const float* row = s + ch * n;
     const int j = 2 * t;
-    const float left = j > 0 ? swish(row[j - 1], alpha_value) : 0.0F;
-    d[idx] = left + 2.0F * swish(row[j], alpha_value) + swish(row[j + 1], alpha_value);
+    const float left = j > 0 ? row[j - 1] : 0.0F;
+    d[idx] = left + 2.0F * row[j] + row[j + 1];
   }
 }
 
@@ -62,17 +63,17 @@ __device__ inline void encode_beat(const beat_buffers& b, int L, const float* pr
   const int L2 = L / 2, L4 = L / 4, L8 = L / 8;
   auto W = [&](int s) { return prm + pk.offset[s]; };
   namespace tw = transposed;
-  conv_forward<1, 4>(plain_input{b.x, L}, L, kw + tw::conv0, W(conv0_b), b.a0);
+  conv_forward<1, 4>(plain_input{b.x, L}, L, kw + tw::conv0, W(conv0_b), b.a0, b.swished, al);
   __syncthreads();
-  swish_down<4>(b.a0, L, al, b.d0);
+  down<4>(b.swished, L, b.d0);
   __syncthreads();
-  conv_forward<4, 8>(plain_input{b.d0, L2}, L2, kw + tw::conv1, W(conv1_b), b.a1);
+  conv_forward<4, 8>(plain_input{b.d0, L2}, L2, kw + tw::conv1, W(conv1_b), b.a1, b.swished, al);
   __syncthreads();
-  swish_down<8>(b.a1, L2, al, b.d1);
+  down<8>(b.swished, L2, b.d1);
   __syncthreads();
-  conv_forward<8, 16>(plain_input{b.d1, L4}, L4, kw + tw::conv2, W(conv2_b), b.a2);
+  conv_forward<8, 16>(plain_input{b.d1, L4}, L4, kw + tw::conv2, W(conv2_b), b.a2, b.swished, al);
   __syncthreads();
-  swish_down<16>(b.a2, L4, al, b.d2);
+  down<16>(b.swished, L4, b.d2);
   __syncthreads();
   // convA and convB as one convolution of four outputs (4 × L/8), then their means.
   conv_forward<16, 4>(plain_input{b.d2, L8}, L8, kw + tw::heads, kw + tw::heads_bias, b.heads);

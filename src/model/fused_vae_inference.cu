@@ -37,7 +37,7 @@ struct inference_io {
 };
 
 std::int64_t inference_shared_floats(std::int64_t width) {
-  return transposed::floats + (beat_floats + 2) * width + packing(static_cast<int>(width)).total() + small_floats;
+  return transposed::floats + (beat_floats + 6) * width + packing(static_cast<int>(width)).total() + small_floats;
 }
 
 template <pass mode>
@@ -49,9 +49,10 @@ __global__ void __launch_bounds__(threads)
   float* kw = shared;                        // transposed::floats
   float* prm = kw + transposed::floats;      // P
   float* heads = prm + P + beat_floats * L;  // 2·L (4·L/8 used) after the activations
-  float* lat = heads + 2 * L;
+  float* swished = heads + 2 * L;            // 4·L
+  float* lat = swished + 4 * L;
   float* slots = lat + 32;
-  const beat_buffers beat = carve_beat(prm + P, L, heads, lat);
+  const beat_buffers beat = carve_beat(prm + P, L, heads, swished, lat);
   float* x = beat.x;
 
   const int tid = static_cast<int>(threadIdx.x);

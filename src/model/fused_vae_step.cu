@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(threads, step_blocks_per_sm)
   float* lat = small;                       // mu0 mu1 lv0 lv1 z0 z1 e0 e1, then g_mu0 g_mu1 g_lv0 g_lv1
   float* slots = small + 32;                // block_sum
   float* scratch = small + small_floats;    // weight_grad_scratch_floats
-  const beat_buffers beat = carve_beat(grd + P, L, gsmall, lat);
+  const beat_buffers beat = carve_beat(grd + P, L, gsmall, gbig, lat);  // gbig is free until the loss
   float* x = beat.x;
 
   const int tid = static_cast<int>(threadIdx.x);
