@@ -161,7 +161,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
       const auto b = static_cast<std::size_t>(unlike_beats[i]);
       const auto f = static_cast<std::size_t>(family[i]);
-      const bool votes = 2 * voters[f] >= members[f] && voters[f] > 0;
+      const bool votes = 2 * voters[f] >= members[f] && voters[f] >= p.shape.family_min_voters;
       const bool family_ventricular =
           votes && static_cast<double>(timed[f]) >= p.shape.family_ventricular_share * static_cast<double>(voters[f]);
       // Inside AF a beat's own timing says nothing, and nor does it at an episode's irregular edges

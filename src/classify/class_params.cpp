@@ -40,6 +40,7 @@ void check_class_params(const class_params& p) {
   within("shape.dominant_spread_deviations", s.dominant_spread_deviations, 0, 1e6);
   within("shape.family_min_correlation", s.family_min_correlation, -1, 1);
   within("shape.family_ventricular_share", s.family_ventricular_share, 0, 1);
+  at_least("shape.family_min_voters", s.family_min_voters, 1);
   at_least("shape.max_families", s.max_families, 1);
   at_least("shape.template_rows", s.template_rows, 1);
   within("shape.smallest_qrs_fraction", s.smallest_qrs_fraction, 0, 1);

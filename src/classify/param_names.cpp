@@ -37,6 +37,7 @@ std::vector<param_field> param_fields(class_params& p) {
       {"shape.dominant_spread_deviations", &s.dominant_spread_deviations},
       {"shape.family_min_correlation", &s.family_min_correlation},
       {"shape.family_ventricular_share", &s.family_ventricular_share},
+      {"shape.family_min_voters", nullptr, &s.family_min_voters},
       {"shape.max_families", nullptr, &s.max_families},
       {"shape.template_rows", nullptr, &s.template_rows},
       {"shape.smallest_qrs_fraction", &s.smallest_qrs_fraction},

@@ -207,6 +207,43 @@ TEST(BeatClasses, TheTimingOfAQrsNoClearerThanNoiseSaysNothing) {
   EXPECT_GE(were_v, unclear / 2);
 }
 
+TEST(BeatClasses, AFamilyVotesOnlyWithEnoughMembersWhoseTimingCounts) {
+  // A wide ventricular shape recurs 30 times: 20 times early with a pause, 10 times on time. The
+  // family's vote (20 of its 30 clear members of ventricular timing) makes the ten on-time beats
+  // V; with shape.family_min_voters above 30 the family does not vote, and only the beats
+  // ventricular by their own timing are V.
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> jitter(-0.01, 0.01);
+  recording r;
+  for (int b = 0; b < 600; ++b) {
+    if (b % 20 == 10 && b % 60 != 10) {  // early, then a compensatory pause
+      r.add(0.50, 'V', beat_row(0.045, atria::silent, rng));
+      r.add(1.10, 'N', beat_row(0.012, atria::sinus, rng));
+    } else if (b % 60 == 10) {  // the same shape on time
+      r.add(0.80, 'v', beat_row(0.045, atria::silent, rng));
+    } else {
+      r.add(0.80 * (1 + jitter(rng)), 'N', beat_row(0.012, atria::sinus, rng));
+    }
+  }
+  const zc::beat_rows rows{r.rows, width, before, after};
+  const auto count = [&](const zc::classification& c, char truth) {
+    std::int64_t total = 0, v = 0;
+    for (std::size_t b = 0; b < r.truth.size(); ++b)
+      if (r.truth[b] == truth) ++total, v += c.classes[b] == 'V';
+    return std::pair{total, v};
+  };
+  zc::class_params params;
+  const auto voted = zc::classify_beats(r.peaks, rows, rate, params);
+  ASSERT_EQ(count(voted, 'V').first, 20);
+  ASSERT_EQ(count(voted, 'v').first, 10);
+  EXPECT_EQ(count(voted, 'V').second, 20);
+  EXPECT_EQ(count(voted, 'v').second, 10);
+  params.shape.family_min_voters = 31;
+  const auto unvoted = zc::classify_beats(r.peaks, rows, rate, params);
+  EXPECT_EQ(count(unvoted, 'V').second, 20);
+  EXPECT_EQ(count(unvoted, 'v').second, 0);
+}
+
 TEST(BeatClasses, InsideAfShapeDecidesWhatTimingCannot) {
   // Inside AF every interval is irregular, so timing cannot tell a ventricular beat from an
   // aberrantly conducted one; a QRS far from the dominant one is V, one only a little different

@@ -116,6 +116,7 @@ TEST(ClassParams, EveryPartIsCheckedAndNamed) {
   };
   refused([](zc::class_params& p) { p.shape.dominant_max_correlation = 0.5; }, "shape.dominant_max_correlation");
   refused([](zc::class_params& p) { p.shape.family_ventricular_share = 1.5; }, "shape.family_ventricular_share");
+  refused([](zc::class_params& p) { p.shape.family_min_voters = 0; }, "shape.family_min_voters");
   refused([](zc::class_params& p) { p.shape.max_families = 0; }, "shape.max_families");
   refused([](zc::class_params& p) { p.shape.smallest_qrs_fraction = std::nan(""); }, "shape.smallest_qrs_fraction");
   refused([](zc::class_params& p) { p.timing.ventricular_pause_ratio = 0.9; }, "timing.ventricular_pause_ratio");

@@ -27,7 +27,8 @@
 ///    pause); or an unlike shape whose *family* is ventricular: the unlike beats are grouped by
 ///    QRS shape (a beat joins the first group whose running mean it correlates with at
 ///    `shape.family_min_correlation` or more), and a group of which at least `shape.family_ventricular_share` of
-///    the members outside AF have a ventricular timing is V as a whole (couplets, runs,
+///    the members outside AF have a ventricular timing is V as a whole, given at least
+///    `shape.family_min_voters` members whose timing counts (couplets, runs,
 ///    interpolated beats), while a family of normally timed unlike beats (a second conduction
 ///    pattern, noise) is not. Timing counts only for a QRS that stands out of the noise
 ///    (clarity at least `quality.min_clarity`, step 0): noise moves a detected R peak and the
@@ -81,6 +82,7 @@ struct shape_params {
   double dominant_spread_deviations = 10.0;  ///< robust deviations below the median similarity: the bound
   double family_min_correlation = 0.8;       ///< QRS correlation that joins an unlike beat to a family
   double family_ventricular_share = 0.5;     ///< share of ventricular timings that makes a family V
+  std::int64_t family_min_voters = 1;        ///< members whose timing counts that a family needs to vote
   std::int64_t max_families = 64;            ///< families at most (later beats join the nearest)
   std::int64_t template_rows = 2048;         ///< rows at most in the dominant beat's median
   double smallest_qrs_fraction = 0.125;      ///< an unlike beat whose QRS spans less than this fraction of
