@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "params.hpp"
 #include "zeroflow/classify/af_rhythm.hpp"
 #include "zeroflow/classify/af_strip.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
@@ -23,51 +24,25 @@ namespace zeroflow::python {
 
 namespace {
 
-// Params with the values `given` by name; TypeError (as Python's for a keyword) on an unknown name.
-template <typename Params>
-Params params_of(const nb::dict& given, const char* function) {
-  Params p;
-  auto fields = classify::param_fields(p);  // by name (classify/param_names.hpp)
-  for (const auto& [key, value] : given) {
-    const auto name = nb::cast<std::string>(key);
-    classify::param_field* field = classify::find_param(fields, name);
-    if (field == nullptr)
-      throw nb::type_error((std::string(function) + "() got an unexpected parameter '" + name + "'").c_str());
-    if (field->real != nullptr)
-      *field->real = nb::cast<double>(value);
-    else
-      *field->count = nb::cast<std::int64_t>(value);
-  }
-  return p;
-}
-
-template <typename Params>
-nb::dict defaults_of() {
-  Params p;
-  nb::dict d;
-  for (const auto& f : classify::param_fields(p)) {
-    if (f.real != nullptr)
-      d[f.name.c_str()] = *f.real;
-    else
-      d[f.name.c_str()] = *f.count;
-  }
-  return d;
-}
+// The class and AF rules' names (classify/param_names.hpp).
+const auto classify_fields = [](auto& p) { return classify::param_fields(p); };
 
 }  // namespace
 
 void bind_classify(nb::module_& m) {
   using namespace nb::literals;
-  m.def("_af_defaults", &defaults_of<classify::af_params>,
-        "The AF rule's parameters (classify::af_params) with their defaults.");
-  m.def("_class_defaults", &defaults_of<classify::class_params>,
-        "The class rule's parameters (classify::class_params) by dotted name, with their defaults.");
+  m.def(
+      "_af_defaults", [] { return defaults_from<classify::af_params>(classify_fields); },
+      "The AF rule's parameters (classify::af_params) with their defaults.");
+  m.def(
+      "_class_defaults", [] { return defaults_from<classify::class_params>(classify_fields); },
+      "The class rule's parameters (classify::class_params) by dotted name, with their defaults.");
   m.def(
       "_classify_beats",
       [](const std::vector<std::int64_t>& peaks, const py_array& rows, std::int64_t window_before,
          std::int64_t window_after, double sample_rate, const nb::dict& params,
          const std::vector<py_array>& other_leads) {
-        const auto p = params_of<classify::class_params>(params, "classify_beats");
+        const auto p = params_from<classify::class_params>(params, "classify_beats", classify_fields);
         std::vector<array> others;
         for (const auto& lead : other_leads) others.push_back(lead.value);
         classify::classification c;
@@ -104,7 +79,7 @@ void bind_classify(nb::module_& m) {
       "_find_af_episodes",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
          const std::vector<double>& coherence, const std::vector<double>& p_similarity, const nb::dict& params) {
-        const auto p = params_of<classify::af_params>(params, "find_af_episodes");
+        const auto p = params_from<classify::af_params>(params, "find_af_episodes", classify_fields);
         classify::af_rhythm r;
         {
           nb::gil_scoped_release release;
@@ -129,7 +104,7 @@ void bind_classify(nb::module_& m) {
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
          const std::vector<double>& coherence, const std::vector<double>& p_similarity,
          const nb::dict& params) -> std::optional<std::vector<double>> {
-        const auto p = params_of<classify::af_params>(params, "measure_af_strip");
+        const auto p = params_from<classify::af_params>(params, "measure_af_strip", classify_fields);
         const auto x = classify::measure_af_strip(peaks, sample_rate, left_out, coherence, p_similarity, p);
         if (!x) return std::nullopt;
         return std::vector<double>(x->begin(), x->end());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "params.hpp"
 #include "zeroflow/report/corrections.hpp"
 #include "zeroflow/report/holter_outputs.hpp"
 
@@ -21,54 +22,7 @@ namespace zeroflow::python {
 
 namespace {
 
-struct holter_field {
-  const char* name;
-  double* real = nullptr;
-  std::int64_t* count = nullptr;
-};
-
-std::vector<holter_field> fields_of(holter::holter_params& p) {
-  auto& e = p.events;
-  auto& h = p.hrv;
-  return {{"pause_seconds", &e.pause_seconds},
-          {"bradycardia_bpm", &e.bradycardia_bpm},
-          {"tachycardia_bpm", &e.tachycardia_bpm},
-          {"run_beats", nullptr, &e.run_beats},
-          {"rate_intervals", nullptr, &e.rate_intervals},
-          {"pattern_cycles", nullptr, &e.pattern_cycles},
-          {"segment_seconds", &h.segment_seconds},
-          {"min_segment_coverage", &h.min_segment_coverage},
-          {"successive_difference_ms", &h.successive_difference_ms}};
-}
-
-holter::holter_params params_from(const nb::dict& given) {
-  holter::holter_params p;
-  auto fields = fields_of(p);
-  for (const auto& [key, value] : given) {
-    const auto name = nb::cast<std::string>(key);
-    holter_field* field = nullptr;
-    for (auto& f : fields)
-      if (name == f.name) field = &f;
-    if (field == nullptr) throw nb::type_error(("holter.analyse() got an unexpected parameter '" + name + "'").c_str());
-    // A number as the parameter wants it: a count only from a whole number (no 3.7, no "3").
-    const bool whole = nb::isinstance<nb::int_>(value) && !nb::isinstance<nb::bool_>(value);
-    const bool number = whole || nb::isinstance<nb::float_>(value);
-    if (field->real != nullptr ? !number : !whole)
-      throw nb::type_error(("holter.analyse(): " + name + " must be " +
-                            (field->real != nullptr ? "a number" : "a whole number") + ", got " +
-                            nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
-                               .c_str());
-    try {
-      if (field->real != nullptr)
-        *field->real = nb::cast<double>(value);
-      else
-        *field->count = nb::cast<std::int64_t>(value);
-    } catch (const nb::cast_error&) {
-      throw nb::value_error(("holter.analyse(): " + name + " is out of range").c_str());
-    }
-  }
-  return p;
-}
+const auto holter_fields = [](holter::holter_params& p) { return holter::param_fields(p); };
 
 std::vector<classify::episode> stretches_of(const std::vector<std::pair<std::int64_t, std::int64_t>>& beats,
                                             const std::vector<std::int64_t>& peaks, const char* rhythm) {
@@ -85,24 +39,16 @@ std::vector<classify::episode> stretches_of(const std::vector<std::pair<std::int
 
 void bind_holter(nb::module_& m) {
   using namespace nb::literals;
-  m.def("_holter_defaults", [] {
-    holter::holter_params p;
-    nb::dict d;
-    for (const auto& f : fields_of(p)) {
-      if (f.real != nullptr)
-        d[f.name] = *f.real;
-      else
-        d[f.name] = *f.count;
-    }
-    return d;
-  });
+  m.def(
+      "_holter_defaults", [] { return defaults_from<holter::holter_params>(holter_fields); },
+      "The Holter analysis's parameters (holter::holter_params) by name, with their defaults.");
   m.def(
       "_holter_analyse",
       [](const std::vector<std::int64_t>& peaks, const std::string& classes, double sample_rate, std::int64_t samples,
          const std::vector<std::pair<std::int64_t, std::int64_t>>& af_episodes,
          const std::vector<std::pair<std::int64_t, std::int64_t>>& unreadable, const std::vector<std::int32_t>& family,
          const nb::dict& params) {
-        const auto p = params_from(params);
+        const auto p = params_from<holter::holter_params>(params, "holter.analyse", holter_fields);
         const auto af = stretches_of(af_episodes, peaks, "AFIB");
         const auto noise = stretches_of(unreadable, peaks, "noise");
         nlohmann::json j;

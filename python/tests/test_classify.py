@@ -69,7 +69,8 @@ def test_parameters_by_name():
     assert CLASS_DEFAULTS["quality.quiet_slope_ratio"] == pytest.approx(0.25)
     assert CLASS_DEFAULTS["quality.beatless_seconds"] == pytest.approx(30.0)
     assert CLASS_DEFAULTS["timing.one_cue_min_clarity"] == 0.0
-    assert len(CLASS_DEFAULTS) == 29 + len(zeroflow.rhythm.AF_DEFAULTS)
+    assert CLASS_DEFAULTS["shape.family_min_voters"] == 1
+    assert len(CLASS_DEFAULTS) == 30 + len(zeroflow.rhythm.AF_DEFAULTS)
     peaks = np.arange(10, dtype=np.int64) * 200 + 100
     rows = np.zeros((10, 256), np.float32)
     kw = dict(window_before=62, window_after=112, sample_rate=RATE)
@@ -77,6 +78,15 @@ def test_parameters_by_name():
         classify_beats(peaks, rows, premature_ratio=0.8, **kw)
     with pytest.raises(ValueError, match="timing.premature_with_p_ratio"):
         classify_beats(peaks, rows, **{"timing.premature_with_p_ratio": 0.5}, **kw)
+    # A count takes a whole number only, NumPy's too; a real any number.
+    with pytest.raises(TypeError, match="shape.max_families must be a whole number, got float"):
+        classify_beats(peaks, rows, **{"shape.max_families": 3.5}, **kw)
+    with pytest.raises(TypeError, match="timing.premature_ratio must be a number, got str"):
+        classify_beats(peaks, rows, **{"timing.premature_ratio": "0.8"}, **kw)
+    numpy_kinds = classify_beats(
+        peaks, rows, **{"shape.max_families": np.int64(3), "timing.premature_ratio": np.float32(0.8)}, **kw
+    )
+    assert len(numpy_kinds.classes) == 10
     with pytest.raises(ValueError, match="expected 10 rows"):
         classify_beats(peaks, rows[:5], **kw)
     with pytest.raises(TypeError, match="float32"):

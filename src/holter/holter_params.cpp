@@ -30,4 +30,18 @@ void check_holter_params(const holter_params& p) {
              "Holter parameters: min_segment_coverage must be in [0, 1], got ", h.min_segment_coverage);
 }
 
+std::vector<classify::param_field> param_fields(holter_params& p) {
+  auto& e = p.events;
+  auto& h = p.hrv;
+  return {{"pause_seconds", &e.pause_seconds},
+          {"bradycardia_bpm", &e.bradycardia_bpm},
+          {"tachycardia_bpm", &e.tachycardia_bpm},
+          {"run_beats", nullptr, &e.run_beats},
+          {"rate_intervals", nullptr, &e.rate_intervals},
+          {"pattern_cycles", nullptr, &e.pattern_cycles},
+          {"segment_seconds", &h.segment_seconds},
+          {"min_segment_coverage", &h.min_segment_coverage},
+          {"successive_difference_ms", &h.successive_difference_ms}};
+}
+
 }  // namespace zeroflow::holter

@@ -8,11 +8,13 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/holter/holter_params.hpp"
 
 namespace zh = zeroflow::holter;
 namespace zc = zeroflow::classify;
@@ -313,4 +315,24 @@ TEST(Holter, RatesAndLengthsBeyondAnEcgAreRefused) {
   EXPECT_THROW((void)zh::analyse(r), zeroflow::invalid_argument);
   r.samples = static_cast<std::int64_t>(30 * 86400 * rate);  // a month-long patch is analysed
   EXPECT_EQ(zh::analyse(r).heart_rate.minutes.size(), 30U * 1440U);
+}
+
+TEST(HolterParams, EveryFieldByItsNameOnce) {
+  // Python's zeroflow.holter.analyse takes the analysis's parameters by these names: each one
+  // reaches its own field, reals and counts where the struct has them.
+  zh::holter_params p;
+  auto fields = zh::param_fields(p);
+  std::set<std::string> names;
+  for (const auto& f : fields) {
+    EXPECT_TRUE(names.insert(f.name).second) << f.name;
+    EXPECT_NE(f.real == nullptr, f.count == nullptr) << f.name;
+  }
+  EXPECT_EQ(names.size(), 9U);
+  zc::find_param(fields, "pause_seconds")->real[0] = 3.5;
+  zc::find_param(fields, "run_beats")->count[0] = 5;
+  zc::find_param(fields, "successive_difference_ms")->real[0] = 20;
+  EXPECT_EQ(p.events.pause_seconds, 3.5);
+  EXPECT_EQ(p.events.run_beats, 5);
+  EXPECT_EQ(p.hrv.successive_difference_ms, 20);
+  EXPECT_EQ(zc::find_param(fields, "pause"), nullptr);
 }

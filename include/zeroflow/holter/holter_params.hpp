@@ -4,6 +4,9 @@
 /// defaults are the conventions of Holter reporting and of the 1996 Task Force on heart-rate
 /// variability, not values fitted to any recording.
 #include <cstdint>
+#include <vector>
+
+#include "zeroflow/classify/param_names.hpp"
 
 namespace zeroflow::holter {
 
@@ -34,5 +37,9 @@ struct holter_params {
 ///         positive and finite, bradycardia below tachycardia, run_beats ≥ 3 (a pair is a couplet),
 ///         rate_intervals and pattern_cycles ≥ 1, the coverage in [0, 1]
 void check_holter_params(const holter_params& params);
+
+/// Every field of `p` by its name ("pause_seconds", "run_beats", ...): the one table of names that
+/// Python's zeroflow.holter.analyse takes.
+[[nodiscard]] std::vector<classify::param_field> param_fields(holter_params& p);
 
 }  // namespace zeroflow::holter
