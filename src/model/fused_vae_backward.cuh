@@ -2,6 +2,7 @@
 // The backward pass of one beat in one thread block, forward_beat's layers (fused_vae_forward.cuh)
 // in reverse: each layer's weight and bias gradients, then the gradient of its input.
 #include "fused_vae_device.cuh"
+#include "fused_vae_forward.cuh"
 
 namespace zeroflow::model::detail::fused_vae {
 
@@ -109,33 +110,11 @@ __device__ void conv_weight_grads(const In& in, const float* g, int n, float* gw
   }
 }
 
-/// gin (cin × n) = the gradient of conv's input, Σ_o Σ_k w[o,i,k]·g[o, j+1−k], with the weights wt
-/// in the backward layout ([o][k][i], transposed). A thread computes channel_group<cin>
-/// consecutive input channels at one position from the 3·cout gradients it reads once.
+/// gin (cin × n) = the gradient of conv's input, Σ_o Σ_k w[o,i,k]·g[o, j+1−k]: the convolution of
+/// g with the kernel flipped, whose weights the backward layout holds ([o][k][i], k reversed).
 template <int cin, int cout>
 __device__ void conv_input_grads(const float* g, int n, const float* wt, float* gin) {
-  constexpr int group = channel_group<cin>;
-  const plain_input gradient{g, n};
-  for (int idx = static_cast<int>(threadIdx.x); idx < cin / group * n; idx += threads) {
-    const auto [c, j] = element_at(idx, n);
-    const int first = c * group;
-    float acc[group];
-#pragma unroll
-    for (int q = 0; q < group; ++q) acc[q] = 0.0F;
-    const auto around = gradient.at(j);
-#pragma unroll
-    for (int o = 0; o < cout; ++o) {
-      const auto [before, here, after] = around(o);
-      float k0[group], k1[group], k2[group];
-      load_vector(wt + (o * 3) * cin + first, k0);
-      load_vector(wt + (o * 3 + 1) * cin + first, k1);
-      load_vector(wt + (o * 3 + 2) * cin + first, k2);
-#pragma unroll
-      for (int q = 0; q < group; ++q) acc[q] += k0[q] * after + k1[q] * here + k2[q] * before;
-    }
-#pragma unroll
-    for (int q = 0; q < group; ++q) gin[(first + q) * n + j] = acc[q];
-  }
+  conv_forward<cout, cin>(plain_input{g, n}, n, wt, nullptr, gin);
 }
 
 /// Through swish at pre-activation a: ga = gs·(σ + α·a·σ(1−σ)); α's gradient gs·a²·σ(1−σ) is

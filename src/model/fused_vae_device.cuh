@@ -88,11 +88,12 @@ constexpr int small_floats = 64;  // latents, noise, reduction slots
 // ---- the convolutions' weights, transposed for the kernels -------------------------------------
 
 /// A thread of a convolution computes a few consecutive channels at one position (conv_forward,
-/// conv_input_grads), so that the inputs it reads serve all of them. The weights those channels
-/// need at one tap are then one vector load when they lie side by side: the kernels keep a copy of
-/// every convolution's weights in shared memory with the channels they compute innermost —
-/// forward [i][k][o] for the outputs, backward [o][k][i] for the input gradients (LibTorch's
-/// layout is [o][i][k]). The encoder's two heads, convA and convB, are one forward convolution of
+/// and conv_input_grads through it), so that the inputs it reads serve all of them. The weights
+/// those channels need at one tap are then one vector load when they lie side by side: the
+/// kernels keep a copy of every convolution's weights in shared memory with the channels they
+/// compute innermost — forward [i][k][o] for the outputs, backward [o][2−k][i] for the input
+/// gradients (the kernel flipped: a convolution of the output's gradient; LibTorch's layout is
+/// [o][i][k]). The encoder's two heads, convA and convB, are one forward convolution of
 /// four outputs (mu0 mu1 lv0 lv1), with their biases beside it. Offsets in floats, each a multiple
 /// of 4 (16-byte vector loads); the region starts the block's shared memory.
 namespace transposed {
@@ -115,14 +116,15 @@ constexpr int floats = conv1_back + weights(4, 8);
 }  // namespace transposed
 
 /// Copies conv weights w [cout, cin, 3] into the forward layout at `forward` (output channel o
-/// at position first + o of a row of `stride`) and, when given, the backward layout at `backward`.
+/// at position first + o of a row of `stride`) and, when given, the backward layout (the kernel
+/// flipped) at `backward`.
 template <int cin, int cout>
 __device__ void transpose_conv(const float* __restrict__ w, float* forward, int stride, int first, float* backward) {
   for (int idx = static_cast<int>(threadIdx.x); idx < cout * cin * 3; idx += blockDim.x) {
     const int o = idx / (cin * 3), i = idx % (cin * 3) / 3, k = idx % 3;
     const float v = w[idx];
     forward[(i * 3 + k) * stride + first + o] = v;
-    if (backward != nullptr) backward[(o * 3 + k) * cin + i] = v;
+    if (backward != nullptr) backward[(o * 3 + 2 - k) * cin + i] = v;
   }
 }
 

@@ -9,7 +9,7 @@ namespace zeroflow::model::detail::fused_vae {
 // ---- layers ------------------------------------------------------------------------------------
 
 /// out (cout × n) = conv(in) with weights wt in the forward layout ([i][k][o], transposed) and
-/// bias b; also swish(out) into `swished` when it is given. A thread computes channel_group<cout>
+/// bias b (none: nullptr); also swish(out) into `swished` when it is given. A thread computes channel_group<cout>
 /// consecutive outputs at one position from the 3·cin inputs it reads once.
 template <int cin, int cout, class In>
 __device__ void conv_forward(const In& in, int n, const float* wt, const float* b, float* out, float* swished = nullptr,
@@ -20,7 +20,7 @@ __device__ void conv_forward(const In& in, int n, const float* wt, const float* 
     const int first = g * group;
     float acc[group];
 #pragma unroll
-    for (int q = 0; q < group; ++q) acc[q] = b[first + q];
+    for (int q = 0; q < group; ++q) acc[q] = b != nullptr ? b[first + q] : 0.0F;
     const auto around = in.at(t);
 #pragma unroll
     for (int i = 0; i < cin; ++i) {
