@@ -101,7 +101,7 @@ struct timing_params {
   /// One of the two cues alone (early, or a pause) makes a ventricular timing only for a beat
   /// whose QRS is at least this clear (clarity, step 0); both together do for any readable QRS
   /// (step 4). 0: one cue counts as both do. Noise moves the detected R peak, and with it one cue at a time, but a wide
-  /// ventricular QRS is less steep, so less clear: bench/one_cue_cv.py measured a bound out of
+  /// ventricular QRS is less steep, so less clear: bench/class_param_cv.py measured a bound out of
   /// sample and it cost more V beats on clean records than it saved false ones under noise
   /// (docs/classification.md, "Measured and not taken").
   double one_cue_min_clarity = 0;
