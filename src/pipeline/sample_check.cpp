@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::pipeline::detail {
@@ -55,9 +56,17 @@ std::vector<std::int64_t> no_signal_window_pairs_on_host(const array& signal, st
   ZF_EXPECTS(window >= 1, "no_signal_stretches: the window must be at least one sample, got ", window);
   const auto* x = static_cast<const float*>(signal.data());
   const std::int64_t stride = signal.strides()[0], windows = signal.size() / window;
+  // Window pairs are independent: each thread marks its own range, kept in order.
+  std::vector<std::uint8_t> gives_none(static_cast<std::size_t>(std::max<std::int64_t>(windows, 0)), 0);
+  ::zeroflow::detail::parallel_chunks(windows - 1, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / window),
+                                      [&](std::int64_t first, std::int64_t last) {
+                                        for (std::int64_t k = first + 1; k <= last; ++k)
+                                          gives_none[static_cast<std::size_t>(k)] = gives_no_signal(
+                                              x + (k - 1) * window * stride, stride, 2 * window, sample_rate);
+                                      });
   std::vector<std::int64_t> marked;
   for (std::int64_t k = 1; k < windows; ++k)
-    if (gives_no_signal(x + (k - 1) * window * stride, stride, 2 * window, sample_rate)) marked.push_back(k);
+    if (gives_none[static_cast<std::size_t>(k)]) marked.push_back(k);
   return marked;
 }
 

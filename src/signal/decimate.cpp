@@ -5,9 +5,9 @@
 
 #include "checks.hpp"
 #include "decimate_order.hpp"
-#include "parallel.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -30,7 +30,7 @@ void for_each_bucket(const array& signal, std::int64_t bucket, std::int64_t buck
   const auto* x = static_cast<const float*>(signal.data());
   const std::int64_t n = signal.size(), step = signal.strides()[0];
   const std::int64_t min_chunk = std::max<std::int64_t>(1, (std::int64_t{1} << 16) / bucket);
-  detail::parallel_chunks(buckets, min_chunk, [&](std::int64_t begin, std::int64_t end) {
+  zeroflow::detail::parallel_chunks(buckets, min_chunk, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t b = begin; b < end; ++b) {
       const std::int64_t first = b * bucket;
       fn(b, x + first * step, std::min(bucket, n - first), step);

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "checks.hpp"
-#include "parallel.hpp"
 #include "zeroflow/core/checked_size.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/embed.hpp"
@@ -64,7 +64,7 @@ embedding embed_beats_host(const array& signal, const array& positions, const ar
 
   out.rows = empty({rows, row_width}, float32, signal.where(), stream);
   float* data = out.rows.data_as<float>();
-  parallel_chunks(rows, 4096, [&](std::int64_t begin, std::int64_t end) {
+  zeroflow::detail::parallel_chunks(rows, 4096, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t r = begin; r < end; ++r) {
       const std::int64_t c = index[r];
       const float* beat = x + start[c];

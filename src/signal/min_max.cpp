@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "parallel.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/min_max.hpp"
@@ -99,34 +99,34 @@ min_max_scaling fit_host(const array& x, feature_range range, stream_view stream
   std::vector<T> low(cols), high(cols);
   std::vector<char> seen(cols, 0);
   std::mutex merge;
-  parallel_chunks(m.rows, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / m.cols),
-                  [&](std::int64_t r0, std::int64_t r1) {
-                    std::vector<T> lo(cols), hi(cols);
-                    std::vector<char> any(cols, 0);
-                    for (std::int64_t r = r0; r < r1; ++r) {
-                      const T* row = base + r * m.row_stride;
-                      for (std::size_t c = 0; c < cols; ++c) {
-                        const T v = row[static_cast<std::int64_t>(c) * m.col_stride];
-                        if (std::isnan(v)) continue;
-                        if (!any[c]) {
-                          lo[c] = hi[c] = v, any[c] = 1;
-                        } else {
-                          if (before(v, lo[c])) lo[c] = v;
-                          if (before(hi[c], v)) hi[c] = v;
-                        }
-                      }
-                    }
-                    std::lock_guard lock(merge);
-                    for (std::size_t c = 0; c < cols; ++c) {
-                      if (!any[c]) continue;
-                      if (!seen[c]) {
-                        low[c] = lo[c], high[c] = hi[c], seen[c] = 1;
-                      } else {
-                        if (before(lo[c], low[c])) low[c] = lo[c];
-                        if (before(high[c], hi[c])) high[c] = hi[c];
-                      }
-                    }
-                  });
+  zeroflow::detail::parallel_chunks(m.rows, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / m.cols),
+                                    [&](std::int64_t r0, std::int64_t r1) {
+                                      std::vector<T> lo(cols), hi(cols);
+                                      std::vector<char> any(cols, 0);
+                                      for (std::int64_t r = r0; r < r1; ++r) {
+                                        const T* row = base + r * m.row_stride;
+                                        for (std::size_t c = 0; c < cols; ++c) {
+                                          const T v = row[static_cast<std::int64_t>(c) * m.col_stride];
+                                          if (std::isnan(v)) continue;
+                                          if (!any[c]) {
+                                            lo[c] = hi[c] = v, any[c] = 1;
+                                          } else {
+                                            if (before(v, lo[c])) lo[c] = v;
+                                            if (before(hi[c], v)) hi[c] = v;
+                                          }
+                                        }
+                                      }
+                                      std::lock_guard lock(merge);
+                                      for (std::size_t c = 0; c < cols; ++c) {
+                                        if (!any[c]) continue;
+                                        if (!seen[c]) {
+                                          low[c] = lo[c], high[c] = hi[c], seen[c] = 1;
+                                        } else {
+                                          if (before(lo[c], low[c])) low[c] = lo[c];
+                                          if (before(high[c], hi[c])) high[c] = hi[c];
+                                        }
+                                      }
+                                    });
 
   min_max_scaling out;
   for (array* a : {&out.data_min, &out.data_max, &out.data_range, &out.scale, &out.offset})
@@ -160,26 +160,27 @@ array apply_host(const array& x, const array& scale_array, const array& offset_a
   const T* scale = scale_c.data_as<const T>();
   const T* offset = offset_c.data_as<const T>();
   const T lo = clip ? static_cast<T>(clip->lo) : T(0), hi = clip ? static_cast<T>(clip->hi) : T(0);
-  parallel_chunks(m.rows, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / std::max<std::int64_t>(m.cols, 1)),
-                  [&](std::int64_t r0, std::int64_t r1) {
-                    for (std::int64_t r = r0; r < r1; ++r) {
-                      const T* row = in + r * m.row_stride;
-                      T* to = dst + r * m.cols;
-                      for (std::int64_t c = 0; c < m.cols; ++c) {
-                        const T v = row[c * m.col_stride];
-                        T y;
-                        if (inverse) {
-                          const T shifted = v - offset[c];
-                          y = shifted / scale[c];
-                        } else {
-                          const T scaled = v * scale[c];  // rounded before the add, as NumPy does it
-                          y = scaled + offset[c];
-                          if (clip) y = y < lo ? lo : (y > hi ? hi : y);  // NaN stays NaN
-                        }
-                        to[c] = y;
-                      }
-                    }
-                  });
+  zeroflow::detail::parallel_chunks(
+      m.rows, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / std::max<std::int64_t>(m.cols, 1)),
+      [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const T* row = in + r * m.row_stride;
+          T* to = dst + r * m.cols;
+          for (std::int64_t c = 0; c < m.cols; ++c) {
+            const T v = row[c * m.col_stride];
+            T y;
+            if (inverse) {
+              const T shifted = v - offset[c];
+              y = shifted / scale[c];
+            } else {
+              const T scaled = v * scale[c];  // rounded before the add, as NumPy does it
+              y = scaled + offset[c];
+              if (clip) y = y < lo ? lo : (y > hi ? hi : y);  // NaN stays NaN
+            }
+            to[c] = y;
+          }
+        }
+      });
   return out;
 }
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "parallel.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/nms.hpp"
@@ -44,7 +44,7 @@ array nms_gate_host(const array& filtered, std::int64_t window, stream_view stre
   // j+window−1). O(1) per output, branch-free scans. Done in tiles of outputs so that the prefix
   // and suffix arrays stay in cache.
   const std::int64_t tile = std::max<std::int64_t>(8192, 2 * window);
-  parallel_chunks(count, std::int64_t{1} << 16, [&](std::int64_t begin, std::int64_t end) {
+  zeroflow::detail::parallel_chunks(count, std::int64_t{1} << 16, [&](std::int64_t begin, std::int64_t end) {
     std::vector<float> prefix(static_cast<std::size_t>(tile + window - 1));
     std::vector<float> suffix(prefix.size());
     // A chunk also evaluates the raw gate at begin−1: the rising-edge rule needs it.

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "parallel.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/signal/detail/normalize.hpp"
 
@@ -57,7 +57,7 @@ std::pair<float, float> select_ranks(const float* x, std::int64_t n, std::int64_
   constexpr std::int64_t min_chunk = std::int64_t{1} << 18;
   std::vector<std::int64_t> counts(buckets, 0);
   std::mutex merge;
-  parallel_chunks(n, min_chunk, [&](std::int64_t begin, std::int64_t end) {
+  zeroflow::detail::parallel_chunks(n, min_chunk, [&](std::int64_t begin, std::int64_t end) {
     std::vector<std::int64_t> local(buckets, 0);
     for (std::int64_t i = begin; i < end; ++i)
       if (std::isfinite(x[i])) ++local[ordered_key(value(x[i])) >> 16];
@@ -72,7 +72,7 @@ std::pair<float, float> select_ranks(const float* x, std::int64_t n, std::int64_
   for (std::int64_t seen = below + counts[first]; seen <= hi;) seen += counts[++last];
 
   std::vector<float> gathered;
-  parallel_chunks(n, min_chunk, [&](std::int64_t begin, std::int64_t end) {
+  zeroflow::detail::parallel_chunks(n, min_chunk, [&](std::int64_t begin, std::int64_t end) {
     std::vector<float> local;
     for (std::int64_t i = begin; i < end; ++i) {
       if (!std::isfinite(x[i])) continue;
@@ -109,7 +109,7 @@ normalization robust_zscore_host(const array& signal, stream_view) {
   std::vector<double> sums(static_cast<std::size_t>(blocks)), squares(static_cast<std::size_t>(blocks));
   std::vector<std::int64_t> counts(static_cast<std::size_t>(blocks));
   auto each_block = [&](auto body) {
-    parallel_chunks(blocks, 16, [&](std::int64_t b0, std::int64_t b1) {
+    zeroflow::detail::parallel_chunks(blocks, 16, [&](std::int64_t b0, std::int64_t b1) {
       for (std::int64_t b = b0; b < b1; ++b) body(b, b * sum_block, std::min(n, (b + 1) * sum_block));
     });
   };

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "parallel.hpp"
 #include "qrs_decide.hpp"
 #include "qrs_measures.hpp"
 #include "qrs_paths.hpp"
@@ -13,6 +12,7 @@
 #include "qrs_rules.hpp"
 #include "qrs_select.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/beats.hpp"
@@ -67,10 +67,12 @@ array qrs_energy_host(const array& signal, const array& filtered, std::int64_t w
   const std::int64_t n = filtered.size();
   array out = empty({n}, float32, cpu_device, stream);
   float* e = out.data_as<float>();
-  parallel_chunks(qrs_energy_runs(n), std::max<std::int64_t>(1, (std::int64_t{1} << 16) / qrs_energy_run_length),
-                  [&](std::int64_t first, std::int64_t last) {
-                    for (std::int64_t r = first; r < last; ++r) qrs_energy_run(x, y, n, width, delay, mean_tap, e, r);
-                  });
+  zeroflow::detail::parallel_chunks(qrs_energy_runs(n),
+                                    std::max<std::int64_t>(1, (std::int64_t{1} << 16) / qrs_energy_run_length),
+                                    [&](std::int64_t first, std::int64_t last) {
+                                      for (std::int64_t r = first; r < last; ++r)
+                                        qrs_energy_run(x, y, n, width, delay, mean_tap, e, r);
+                                    });
   return out;
 }
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "checks.hpp"
-#include "parallel.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/signal/detail/ricker.hpp"
@@ -73,7 +73,7 @@ array bandpass_host(const array& signal, std::int64_t ricker_width, stream_view 
 
   // y[m] = Σ_k h[k]·x[(m−k) mod n], in blocks of outputs so that the inner loop runs over
   // consecutive samples (vectorisable) while the accumulators stay in L1.
-  parallel_chunks(n, std::int64_t{1} << 16, [&](std::int64_t begin, std::int64_t end) {
+  zeroflow::detail::parallel_chunks(n, std::int64_t{1} << 16, [&](std::int64_t begin, std::int64_t end) {
     constexpr std::int64_t block = 1024;
     double acc[block];
     for (std::int64_t b = begin; b < end; b += block) {

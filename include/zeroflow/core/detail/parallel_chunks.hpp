@@ -1,13 +1,14 @@
 #pragma once
-// A minimal fork-join over index ranges for the host kernels (no pool: the stages are long
-// enough that starting a few threads costs nothing measurable).
+/// @file parallel_chunks.hpp
+/// A minimal fork-join over index ranges for the host kernels of every layer (no pool: the stages
+/// are long enough that starting a few threads costs nothing measurable).
 #include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <thread>
 #include <vector>
 
-namespace zeroflow::signal::detail {
+namespace zeroflow::detail {
 
 /// Calls body(begin, end) on disjoint chunks covering [0, n), on up to hardware_concurrency()
 /// threads, each chunk at least `min_chunk` long; rethrows the first exception after joining.
@@ -40,4 +41,4 @@ void parallel_chunks(std::int64_t n, std::int64_t min_chunk, Body&& body) {
     if (e) std::rethrow_exception(e);
 }
 
-}  // namespace zeroflow::signal::detail
+}  // namespace zeroflow::detail
