@@ -7,11 +7,10 @@
 #include <cstdint>
 #include <string>
 
+#include "common.hpp"
 #include "zeroflow/classify/param_names.hpp"
 
 namespace zeroflow::python {
-
-namespace nb = nanobind;
 
 /// Params with the values `given` by name (`fields_of(Params&)` lists them). A real takes any
 /// number, a count a whole number only (no 3.7, no "3", no True).

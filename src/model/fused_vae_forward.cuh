@@ -9,8 +9,8 @@ namespace zeroflow::model::detail::fused_vae {
 // ---- layers ------------------------------------------------------------------------------------
 
 /// out (cout × n) = conv(in) with weights wt in the forward layout ([i][k][o], transposed) and
-/// bias b (none: nullptr); also swish(out) into `swished` when it is given. A thread computes channel_group<cout>
-/// consecutive outputs at one position from the 3·cin inputs it reads once.
+/// bias b (none: nullptr); also swish(out) into `swished` when it is given. A thread computes
+/// channel_group<cout> consecutive outputs at one position from the 3·cin inputs it reads once.
 template <int cin, int cout, class In>
 __device__ void conv_forward(const In& in, int n, const float* wt, const float* b, float* out, float* swished = nullptr,
                              float alpha_value = 0.0F) {
