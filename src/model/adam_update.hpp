@@ -1,23 +1,22 @@
 #pragma once
 /// @file adam_update.hpp
-/// Internal, torch-free: torch.optim.Adam's update over packed float32 parameters — on a GPU as one
-/// kernel whose step count lives on the device, so that a CUDA graph can capture and replay it, and
-/// on the host with the same roundings (the LightVAE's and the MLP's own trainers share both).
+/// Internal: torch::optim::Adam's update over packed float32 parameters, with its roundings (every
+/// step in float, m updated by lerp, the bias corrections in double) — on a GPU as one kernel
+/// whose step count lives on the device, so that a CUDA graph can capture and replay it, and on
+/// the host. Both run adam_element, so the LightVAE's and the MLP's trainers update alike on
+/// every device.
+#include <cmath>
 #include <cstdint>
 
 #include "zeroflow/core/stream.hpp"
 
-namespace zeroflow::model::detail {
+#if defined(__CUDACC__)
+#define ZF_ADAM_FN __host__ __device__ __forceinline__
+#else
+#define ZF_ADAM_FN inline
+#endif
 
-/// The rounding of an update: the same formula with different intermediates, for the LibTorch
-/// optimiser a trainer is checked against.
-enum class adam_rounding {
-  /// torch::optim::Adam's per-tensor ops: every step in float, m updated by lerp.
-  per_tensor_ops,
-  /// at::_fused_adam_ (torch.optim.Adam(fused=True) and LibTorch's capturable step): the moments
-  /// and the weight decay computed in double from the float values and rounded once.
-  fused_kernel,
-};
+namespace zeroflow::model::detail {
 
 /// What one update touches: `count` floats each, device pointers (queue_adam_update) or host
 /// pointers (apply_adam_on_host).
@@ -26,8 +25,8 @@ struct adam_update {
   const float* grads = nullptr;
   float* exp_avg = nullptr;
   float* exp_avg_sq = nullptr;
-  /// Adam's step count t, already advanced for this update (a float, as LibTorch's fused Adam
-  /// keeps it), on the device.
+  /// Adam's step count t, already advanced for this update (a float, so that a CUDA graph's
+  /// kernels can advance it on the device).
   const float* step = nullptr;
   std::int64_t count = 0;
   double learning_rate = 1e-3;
@@ -35,11 +34,36 @@ struct adam_update {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
-  adam_rounding rounding = adam_rounding::per_tensor_ops;
 };
 
-/// Queues g ← g + wd·p, m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g²,
-/// p ← p − (lr / (1 − β1^t)) · m / (√v / √(1 − β2^t) + ε), rounded as `update.rounding` says.
+/// An update's constants at step t, rounded as torch::optim::Adam rounds them.
+struct adam_constants {
+  float beta1, beta2, eps, weight_decay;
+  float step_size;         ///< lr / (1 − β1^t)
+  float correction2_sqrt;  ///< √(1 − β2^t)
+};
+
+ZF_ADAM_FN adam_constants adam_constants_at(const adam_update& u, double t) {
+  adam_constants c{};
+  c.beta1 = static_cast<float>(u.beta1);
+  c.beta2 = static_cast<float>(u.beta2);
+  c.eps = static_cast<float>(u.eps);
+  c.weight_decay = static_cast<float>(u.weight_decay);
+  c.step_size = static_cast<float>(u.learning_rate / (1.0 - std::pow(static_cast<double>(c.beta1), t)));
+  c.correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(c.beta2), t)));
+  return c;
+}
+
+/// g ← g + wd·p, m ← m + (1−β1)·(g − m), v ← β2·v + (1−β2)·g², p ← p − step_size · m / (√v / √(1 − β2^t) + ε).
+ZF_ADAM_FN void adam_element(float& p, float g, float& m, float& v, const adam_constants& c) {
+  const float grad = c.weight_decay != 0.0F ? g + c.weight_decay * p : g;
+  m = m + (1.0F - c.beta1) * (grad - m);
+  v = v * c.beta2 + (1.0F - c.beta2) * grad * grad;
+  const float denom = std::sqrt(v) / c.correction2_sqrt + c.eps;
+  p -= c.step_size * (m / denom);
+}
+
+/// Queues the update of every element at the device step count.
 /// @throws cuda_error when the launch fails.
 void queue_adam_update(const adam_update& update, stream_view stream);
 

@@ -30,7 +30,7 @@ cpu_light_vae_trainer::cpu_light_vae_trainer(float* params, std::int64_t width, 
   state_.exp_avg_sq.assign(n, 0.0F);
 }
 
-// torch.optim.Adam's per-tensor ops, as the GPU trainer's update (adam_rounding::per_tensor_ops).
+// torch::optim::Adam's update, as the GPU trainer's (adam_update.hpp).
 void cpu_light_vae_trainer::adam() {
   state_.adam_step += 1.0F;
   ++state_.noise_step;

@@ -139,8 +139,7 @@ class cpu_mlp final : public mlp_engine {
                              .step = &step,
                              .count = count,
                              .learning_rate = options.learning_rate,
-                             .weight_decay = options.weight_decay,
-                             .rounding = adam_rounding::fused_kernel};  // as the GPU engine's
+                             .weight_decay = options.weight_decay};
     std::vector<std::int64_t> all(static_cast<std::size_t>(n)), order;
     std::iota(all.begin(), all.end(), std::int64_t{0});
     const int threads = kernel_threads();

@@ -87,9 +87,7 @@ class gpu_mlp final : public mlp_engine {
                              .step = pointer<float>(step),
                              .count = count,
                              .learning_rate = options.learning_rate,
-                             .weight_decay = options.weight_decay,
-                             // as the CPU engine's, so that both devices take the same steps
-                             .rounding = adam_rounding::fused_kernel};
+                             .weight_decay = options.weight_decay};
     // An epoch's loss as the CPU engine's: its batches' losses weighted by their rows.
     const auto epoch_loss = [&](const double* batch_losses) {
       double sum = 0.0;
