@@ -1,6 +1,6 @@
 #pragma once
 /// @file counter_rng.hpp
-/// Internal, torch-free: Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as
+/// Internal: Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as
 /// 1, 2, 3", SC 2011), a counter-based generator: the random numbers of (key, counter) are a pure
 /// function of both, so every GPU thread draws its own without state, a CUDA graph replays the
 /// same kernels with a counter read from device memory, and host and device draw the same bits.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file cpu_light_vae_trainer.hpp
-/// Internal, torch-free: the LightVAE's training on the CPU with zeroflow's own kernels
+/// Internal: the LightVAE's training on the CPU with zeroflow's own kernels
 /// (cpu_vae_kernels.hpp) — the GPU trainer's steps (trainer_options.hpp: the same shuffles, batches,
 /// noise, loss and Adam), so that a CPU and a GPU training of one seed take the same steps and
 /// their losses agree to float rounding.

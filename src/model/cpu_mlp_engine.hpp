@@ -1,11 +1,10 @@
 #pragma once
 /// @file cpu_mlp_engine.hpp
-/// Internal, torch-free: the MLP autoencoder on the CPU with zeroflow's own kernels — a training
+/// Internal: the MLP autoencoder on the CPU with zeroflow's own kernels — a training
 /// step that runs each row's forward pass, the mean squared error and its backward pass in one go
 /// (the GPU's fused step, fused_mlp_step.hpp, on the host), rows spread over threads, Adam
 /// (adam_update.hpp, the GPU engine's roundings), and the scoring pass of mlp_forward.hpp (the
-/// GPU's bits). Full-batch trainings take the GPU engine's steps; batched ones visit the rows in
-/// epoch_order.hpp's per-epoch order.
+/// GPU's bits). Batches visit the rows in epoch_order.hpp's per-epoch order, as on the GPU.
 #include <memory>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file cpu_vae_kernels.hpp
-/// Internal, torch-free: the LightVAE on the CPU with zeroflow's own kernels — the forward pass,
+/// Internal: the LightVAE on the CPU with zeroflow's own kernels — the forward pass,
 /// the seed's loss and the backward pass of the fused GPU kernels (fused_vae_step.hpp, whose
 /// header comment gives the layers), one beat at a time in loops over time that the compiler
 /// vectorises, the beats of a batch spread over threads (OpenMP).

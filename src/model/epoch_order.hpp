@@ -1,6 +1,6 @@
 #pragma once
 /// @file epoch_order.hpp
-/// Internal, torch-free: the order an epoch of zeroflow's own CPU trainers visits its rows in — the
+/// Internal: the order an epoch of zeroflow's own CPU trainers visits its rows in — the
 /// GPU trainer's shuffle (gpu_light_vae_trainer.cu: a 32-bit Philox key per position, radix-sorted)
 /// computed on the host, so that both devices cut the same batches.
 #include <cstdint>

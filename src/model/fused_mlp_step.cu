@@ -1,4 +1,4 @@
-// The MLP autoencoder's full-batch training step in two kernels (see fused_mlp_step.hpp): one
+// The MLP autoencoder's training step in two kernels (see fused_mlp_step.hpp): one
 // thread a row runs the forward pass and the deltas of its row; the block then sums each weight's
 // gradient over its rows, and a second kernel adds the blocks' partial gradients and losses.
 #include <cuda_runtime.h>

@@ -1,8 +1,8 @@
 #pragma once
 /// @file fused_mlp_step.hpp
-/// Internal: one full-batch training step of the MLP autoencoder (mlp_autoencoder.hpp) — forward,
-/// the mean squared error and backward for every weight — as two CUDA kernels of our own, behind
-/// an interface that names neither LibTorch nor CUDA types (fused_mlp_step.cu needs no LibTorch).
+/// Internal: one training step of the MLP autoencoder (mlp_autoencoder.hpp) on a batch of rows —
+/// forward, the mean squared error and backward for every weight — as two CUDA kernels of our own,
+/// behind an interface that names no CUDA types.
 ///
 /// Why: the seed-004 network (1 → 32 → 32 → 32 → 1) on ~26 k rows is a few hundred MFLOP a step.
 /// Through LibTorch a step is a few dozen kernels, and the first one of a process pays cuBLAS's

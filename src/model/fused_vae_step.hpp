@@ -1,8 +1,8 @@
 #pragma once
 /// @file fused_vae_step.hpp
 /// Internal: the LightVAE's whole training step — forward, the seed's loss and backward for every
-/// parameter — as two CUDA kernels, behind an interface that names neither torch nor CUDA types
-/// (so the kernels, src/model/fused_vae_step.cu and fused_vae_inference.cu, need no LibTorch headers).
+/// parameter — as two CUDA kernels (fused_vae_step.cu), and the forward pass alone for scoring
+/// (fused_vae_inference.cu), behind an interface that names no CUDA types.
 ///
 /// Why: the network is tiny (1→4→8→16 channels, ~1.6 k parameters at width 256) and a batch of
 /// 1024 beats is ~0.35 GFLOP per step, a few microseconds of a data-centre GPU's arithmetic.
@@ -93,7 +93,7 @@ struct loss_args {
 };
 
 /// Queues the seed's loss of each indexed row, the training step's forward pass without its
-/// backward (one kernel), on `stream`: for a test loss with no LibTorch (cuDNN) kernels.
+/// backward (one kernel), on `stream`: the test rows' loss after training.
 /// @throws invalid_argument for an unsupported width.
 void row_losses(const loss_args& args, stream_view stream);
 

@@ -1,16 +1,12 @@
 #pragma once
 /// @file gpu_light_vae_trainer.hpp
-/// Internal, torch-free: the LightVAE's training on a GPU with zeroflow's own kernels only — the
+/// Internal: the LightVAE's training on a GPU with zeroflow's own kernels only — the
 /// fused step (fused_vae_step.hpp), an Adam kernel, shuffles and noise from a counter-based
 /// generator (counter_rng.hpp) — every optimisation step captured once in a CUDA graph and
-/// replayed. No LibTorch symbol is touched: the parameters are one packed float array (slot
-/// order, light_vae_init.hpp) and every buffer comes from zeroflow's memory manager.
-///
-/// The mathematics is the eager LibTorch path's (vae::train with torch::optim::Adam): the same
-/// split, per-epoch permutations of the training rows cut into batches, the same loss, the same
-/// Adam. The random draws differ (Philox here, LibTorch's generators there), so losses agree in
-/// distribution, not number for number; one step on the same batch and noise agrees to float
-/// rounding (tests/model/gpu_light_vae_trainer_cuda_test.cpp).
+/// replayed. The parameters are one packed float array (slot order, light_vae_init.hpp) and every
+/// buffer comes from zeroflow's memory manager. The CPU trainer (cpu_light_vae_trainer.hpp) takes
+/// the same batches and noise; one step agrees with LibTorch's autograd and torch::optim::Adam on
+/// the same batch to float rounding (tests/model/gpu_light_vae_trainer_cuda_test.cpp).
 #include <cstdint>
 #include <memory>
 

@@ -1,11 +1,10 @@
 #pragma once
 /// @file gpu_mlp_engine.hpp
-/// Internal, torch-free: the MLP autoencoder on a GPU on zeroflow's own parameter storage (one
+/// Internal: the MLP autoencoder on a GPU on zeroflow's own parameter storage (one
 /// packed array from the memory manager, mlp_init.hpp's layout) and kernels — the fused training
-/// step (fused_mlp_step.hpp), Adam (adam_update.hpp) and the scoring pass (mlp_forward.hpp) — so
-/// that the seed-004 pipeline on a GPU needs no LibTorch. It holds models of the widths the fused
-/// step takes and trains them when every epoch is one step on all rows; mlp_autoencoder hands
-/// batched trainings to the LibTorch backend's engine with these weights.
+/// step (fused_mlp_step.hpp), Adam (adam_update.hpp) and the scoring pass (mlp_forward.hpp). It
+/// holds models of the widths the fused step takes; batches are gathered on the device in
+/// epoch_order.hpp's order, as the CPU engine visits them.
 #include <memory>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file light_vae_init.hpp
-/// Internal, torch-free: the LightVAE's parameters as flat float arrays, in the fused kernels' slot
+/// Internal: the LightVAE's parameters as flat float arrays, in the fused kernels' slot
 /// order (fused_vae_step.hpp), and its initial weights drawn exactly as LibTorch draws them, so
 /// that a model trained by zeroflow's own kernels starts where a LibTorch model of the same seed
 /// starts.

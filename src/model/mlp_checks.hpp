@@ -1,7 +1,7 @@
 #pragma once
 /// @file mlp_checks.hpp
-/// Internal, torch-free: what every MLP autoencoder engine refuses, in the same words whichever
-/// engine (zeroflow's GPU kernels or the LibTorch backend) runs the model.
+/// Internal: what every MLP autoencoder engine refuses, in the same words on the CPU and
+/// on a GPU.
 #include <cstdint>
 
 #include "zeroflow/core/array.hpp"

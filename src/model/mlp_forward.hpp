@@ -5,8 +5,6 @@
 /// mean((x̂ − x)²) rounded to float once at the end. One host loop (mlp_forward_host.cpp) and
 /// one CUDA kernel (mlp_forward.cu) share the per-row arithmetic of mlp_forward_row.hpp and
 /// give the same bits; a row's results depend on that row and the weights alone.
-///
-/// The interface names neither LibTorch nor CUDA types, so the .cu file needs no LibTorch headers.
 #include <cstdint>
 
 #include "zeroflow/core/stream.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 /// @file mlp_init.hpp
-/// Internal, torch-free: the MLP autoencoder's parameters as one flat float array, in the order of
+/// Internal: the MLP autoencoder's parameters as one flat float array, in the order of
 /// its state_dict (first_layer_encoder.weight, .bias, ..., second_layer_decoder.bias), and its
 /// initial weights drawn exactly as LibTorch draws them for the same seed.
 #include <array>

@@ -1,6 +1,6 @@
 #pragma once
 /// @file population_checkpoint.hpp
-/// Internal, torch-free: the checkpoint of a population training (population.hpp), a safetensors
+/// Internal: the checkpoint of a population training (population.hpp), a safetensors
 /// file sealed with io::content_checksum:
 ///
 ///   tensors   weights, exp_avg, exp_avg_sq (float32, packed in the fused kernels' slot order),

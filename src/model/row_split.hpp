@@ -1,6 +1,6 @@
 #pragma once
 /// @file row_split.hpp
-/// Internal, torch-free: how vae::train splits its rows into training and test rows, the same on
+/// Internal: how vae::train splits its rows into training and test rows, the same on
 /// every path and device, so that a CPU and a GPU run of one seed hold out the same beats.
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 /// @file torch_cpu_uniform.hpp
-/// Internal, torch-free: LibTorch's CPU generator as its uniform_ and its Linear / Conv1d default
+/// Internal: LibTorch's CPU generator as its uniform_ and its Linear / Conv1d default
 /// initialisation draw from it, so that zeroflow's own models start exactly where a LibTorch model
 /// of the same seed starts.
 #include <cmath>

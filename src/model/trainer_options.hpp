@@ -1,6 +1,6 @@
 #pragma once
 /// @file trainer_options.hpp
-/// Internal, torch-free: what the LightVAE's own trainers take and report — on a GPU
+/// Internal: what the LightVAE's own trainers take and report — on a GPU
 /// (gpu_light_vae_trainer.hpp) and on the CPU (cpu_light_vae_trainer.hpp) the same options, the
 /// same optimiser state and so the same checkpoints.
 ///

@@ -1,7 +1,7 @@
 #pragma once
 /// @file vae_checks.hpp
-/// Internal, torch-free: why the VAE's training diverged, in the same words whichever trainer
-/// (zeroflow's GPU trainer, the fused path or the LibTorch backend's) found the loss not finite.
+/// Internal: why the VAE's training diverged, in the same words whichever trainer (CPU,
+/// GPU or a population's) found the loss not finite.
 #include "zeroflow/model/vae.hpp"
 
 namespace zeroflow::model::detail {

@@ -5,19 +5,9 @@
 // kind.
 //
 // Both kinds write format 3, safetensors (model/model_file.hpp); the LightVAE's file is
-// model::vae's (model/vae.hpp), the MLP autoencoder's is written here (mlp_file_bytes). Format 2,
-// which earlier zeroflows wrote (model.pt), is still read; the MLP autoencoder's was:
-//
-//   the autoencoder's bytes (model::mlp_autoencoder::to_bytes, a LibTorch archive)
-//   metadata, JSON text: {"model": "mlp", "rows": {row provenance}, "scale": [W], "offset": [W],
-//                         "seed": S, "epochs": E}
-//   a 40-byte trailer: u64 LE archive length, u64 LE metadata length, u64 LE FNV-1a (64-bit) of
-//   archive and metadata, u64 LE format (1), 8 bytes "ZFMLPAE\0"
-//
-// scale and offset are the per-column min-max scaling (signal/min_max.hpp) learnt from the
-// training rows, applied to every row before the autoencoder sees it (its sigmoid output spans
-// [0, 1]). The trailer tells the two kinds apart and is checked, with the checksum, before
-// LibTorch reads a byte.
+// model::vae's (model/vae.hpp), the MLP autoencoder's is written here (mlp_file_bytes). An MLP
+// file of format 2, which earlier zeroflows wrote (a LibTorch archive, JSON metadata and a
+// trailer ending in "ZFMLPAE\0"), is recognised and refused with a reason.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

@@ -179,7 +179,7 @@ nlohmann::json summary_json(const pipeline::run_result& r, const pipeline::run_o
         {"input_scaling", r.model.input_scaling},
         {"learning_rate", r.model.learning_rate},
         {"weight_decay", r.model.weight_decay},
-        // fused_kernels, cuda_graph or eager (model/training_path.hpp); null when no training ran.
+        // fused_kernels (model/training_path.hpp); null when no training ran.
         {"training_path", r.model.training_path.empty() ? json(nullptr) : json(r.model.training_path)}}},
   };
   // Every option of the run as its text (run_option_table.hpp), so that a run can be told apart from
