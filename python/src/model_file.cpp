@@ -61,7 +61,7 @@ void bind_model_file(nb::module_& m) {
   m.def(
       "_seal_model_file",
       [](const metadata_map& metadata, const std::vector<tensor_tuple>& tensors) {
-        const std::string file = model::sealed_model_file(content_of(metadata, tensors));
+        const std::string file = io::sealed_safetensors(content_of(metadata, tensors));
         return nb::bytes(file.data(), file.size());
       },
       "metadata"_a, "tensors"_a,

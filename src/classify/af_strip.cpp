@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -34,13 +33,12 @@ double median_of(std::vector<double> values) {
 }
 
 std::vector<double> doubles_of(const io::safetensors_content& content, const std::string& name, std::size_t count) {
-  const io::safetensor* t = content.find(name);
-  if (t == nullptr) ZF_THROW(parse_error, "the AF strip prior has no tensor '", name, "'");
-  if (t->dtype != "F64" || t->bytes.size() != count * sizeof(double))
-    ZF_THROW(parse_error, "the AF strip prior's tensor '", name, "' must hold ", count, " F64 values, it holds ",
-             t->bytes.size(), " bytes of ", t->dtype);
-  std::vector<double> out(count);
-  std::memcpy(out.data(), t->bytes.data(), t->bytes.size());  // safetensors is little-endian, as every target is
+  std::vector<double> out;
+  try {
+    out = io::safetensor_values<double>(content, name, {static_cast<std::int64_t>(count)});
+  } catch (const parse_error& e) {
+    ZF_THROW(parse_error, "the AF strip prior: ", e.what());
+  }
   for (double v : out)
     if (!std::isfinite(v)) ZF_THROW(parse_error, "the AF strip prior's tensor '", name, "' holds ", v);
   return out;

@@ -3,6 +3,7 @@
 #include "zeroflow/io/safetensors.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -21,6 +22,17 @@ using nlohmann::json;
 // and it keeps a damaged length from making the reader allocate without bound.
 constexpr std::uint64_t largest_header = 100'000'000;
 constexpr std::string_view metadata_key = "__metadata__";
+
+/// "float32 of shape 3×4": a dtype and shape in a person's words, for messages.
+std::string described(std::string_view dtype, const std::vector<std::int64_t>& shape) {
+  const std::string type = dtype == "F32"   ? "float32"
+                           : dtype == "F64" ? "float64"
+                           : dtype == "I64" ? "int64"
+                                            : std::string(dtype);
+  std::string dims;
+  for (std::size_t i = 0; i < shape.size(); ++i) dims += (i > 0 ? "×" : "") + std::to_string(shape[i]);
+  return type + " of shape " + (dims.empty() ? "()" : dims);
+}
 
 /// Elements of `shape`, or -1 when a size is negative or the product overflows.
 std::int64_t element_count(const std::vector<std::int64_t>& shape) {
@@ -184,6 +196,57 @@ std::string content_checksum(const safetensors_content& content) {
   std::string out = "fnv1a64:";
   for (int i = 15; i >= 0; --i) out += hex[(hash.value() >> (4 * i)) & 0xF];
   return out;
+}
+
+std::string sealed_safetensors(safetensors_content content) {
+  content.metadata.erase(std::string(checksum_key));
+  content.metadata[std::string(checksum_key)] = content_checksum(content);
+  return to_safetensors(content);
+}
+
+bool checksum_holds(const safetensors_content& content) {
+  const auto it = content.metadata.find(std::string(checksum_key));
+  return it != content.metadata.end() && it->second == content_checksum(content);
+}
+
+bool looks_like_safetensors(std::string_view bytes) {
+  if (bytes.size() < 10) return false;
+  const std::uint64_t n = read_u64_le(bytes);
+  return n >= 2 && n <= bytes.size() - 8 && bytes[8] == '{';
+}
+
+const std::string& metadata_entry(const safetensors_content& content, const std::string& key) {
+  const auto it = content.metadata.find(key);
+  if (it == content.metadata.end()) ZF_THROW(parse_error, "its metadata lacks the entry ", key);
+  return it->second;
+}
+
+template <class T>
+T metadata_number(const safetensors_content& content, const std::string& key) {
+  const std::string& text = metadata_entry(content, key);
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || ptr != end || text.empty())
+    ZF_THROW(parse_error, "its metadata entry ", key, " is '", text, "', not ",
+             std::is_integral_v<T> ? "a whole number" : "a number");
+  return value;
+}
+
+template int metadata_number<int>(const safetensors_content&, const std::string&);
+template std::int64_t metadata_number<std::int64_t>(const safetensors_content&, const std::string&);
+template std::uint64_t metadata_number<std::uint64_t>(const safetensors_content&, const std::string&);
+template float metadata_number<float>(const safetensors_content&, const std::string&);
+template double metadata_number<double>(const safetensors_content&, const std::string&);
+
+const safetensor& tensor_of_shape(const safetensors_content& content, const std::string& name, std::string_view dtype,
+                                  const std::vector<std::int64_t>& shape) {
+  const safetensor* t = content.find(name);
+  if (t == nullptr) ZF_THROW(parse_error, "it lacks the tensor ", name);
+  if (t->dtype != dtype || t->shape != shape)
+    ZF_THROW(parse_error, "its tensor ", name, " is not ", described(dtype, shape), " (it is ",
+             described(t->dtype, t->shape), ")");
+  return *t;
 }
 
 }  // namespace zeroflow::io

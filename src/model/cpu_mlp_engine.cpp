@@ -180,8 +180,8 @@ class cpu_mlp final : public mlp_engine {
   [[nodiscard]] std::vector<io::safetensor> weights() const override {
     std::vector<io::safetensor> out;
     for (int s = 0; s < mlp_slots; ++s)
-      out.push_back(float_tensor(mlp_slot_names[static_cast<std::size_t>(s)], mlp_slot_shape(s, shape_),
-                                 params_.data() + offsets_[static_cast<std::size_t>(s)]));
+      out.push_back(io::make_safetensor(mlp_slot_names[static_cast<std::size_t>(s)], mlp_slot_shape(s, shape_),
+                                        params_.data() + offsets_[static_cast<std::size_t>(s)]));
     return out;
   }
 

@@ -158,8 +158,8 @@ class gpu_mlp final : public mlp_engine {
     const array host = copy_to(params_, cpu_device, {});
     std::vector<io::safetensor> out;
     for (int s = 0; s < mlp_slots; ++s)
-      out.push_back(float_tensor(mlp_slot_names[static_cast<std::size_t>(s)], mlp_slot_shape(s, shape_),
-                                 pointer<float>(host) + offsets_[static_cast<std::size_t>(s)]));
+      out.push_back(io::make_safetensor(mlp_slot_names[static_cast<std::size_t>(s)], mlp_slot_shape(s, shape_),
+                                        pointer<float>(host) + offsets_[static_cast<std::size_t>(s)]));
     return out;
   }
 

@@ -70,7 +70,7 @@ io::safetensors_content content_of(const detail::mlp_engine& engine) {
 }
 
 std::int64_t width_of(const io::safetensors_content& content, const std::string& key) {
-  const std::int64_t v = metadata_integer(content.metadata, key);
+  const auto v = io::metadata_number<std::int64_t>(content, key);
   if (v < 1 || v > widest) ZF_THROW(error, "its width '", key, "' (", v, ") is not sane");
   return v;
 }
@@ -84,7 +84,7 @@ std::unique_ptr<detail::mlp_engine> engine_from_safetensors(std::string_view byt
   if (entry("format") != bytes_format) ZF_THROW(error, "it is not an MLP autoencoder's weights");
   if (entry("format_version") != bytes_format_version)
     ZF_THROW(error, "it is of another format version (", entry("format_version"), ")");
-  if (entry(std::string(io::checksum_key).c_str()) != io::content_checksum(content))
+  if (!io::checksum_holds(content))
     ZF_THROW(error, "its checksum does not match its content (it was changed or damaged)");
   const mlp_shape shape{width_of(content, "features"), width_of(content, "hidden"), width_of(content, "code")};
   return engine_from(shape, content, where);
@@ -111,7 +111,7 @@ mlp_autoencoder mlp_autoencoder::create(const mlp_shape& shape, device where, st
 
 mlp_autoencoder mlp_autoencoder::from_bytes(std::string_view bytes, device where, const std::string& what) {
   const std::string unreadable = what + " cannot be read as a zeroflow MLP autoencoder: ";
-  if (looks_like_safetensors(bytes)) {
+  if (io::looks_like_safetensors(bytes)) {
     try {
       return mlp_autoencoder{std::make_unique<impl>(engine_from_safetensors(bytes, where))};
     } catch (const invalid_argument&) {
@@ -175,8 +175,7 @@ std::string mlp_autoencoder::to_bytes() const {
                       {"features", std::to_string(s.features)},
                       {"hidden", std::to_string(s.hidden)},
                       {"code", std::to_string(s.code)}};
-  content.metadata[std::string(io::checksum_key)] = io::content_checksum(content);
-  return io::to_safetensors(content);
+  return io::sealed_safetensors(std::move(content));
 }
 
 const mlp_shape& mlp_autoencoder::shape() const { return impl_->engine->shape(); }

@@ -7,7 +7,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -32,36 +31,13 @@ std::string exact(double v) {
 }
 
 template <class T>
-io::safetensor tensor(std::string name, const char* dtype, const std::vector<T>& values) {
-  std::string bytes(values.size() * sizeof(T), '\0');
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return {std::move(name), dtype, {static_cast<std::int64_t>(values.size())}, std::move(bytes)};
+io::safetensor tensor(std::string name, const std::vector<T>& values) {
+  return io::make_safetensor(std::move(name), {static_cast<std::int64_t>(values.size())}, values.data());
 }
 
 template <class T>
-std::vector<T> values_of(const io::safetensors_content& c, const char* name, const char* dtype, std::size_t count) {
-  const io::safetensor* t = c.find(name);
-  ZF_EXPECTS(t != nullptr, "it has no tensor ", name);
-  ZF_EXPECTS(t->dtype == dtype && t->shape.size() == 1 && t->bytes.size() == count * sizeof(T), "its tensor ", name,
-             " is not ", count, " values of ", dtype);
-  std::vector<T> out(count);
-  if (count > 0) std::memcpy(out.data(), t->bytes.data(), t->bytes.size());
-  return out;
-}
-
-const std::string& entry(const std::map<std::string, std::string>& m, const std::string& key) {
-  const auto it = m.find(key);
-  ZF_EXPECTS(it != m.end(), "its metadata lacks ", key);
-  return it->second;
-}
-
-template <class T>
-T number(const std::map<std::string, std::string>& m, const std::string& key) {
-  const std::string& text = entry(m, key);
-  T value{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  ZF_EXPECTS(ec == std::errc{} && end == text.data() + text.size(), "its ", key, " is not a number: '", text, "'");
-  return value;
+std::vector<T> values_of(const io::safetensors_content& c, const std::string& name, std::size_t count) {
+  return io::safetensor_values<T>(c, name, {static_cast<std::int64_t>(count)});
 }
 
 std::map<std::string, std::string> settings_metadata(const population_settings& s) {
@@ -91,12 +67,11 @@ void write_population_checkpoint(const std::filesystem::path& path, const popula
   content.metadata["epochs_done"] = std::to_string(c.epochs_done);
   content.metadata["adam_step"] = exact(c.optimiser.adam_step);
   content.metadata["noise_step"] = std::to_string(c.optimiser.noise_step);
-  content.tensors.push_back(tensor("weights", "F32", c.weights));
-  content.tensors.push_back(tensor("exp_avg", "F32", c.optimiser.exp_avg));
-  content.tensors.push_back(tensor("exp_avg_sq", "F32", c.optimiser.exp_avg_sq));
-  content.tensors.push_back(tensor("epoch_loss", "F64", c.epoch_loss));
-  content.metadata[std::string(io::checksum_key)] = io::content_checksum(content);
-  const std::string bytes = io::to_safetensors(content);
+  content.tensors.push_back(tensor("weights", c.weights));
+  content.tensors.push_back(tensor("exp_avg", c.optimiser.exp_avg));
+  content.tensors.push_back(tensor("exp_avg_sq", c.optimiser.exp_avg_sq));
+  content.tensors.push_back(tensor("epoch_loss", c.epoch_loss));
+  const std::string bytes = io::sealed_safetensors(std::move(content));
   io::write_atomically(path,
                        [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
@@ -108,29 +83,28 @@ population_checkpoint read_population_checkpoint(const std::filesystem::path& pa
   const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   try {
     const io::safetensors_content content = io::from_safetensors(bytes);
-    const auto& m = content.metadata;
-    ZF_EXPECTS(entry(m, "format") == format_name, "it is no population checkpoint (format '", entry(m, "format"), "')");
-    ZF_EXPECTS(entry(m, "format_version") == format_version, "its format version is ", entry(m, "format_version"),
+    const auto entry = [&](const std::string& key) -> const std::string& { return io::metadata_entry(content, key); };
+    ZF_EXPECTS(entry("format") == format_name, "it is no population checkpoint (format '", entry("format"), "')");
+    ZF_EXPECTS(entry("format_version") == format_version, "its format version is ", entry("format_version"),
                ", this zeroflow reads ", format_version);
-    ZF_EXPECTS(entry(m, std::string(io::checksum_key)) == io::content_checksum(content),
-               "its checksum does not match its content (the file is damaged)");
+    ZF_EXPECTS(io::checksum_holds(content), "its checksum does not match its content (the file is damaged)");
     const auto wanted = settings_metadata(expected);
     for (const auto& [key, name] : setting_names)
-      ZF_EXPECTS(entry(m, key) == wanted.at(key), "it belongs to another run: ", name, " was ", entry(m, key), ", now ",
+      ZF_EXPECTS(entry(key) == wanted.at(key), "it belongs to another run: ", name, " was ", entry(key), ", now ",
                  wanted.at(key));
     population_checkpoint c;
     c.settings = expected;
-    c.epochs_done = number<int>(m, "epochs_done");
+    c.epochs_done = io::metadata_number<int>(content, "epochs_done");
     ZF_EXPECTS(c.epochs_done >= 1, "its epochs_done is ", c.epochs_done);
-    c.optimiser.adam_step = number<float>(m, "adam_step");
-    c.optimiser.noise_step = number<std::uint64_t>(m, "noise_step");
+    c.optimiser.adam_step = io::metadata_number<float>(content, "adam_step");
+    c.optimiser.noise_step = io::metadata_number<std::uint64_t>(content, "noise_step");
     const io::safetensor* w = content.find("weights");
     ZF_EXPECTS(w != nullptr && w->bytes.size() % sizeof(float) == 0, "it has no weights");
     const std::size_t n = w->bytes.size() / sizeof(float);
-    c.weights = values_of<float>(content, "weights", "F32", n);
-    c.optimiser.exp_avg = values_of<float>(content, "exp_avg", "F32", n);
-    c.optimiser.exp_avg_sq = values_of<float>(content, "exp_avg_sq", "F32", n);
-    c.epoch_loss = values_of<double>(content, "epoch_loss", "F64", static_cast<std::size_t>(c.epochs_done));
+    c.weights = values_of<float>(content, "weights", n);
+    c.optimiser.exp_avg = values_of<float>(content, "exp_avg", n);
+    c.optimiser.exp_avg_sq = values_of<float>(content, "exp_avg_sq", n);
+    c.epoch_loss = values_of<double>(content, "epoch_loss", static_cast<std::size_t>(c.epochs_done));
     // A run writes finite values only (a diverged epoch ends it), so any other is damage: resumed,
     // it would read as a training that diverged now.
     const auto finite = [](const auto& values) {

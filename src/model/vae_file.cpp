@@ -106,11 +106,11 @@ void vae::save(const std::filesystem::path& path) const {
   io::safetensors_content content;
   content.metadata = model_file_metadata({"lightvae", width(), impl_->rows, impl_->history});
   for (std::size_t s = 0; s < detail::light_vae_slot_names.size(); ++s)
-    content.tensors.push_back(float_tensor(detail::light_vae_slot_names[s],
-                                           detail::light_vae_slot_shape(static_cast<int>(s), width()),
-                                           params + offsets[s]));
-  content.tensors.push_back(float_tensor(filter_name, {1, 1, 3}, detail::light_vae_down_filter.data()));
-  const std::string bytes = sealed_model_file(std::move(content));
+    content.tensors.push_back(io::make_safetensor(detail::light_vae_slot_names[s],
+                                                  detail::light_vae_slot_shape(static_cast<int>(s), width()),
+                                                  params + offsets[s]));
+  content.tensors.push_back(io::make_safetensor(filter_name, {1, 1, 3}, detail::light_vae_down_filter.data()));
+  const std::string bytes = io::sealed_safetensors(std::move(content));
   io::write_atomically(path,
                        [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
@@ -136,7 +136,7 @@ vae vae::load(const std::filesystem::path& path, device where) {
   }
   std::vector<float> params;
   model_file_header header;
-  if (looks_like_safetensors(bytes)) {
+  if (io::looks_like_safetensors(bytes)) {
     try {
       auto [content, read] = open_model_file(bytes);
       if (read.model != "lightvae")

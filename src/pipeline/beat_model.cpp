@@ -47,8 +47,8 @@ array device_floats(const std::vector<float>& values, device where, stream_view 
 scaled_mlp load_mlp(const io::safetensors_content& content, const model::model_file_header& header,
                     const std::string& name, device where) {
   try {
-    const model::mlp_shape shape{header.width, model::metadata_integer(content.metadata, "hidden"),
-                                 model::metadata_integer(content.metadata, "code")};
+    const model::mlp_shape shape{header.width, io::metadata_number<std::int64_t>(content, "hidden"),
+                                 io::metadata_number<std::int64_t>(content, "code")};
     if (shape.features < 1 || shape.hidden < 1 || shape.code < 1 || shape.features > (1 << 20) ||
         shape.hidden > (1 << 16) || shape.code > (1 << 16))
       ZF_THROW(error, "its layer widths (", shape.features, ", ", shape.hidden, ", ", shape.code, ") are not sane");
@@ -92,9 +92,9 @@ std::string mlp_file_bytes(const model::mlp_autoencoder& net, const std::vector<
   content.metadata["code"] = std::to_string(shape.code);
   content.tensors = net.weights();
   const std::vector<std::int64_t> columns{static_cast<std::int64_t>(scale.size())};
-  content.tensors.push_back(model::float_tensor("scale", columns, scale.data()));
-  content.tensors.push_back(model::float_tensor("offset", columns, offset.data()));
-  return model::sealed_model_file(std::move(content));
+  content.tensors.push_back(io::make_safetensor("scale", columns, scale.data()));
+  content.tensors.push_back(io::make_safetensor("offset", columns, offset.data()));
+  return io::sealed_safetensors(std::move(content));
 }
 
 beat_model beat_model::create(model_kind kind, std::int64_t row_width, device where, std::uint64_t seed) {
@@ -119,7 +119,7 @@ beat_model beat_model::load(const std::filesystem::path& file, device where) {
   std::string bytes(static_cast<std::size_t>(size), '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!in) ZF_THROW(error, "cannot read the model ", name);
-  if (model::looks_like_safetensors(bytes)) {
+  if (io::looks_like_safetensors(bytes)) {
     std::optional<std::pair<io::safetensors_content, model::model_file_header>> opened;
     try {
       opened = model::open_model_file(bytes);

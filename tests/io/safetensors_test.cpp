@@ -161,3 +161,95 @@ TEST(Safetensors, RefusesDamagedAndHostileFiles) {
   says(file_of(R"({"__metadata__":{"n":3}})", ""), "entry 'n' is not a string");
   says(file_of(R"({"__metadata__":[]})", ""), "__metadata__ is not a JSON object");
 }
+
+namespace {
+
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const zf::parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(SafetensorsValues, TensorsOfEachTypeRoundTripThroughTheirBytes) {
+  const std::vector<float> f{1.5F, -2.0F, 3.25F, 0.0F, 7.0F, -0.5F};
+  const std::vector<double> d{0.1, -1e300};
+  const std::vector<std::int64_t> i{-3, std::int64_t{1} << 40};
+  safetensors_content c;
+  c.tensors.push_back(zf::io::make_safetensor("f", {2, 3}, f.data()));
+  c.tensors.push_back(zf::io::make_safetensor("d", {2}, d.data()));
+  c.tensors.push_back(zf::io::make_safetensor("i", {1, 2}, i.data()));
+  // The writer's own format checks: each tensor's bytes hold its shape in its dtype.
+  const safetensors_content back = zf::io::from_safetensors(zf::io::to_safetensors(c));
+  EXPECT_EQ(back.find("f")->dtype, "F32");
+  EXPECT_EQ(back.find("d")->dtype, "F64");
+  EXPECT_EQ(back.find("i")->dtype, "I64");
+  EXPECT_EQ(zf::io::safetensor_values<float>(back, "f", {2, 3}), f);
+  EXPECT_EQ(zf::io::safetensor_values<double>(back, "d", {2}), d);
+  EXPECT_EQ(zf::io::safetensor_values<std::int64_t>(back, "i", {1, 2}), i);
+  EXPECT_EQ(back.find("f")->bytes.substr(0, 8), floats({1.5F, -2.0F}));
+}
+
+TEST(SafetensorsValues, AnotherShapeOrTypeOrNoTensorIsRefusedByName) {
+  const std::vector<float> f{1, 2, 3, 4, 5, 6};
+  safetensors_content c;
+  c.tensors.push_back(zf::io::make_safetensor("w", {2, 3}, f.data()));
+  EXPECT_EQ(message_of([&] {
+              (void)zf::io::safetensor_values<float>(c, "w", {3, 2});
+            }),
+            "its tensor w is not float32 of shape 3×2 (it is float32 of shape 2×3)");
+  EXPECT_EQ(message_of([&] {
+              (void)zf::io::safetensor_values<double>(c, "w", {2, 3});
+            }),
+            "its tensor w is not float64 of shape 2×3 (it is float32 of shape 2×3)");
+  EXPECT_EQ(message_of([&] { (void)zf::io::safetensor_values<float>(c, "v", {2, 3}); }), "it lacks the tensor v");
+}
+
+TEST(SafetensorsMetadata, NumbersAreReadWholeOrRefused) {
+  safetensors_content c;
+  c.metadata = {{"n", "42"},   {"neg", "-7"},  {"big", "18446744073709551615"}, {"x", "0.25"}, {"tail", "12x"},
+                {"empty", ""}, {"space", " 3"}};
+  EXPECT_EQ(zf::io::metadata_number<int>(c, "n"), 42);
+  EXPECT_EQ(zf::io::metadata_number<std::int64_t>(c, "neg"), -7);
+  EXPECT_EQ(zf::io::metadata_number<std::uint64_t>(c, "big"), 18446744073709551615ULL);
+  EXPECT_EQ(zf::io::metadata_number<double>(c, "x"), 0.25);
+  EXPECT_EQ(zf::io::metadata_number<float>(c, "x"), 0.25F);
+  EXPECT_EQ(message_of([&] { (void)zf::io::metadata_number<int>(c, "tail"); }),
+            "its metadata entry tail is '12x', not a whole number");
+  EXPECT_EQ(message_of([&] { (void)zf::io::metadata_number<double>(c, "tail"); }),
+            "its metadata entry tail is '12x', not a number");
+  EXPECT_NE(message_of([&] { (void)zf::io::metadata_number<std::uint64_t>(c, "neg"); }), "");
+  EXPECT_NE(message_of([&] { (void)zf::io::metadata_number<int>(c, "big"); }), "");  // out of range
+  EXPECT_NE(message_of([&] { (void)zf::io::metadata_number<int>(c, "empty"); }), "");
+  EXPECT_NE(message_of([&] { (void)zf::io::metadata_number<int>(c, "space"); }), "");
+  EXPECT_EQ(message_of([&] { (void)zf::io::metadata_entry(c, "absent"); }), "its metadata lacks the entry absent");
+}
+
+TEST(SafetensorsSeal, ASealedFileHoldsItsChecksumUntilAValueChanges) {
+  safetensors_content c = example();
+  EXPECT_FALSE(zf::io::checksum_holds(c));  // none written yet
+  const std::string bytes = zf::io::sealed_safetensors(c);
+  safetensors_content back = zf::io::from_safetensors(bytes);
+  EXPECT_EQ(back.metadata.at(std::string(zf::io::checksum_key)), zf::io::content_checksum(c));
+  EXPECT_TRUE(zf::io::checksum_holds(back));
+  // Sealing again replaces the checksum rather than hashing the old one in.
+  EXPECT_EQ(zf::io::sealed_safetensors(back), bytes);
+  back.tensors[0].bytes[0] ^= 1;
+  EXPECT_FALSE(zf::io::checksum_holds(back));
+}
+
+TEST(SafetensorsSniff, TellsASafetensorsFileFromOtherBytes) {
+  const std::string good = zf::io::to_safetensors(example());
+  EXPECT_TRUE(zf::io::looks_like_safetensors(good));
+  EXPECT_FALSE(zf::io::looks_like_safetensors(std::string("PK\x03\x04", 4) + std::string(60, '\0')));  // a zip
+  EXPECT_FALSE(zf::io::looks_like_safetensors(good.substr(0, 9)));                                     // too short
+  EXPECT_FALSE(zf::io::looks_like_safetensors(u64(good.size()) + good.substr(8)));  // header longer than the file
+  std::string not_json = good;
+  not_json[8] = '[';
+  EXPECT_FALSE(zf::io::looks_like_safetensors(not_json));
+}

@@ -162,7 +162,7 @@ TEST_F(VaeFile, RecordsRowsAndHistory) {
   zf::io::safetensors_content earlier = zf::io::from_safetensors(read_bytes(dir_ / "gated.pt"));
   ASSERT_EQ(earlier.metadata.at("rows.segmentation"), "gate-to-gate");
   earlier.metadata["rows.segmentation"] = "seed";
-  write_bytes(dir_ / "earlier.pt", zf::model::sealed_model_file(earlier));
+  write_bytes(dir_ / "earlier.pt", zf::io::sealed_safetensors(earlier));
   EXPECT_EQ(vae::load(dir_ / "earlier.pt").described_rows(), std::optional(gated));
 }
 
@@ -209,20 +209,20 @@ TEST_F(VaeFile, EmptyMissingAndForeignFilesAreRefused) {
   // safetensors files: another program's, a newer zeroflow's, and an MLP autoencoder's.
   const float ones[3] = {1, 1, 1};
   zf::io::safetensors_content foreign;
-  foreign.tensors.push_back(zf::model::float_tensor("weights", {3}, ones));
+  foreign.tensors.push_back(zf::io::make_safetensor("weights", {3}, ones));
   write_bytes(dir_ / "foreign.safetensors", zf::io::to_safetensors(foreign));
   EXPECT_NE(load_error(dir_ / "foreign.safetensors").find("not one zeroflow wrote"), std::string::npos)
       << load_error(dir_ / "foreign.safetensors");
   zf::io::safetensors_content later = foreign;
   later.metadata = zf::model::model_file_metadata({"lightvae", 32, std::nullopt, {}});
   later.metadata["format_version"] = "4";
-  write_bytes(dir_ / "later.safetensors", zf::model::sealed_model_file(later));
+  write_bytes(dir_ / "later.safetensors", zf::io::sealed_safetensors(later));
   EXPECT_NE(load_error(dir_ / "later.safetensors").find("model format 4, this zeroflow reads format 3"),
             std::string::npos)
       << load_error(dir_ / "later.safetensors");
   zf::io::safetensors_content mlp = foreign;
   mlp.metadata = zf::model::model_file_metadata({"mlp", 1, std::nullopt, {}});
-  write_bytes(dir_ / "mlp.safetensors", zf::model::sealed_model_file(mlp));
+  write_bytes(dir_ / "mlp.safetensors", zf::io::sealed_safetensors(mlp));
   EXPECT_NE(load_error(dir_ / "mlp.safetensors").find("kind 'mlp', not a LightVAE"), std::string::npos)
       << load_error(dir_ / "mlp.safetensors");
 }
@@ -262,7 +262,7 @@ TEST_F(VaeFile, EveryTruncationAndFlippedByteIsRefused) {
   const saved_model saved = save_small_model(dir_, rows);
   const std::string bytes = read_bytes(saved.path);
   ASSERT_GT(bytes.size(), 1000U);
-  ASSERT_TRUE(zf::model::looks_like_safetensors(bytes));
+  ASSERT_TRUE(zf::io::looks_like_safetensors(bytes));
   const auto original = zf::model::open_model_file(bytes).first;
   auto flipped = [&](std::size_t at) {
     std::string copy = bytes;

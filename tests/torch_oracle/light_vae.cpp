@@ -121,11 +121,11 @@ std::string model_file_bytes(const model_metadata& meta, const light_vae& module
   content.metadata = model_file_metadata({"lightvae", meta.width, meta.rows, meta.history});
   const auto add = [&](const std::string& name, const torch::Tensor& value) {
     const torch::Tensor t = value.detach().to(torch::kCPU, torch::kFloat).contiguous();
-    content.tensors.push_back(float_tensor(name, t.sizes().vec(), t.data_ptr<float>()));
+    content.tensors.push_back(io::make_safetensor(name, t.sizes().vec(), t.data_ptr<float>()));
   };
   for (const auto& p : module->named_parameters(true)) add(p.key(), p.value());
   for (const auto& b : module->named_buffers(true)) add(b.key(), b.value());
-  return sealed_model_file(std::move(content));
+  return io::sealed_safetensors(std::move(content));
 }
 
 }  // namespace zeroflow::model::detail

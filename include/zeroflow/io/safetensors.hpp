@@ -5,10 +5,13 @@
 /// "__metadata__" object of strings), then the tensors' raw little-endian bytes, row-major.
 /// PyTorch, JAX, NumPy and others read it without running any code from the file, which is why
 /// zeroflow's model files use it. This is zeroflow's own reader and writer: no LibTorch.
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace zeroflow::io {
@@ -56,5 +59,62 @@ inline constexpr std::string_view checksum_key = "checksum";
 /// program with the same tensors and metadata keeps its checksum, and any changed value,
 /// metadata entry or tensor changes it.
 [[nodiscard]] std::string content_checksum(const safetensors_content& content);
+
+/// content with checksum_key set to its content_checksum, as the file's bytes.
+[[nodiscard]] std::string sealed_safetensors(safetensors_content content);
+
+/// True when content's checksum_key entry is its content_checksum (false when it has none).
+[[nodiscard]] bool checksum_holds(const safetensors_content& content);
+
+/// True when `bytes` start as a safetensors file does (a header length that fits, then '{'): how a
+/// reader tells such a file from another format before parsing it.
+[[nodiscard]] bool looks_like_safetensors(std::string_view bytes);
+
+/// The metadata entry `key`. @throws parse_error when there is none.
+[[nodiscard]] const std::string& metadata_entry(const safetensors_content& content, const std::string& key);
+
+/// The metadata entry `key` read whole as a T (int, std::int64_t, std::uint64_t, float or double).
+/// @throws parse_error when there is none, or it is not such a number to its last character.
+template <class T>
+[[nodiscard]] T metadata_number(const safetensors_content& content, const std::string& key);
+
+/// safetensors' name of T's dtype.
+template <class T>
+[[nodiscard]] constexpr std::string_view safetensors_dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return "F32";
+  if constexpr (std::is_same_v<T, double>) return "F64";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "I64";
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int64_t>,
+                "a dtype zeroflow does not write");
+  return {};
+}
+
+/// A tensor `name` of `shape` holding `values` (the shape's product of them, row-major).
+template <class T>
+[[nodiscard]] safetensor make_safetensor(std::string name, std::vector<std::int64_t> shape, const T* values) {
+  static_assert(std::endian::native == std::endian::little, "safetensors are little-endian, as this machine");
+  std::int64_t n = 1;
+  for (const std::int64_t d : shape) n *= d;
+  safetensor t{std::move(name), std::string(safetensors_dtype_of<T>()), std::move(shape),
+               std::string(static_cast<std::size_t>(n) * sizeof(T), '\0')};
+  if (n > 0) std::memcpy(t.bytes.data(), values, t.bytes.size());
+  return t;
+}
+
+/// The tensor `name` of `content` when it has `dtype` and exactly `shape`.
+/// @throws parse_error when there is none, or it has another dtype or shape.
+[[nodiscard]] const safetensor& tensor_of_shape(const safetensors_content& content, const std::string& name,
+                                                std::string_view dtype, const std::vector<std::int64_t>& shape);
+
+/// The values of the tensor `name`, of T's dtype and exactly `shape`, copied out.
+/// @throws parse_error as tensor_of_shape.
+template <class T>
+[[nodiscard]] std::vector<T> safetensor_values(const safetensors_content& content, const std::string& name,
+                                               const std::vector<std::int64_t>& shape) {
+  const safetensor& t = tensor_of_shape(content, name, safetensors_dtype_of<T>(), shape);
+  std::vector<T> values(t.bytes.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), t.bytes.data(), t.bytes.size());
+  return values;
+}
 
 }  // namespace zeroflow::io

@@ -46,23 +46,10 @@ struct model_file_header {
 /// The metadata entries that record `header` (no checksum yet).
 [[nodiscard]] std::map<std::string, std::string> model_file_metadata(const model_file_header& header);
 
-/// Adds the checksum and returns the file's bytes.
-[[nodiscard]] std::string sealed_model_file(io::safetensors_content content);
-
-/// True when `bytes` start as a safetensors file does (a header length that fits, then '{'):
-/// how `zeroflow score` tells a model file of format 3 from an older one.
-[[nodiscard]] bool looks_like_safetensors(std::string_view bytes);
-
 /// Parses a model file of format 3 and checks its format name, version and checksum, then reads
 /// the shared metadata (a row provenance a run could make, a width > 0, epochs >= 0).
 /// @throws zeroflow::error saying what is wrong (the caller names the file).
 [[nodiscard]] std::pair<io::safetensors_content, model_file_header> open_model_file(std::string_view bytes);
-
-/// The metadata entry `key` as an integer. @throws zeroflow::error when absent or not an integer.
-[[nodiscard]] std::int64_t metadata_integer(const std::map<std::string, std::string>& metadata, const std::string& key);
-
-/// A float32 tensor of `values` for a model file.
-[[nodiscard]] io::safetensor float_tensor(std::string name, std::vector<std::int64_t> shape, const float* values);
 
 /// The float32 tensor `name` of `content` with exactly `shape`, its values copied out; refuses
 /// NaN and infinity. @throws zeroflow::error saying what is wrong.
