@@ -10,11 +10,7 @@
 // of some ten independent squares over their mean.
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ZF_CLARITY_HD __host__ __device__
-#else
-#define ZF_CLARITY_HD
-#endif
+#include "zeroflow/core/detail/host_device.hpp"
 
 namespace zeroflow::classify::detail {
 
@@ -24,7 +20,7 @@ struct clarity_window {
   std::int64_t span = 1, length = 0, qrs_begin = 0, qrs_end = 0, skip_begin = 0, skip_end = 0;
 };
 
-ZF_CLARITY_HD inline float row_clarity(const float* x, const clarity_window& w) {
+ZF_HD inline float row_clarity(const float* x, const clarity_window& w) {
   double peak = 0, sum = 0;
   std::int64_t count = 0;
   for (std::int64_t i = w.span; i < w.length - w.span; ++i) {
@@ -55,7 +51,7 @@ struct echo_window {
   std::int64_t span = 1, length = 0, qrs_begin = 0, qrs_end = 0, begin = 0, part = 1;
 };
 
-ZF_CLARITY_HD inline void row_echo(const float* x, const echo_window& w, float* out) {
+ZF_HD inline void row_echo(const float* x, const echo_window& w, float* out) {
   double peak = 0, parts[echo_parts] = {};
   for (std::int64_t i = w.span; i < w.length - w.span; ++i) {
     const double d = static_cast<double>(x[i + w.span]) - static_cast<double>(x[i - w.span]);

@@ -8,11 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__CUDACC__)
-#define ZF_BINARY_HD __host__ __device__
-#else
-#define ZF_BINARY_HD
-#endif
+#include "zeroflow/core/detail/host_device.hpp"
 
 namespace zeroflow::io::detail {
 
@@ -26,11 +22,11 @@ struct sample_layout {
   bool has_invalid = false;
   std::int32_t invalid = 0;
   /// float32 stored in physical units: copied as it is (bit for bit, NaN payloads included).
-  [[nodiscard]] ZF_BINARY_HD bool identity() const { return type == 0 && gain == 1 && baseline == 0 && !has_invalid; }
+  [[nodiscard]] ZF_HD bool identity() const { return type == 0 && gain == 1 && baseline == 0 && !has_invalid; }
 };
 
 /// Sample `i` of the channel, in physical units; `raw` points at the first frame.
-ZF_BINARY_HD inline float convert_sample(const unsigned char* raw, const sample_layout& l, std::int64_t i) {
+ZF_HD inline float convert_sample(const unsigned char* raw, const sample_layout& l, std::int64_t i) {
   const std::int64_t k = i * l.frame_samples + l.channel;
   if (l.type == 1) {
     const auto v = static_cast<std::int16_t>(raw[2 * k] | (raw[2 * k + 1] << 8));

@@ -8,13 +8,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "zeroflow/core/detail/host_device.hpp"
 #include "zeroflow/core/stream.hpp"
-
-#if defined(__CUDACC__)
-#define ZF_ADAM_FN __host__ __device__ __forceinline__
-#else
-#define ZF_ADAM_FN inline
-#endif
 
 namespace zeroflow::model::detail {
 
@@ -43,7 +38,7 @@ struct adam_constants {
   float correction2_sqrt;  ///< √(1 − β2^t)
 };
 
-ZF_ADAM_FN adam_constants adam_constants_at(const adam_update& u, double t) {
+ZF_HD_INLINE adam_constants adam_constants_at(const adam_update& u, double t) {
   adam_constants c{};
   c.beta1 = static_cast<float>(u.beta1);
   c.beta2 = static_cast<float>(u.beta2);
@@ -55,7 +50,7 @@ ZF_ADAM_FN adam_constants adam_constants_at(const adam_update& u, double t) {
 }
 
 /// g ← g + wd·p, m ← m + (1−β1)·(g − m), v ← β2·v + (1−β2)·g², p ← p − step_size · m / (√v / √(1 − β2^t) + ε).
-ZF_ADAM_FN void adam_element(float& p, float g, float& m, float& v, const adam_constants& c) {
+ZF_HD_INLINE void adam_element(float& p, float g, float& m, float& v, const adam_constants& c) {
   const float grad = c.weight_decay != 0.0F ? g + c.weight_decay * p : g;
   m = m + (1.0F - c.beta1) * (grad - m);
   v = v * c.beta2 + (1.0F - c.beta2) * grad * grad;

@@ -8,11 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ZF_RNG_FN __host__ __device__ __forceinline__
-#else
-#define ZF_RNG_FN inline
-#endif
+#include "zeroflow/core/detail/host_device.hpp"
 
 namespace zeroflow::model::detail {
 
@@ -21,7 +17,7 @@ struct philox_block {
 };
 
 /// The 128 random bits of `counter` under the 64-bit `key`.
-ZF_RNG_FN philox_block philox4x32(philox_block counter, std::uint64_t key) {
+ZF_HD_INLINE philox_block philox4x32(philox_block counter, std::uint64_t key) {
   std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
   std::uint32_t* c = counter.v;
   for (int round = 0; round < 10; ++round) {
@@ -44,7 +40,7 @@ enum class rng_stream : std::uint32_t { shuffle = 1, training_noise = 2, test_no
 struct normal_pair {
   float a, b;
 };
-ZF_RNG_FN normal_pair normal2(std::uint64_t key, std::uint32_t index, std::uint64_t step, rng_stream stream) {
+ZF_HD_INLINE normal_pair normal2(std::uint64_t key, std::uint32_t index, std::uint64_t step, rng_stream stream) {
   const philox_block r = philox4x32({{index, static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(step >> 32),
                                       static_cast<std::uint32_t>(stream)}},
                                     key);
@@ -58,4 +54,3 @@ ZF_RNG_FN normal_pair normal2(std::uint64_t key, std::uint32_t index, std::uint6
 
 }  // namespace zeroflow::model::detail
 
-#undef ZF_RNG_FN

@@ -8,14 +8,10 @@
 /// the last bit.
 #include <cstdint>
 
+#include "zeroflow/core/detail/host_device.hpp"
+
 #if !defined(__CUDA_ARCH__)
 #include <cmath>
-#endif
-
-#if defined(__CUDACC__)
-#define ZF_MLP_HD __host__ __device__
-#else
-#define ZF_MLP_HD
 #endif
 
 namespace zeroflow::model::detail::mlp_row {
@@ -25,7 +21,7 @@ namespace zeroflow::model::detail::mlp_row {
 /// that owns the row, so the host repeats exactly what the kernel does.
 inline constexpr int lanes = 32;
 
-ZF_MLP_HD inline double mul(double a, double b) {
+ZF_HD inline double mul(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dmul_rn(a, b);
 #else
@@ -33,7 +29,7 @@ ZF_MLP_HD inline double mul(double a, double b) {
 #endif
 }
 
-ZF_MLP_HD inline double add(double a, double b) {
+ZF_HD inline double add(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dadd_rn(a, b);
 #else
@@ -41,7 +37,7 @@ ZF_MLP_HD inline double add(double a, double b) {
 #endif
 }
 
-ZF_MLP_HD inline double sub(double a, double b) {
+ZF_HD inline double sub(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dsub_rn(a, b);
 #else
@@ -49,7 +45,7 @@ ZF_MLP_HD inline double sub(double a, double b) {
 #endif
 }
 
-ZF_MLP_HD inline double div(double a, double b) {
+ZF_HD inline double div(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __ddiv_rn(a, b);
 #else
@@ -57,7 +53,7 @@ ZF_MLP_HD inline double div(double a, double b) {
 #endif
 }
 
-ZF_MLP_HD inline double round_to_integer(double v) {
+ZF_HD inline double round_to_integer(double v) {
 #if defined(__CUDA_ARCH__)
   return rint(v);
 #else
@@ -65,7 +61,7 @@ ZF_MLP_HD inline double round_to_integer(double v) {
 #endif
 }
 
-ZF_MLP_HD inline double scale_by_power_of_two(double v, int e) {
+ZF_HD inline double scale_by_power_of_two(double v, int e) {
 #if defined(__CUDA_ARCH__)
   return ldexp(v, e);
 #else
@@ -76,7 +72,7 @@ ZF_MLP_HD inline double scale_by_power_of_two(double v, int e) {
 /// eᵗ within about one unit in the last place of a double: t = k·ln 2 + r with |r| ≤ ln 2 / 2
 /// (ln 2 split in two so that k·ln2_hi is exact), a degree-13 Taylor polynomial for eʳ (its
 /// truncation error is below 10⁻¹⁷), then an exact scaling by 2ᵏ.
-ZF_MLP_HD inline double exp_of(double t) {
+ZF_HD inline double exp_of(double t) {
   if (t != t) return t;
   if (t > 709.78) return __builtin_huge_val();  // beyond the largest double
   if (t < -745.2) return 0.0;                   // below the smallest subnormal
@@ -104,15 +100,15 @@ ZF_MLP_HD inline double exp_of(double t) {
 }
 
 /// LibTorch's ReLU: NaN passes through.
-ZF_MLP_HD inline double relu(double v) { return v < 0.0 ? 0.0 : v; }
+ZF_HD inline double relu(double v) { return v < 0.0 ? 0.0 : v; }
 
 /// LibTorch's sigmoid, 1 / (1 + e⁻ᵛ).
-ZF_MLP_HD inline double sigmoid(double v) { return div(1.0, add(1.0, exp_of(-v))); }
+ZF_HD inline double sigmoid(double v) { return div(1.0, add(1.0, exp_of(-v))); }
 
 /// One unit of a Linear layer, bias + Σ w[i]·in[i]: the products summed in index order, then
 /// the bias added. `w` is the unit's row of the layer's weights.
 template <class In>
-ZF_MLP_HD inline double unit(const float* w, float bias, const In* in, std::int64_t n) {
+ZF_HD inline double unit(const float* w, float bias, const In* in, std::int64_t n) {
   double acc = 0.0;
   for (std::int64_t i = 0; i < n; ++i) acc = add(acc, mul(static_cast<double>(w[i]), static_cast<double>(in[i])));
   return add(acc, static_cast<double>(bias));

@@ -13,13 +13,11 @@
 
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/array.hpp"
+#include "zeroflow/core/detail/host_device.hpp"
 #include "zeroflow/core/stream.hpp"
 
-#if defined(__CUDACC__)
-#define ZF_SAMPLE_HD __host__ __device__
-#else
+#if !defined(__CUDACC__)
 #include <cmath>
-#define ZF_SAMPLE_HD
 using std::cos;
 using std::sin;
 #endif
@@ -83,7 +81,7 @@ inline constexpr double mains_americas_hz = 60.0;
 
 /// Whether `length` samples, `stride` apart from x, are one value or mains hum (no_signal_stretches'
 /// test of a pair of windows); the host loop and the GPU kernel both call it.
-ZF_SAMPLE_HD inline bool gives_no_signal(const float* x, std::int64_t stride, std::int64_t length, double sample_rate) {
+ZF_HD inline bool gives_no_signal(const float* x, std::int64_t stride, std::int64_t length, double sample_rate) {
   const float first = x[0];
   bool one_value = true;
   double sum = 0;

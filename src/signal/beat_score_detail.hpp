@@ -1,15 +1,10 @@
 #pragma once
 // The per-beat arithmetic of beat_score.hpp, shared by the host and the CUDA implementation.
 #include "zeroflow/core/array.hpp"
+#include "zeroflow/core/detail/host_device.hpp"
 #include "zeroflow/core/stream.hpp"
 #include "zeroflow/signal/beat_score.hpp"
 #include "zeroflow/signal/normalize.hpp"
-
-#if defined(__CUDACC__)
-#define ZF_SCORE_HD __host__ __device__
-#else
-#define ZF_SCORE_HD
-#endif
 
 namespace zeroflow::signal::detail {
 
@@ -19,7 +14,7 @@ struct one_score {
 
 /// z-scores of one beat and their combination; a non-finite error (a failed reconstruction)
 /// counts as the most anomalous shape rather than vanishing from the ranking.
-ZF_SCORE_HD inline one_score combine_one(float error, float irregularity, normalization m, normalization r) {
+ZF_HD inline one_score combine_one(float error, float irregularity, normalization m, normalization r) {
   const float zm = error == error ? (error - m.center) / m.scale : 3.4e38F;
   const float zr = irregularity == irregularity ? (irregularity - r.center) / r.scale : 0.0F;
   return {(zm > 0 ? zm : 0.0F) + (zr > 0 ? zr : 0.0F), zm, zr};

@@ -4,22 +4,16 @@
 // largest-magnitude reduction has one answer whatever order the elements are combined in.
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define ZF_DECIMATE_HD __host__ __device__
-#else
-#define ZF_DECIMATE_HD
-#endif
+#include "zeroflow/core/detail/host_device.hpp"
 
 namespace zeroflow::signal::detail::decimate_order {
 
 /// a comes strictly before b.
-ZF_DECIMATE_HD inline bool before(float a, float b) {
-  return a < b || (a == b && copysignf(1.0f, a) < copysignf(1.0f, b));
-}
-ZF_DECIMATE_HD inline float lower(float a, float b) { return before(b, a) ? b : a; }
-ZF_DECIMATE_HD inline float upper(float a, float b) { return before(a, b) ? b : a; }
+ZF_HD inline bool before(float a, float b) { return a < b || (a == b && copysignf(1.0f, a) < copysignf(1.0f, b)); }
+ZF_HD inline float lower(float a, float b) { return before(b, a) ? b : a; }
+ZF_HD inline float upper(float a, float b) { return before(a, b) ? b : a; }
 /// The one of larger magnitude; on equal magnitudes the later one in `before` order (+x over −x).
-ZF_DECIMATE_HD inline float larger_magnitude(float a, float b) {
+ZF_HD inline float larger_magnitude(float a, float b) {
   const float fa = fabsf(a), fb = fabsf(b);
   return (fa < fb || (fa == fb && before(a, b))) ? b : a;
 }

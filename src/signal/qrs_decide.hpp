@@ -27,8 +27,8 @@ namespace zeroflow::signal::detail {
 /// than such noise (its edges are sharp), and two beats are rarely that close. So within a burst,
 /// of candidates that close only the steepest is taken for a beat. Outside noise (a candidate
 /// clear of its background) nothing changes, so early and wide beats of clean stretches are kept.
-ZF_QRS_HD inline bool qrs_in_burst(const qrs_candidate_view& c, std::int64_t i, float threshold, float mean_rr,
-                                   const qrs_burst_rules& burst) {
+ZF_HD inline bool qrs_in_burst(const qrs_candidate_view& c, std::int64_t i, float threshold, float mean_rr,
+                               const qrs_burst_rules& burst) {
   if (!(c.amplitude[i] < burst.snr * c.background[i]) || !(mean_rr > 0)) return false;
   const float reach = burst.spacing_mean_rr * mean_rr;
   for (std::int64_t j = i - 1; j >= 0 && static_cast<float>(c.position[i] - c.position[j]) < reach; --j)
@@ -43,15 +43,15 @@ ZF_QRS_HD inline bool qrs_in_burst(const qrs_candidate_view& c, std::int64_t i, 
 /// (aberrated atrial beats, some ventricular ones) put little energy into the QRS band, so they
 /// fall under a threshold set by narrow beats, yet they stand as clear of a quiet background as
 /// any beat; noise does not (its background is noise too), and P and T waves are too slow.
-ZF_QRS_HD inline bool qrs_is_clear(const qrs_candidate_view& c, std::int64_t j, float threshold, float slope_level,
-                                   const qrs_search_back_rules& rules) {
+ZF_HD inline bool qrs_is_clear(const qrs_candidate_view& c, std::int64_t j, float threshold, float slope_level,
+                               const qrs_search_back_rules& rules) {
   return c.amplitude[j] > rules.clear_threshold_fraction * threshold &&
          c.amplitude[j] > rules.clear_snr * c.background[j] && c.slope[j] >= rules.clear_slope_fraction * slope_level;
 }
 
 /// Whether a peak soon after a beat is that beat's T wave: much slower, and weaker or very slow.
-ZF_QRS_HD inline bool qrs_is_t_wave(float amplitude, float slope, float beat_amplitude, float beat_slope,
-                                    const qrs_t_wave_rules& t_wave) {
+ZF_HD inline bool qrs_is_t_wave(float amplitude, float slope, float beat_amplitude, float beat_slope,
+                                const qrs_t_wave_rules& t_wave) {
   if (slope < t_wave.steep_fraction * beat_slope) return true;
   return slope < t_wave.slope_fraction * beat_slope && amplitude < t_wave.energy_fraction * beat_amplitude;
 }
@@ -65,8 +65,8 @@ struct qrs_stretch_range {
 /// Applies the rules to the candidates of `range` and marks the accepted ones from range.emit on:
 /// beat[i] = 1 for a beat, 0 otherwise, for i in [emit, end) only. The burst rule looks at
 /// neighbours past range.end (all c.n candidates).
-ZF_QRS_HD inline void qrs_decide(const qrs_candidate_view& c, const qrs_stretch_range& range, const qrs_rules& rules,
-                                 qrs_state& state, std::uint8_t* beat) {
+ZF_HD inline void qrs_decide(const qrs_candidate_view& c, const qrs_stretch_range& range, const qrs_rules& rules,
+                             qrs_state& state, std::uint8_t* beat) {
   const qrs_time_rules& time = rules.time;
   auto mark = [&](std::int64_t i, std::uint8_t value) {
     if (i >= range.emit) beat[i] = value;
@@ -178,8 +178,8 @@ inline constexpr std::int64_t qrs_learn_capacity = 128;
 /// Decides stretch k (samples [k·stretch_samples, (k+1)·stretch_samples)): learns from the overlap
 /// before it, marks its own candidates. Each stretch sorts its learning candidates in its own
 /// buffer, so stretches share nothing but the (disjoint) marks they write.
-ZF_QRS_HD inline void qrs_decide_stretch(const qrs_candidate_view& c, std::int64_t k, const qrs_rules& rules,
-                                         std::uint8_t* beat) {
+ZF_HD inline void qrs_decide_stretch(const qrs_candidate_view& c, std::int64_t k, const qrs_rules& rules,
+                                     std::uint8_t* beat) {
   const qrs_time_rules& time = rules.time;
   const std::int64_t from = k * time.stretch_samples;
   const std::int64_t begin = qrs_first_at(c.position, c.n, from - time.overlap_samples);
@@ -200,8 +200,8 @@ ZF_QRS_HD inline void qrs_decide_stretch(const qrs_candidate_view& c, std::int64
 /// Two beats on either side of the start of stretch k (k >= 1) closer than replace_samples are one
 /// beat seen twice (each stretch decided its own side): the weaker goes. Joins run one after
 /// another (k = 1, 2, ...), on the GPU too: a stretch with a single beat may take part in two of them.
-ZF_QRS_HD inline void qrs_join_stretches(const qrs_candidate_view& c, std::int64_t k, const qrs_time_rules& time,
-                                         std::uint8_t* beat) {
+ZF_HD inline void qrs_join_stretches(const qrs_candidate_view& c, std::int64_t k, const qrs_time_rules& time,
+                                     std::uint8_t* beat) {
   const std::int64_t boundary = k * time.stretch_samples;
   const std::int64_t first = qrs_first_at(c.position, c.n, boundary);
   std::int64_t before = -1, after = -1;

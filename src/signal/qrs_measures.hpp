@@ -15,7 +15,7 @@ namespace zeroflow::signal::detail {
 inline constexpr std::int64_t qrs_energy_run_length = 1024;
 
 /// How many runs of qrs_energy_run cover n outputs.
-ZF_QRS_HD inline std::int64_t qrs_energy_runs(std::int64_t n) {
+ZF_HD inline std::int64_t qrs_energy_runs(std::int64_t n) {
   return (n + qrs_energy_run_length - 1) / qrs_energy_run_length;
 }
 
@@ -29,8 +29,8 @@ ZF_QRS_HD inline std::int64_t qrs_energy_runs(std::int64_t n) {
 /// No energy: outputs whose window starts before the recording (the circular band-pass mixed its
 /// end in) or whose `at` lies past it, windows holding a gap (NaN) or an infinity, differences
 /// within float rounding of the two terms (a flat recording), and squares past float's range.
-ZF_QRS_HD inline void qrs_energy_run(const float* x, const float* y, std::int64_t n, std::int64_t width,
-                                     std::int64_t delay, double mean_tap, float* e, std::int64_t run) {
+ZF_HD inline void qrs_energy_run(const float* x, const float* y, std::int64_t n, std::int64_t width, std::int64_t delay,
+                                 double mean_tap, float* e, std::int64_t run) {
   const std::int64_t begin = run * qrs_energy_run_length;
   const std::int64_t end = begin + qrs_energy_run_length < n ? begin + qrs_energy_run_length : n;
   double sum = 0;               // of the window's finite samples
@@ -67,7 +67,7 @@ ZF_QRS_HD inline void qrs_energy_run(const float* x, const float* y, std::int64_
 
 /// Steepest slope of the raw signal around `at`: max |x[i+1] − x[i−1]| / 2 for i in
 /// [at − half_window, at + half_window] ∩ [1, n − 1). A T wave rises slowly, a QRS complex fast.
-ZF_QRS_HD inline float qrs_slope(const float* x, std::int64_t n, std::int64_t at, std::int64_t half_window) {
+ZF_HD inline float qrs_slope(const float* x, std::int64_t n, std::int64_t at, std::int64_t half_window) {
   const std::int64_t from = at - half_window < 1 ? 1 : at - half_window;
   const std::int64_t to = at + half_window < n - 2 ? at + half_window : n - 2;
   float steepest = 0;
@@ -84,7 +84,7 @@ ZF_QRS_HD inline float qrs_slope(const float* x, std::int64_t n, std::int64_t at
 /// either side of it (its own QRS complex); blocks are cut at the ends of the energy. A median,
 /// so that the neighbouring beats' QRS complexes (a block or two each) do not count as
 /// background, while a burst of noise fills most blocks. 0 when no block has samples.
-ZF_QRS_HD inline float qrs_background(const float* e, std::int64_t n, std::int64_t at, std::int64_t block) {
+ZF_HD inline float qrs_background(const float* e, std::int64_t n, std::int64_t at, std::int64_t block) {
   float sorted[2 * qrs_background_blocks];
   int count = 0;
   for (int b = 0; b < qrs_background_blocks; ++b) {

@@ -19,8 +19,8 @@ inline constexpr float qrs_no_path = 3.4e38F;
 /// at most anchor_steepest_ratio times as steep as the clear beats around it (qrs_reference_slope).
 /// A burst of noise in a quiet stretch can stand as clear of its background as a beat, but is
 /// rarely as steep as the beats; a step of the baseline is a jump, far steeper than any QRS complex.
-ZF_QRS_HD inline bool qrs_is_anchor(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                    const qrs_rules& rules) {
+ZF_HD inline bool qrs_is_anchor(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                const qrs_rules& rules) {
   const std::int64_t i = accepted.beat_of[k];
   if (!qrs_is_clear_beat(c, i, rules.rhythm)) return false;
   const float steep = qrs_reference_slope(c, accepted, k, rules.time);
@@ -31,8 +31,8 @@ ZF_QRS_HD inline bool qrs_is_anchor(const qrs_candidate_view& c, const qrs_accep
 
 /// Whether one of the accepted beats between k and k2 (accepted-beat indices) is under `snr` times
 /// its background.
-ZF_QRS_HD inline bool qrs_has_burst(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                    std::int64_t k2, float snr) {
+ZF_HD inline bool qrs_has_burst(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                std::int64_t k2, float snr) {
   for (std::int64_t b = k + 1; b < k2; ++b)
     if (c.amplitude[accepted.beat_of[b]] < snr * c.background[accepted.beat_of[b]]) return true;
   return false;
@@ -44,8 +44,8 @@ ZF_QRS_HD inline bool qrs_has_burst(const qrs_candidate_view& c, const qrs_accep
 /// came and went between them, and its peaks may pass for beats however strong they are. Half,
 /// not one: a single beat with a loud background is more often a beat of another shape (a run of
 /// wide ventricular beats in a noisy record) than a burst.
-ZF_QRS_HD inline bool qrs_noise_rose(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                     std::int64_t k2, float rise) {
+ZF_HD inline bool qrs_noise_rose(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                 std::int64_t k2, float rise) {
   const float ka = c.background[accepted.beat_of[k]], kz = c.background[accepted.beat_of[k2]];
   const float quiet = ka < kz ? kz : ka;
   std::int64_t risen = 0;
@@ -59,8 +59,8 @@ ZF_QRS_HD inline bool qrs_noise_rose(const qrs_candidate_view& c, const qrs_acce
 /// anchors that is not a beat has rival_energy_fraction of the weakest beat's energy (anchors
 /// included). Between the beats of a clean stretch only P and T waves and small noise lie, far
 /// weaker than any beat, and a premature beat there (which a rhythm path could take for noise) stays.
-ZF_QRS_HD inline bool qrs_wants_path(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                     std::int64_t k2, const qrs_rules& rules) {
+ZF_HD inline bool qrs_wants_path(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                 std::int64_t k2, const qrs_rules& rules) {
   if (qrs_has_burst(c, accepted, k, k2, rules.burst.snr)) return true;
   const std::int64_t* beat_of = accepted.beat_of;
   const std::int64_t a = beat_of[k], z = beat_of[k2];
@@ -80,7 +80,7 @@ ZF_QRS_HD inline bool qrs_wants_path(const qrs_candidate_view& c, const qrs_acce
 
 /// Cost of an interval of `span` samples in a rhythm path: its distance from the reference R–R
 /// range [shortest, longest], in units of tolerance_fraction of the nearer end, squared.
-ZF_QRS_HD inline float qrs_interval_cost(float span, float shortest, float longest, const qrs_path_cost_rules& cost) {
+ZF_HD inline float qrs_interval_cost(float span, float shortest, float longest, const qrs_path_cost_rules& cost) {
   if (span >= shortest && span <= longest) return 0.0F;
   const float end = span < shortest ? shortest : longest;
   const float off = (span - end) / (cost.tolerance_fraction * end);
@@ -89,8 +89,8 @@ ZF_QRS_HD inline float qrs_interval_cost(float span, float shortest, float longe
 
 /// The range of the clear intervals near accepted beat k (qrs_for_clear_near), their extremes left
 /// out: [shortest, longest]; false when there are fewer than qrs_rhythm_intervals.
-ZF_QRS_HD inline bool qrs_rhythm_range(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                       const qrs_rules& rules, float& shortest, float& longest) {
+ZF_HD inline bool qrs_rhythm_range(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                   const qrs_rules& rules, float& shortest, float& longest) {
   float sorted[2 * qrs_rhythm_intervals];
   const int count = qrs_sorted_clear_intervals(c, accepted, k, rules.time, sorted);
   if (count < qrs_rhythm_intervals) return false;
@@ -106,8 +106,8 @@ ZF_QRS_HD inline bool qrs_rhythm_range(const qrs_candidate_view& c, const qrs_ac
 /// as strong as beats, but less steep. A candidate without energy (a gap) or under least_snr times
 /// its background is never a beat: a path would otherwise fill a long interval of a clean stretch
 /// with the small peak that happens to lie in time.
-ZF_QRS_HD inline float qrs_node_cost(const qrs_candidate_view& c, std::int64_t j, float steepness, float energy,
-                                     const qrs_path_cost_rules& rules) {
+ZF_HD inline float qrs_node_cost(const qrs_candidate_view& c, std::int64_t j, float steepness, float energy,
+                                 const qrs_path_cost_rules& rules) {
   if (!(c.amplitude[j] > 0) || !(c.slope[j] > 0) || c.amplitude[j] < rules.least_snr * c.background[j])
     return qrs_no_path;
   float cost = 0;
@@ -139,9 +139,9 @@ struct qrs_path_scratch {
 /// path sees the whole stretch. The scratch is written for the candidates in (a, z] only, so paths
 /// between different anchors share nothing. The marks stay when no path has every interval
 /// between refractory_samples and longest_rr times the target's longest.
-ZF_QRS_HD inline void qrs_rhythm_path(const qrs_candidate_view& c, std::int64_t a, std::int64_t z,
-                                      const qrs_path_target& target, const qrs_rules& rules,
-                                      const qrs_path_scratch& scratch, std::uint8_t* beat) {
+ZF_HD inline void qrs_rhythm_path(const qrs_candidate_view& c, std::int64_t a, std::int64_t z,
+                                  const qrs_path_target& target, const qrs_rules& rules,
+                                  const qrs_path_scratch& scratch, std::uint8_t* beat) {
   float* cost = scratch.cost;
   std::int64_t* back = scratch.back;
   const float energy = c.amplitude[a] < c.amplitude[z] ? c.amplitude[a] : c.amplitude[z];
@@ -174,9 +174,9 @@ ZF_QRS_HD inline void qrs_rhythm_path(const qrs_candidate_view& c, std::int64_t 
 /// reference R–R where the rhythm is regular (qrs_reference_rr), else within the range of the
 /// clear intervals around (qrs_rhythm_range), each beat earning irregular_bonus. Paths write only
 /// the marks strictly between their anchors.
-ZF_QRS_HD inline void qrs_follow_rhythm(const qrs_candidate_view& c, const qrs_accepted_view& accepted,
-                                        const std::int64_t* anchors, std::int64_t anchor, const qrs_rules& rules,
-                                        const qrs_path_scratch& scratch, std::uint8_t* beat) {
+ZF_HD inline void qrs_follow_rhythm(const qrs_candidate_view& c, const qrs_accepted_view& accepted,
+                                    const std::int64_t* anchors, std::int64_t anchor, const qrs_rules& rules,
+                                    const qrs_path_scratch& scratch, std::uint8_t* beat) {
   const std::int64_t k = anchors[anchor], k2 = anchors[anchor + 1];
   if (k2 == k + 1 || !qrs_wants_path(c, accepted, k, k2, rules)) return;
   float shortest = qrs_reference_rr(c, accepted, k, rules), longest = shortest;

@@ -15,15 +15,15 @@ namespace zeroflow::signal::detail {
 inline constexpr int qrs_rhythm_intervals = 8;
 
 /// Whether candidate i stands clear of noise: its energy at least rhythm.noisy_snr times its background.
-ZF_QRS_HD inline bool qrs_is_clear_beat(const qrs_candidate_view& c, std::int64_t i, const qrs_rhythm_rules& rhythm) {
+ZF_HD inline bool qrs_is_clear_beat(const qrs_candidate_view& c, std::int64_t i, const qrs_rhythm_rules& rhythm) {
   return c.amplitude[i] >= rhythm.noisy_snr * c.background[i];
 }
 
 /// Calls f(b) for the clear intervals b (indices into accepted.clear) nearest to accepted beat k,
 /// qrs_rhythm_intervals on either side, that start within reach_samples of it.
 template <class F>
-ZF_QRS_HD inline void qrs_for_clear_near(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                         std::int64_t reach_samples, F&& f) {
+ZF_HD inline void qrs_for_clear_near(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                     std::int64_t reach_samples, F&& f) {
   const std::int64_t at = c.position[accepted.beat_of[k]];
   // The first clear interval that starts at beat k or later; the window is taken around it.
   const std::int64_t lo = qrs_first_at(accepted.clear, accepted.clear_count, k);
@@ -38,21 +38,21 @@ ZF_QRS_HD inline void qrs_for_clear_near(const qrs_candidate_view& c, const qrs_
 }
 
 /// Inserts v into sorted[0..count) (ascending) and counts it.
-ZF_QRS_HD inline void qrs_insert_sorted(float* sorted, int& count, float v) {
+ZF_HD inline void qrs_insert_sorted(float* sorted, int& count, float v) {
   int j = count++;
   for (; j > 0 && sorted[j - 1] > v; --j) sorted[j] = sorted[j - 1];
   sorted[j] = v;
 }
 
 /// The median of sorted[0..count), count > 0.
-ZF_QRS_HD inline float qrs_sorted_median(const float* sorted, int count) {
+ZF_HD inline float qrs_sorted_median(const float* sorted, int count) {
   return count % 2 ? sorted[count / 2] : 0.5F * (sorted[count / 2 - 1] + sorted[count / 2]);
 }
 
 /// The clear intervals near accepted beat k (qrs_for_clear_near), in samples, into sorted[]
 /// (2 · qrs_rhythm_intervals at least) in ascending order; returns how many.
-ZF_QRS_HD inline int qrs_sorted_clear_intervals(const qrs_candidate_view& c, const qrs_accepted_view& accepted,
-                                                std::int64_t k, const qrs_time_rules& time, float* sorted) {
+ZF_HD inline int qrs_sorted_clear_intervals(const qrs_candidate_view& c, const qrs_accepted_view& accepted,
+                                            std::int64_t k, const qrs_time_rules& time, float* sorted) {
   int count = 0;
   qrs_for_clear_near(c, accepted, k, time.rhythm_reach_samples, [&](std::int64_t b) {
     const std::int64_t start = c.position[accepted.beat_of[accepted.clear[b]]];
@@ -64,8 +64,8 @@ ZF_QRS_HD inline int qrs_sorted_clear_intervals(const qrs_candidate_view& c, con
 /// The regular rhythm around accepted beat k: the median of the clear intervals near it
 /// (qrs_for_clear_near); 0 when there are fewer than qrs_rhythm_intervals or their quartiles are
 /// not close (in AF, or where ectopic beats break the rhythm).
-ZF_QRS_HD inline float qrs_reference_rr(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                        const qrs_rules& rules) {
+ZF_HD inline float qrs_reference_rr(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                    const qrs_rules& rules) {
   float sorted[2 * qrs_rhythm_intervals];
   const int count = qrs_sorted_clear_intervals(c, accepted, k, rules.time, sorted);
   if (count < qrs_rhythm_intervals) return 0.0F;
@@ -75,8 +75,8 @@ ZF_QRS_HD inline float qrs_reference_rr(const qrs_candidate_view& c, const qrs_a
 
 /// The steepness of the clear beats around accepted beat k: the median slope of the beats that
 /// start the clear intervals near it (qrs_for_clear_near); 0 when there are none.
-ZF_QRS_HD inline float qrs_reference_slope(const qrs_candidate_view& c, const qrs_accepted_view& accepted,
-                                           std::int64_t k, const qrs_time_rules& time) {
+ZF_HD inline float qrs_reference_slope(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                       const qrs_time_rules& time) {
   float sorted[2 * qrs_rhythm_intervals];
   int count = 0;
   qrs_for_clear_near(c, accepted, k, time.rhythm_reach_samples, [&](std::int64_t b) {
@@ -86,7 +86,7 @@ ZF_QRS_HD inline float qrs_reference_slope(const qrs_candidate_view& c, const qr
 }
 
 /// Whether `span` samples are `intervals` reference R–R intervals within rhythm.tolerance_fraction of one.
-ZF_QRS_HD inline bool qrs_keeps_time(float span, float intervals, float reference, const qrs_rhythm_rules& rhythm) {
+ZF_HD inline bool qrs_keeps_time(float span, float intervals, float reference, const qrs_rhythm_rules& rhythm) {
   const float off = span - intervals * reference;
   return (off < 0 ? -off : off) < rhythm.tolerance_fraction * reference;
 }
@@ -97,8 +97,8 @@ ZF_QRS_HD inline bool qrs_keeps_time(float span, float intervals, float referenc
 /// pass every test of a single candidate; what it cannot do is keep time: such a peak splits an
 /// ordinary R–R interval in two, while an early beat of the heart (an APC, a PVC) is followed by a
 /// pause, so its neighbours lie further apart than one interval.
-ZF_QRS_HD inline bool qrs_off_rhythm(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
-                                     const qrs_rules& rules) {
+ZF_HD inline bool qrs_off_rhythm(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                 const qrs_rules& rules) {
   if (k < 1 || k + 1 >= accepted.beats) return false;
   const std::int64_t i = accepted.beat_of[k], p = accepted.beat_of[k - 1], q = accepted.beat_of[k + 1];
   if (qrs_is_clear_beat(c, i, rules.rhythm) || !(c.amplitude[i] == c.amplitude[i])) return false;
@@ -119,8 +119,8 @@ ZF_QRS_HD inline bool qrs_off_rhythm(const qrs_candidate_view& c, const qrs_acce
 /// or T wave after a wide premature beat is not. Judged against the same accepted beats as
 /// qrs_off_rhythm, whose extra beats (neighbours one interval apart) are never displaced ones
 /// (neighbours two apart).
-ZF_QRS_HD inline std::int64_t qrs_recentred(const qrs_candidate_view& c, const qrs_accepted_view& accepted,
-                                            std::int64_t k, const qrs_rules& rules) {
+ZF_HD inline std::int64_t qrs_recentred(const qrs_candidate_view& c, const qrs_accepted_view& accepted, std::int64_t k,
+                                        const qrs_rules& rules) {
   if (k < 1 || k + 1 >= accepted.beats) return -1;
   const std::int64_t i = accepted.beat_of[k], p = accepted.beat_of[k - 1], q = accepted.beat_of[k + 1];
   if (qrs_is_clear_beat(c, i, rules.rhythm) || !(c.amplitude[i] == c.amplitude[i])) return -1;

@@ -3,11 +3,7 @@
 // candidate peaks with their measures, and the accepted beats with their clear intervals.
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ZF_QRS_HD __host__ __device__
-#else
-#define ZF_QRS_HD
-#endif
+#include "zeroflow/core/detail/host_device.hpp"
 
 namespace zeroflow::signal::detail {
 
@@ -30,7 +26,7 @@ struct qrs_accepted_view {
 };
 
 /// First index in [0, n) of an ascending array whose value is >= at (n when none).
-ZF_QRS_HD inline std::int64_t qrs_first_at(const std::int64_t* ascending, std::int64_t n, std::int64_t at) {
+ZF_HD inline std::int64_t qrs_first_at(const std::int64_t* ascending, std::int64_t n, std::int64_t at) {
   std::int64_t lo = 0, hi = n;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;

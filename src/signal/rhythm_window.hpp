@@ -4,11 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ZF_RHYTHM_HD __host__ __device__
-#else
-#define ZF_RHYTHM_HD
-#endif
+#include "zeroflow/core/detail/host_device.hpp"
 
 namespace zeroflow::signal::detail {
 
@@ -17,8 +13,8 @@ struct beat_rhythm {
 };
 
 /// Rhythm of beat b of n ascending peaks; `neighbourhood` intervals on either side (at most 8).
-ZF_RHYTHM_HD inline beat_rhythm rhythm_of(const std::int64_t* peaks, std::int64_t n, std::int64_t b,
-                                          std::int64_t neighbourhood, float seconds_per_sample) {
+ZF_HD inline beat_rhythm rhythm_of(const std::int64_t* peaks, std::int64_t n, std::int64_t b,
+                                   std::int64_t neighbourhood, float seconds_per_sample) {
   beat_rhythm r{0, 0, 0, 0};
   if (n < 2) return r;
   const float before = b > 0 ? static_cast<float>(peaks[b] - peaks[b - 1]) * seconds_per_sample : -1.0F;
