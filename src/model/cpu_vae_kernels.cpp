@@ -22,16 +22,6 @@ namespace {
 
 using std::int64_t;
 
-// The slots of the packed parameters, in fused_vae_step.hpp's order.
-// clang-format off
-enum slot : int {
-  conv0_w, conv0_b, conv1_w, conv1_b, conv2_w, conv2_b,
-  convA_w, convA_b, convB_w, convB_b, restore_w, restore_b,
-  conv3_w, conv3_b, conv4_w, conv4_b, conv5_w, conv5_b,
-  alpha
-};
-// clang-format on
-
 /// `channels` rows of n floats, each with one zero before and after it (the convolutions'
 /// padding); only [0, n) of a row is ever written, so the zeros stay.
 struct padded {
@@ -185,12 +175,12 @@ void swish_up_rows(const padded& a, int c, float al, const padded& sg, const pad
   }
 }
 
-const float* slot_of(const float* p, const std::array<int64_t, light_vae_slots + 1>& off, int s) {
+const float* slot_of(const float* p, const std::array<int64_t, slot_count + 1>& off, int s) {
   return p + off[static_cast<std::size_t>(s)];
 }
 
 /// x (in b.x) → the encoder's activations and mu0 mu1 lv0 lv1 in b.lat.
-void encode_beat(beat_work& b, const float* prm, const std::array<int64_t, light_vae_slots + 1>& off, float al) {
+void encode_beat(beat_work& b, const float* prm, const std::array<int64_t, slot_count + 1>& off, float al) {
   const auto W = [&](int s) { return slot_of(prm, off, s); };
   conv_forward<1, 4>(b.x, W(conv0_w), W(conv0_b), b.a0);
   swish_rows(b.a0, 4, al, b.sg0, b.sw0);
@@ -226,7 +216,7 @@ void choose_latent(float* lat, bool sample) {
 }
 
 /// z in lat[4..5] → the decoder's activations and the reconstruction b.a5.
-void decode_beat(beat_work& b, const float* prm, const std::array<int64_t, light_vae_slots + 1>& off, float al) {
+void decode_beat(beat_work& b, const float* prm, const std::array<int64_t, slot_count + 1>& off, float al) {
   const auto W = [&](int s) { return slot_of(prm, off, s); };
   const int L = b.L, L8 = L / 8;
   const float z0 = b.lat[4], z1 = b.lat[5];
@@ -354,8 +344,8 @@ void down_swish_backward(const padded& gd, const padded& a, const padded& sg, in
 
 /// The gradients of one beat's loss added to grd (packed as prm) and α's share to galpha; b holds
 /// the beat's forward pass (its noise in lat[6..7]) and b.g5 the loss's gradient for a5.
-void backward_beat(beat_work& b, const float* prm, float* grd, const std::array<int64_t, light_vae_slots + 1>& off,
-                   float al, float& galpha) {
+void backward_beat(beat_work& b, const float* prm, float* grd, const std::array<int64_t, slot_count + 1>& off, float al,
+                   float& galpha) {
   const auto W = [&](int s) { return slot_of(prm, off, s); };
   const auto G = [&](int s) { return grd + off[static_cast<std::size_t>(s)]; };
   const int L = b.L, L8 = L / 8;

@@ -30,59 +30,6 @@ constexpr int threads = 256;
 constexpr int warps = threads / 32;
 constexpr int reduce_threads = 256;
 
-__host__ __device__ constexpr std::int64_t size_of_slot(int s, std::int64_t width) {
-  switch (s) {
-    case conv0_w:
-      return 4 * 1 * 3;
-    case conv0_b:
-      return 4;
-    case conv1_w:
-      return 8 * 4 * 3;
-    case conv1_b:
-      return 8;
-    case conv2_w:
-      return 16 * 8 * 3;
-    case conv2_b:
-      return 16;
-    case convA_w:
-    case convB_w:
-      return 2 * 16 * 3;
-    case convA_b:
-    case convB_b:
-      return 2;
-    case restore_w:
-      return 2 * width;
-    case restore_b:
-      return width;
-    case conv3_w:
-      return 4 * 8 * 3;
-    case conv3_b:
-      return 4;
-    case conv4_w:
-      return 2 * 4 * 3;
-    case conv4_b:
-      return 2;
-    case conv5_w:
-      return 1 * 2 * 3;
-    case conv5_b:
-      return 1;
-    case alpha:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
-/// Offsets of the slots in the packed parameter vector; offset[slot_count] = P.
-struct packing {
-  int offset[slot_count + 1];
-  __host__ __device__ explicit packing(int width) {
-    offset[0] = 0;
-    for (int s = 0; s < slot_count; ++s) offset[s + 1] = offset[s] + static_cast<int>(size_of_slot(s, width));
-  }
-  __host__ __device__ int total() const { return offset[slot_count]; }
-};
-
 constexpr int small_floats = 64;  // latents, noise, reduction slots
 
 // ---- the convolutions' weights, transposed for the kernels -------------------------------------

@@ -127,8 +127,6 @@ __global__ void __launch_bounds__(reduce_threads)
 
 }  // namespace
 
-std::int64_t slot_size(int s, std::int64_t width) { return size_of_slot(s, width); }
-
 bool supported_width(std::int64_t width) { return width >= 16 && width <= 1024 && (width & (width - 1)) == 0; }
 
 std::int64_t launch_plan::partial_floats(std::int64_t width) const {

@@ -18,23 +18,10 @@
 /// blocks' partial gradients in block order. Same inputs, same device: same bits.
 #include <cstdint>
 
+#include "light_vae_layout.hpp"
 #include "zeroflow/core/stream.hpp"
 
 namespace zeroflow::model::detail::fused_vae {
-
-/// The LightVAE's parameters in the order the kernels pack them. Shapes (LibTorch layouts):
-/// conv weights [out, in, 3], restore.weight [width, 2], restore.bias [width], alpha [1].
-// clang-format off
-enum slot : int {
-  conv0_w, conv0_b, conv1_w, conv1_b, conv2_w, conv2_b,
-  convA_w, convA_b, convB_w, convB_b, restore_w, restore_b,
-  conv3_w, conv3_b, conv4_w, conv4_b, conv5_w, conv5_b,
-  alpha, slot_count
-};
-// clang-format on
-
-/// Number of floats of parameter `s` for beats of `width` samples.
-[[nodiscard]] std::int64_t slot_size(int s, std::int64_t width);
 
 /// Widths the kernels handle: powers of two from 16 to 1024 (the activations of one beat must
 /// fit in a block's shared memory).

@@ -17,6 +17,7 @@
 #include "gpu_light_vae_trainer.hpp"
 #include "light_vae_init.hpp"
 #include "zeroflow/core/array.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -136,7 +137,7 @@ struct gpu_light_vae_trainer::state {
   double learning_rate;
   stream_view caller;
   device gpu;
-  std::array<std::int64_t, light_vae_slots + 1> offsets;
+  std::array<std::int64_t, slot_count + 1> offsets;
   array grads, exp_avg, exp_avg_sq, counters, total;
 
   [[nodiscard]] std::int64_t parameter_count() const { return offsets.back(); }
@@ -145,7 +146,7 @@ struct gpu_light_vae_trainer::state {
   fused_vae::step_args step_args(const std::int64_t* batch_rows, const float* eps, std::int64_t batch,
                                  const fused_vae::launch_plan& plan, array& partial_grads, array& partial_loss) const {
     fused_vae::step_args a{};
-    for (int s = 0; s < fused_vae::slot_count; ++s) {
+    for (int s = 0; s < slot_count; ++s) {
       a.params[s] = params + offsets[static_cast<std::size_t>(s)];
       a.grads[s] = pointer<float>(grads) + offsets[static_cast<std::size_t>(s)];
     }
@@ -280,19 +281,12 @@ trainer_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std
   // and the caller's stream waits for it at the end.
   cudaStream_t side = nullptr;
   ZF_CUDA_TRY(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-  cudaEvent_t ready = nullptr;
-  ZF_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
   struct cleanup {
     cudaStream_t stream;
-    cudaEvent_t event;
-    ~cleanup() {
-      ZF_CUDA_REPORT(cudaEventDestroy(event));
-      ZF_CUDA_REPORT(cudaStreamDestroy(stream));
-    }
-  } const release{side, ready};
-  ZF_CUDA_TRY(cudaEventRecord(ready, s.caller.value()));
-  ZF_CUDA_TRY(cudaStreamWaitEvent(side, ready, 0));
+    ~cleanup() { ZF_CUDA_REPORT(cudaStreamDestroy(stream)); }
+  } const release{side};
   const stream_view on_side{side};
+  zeroflow::wait_for_stream(on_side, s.caller);
 
   // Every buffer the steps touch exists before the first capture.
   array order = empty({n_train}, int64, s.gpu, on_side);
@@ -373,8 +367,7 @@ trainer_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std
   ZF_CUDA_TRY(cudaStreamSynchronize(side));
   ++report.host_syncs;
   for (const double sum : sums) report.epoch_loss.push_back(sum / trained);
-  ZF_CUDA_TRY(cudaEventRecord(ready, side));
-  ZF_CUDA_TRY(cudaStreamWaitEvent(s.caller.value(), ready, 0));
+  zeroflow::wait_for_stream(s.caller, on_side);
   return report;
 }
 
@@ -386,7 +379,7 @@ double gpu_light_vae_trainer::mean_loss(const std::int64_t* rows, std::int64_t n
   array losses = empty({n}, float32, s.gpu, s.caller);
   test_noise<<<blocks_for(n), block, 0, stream>>>(pointer<float>(eps), n, seed);
   fused_vae::loss_args a{};
-  for (int k = 0; k < fused_vae::slot_count; ++k) a.params[k] = s.params + s.offsets[static_cast<std::size_t>(k)];
+  for (int k = 0; k < slot_count; ++k) a.params[k] = s.params + s.offsets[static_cast<std::size_t>(k)];
   a.data = s.data;
   a.width = s.width;
   a.row_index = rows;

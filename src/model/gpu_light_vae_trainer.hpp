@@ -3,7 +3,7 @@
 /// Internal: the LightVAE's training on a GPU with zeroflow's own kernels only — the
 /// fused step (fused_vae_step.hpp), an Adam kernel, shuffles and noise from a counter-based
 /// generator (counter_rng.hpp) — every optimisation step captured once in a CUDA graph and
-/// replayed. The parameters are one packed float array (slot order, light_vae_init.hpp) and every
+/// replayed. The parameters are one packed float array (slot order, light_vae_layout.hpp) and every
 /// buffer comes from zeroflow's memory manager. The CPU trainer (cpu_light_vae_trainer.hpp) takes
 /// the same batches and noise; one step agrees with LibTorch's autograd and torch::optim::Adam on
 /// the same batch to float rounding (tests/model/gpu_light_vae_trainer_cuda_test.cpp).

@@ -1,28 +1,27 @@
 #pragma once
 /// @file light_vae_init.hpp
 /// Internal: the LightVAE's parameters as flat float arrays, in the fused kernels' slot
-/// order (fused_vae_step.hpp), and its initial weights drawn exactly as LibTorch draws them, so
+/// order (light_vae_layout.hpp), and its initial weights drawn exactly as LibTorch draws them, so
 /// that a model trained by zeroflow's own kernels starts where a LibTorch model of the same seed
 /// starts.
 #include <array>
 #include <cstdint>
 #include <vector>
 
-namespace zeroflow::model::detail {
+#include "light_vae_layout.hpp"
 
-/// Number of parameter tensors (fused_vae::slot_count).
-inline constexpr int light_vae_slots = 19;
+namespace zeroflow::model::detail {
 
 /// The state_dict name of each slot (conv0.weight, conv0.bias, ..., restore.bias, conv3.weight, ...,
 /// sigma.alpha), as the LibTorch module and the PyTorch replica name them.
-extern const std::array<const char*, light_vae_slots> light_vae_slot_names;
+extern const std::array<const char*, slot_count> light_vae_slot_names;
 
 /// The shape of slot `s` for rows of `width` samples (conv weights [out, in, 3], restore.weight
 /// [width, 2], biases [out], alpha [1]).
 [[nodiscard]] std::vector<std::int64_t> light_vae_slot_shape(int s, std::int64_t width);
 
 /// Where each slot starts in the packed parameters (slot_count + 1 offsets; the last is the total).
-[[nodiscard]] std::array<std::int64_t, light_vae_slots + 1> light_vae_slot_offsets(std::int64_t width);
+[[nodiscard]] std::array<std::int64_t, slot_count + 1> light_vae_slot_offsets(std::int64_t width);
 
 /// The initial parameters, packed in slot order, that LibTorch draws after torch::manual_seed(seed)
 /// when the module is built: for each layer in creation order, the weight from

@@ -3,7 +3,7 @@
 /// Internal: the checkpoint of a population training (population.hpp), a safetensors
 /// file sealed with io::content_checksum:
 ///
-///   tensors   weights, exp_avg, exp_avg_sq (float32, packed in the fused kernels' slot order),
+///   tensors   weights, exp_avg, exp_avg_sq (float32, packed in light_vae_layout.hpp's slot order),
 ///             epoch_loss (float64, one per epoch done)
 ///   metadata  format "zeroflow-population-checkpoint", format_version "1", epochs_done,
 ///             adam_step, noise_step, and the settings the steps depend on: width, rows,

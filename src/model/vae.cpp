@@ -106,7 +106,7 @@ void train_on_own_kernels(Trainer& trainer, const std::int64_t* train_index, std
 template <class Args>
 void point_at(Args& a, const float* params, std::int64_t width) {
   const auto offsets = detail::light_vae_slot_offsets(width);
-  for (int s = 0; s < detail::fused_vae::slot_count; ++s) a.params[s] = params + offsets[static_cast<std::size_t>(s)];
+  for (int s = 0; s < detail::slot_count; ++s) a.params[s] = params + offsets[static_cast<std::size_t>(s)];
 }
 #endif
 

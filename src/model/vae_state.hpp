@@ -1,6 +1,6 @@
 #pragma once
 // Private to src/model: the state behind vae's pimpl. The weights are one packed
-// float32 array (light_vae_init.hpp's slot order) in the model's memory, which zeroflow's own
+// float32 array (light_vae_layout.hpp's slot order) in the model's memory, which zeroflow's own
 // kernels and trainers use in place.
 #include <cstdint>
 #include <optional>

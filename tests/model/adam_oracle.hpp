@@ -17,7 +17,7 @@ inline void expect_weights_follow_adam(const torch::Tensor& own, const torch::Te
   namespace zmd = zeroflow::model::detail;
   const auto offsets = zmd::light_vae_slot_offsets(width);
   std::int64_t compared = 0;
-  for (int s = 0; s < zmd::light_vae_slots; ++s) {
+  for (int s = 0; s < zmd::slot_count; ++s) {
     const auto b = offsets[static_cast<std::size_t>(s)], e = offsets[static_cast<std::size_t>(s) + 1];
     const torch::Tensor g = first_grads.slice(0, b, e).abs();
     const torch::Tensor clear = g > 0.05 * g.max();

@@ -86,7 +86,7 @@ TEST(CpuVaeKernels, StepGradientsMatchAutograd) {
   EXPECT_NEAR(got, loss.item<double>(), 1e-5 * std::abs(loss.item<double>()));
   const torch::Tensor own = torch::from_blob(grads.data(), {static_cast<std::int64_t>(grads.size())}, torch::kFloat);
   const auto offsets = zmd::light_vae_slot_offsets(c.width);
-  for (int s = 0; s < zmd::light_vae_slots; ++s) {
+  for (int s = 0; s < zmd::slot_count; ++s) {
     const auto b = offsets[static_cast<std::size_t>(s)], e = offsets[static_cast<std::size_t>(s) + 1];
     const double scale = want.slice(0, b, e).abs().max().item<double>();
     const double diff = (own.slice(0, b, e) - want.slice(0, b, e)).abs().max().item<double>();

@@ -24,7 +24,7 @@ TEST(LightVaeInit, EqualsLibTorchsDefaultInitialisation) {
       ASSERT_EQ(static_cast<std::int64_t>(own.size()), offsets.back());
       auto named = net->named_parameters();
       std::int64_t total = 0;
-      for (int s = 0; s < zfd::light_vae_slots; ++s) {
+      for (int s = 0; s < zfd::slot_count; ++s) {
         const torch::Tensor* p = named.find(zfd::light_vae_slot_names[static_cast<std::size_t>(s)]);
         ASSERT_NE(p, nullptr) << zfd::light_vae_slot_names[static_cast<std::size_t>(s)];
         EXPECT_EQ(p->sizes().vec(), zfd::light_vae_slot_shape(s, width)) << s;
@@ -37,7 +37,7 @@ TEST(LightVaeInit, EqualsLibTorchsDefaultInitialisation) {
         total += t.numel();
       }
       EXPECT_EQ(total, offsets.back());
-      EXPECT_EQ(static_cast<std::size_t>(net->parameters().size()), static_cast<std::size_t>(zfd::light_vae_slots));
+      EXPECT_EQ(static_cast<std::size_t>(net->parameters().size()), static_cast<std::size_t>(zfd::slot_count));
     }
   }
 }

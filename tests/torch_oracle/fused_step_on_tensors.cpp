@@ -23,7 +23,7 @@ bool fused_step_supported(std::int64_t width) { return fused_vae::supported_widt
 namespace {
 
 // The parameters by their seed names, in the kernels' slot order.
-constexpr const char* slot_names[fused_vae::slot_count] = {
+constexpr const char* slot_names[slot_count] = {
     "conv0.weight", "conv0.bias",   "conv1.weight", "conv1.bias",     "conv2.weight", "conv2.bias",   "convA.weight",
     "convA.bias",   "convB.weight", "convB.bias",   "restore.weight", "restore.bias", "conv3.weight", "conv3.bias",
     "conv4.weight", "conv4.bias",   "conv5.weight", "conv5.bias",     "sigma.alpha"};
@@ -41,17 +41,16 @@ std::vector<torch::Tensor> slot_parameters(light_vae& net, const char* what) {
                " must be contiguous float32 on a GPU");
     params.push_back(*p);
   }
-  for (int s = 0; s < fused_vae::slot_count; ++s)
-    ZF_EXPECTS(params[static_cast<std::size_t>(s)].numel() == fused_vae::slot_size(s, width), what, ": parameter ",
-               slot_names[s], " has ", params[static_cast<std::size_t>(s)].numel(), " values, expected ",
-               fused_vae::slot_size(s, width));
+  for (int s = 0; s < slot_count; ++s)
+    ZF_EXPECTS(params[static_cast<std::size_t>(s)].numel() == slot_size(s, width), what, ": parameter ", slot_names[s],
+               " has ", params[static_cast<std::size_t>(s)].numel(), " values, expected ", slot_size(s, width));
   return params;
 }
 
 /// Points the kernel arguments' parameter slots at the network's parameters.
 template <class Args>
 void point_at(Args& a, const std::vector<torch::Tensor>& params) {
-  for (int s = 0; s < fused_vae::slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
+  for (int s = 0; s < slot_count; ++s) a.params[s] = params[static_cast<std::size_t>(s)].data_ptr<float>();
 }
 
 /// The rows every fused kernel reads: contiguous float32 N × width on the network's GPU.
@@ -183,7 +182,7 @@ void fused_step::run(const torch::Tensor& data, const torch::Tensor& rows, const
   ZF_EXPECTS(loss_total.device() == gpu && loss_total.scalar_type() == torch::kDouble && loss_total.numel() == 1,
              "fused training step: loss_total must be one float64 on ", gpu.str());
   fused_vae::step_args a{};
-  for (int s = 0; s < fused_vae::slot_count; ++s) {
+  for (int s = 0; s < slot_count; ++s) {
     torch::Tensor& p = impl_->params[static_cast<std::size_t>(s)];
     if (!p.grad().defined()) p.mutable_grad() = torch::empty_like(p);
     a.params[s] = p.data_ptr<float>();
