@@ -53,4 +53,3 @@ ZF_HD_INLINE normal_pair normal2(std::uint64_t key, std::uint32_t index, std::ui
 }
 
 }  // namespace zeroflow::model::detail
-

@@ -91,16 +91,6 @@ __device__ inline void transpose_weights(const float* const* params, float* kw) 
   if (tid < 4) kw[t::heads_bias + tid] = tid < 2 ? params[convA_b][tid] : params[convB_b][tid - 2];
 }
 
-/// A block's copy of the parameters (`ptr.params`, packed as `pk` says, at `prm`) and of the
-/// convolutions' weights in the layout above (at `kw`); the caller synchronises.
-template <class Pointers>
-__device__ void load_parameters(const Pointers& ptr, const packing& pk, float* prm, float* kw) {
-  for (int s = 0; s < slot_count; ++s)
-    for (int i = static_cast<int>(threadIdx.x); i < pk.offset[s + 1] - pk.offset[s]; i += threads)
-      prm[pk.offset[s] + i] = ptr.params[s][i];
-  transpose_weights(ptr.params, kw);
-}
-
 /// The channels a convolution's thread computes together: up to four (one vector load).
 template <int channels>
 constexpr int channel_group = channels < 4 ? channels : 4;

@@ -56,7 +56,9 @@ __global__ void __launch_bounds__(threads)
   float* x = beat.x;
 
   const int tid = static_cast<int>(threadIdx.x);
-  load_parameters(ptr, pk, prm, kw);
+  for (int s = 0; s < slot_count; ++s)
+    for (int i = tid; i < pk.offset[s + 1] - pk.offset[s]; i += threads) prm[pk.offset[s] + i] = ptr.params[s][i];
+  transpose_weights(ptr.params, kw);
   __syncthreads();
   const float al = prm[pk.offset[alpha]];
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block;
