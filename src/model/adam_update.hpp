@@ -31,29 +31,32 @@ struct adam_update {
   double eps = 1e-8;
 };
 
-/// An update's constants at step t, rounded as torch::optim::Adam rounds them.
+/// An update's constants at step t, rounded as torch.optim.Adam rounds them: worked out in
+/// double (1 − β as well), then float.
 struct adam_constants {
-  float beta1, beta2, eps, weight_decay;
+  float beta2, eps, weight_decay;
+  float one_minus_beta1, one_minus_beta2;
   float step_size;         ///< lr / (1 − β1^t)
   float correction2_sqrt;  ///< √(1 − β2^t)
 };
 
 ZF_HD_INLINE adam_constants adam_constants_at(const adam_update& u, double t) {
   adam_constants c{};
-  c.beta1 = static_cast<float>(u.beta1);
   c.beta2 = static_cast<float>(u.beta2);
+  c.one_minus_beta1 = static_cast<float>(1.0 - u.beta1);
+  c.one_minus_beta2 = static_cast<float>(1.0 - u.beta2);
   c.eps = static_cast<float>(u.eps);
   c.weight_decay = static_cast<float>(u.weight_decay);
-  c.step_size = static_cast<float>(u.learning_rate / (1.0 - std::pow(static_cast<double>(c.beta1), t)));
-  c.correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(c.beta2), t)));
+  c.step_size = static_cast<float>(u.learning_rate / (1.0 - std::pow(u.beta1, t)));
+  c.correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(u.beta2, t)));
   return c;
 }
 
 /// g ← g + wd·p, m ← m + (1−β1)·(g − m), v ← β2·v + (1−β2)·g², p ← p − step_size · m / (√v / √(1 − β2^t) + ε).
 ZF_HD_INLINE void adam_element(float& p, float g, float& m, float& v, const adam_constants& c) {
   const float grad = c.weight_decay != 0.0F ? g + c.weight_decay * p : g;
-  m = m + (1.0F - c.beta1) * (grad - m);
-  v = v * c.beta2 + (1.0F - c.beta2) * grad * grad;
+  m = m + c.one_minus_beta1 * (grad - m);
+  v = v * c.beta2 + c.one_minus_beta2 * grad * grad;
   const float denom = std::sqrt(v) / c.correction2_sqrt + c.eps;
   p -= c.step_size * (m / denom);
 }
