@@ -3,7 +3,9 @@
 #include "zeroflow/io/safetensors.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -199,8 +201,7 @@ std::string content_checksum(const safetensors_content& content) {
 }
 
 std::string sealed_safetensors(safetensors_content content) {
-  content.metadata.erase(std::string(checksum_key));
-  content.metadata[std::string(checksum_key)] = content_checksum(content);
+  content.metadata[std::string(checksum_key)] = content_checksum(content);  // the hash skips the old one
   return to_safetensors(content);
 }
 
@@ -246,7 +247,25 @@ const safetensor& tensor_of_shape(const safetensors_content& content, const std:
   if (t->dtype != dtype || t->shape != shape)
     ZF_THROW(parse_error, "its tensor ", name, " is not ", described(dtype, shape), " (it is ",
              described(t->dtype, t->shape), ")");
+  const std::int64_t n = element_count(shape);
+  if (n < 0 || t->bytes.size() != static_cast<std::uint64_t>(n) * safetensors_element_bytes(dtype))
+    ZF_THROW(parse_error, "its tensor ", name, " has ", t->bytes.size(), " bytes, not those of ",
+             described(dtype, shape));
   return *t;
+}
+
+safetensor make_safetensor(std::string name, std::string_view dtype, std::vector<std::int64_t> shape,
+                           const void* values) {
+  static_assert(std::endian::native == std::endian::little, "safetensors are little-endian, as this machine");
+  const std::int64_t element_bytes = safetensors_element_bytes(dtype);
+  const std::int64_t n = element_count(shape);
+  ZF_EXPECTS(element_bytes > 0, "make_safetensor: unknown dtype '", dtype, "'");
+  ZF_EXPECTS(n >= 0 && n <= std::numeric_limits<std::int64_t>::max() / element_bytes, "make_safetensor: the shape of ",
+             name, " has a negative size or too many elements to count");
+  safetensor t{std::move(name), std::string(dtype), std::move(shape),
+               std::string(static_cast<std::size_t>(n * element_bytes), '\0')};
+  if (n > 0) std::memcpy(t.bytes.data(), values, t.bytes.size());
+  return t;
 }
 
 }  // namespace zeroflow::io

@@ -14,8 +14,8 @@
 #include "mlp_forward.hpp"
 #include "mlp_init.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/io/safetensors.hpp"
 #include "zeroflow/memory/allocate.hpp"
-#include "zeroflow/model/model_file.hpp"
 
 namespace zeroflow::model::detail {
 

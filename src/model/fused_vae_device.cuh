@@ -1,6 +1,6 @@
 #pragma once
 // Device code shared by the fused LightVAE kernels (fused_vae_step.cu, fused_vae_inference.cu):
-// the launch shape, the packing of the parameters, block reductions, the convolutions' inputs and
+// the launch shape, the weights' transposed layout, block reductions, the convolutions' inputs and
 // the layout of one beat's activations in shared memory. The passes over one beat are in
 // fused_vae_forward.cuh (forward_beat) and fused_vae_backward.cuh (backward_beat).
 //

@@ -35,7 +35,7 @@ int blocks_for(std::int64_t n) { return static_cast<int>(std::max<std::int64_t>(
 struct step_counters {
   std::int64_t batch_index;  ///< which full batch of this epoch's order the next step takes
   std::uint64_t noise_step;  ///< steps taken since the trainer was made (keys the noise)
-  float adam_step;           ///< Adam's step count (as float, as LibTorch's fused Adam keeps it)
+  float adam_step;           ///< Adam's step count (a float on the device: adam_update.hpp)
 };
 
 /// Rows of the next batch from this epoch's order, and their noise. A full batch is this

@@ -2,8 +2,8 @@
 /// The metadata and the seal of zeroflow's safetensors model files (model/model_file.hpp).
 #include "zeroflow/model/model_file.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "vae_state.hpp"
 #include "zeroflow/core/error.hpp"
@@ -19,8 +19,8 @@ std::map<std::string, std::string> model_file_metadata(const model_file_header& 
   if (header.rows) {
     const row_provenance& r = *header.rows;
     char rate[32];
-    std::snprintf(rate, sizeof rate, "%.17g", r.sample_rate);
-    m["rows.sample_rate"] = rate;
+    const auto written = std::to_chars(rate, rate + sizeof rate, r.sample_rate, std::chars_format::general, 17);
+    m["rows.sample_rate"] = std::string(rate, written.ptr);  // as "%.17g" writes it, in any locale
     m["rows.segmentation"] = r.segmentation;
     m["rows.normalized"] = std::to_string(r.normalized ? 1 : 0);
     m["rows.window_before"] = std::to_string(r.window_before);
@@ -49,6 +49,7 @@ std::pair<io::safetensors_content, model_file_header> open_model_file(std::strin
   const std::string& version = io::metadata_entry(content, "format_version");
   if (version != model_file_version)
     ZF_THROW(error, "it is of model format ", version, ", this zeroflow reads format ", model_file_version);
+  (void)io::metadata_entry(content, std::string(io::checksum_key));  // "lacks the entry checksum"
   if (!io::checksum_holds(content))
     ZF_THROW(error, "its contents do not match the checksum written with them (changed after it was saved)");
 

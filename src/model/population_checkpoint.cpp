@@ -87,6 +87,7 @@ population_checkpoint read_population_checkpoint(const std::filesystem::path& pa
     ZF_EXPECTS(entry("format") == format_name, "it is no population checkpoint (format '", entry("format"), "')");
     ZF_EXPECTS(entry("format_version") == format_version, "its format version is ", entry("format_version"),
                ", this zeroflow reads ", format_version);
+    (void)entry(std::string(io::checksum_key));  // "lacks the entry checksum"
     ZF_EXPECTS(io::checksum_holds(content), "its checksum does not match its content (the file is damaged)");
     const auto wanted = settings_metadata(expected);
     for (const auto& [key, name] : setting_names)

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -208,6 +209,25 @@ TEST(SafetensorsValues, AnotherShapeOrTypeOrNoTensorIsRefusedByName) {
             }),
             "its tensor w is not float64 of shape 2×3 (it is float32 of shape 2×3)");
   EXPECT_EQ(message_of([&] { (void)zf::io::safetensor_values<float>(c, "v", {2, 3}); }), "it lacks the tensor v");
+  // A tensor made in memory whose bytes do not hold its shape is refused, not read past.
+  c.tensors[0].bytes.resize(9);
+  EXPECT_EQ(message_of([&] {
+              (void)zf::io::safetensor_values<float>(c, "w", {2, 3});
+            }),
+            "its tensor w has 9 bytes, not those of float32 of shape 2×3");
+}
+
+TEST(SafetensorsValues, MakingATensorChecksItsShape) {
+  const zf::io::safetensor empty = zf::io::make_safetensor<float>("none", {0, 4}, nullptr);
+  EXPECT_TRUE(empty.bytes.empty());
+  safetensors_content c;
+  c.tensors.push_back(empty);
+  EXPECT_TRUE(
+      zf::io::safetensor_values<float>(zf::io::from_safetensors(zf::io::to_safetensors(c)), "none", {0, 4}).empty());
+  const float one = 1;
+  EXPECT_THROW((void)zf::io::make_safetensor<float>("neg", {-1}, &one), zf::invalid_argument);
+  EXPECT_THROW((void)zf::io::make_safetensor<float>("huge", {std::int64_t{1} << 62, 4}, &one), zf::invalid_argument);
+  EXPECT_THROW((void)zf::io::make_safetensor("odd", "Q8", {1}, &one), zf::invalid_argument);
 }
 
 TEST(SafetensorsMetadata, NumbersAreReadWholeOrRefused) {
@@ -219,6 +239,13 @@ TEST(SafetensorsMetadata, NumbersAreReadWholeOrRefused) {
   EXPECT_EQ(zf::io::metadata_number<std::uint64_t>(c, "big"), 18446744073709551615ULL);
   EXPECT_EQ(zf::io::metadata_number<double>(c, "x"), 0.25);
   EXPECT_EQ(zf::io::metadata_number<float>(c, "x"), 0.25F);
+  // What "%.17g" writes reads back as the same double.
+  for (const double v : {360.5, 1000.0 / 3.0, 2.5e-05, 1e+300, 0.1}) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    c.metadata["g"] = text;
+    EXPECT_EQ(zf::io::metadata_number<double>(c, "g"), v) << text;
+  }
   EXPECT_EQ(message_of([&] { (void)zf::io::metadata_number<int>(c, "tail"); }),
             "its metadata entry tail is '12x', not a whole number");
   EXPECT_EQ(message_of([&] { (void)zf::io::metadata_number<double>(c, "tail"); }),
@@ -249,6 +276,7 @@ TEST(SafetensorsSniff, TellsASafetensorsFileFromOtherBytes) {
   EXPECT_FALSE(zf::io::looks_like_safetensors(std::string("PK\x03\x04", 4) + std::string(60, '\0')));  // a zip
   EXPECT_FALSE(zf::io::looks_like_safetensors(good.substr(0, 9)));                                     // too short
   EXPECT_FALSE(zf::io::looks_like_safetensors(u64(good.size()) + good.substr(8)));  // header longer than the file
+  EXPECT_FALSE(zf::io::looks_like_safetensors(u64(1) + "{}"));                      // a header too short to be one
   std::string not_json = good;
   not_json[8] = '[';
   EXPECT_FALSE(zf::io::looks_like_safetensors(not_json));

@@ -267,7 +267,7 @@ TEST(MlpAutoencoderCuda, MatchesTheCpu) {
   zm::mlp_train_options o;
   o.epochs = 30;
   const auto a = cpu.train(host, o);
-  const auto b = gpu.train(dev, o);  // fused Adam on the GPU: same maths, other rounding
+  const auto b = gpu.train(dev, o);  // the same Adam; the steps' sums in another order
   for (std::size_t e = 0; e < a.epoch_loss.size(); ++e)
     EXPECT_NEAR(a.epoch_loss[e], b.epoch_loss[e], 1e-4 * a.epoch_loss[e] + 1e-7) << e;
   const zf::array score = gpu.score(dev);

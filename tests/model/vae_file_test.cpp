@@ -164,6 +164,16 @@ TEST_F(VaeFile, RecordsRowsAndHistory) {
   earlier.metadata["rows.segmentation"] = "seed";
   write_bytes(dir_ / "earlier.pt", zf::io::sealed_safetensors(earlier));
   EXPECT_EQ(vae::load(dir_ / "earlier.pt").described_rows(), std::optional(gated));
+
+  // A rate that is no whole number reads back exactly, written as "%.17g" writes it.
+  for (const double rate : {360.5, 1000.0 / 3.0, 2.5e-05 * 1e7}) {
+    plain.describe_rows(robust_rows(rate));
+    plain.save(dir_ / "rate.pt");
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", rate);
+    EXPECT_EQ(zf::io::from_safetensors(read_bytes(dir_ / "rate.pt")).metadata.at("rows.sample_rate"), text);
+    EXPECT_EQ(vae::load(dir_ / "rate.pt").described_rows()->sample_rate, rate);
+  }
 }
 
 TEST_F(VaeFile, DescribeRowsRefusesNonsense) {

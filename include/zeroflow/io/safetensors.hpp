@@ -5,13 +5,13 @@
 /// "__metadata__" object of strings), then the tensors' raw little-endian bytes, row-major.
 /// PyTorch, JAX, NumPy and others read it without running any code from the file, which is why
 /// zeroflow's model files use it. This is zeroflow's own reader and writer: no LibTorch.
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace zeroflow::io {
@@ -89,20 +89,21 @@ template <class T>
   return {};
 }
 
-/// A tensor `name` of `shape` holding `values` (the shape's product of them, row-major).
+/// A tensor `name` of `dtype` and `shape` holding the shape's product of elements from `values`
+/// (row-major, little-endian). @throws invalid_argument for an unknown dtype, a negative size or
+/// a shape too large to count.
+[[nodiscard]] safetensor make_safetensor(std::string name, std::string_view dtype, std::vector<std::int64_t> shape,
+                                         const void* values);
+
+/// The same with T's dtype.
 template <class T>
 [[nodiscard]] safetensor make_safetensor(std::string name, std::vector<std::int64_t> shape, const T* values) {
-  static_assert(std::endian::native == std::endian::little, "safetensors are little-endian, as this machine");
-  std::int64_t n = 1;
-  for (const std::int64_t d : shape) n *= d;
-  safetensor t{std::move(name), std::string(safetensors_dtype_of<T>()), std::move(shape),
-               std::string(static_cast<std::size_t>(n) * sizeof(T), '\0')};
-  if (n > 0) std::memcpy(t.bytes.data(), values, t.bytes.size());
-  return t;
+  return make_safetensor(std::move(name), safetensors_dtype_of<T>(), std::move(shape), values);
 }
 
-/// The tensor `name` of `content` when it has `dtype` and exactly `shape`.
-/// @throws parse_error when there is none, or it has another dtype or shape.
+/// The tensor `name` of `content` when it has `dtype` and exactly `shape`, and bytes that hold it.
+/// @throws parse_error when there is none, or it has another dtype or shape, or bytes of another
+///         length.
 [[nodiscard]] const safetensor& tensor_of_shape(const safetensors_content& content, const std::string& name,
                                                 std::string_view dtype, const std::vector<std::int64_t>& shape);
 

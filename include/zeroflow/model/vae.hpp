@@ -3,7 +3,7 @@
 /// The seed's LightVAE (docs/architecture.md, the seed pipelines): a small 1-D convolutional
 /// variational autoencoder of fixed-width beat rows, trained with Adam on the seed's loss, and
 /// an anomaly score per row, on zeroflow's own kernels on either device (no LibTorch): the
-/// weights are one packed float32 array on the model's device (light_vae_init.hpp's order).
+/// weights are one packed float32 array on the model's device (src/model/light_vae_layout.hpp's order).
 ///
 /// Rows reach the kernels without a copy when they already live on the model's device as one
 /// C-contiguous array, and results come back on the rows' device. GPU work queues on the models'

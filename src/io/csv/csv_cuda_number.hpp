@@ -52,7 +52,7 @@ const pow5_entry* host_pow5_table();
 
 // ---- 64 x 64 -> 128 and 192-bit helpers ----------------------------------------------------------
 
-ZF_CSV_HD inline void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
+ZF_HD inline void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
 #if defined(__CUDA_ARCH__)
   lo = a * b;
   hi = __umul64hi(a, b);
@@ -65,7 +65,7 @@ ZF_CSV_HD inline void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t&
 #endif
 }
 
-ZF_CSV_HD inline int leading_zeros(std::uint64_t x) {  // x != 0
+ZF_HD inline int leading_zeros(std::uint64_t x) {  // x != 0
 #if defined(__CUDA_ARCH__)
   return __clzll(static_cast<long long>(x));
 #else
@@ -79,7 +79,7 @@ struct u192 {
 };
 
 /// a (64 bits) * [hi:lo] (128 bits).
-ZF_CSV_HD inline u192 mul_64x128(std::uint64_t a, std::uint64_t hi, std::uint64_t lo) {
+ZF_HD inline u192 mul_64x128(std::uint64_t a, std::uint64_t hi, std::uint64_t lo) {
   std::uint64_t lo_hi, lo_lo, hi_hi, hi_lo;
   mul_64x64(a, lo, lo_hi, lo_lo);
   mul_64x64(a, hi, hi_hi, hi_lo);
@@ -91,25 +91,25 @@ ZF_CSV_HD inline u192 mul_64x128(std::uint64_t a, std::uint64_t hi, std::uint64_
 }
 
 /// x + a; the callers' sums stay below 2^192 (see convert()).
-ZF_CSV_HD inline u192 add_64(u192 x, std::uint64_t a) {
+ZF_HD inline u192 add_64(u192 x, std::uint64_t a) {
   x.w[0] += a;
   if (x.w[0] < a && ++x.w[1] == 0) ++x.w[2];
   return x;
 }
 
-ZF_CSV_HD inline bool is_zero(const u192& x) { return (x.w[0] | x.w[1] | x.w[2]) == 0; }
+ZF_HD inline bool is_zero(const u192& x) { return (x.w[0] | x.w[1] | x.w[2]) == 0; }
 
-ZF_CSV_HD inline int bit_length(const u192& x) {
+ZF_HD inline int bit_length(const u192& x) {
   for (int k = 2; k >= 0; --k)
     if (x.w[k] != 0) return 64 * k + 64 - leading_zeros(x.w[k]);
   return 0;
 }
 
 /// Bit `k` of x (0 beyond 191).
-ZF_CSV_HD inline bool bit_at(const u192& x, int k) { return k < 192 && ((x.w[k / 64] >> (k % 64)) & 1u) != 0; }
+ZF_HD inline bool bit_at(const u192& x, int k) { return k < 192 && ((x.w[k / 64] >> (k % 64)) & 1u) != 0; }
 
 /// Whether any of bits [0, k) of x is set.
-ZF_CSV_HD inline bool any_below(const u192& x, int k) {
+ZF_HD inline bool any_below(const u192& x, int k) {
   if (k <= 0) return false;
   if (k >= 192) return !is_zero(x);
   const int word = k / 64, bit = k % 64;
@@ -119,7 +119,7 @@ ZF_CSV_HD inline bool any_below(const u192& x, int k) {
 }
 
 /// The 64 bits of x starting at bit `s` (0 <= s; bits above 191 read as 0).
-ZF_CSV_HD inline std::uint64_t bits_from(const u192& x, int s) {
+ZF_HD inline std::uint64_t bits_from(const u192& x, int s) {
   if (s >= 192) return 0;
   const int word = s / 64, bit = s % 64;
   std::uint64_t r = x.w[word] >> bit;
@@ -168,7 +168,7 @@ struct float_format<double> {
   static constexpr bits_type quiet_nan = 0x7ff8000000000000ull;
 };
 
-ZF_CSV_HD inline std::uint32_t bits_of(float v) {
+ZF_HD inline std::uint32_t bits_of(float v) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(v);
 #else
@@ -178,7 +178,7 @@ ZF_CSV_HD inline std::uint32_t bits_of(float v) {
 #endif
 }
 
-ZF_CSV_HD inline std::uint64_t bits_of(double v) {
+ZF_HD inline std::uint64_t bits_of(double v) {
 #if defined(__CUDA_ARCH__)
   return static_cast<std::uint64_t>(__double_as_longlong(v));
 #else
@@ -191,7 +191,7 @@ ZF_CSV_HD inline std::uint64_t bits_of(double v) {
 /// Rounds v * 2^scale (v != 0) to the nearest T, ties to even; the result's bits without sign
 /// (infinity when it overflows, 0 when it underflows).
 template <class T>
-ZF_CSV_HD typename float_format<T>::bits_type round_to(const u192& v, int scale) {
+ZF_HD typename float_format<T>::bits_type round_to(const u192& v, int scale) {
   using F = float_format<T>;
   using bits_type = typename F::bits_type;
   constexpr int n = F::mantissa_bits;
@@ -228,13 +228,13 @@ struct decimal {
   bool truncated{false};
 };
 
-ZF_CSV_HD inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+ZF_HD inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /// Scans [p, end) as a whole number of fast_float's grammar, after the host reader's
 /// number_start(): an optional '+' or '-', then digits[.digits][(e|E)[+-]digits], at least one
 /// digit in the mantissa; an 'e' without exponent digits is trailing text. False when the cell is
 /// anything else ("+-1" included).
-ZF_CSV_HD inline bool scan_decimal(const char* p, const char* end, decimal& d) {
+ZF_HD inline bool scan_decimal(const char* p, const char* end, decimal& d) {
   d = decimal{};
   if (p < end && *p == '+') {
     ++p;
@@ -296,7 +296,7 @@ ZF_CSV_HD inline bool scan_decimal(const char* p, const char* end, decimal& d) {
 enum class conversion { exact, overflow, undecided };
 
 /// x << s as 128 bits; false when the result does not fit (it is then >= 2^128).
-ZF_CSV_HD inline bool shift_left_128(std::uint64_t& hi, std::uint64_t& lo, int s) {
+ZF_HD inline bool shift_left_128(std::uint64_t& hi, std::uint64_t& lo, int s) {
   if (s == 0) return true;
   if (s >= 128) return (hi | lo) == 0;
   if (s >= 64) {
@@ -313,7 +313,7 @@ ZF_CSV_HD inline bool shift_left_128(std::uint64_t& hi, std::uint64_t& lo, int s
 
 /// -1, 0, +1 as w * 10^-k compares with the midpoint (2m + 1) * 2^(quantum - 1), exactly; needs
 /// 1 <= k <= 27 (5^k < 2^64) and m < 2^54.
-ZF_CSV_HD inline int compare_with_midpoint(std::uint64_t w, int k, std::uint64_t m, int quantum) {
+ZF_HD inline int compare_with_midpoint(std::uint64_t w, int k, std::uint64_t m, int quantum) {
   // w * 5^-k * 2^-k  vs  (2m + 1) * 2^(quantum - 1)   <=>   w  vs  (2m + 1) * 5^k * 2^t
   std::uint64_t five = 1;
   for (int i = 0; i < k; ++i) five *= 5;
@@ -331,7 +331,7 @@ ZF_CSV_HD inline int compare_with_midpoint(std::uint64_t w, int k, std::uint64_t
 
 /// The correctly rounded T of `d` (see the file comment), as bits with the sign.
 template <class T>
-ZF_CSV_HD conversion convert(const decimal& d, const pow5_entry* table, typename float_format<T>::bits_type& bits) {
+ZF_HD conversion convert(const decimal& d, const pow5_entry* table, typename float_format<T>::bits_type& bits) {
   using F = float_format<T>;
   using bits_type = typename F::bits_type;
   const bits_type sign = d.negative ? F::sign_bit : bits_type{0};
@@ -401,8 +401,8 @@ using csv_grammar::may_be_spelling;
 /// csv_cells.hpp's parse_float_cell for [p, end), plus `undecided` (see convert). `bits` holds the
 /// value for ok, and what na_policy::nan stores for empty, missing, infinite and out_of_range.
 template <class T>
-ZF_CSV_HD cell_result parse_float_cell(const char* p, const char* end, const pow5_entry* table,
-                                       typename float_format<T>::bits_type& bits) {
+ZF_HD cell_result parse_float_cell(const char* p, const char* end, const pow5_entry* table,
+                                   typename float_format<T>::bits_type& bits) {
   using F = float_format<T>;
   if (p == end) {
     bits = F::quiet_nan;
@@ -434,7 +434,7 @@ ZF_CSV_HD cell_result parse_float_cell(const char* p, const char* end, const pow
 
 /// csv_cells.hpp's parse_int_cell for [p, end), reduced to what an int64 column needs: ok, or bad
 /// for everything else (empty, spellings, overflow and junk are all errors there).
-ZF_CSV_HD inline cell_result parse_int_cell(const char* p, const char* end, std::int64_t& value) {
+ZF_HD inline cell_result parse_int_cell(const char* p, const char* end, std::int64_t& value) {
   if (p < end && *p == '+') {
     ++p;
     if (p == end || !is_digit(*p)) return cell_result::bad;  // "+-1" stays an error

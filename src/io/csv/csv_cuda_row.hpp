@@ -46,22 +46,22 @@ using csv_grammar::lex_status;
 using csv_grammar::lexed_field;
 
 /// csv_grammar's maybe_skipped for this dialect.
-ZF_CSV_HD inline bool maybe_skipped(char first, const row_dialect& d) {
+ZF_HD inline bool maybe_skipped(char first, const row_dialect& d) {
   return csv_grammar::maybe_skipped(first, d.comment, d.comment_size);
 }
 
 /// csv_grammar's skipped_line for the line starting at p.
-ZF_CSV_HD inline bool skipped_line(const char* p, const char* end, const row_dialect& d) {
+ZF_HD inline bool skipped_line(const char* p, const char* end, const row_dialect& d) {
   return csv_grammar::skipped_line(p, end, d.comment, d.comment_size);
 }
 
 /// Whether the line starting at p (p < end) is a data row.
-ZF_CSV_HD inline bool is_data_line(const char* p, const char* end, const row_dialect& d) {
+ZF_HD inline bool is_data_line(const char* p, const char* end, const row_dialect& d) {
   return !(maybe_skipped(*p, d) && skipped_line(p, end, d));
 }
 
 /// csv_grammar's lex_field for this dialect.
-ZF_CSV_HD inline lexed_field lex_field(const char* p, const char* end, const row_dialect& d) {
+ZF_HD inline lexed_field lex_field(const char* p, const char* end, const row_dialect& d) {
   return csv_grammar::lex_field(p, end, d.delimiter, d.quote);
 }
 
@@ -71,8 +71,7 @@ ZF_CSV_HD inline lexed_field lex_field(const char* p, const char* end, const row
 /// quotes, a cell that is not a number of its column, or a missing value under na_policy::error);
 /// the row may then be partly written.
 template <class Undecided>
-ZF_CSV_HD bool parse_row(const char* p, const char* end, std::int64_t row, const row_params& rp,
-                         Undecided&& undecided) {
+ZF_HD bool parse_row(const char* p, const char* end, std::int64_t row, const row_params& rp, Undecided&& undecided) {
   for (std::int32_t col = 0; col < rp.columns; ++col) {
     const lexed_field f = lex_field(p, end, rp.d);
     if (f.status != lex_status::ok) return false;

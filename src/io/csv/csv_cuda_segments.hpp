@@ -22,11 +22,11 @@ struct line_counts {
   long long lines;
 };
 
-ZF_CSV_HD inline line_counts add(const line_counts& a, const line_counts& b) {
+ZF_HD inline line_counts add(const line_counts& a, const line_counts& b) {
   return {a.rows + b.rows, a.lines + b.lines};
 }
 
-ZF_CSV_HD inline int popcount(unsigned x) {
+ZF_HD inline int popcount(unsigned x) {
 #if defined(__CUDA_ARCH__)
   return __popc(x);
 #else
@@ -35,7 +35,7 @@ ZF_CSV_HD inline int popcount(unsigned x) {
 }
 
 /// Index of the lowest set bit (x != 0).
-ZF_CSV_HD inline int lowest_bit(unsigned x) {
+ZF_HD inline int lowest_bit(unsigned x) {
 #if defined(__CUDA_ARCH__)
   return __ffs(static_cast<int>(x)) - 1;
 #else
@@ -45,7 +45,7 @@ ZF_CSV_HD inline int lowest_bit(unsigned x) {
 
 /// Bit i set when byte s + i is '\n' (bytes at or past n read as not). s is a multiple of 32 and
 /// the buffer is padded to one, so the 32 bytes read stay inside it.
-ZF_CSV_HD inline unsigned newline_mask(const char* text, std::int64_t n, std::int64_t s) {
+ZF_HD inline unsigned newline_mask(const char* text, std::int64_t n, std::int64_t s) {
   unsigned words[8];
 #if defined(__CUDA_ARCH__)
   const auto* v = reinterpret_cast<const uint4*>(text + s);  // 16-byte aligned: the buffer is
@@ -83,7 +83,7 @@ struct segment {
   unsigned line_starts;
 };
 
-ZF_CSV_HD inline segment load_segment(const char* text, std::int64_t n, std::int64_t index) {
+ZF_HD inline segment load_segment(const char* text, std::int64_t n, std::int64_t index) {
   segment seg{index * segment_bytes, 0u, 0u};
   if (seg.start >= n) return seg;
   seg.newlines = newline_mask(text, n, seg.start);
@@ -95,8 +95,8 @@ ZF_CSV_HD inline segment load_segment(const char* text, std::int64_t n, std::int
 }
 
 /// The data rows starting in the segment and its '\n' bytes.
-ZF_CSV_HD inline line_counts count_segment(const char* text, std::int64_t n, const segment& seg,
-                                           const csv_row::row_dialect& d) {
+ZF_HD inline line_counts count_segment(const char* text, std::int64_t n, const segment& seg,
+                                       const csv_row::row_dialect& d) {
   long long rows = 0;
   for (unsigned starts = seg.line_starts; starts != 0; starts &= starts - 1)
     rows += csv_row::is_data_line(text + seg.start + lowest_bit(starts), text + n, d) ? 1 : 0;
@@ -108,8 +108,8 @@ ZF_CSV_HD inline line_counts count_segment(const char* text, std::int64_t n, con
 /// and undecided(row, line, line_begin, column, cell_begin, cell_end) for a cell left to the host
 /// (offsets in bytes from `text`).
 template <class Bad, class Undecided>
-ZF_CSV_HD void parse_segment(const char* text, std::int64_t n, const segment& seg, const csv_row::row_params& params,
-                             long long first_row, long long lines_before, Bad&& bad, Undecided&& undecided) {
+ZF_HD void parse_segment(const char* text, std::int64_t n, const segment& seg, const csv_row::row_params& params,
+                         long long first_row, long long lines_before, Bad&& bad, Undecided&& undecided) {
   const char* const end = text + n;
   long long row = first_row;
   for (unsigned starts = seg.line_starts; starts != 0; starts &= starts - 1) {

@@ -12,26 +12,22 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ZF_CSV_HD __host__ __device__
-#else
-#define ZF_CSV_HD
-#endif
+#include "zeroflow/core/detail/host_device.hpp"
 
 namespace zeroflow::io::detail::csv_grammar {
 
 // ---- lines ----------------------------------------------------------------------------------
 
 /// A blank: a space or a tab that is not the delimiter (a tab-separated file has no tab blanks).
-ZF_CSV_HD inline bool is_blank(char c, char delimiter) { return (c == ' ' || c == '\t') && c != delimiter; }
+ZF_HD inline bool is_blank(char c, char delimiter) { return (c == ' ' || c == '\t') && c != delimiter; }
 
 /// True when `q` ends the line: end of input, '\n', or the '\r' of "\r\n" (or of a final "\r").
-ZF_CSV_HD inline bool at_line_end(const char* q, const char* end) {
+ZF_HD inline bool at_line_end(const char* q, const char* end) {
   return q == end || *q == '\n' || (*q == '\r' && (q + 1 == end || q[1] == '\n'));
 }
 
 /// Past the line end at `q` (at_line_end(q) holds).
-ZF_CSV_HD inline const char* after_line_end(const char* q, const char* end) {
+ZF_HD inline const char* after_line_end(const char* q, const char* end) {
   if (q == end) return end;
   if (*q == '\r') ++q;
   return q == end ? end : q + 1;
@@ -40,14 +36,14 @@ ZF_CSV_HD inline const char* after_line_end(const char* q, const char* end) {
 /// Whether a line whose first byte is `first` may be blank or a comment (`comment` is the
 /// comment prefix, `comment_size` bytes, none when 0); lines that pass are checked with
 /// skipped_line. Keeps the common case (a digit) to one compare chain.
-ZF_CSV_HD inline bool maybe_skipped(char first, const char* comment, std::size_t comment_size) {
+ZF_HD inline bool maybe_skipped(char first, const char* comment, std::size_t comment_size) {
   return first == '\n' || first == '\r' || first == ' ' || first == '\t' || (comment_size != 0 && first == comment[0]);
 }
 
 /// True for a blank line (only spaces and tabs, and a '\r' right before its end) or a comment
 /// line, starting at p. `end` is the line's end or the input's: the line stops at the first
 /// '\n' either way, and a comment prefix holds no line break, so a match never reaches past it.
-ZF_CSV_HD inline bool skipped_line(const char* p, const char* end, const char* comment, std::size_t comment_size) {
+ZF_HD inline bool skipped_line(const char* p, const char* end, const char* comment, std::size_t comment_size) {
   while (p < end && (*p == ' ' || *p == '\t')) ++p;
   if (p == end || *p == '\n') return true;
   if (*p == '\r' && (p + 1 == end || p[1] == '\n')) return true;
@@ -74,7 +70,7 @@ struct lexed_field {
 /// Splits off the field that starts at p (inside a line): blanks around it, quotes (`quote` 0:
 /// no quoting) with doubled quotes inside, "\r\n". On a lexing error, `stop` points at the
 /// offending character.
-ZF_CSV_HD inline lexed_field lex_field(const char* p, const char* end, char delimiter, char quote) {
+ZF_HD inline lexed_field lex_field(const char* p, const char* end, char delimiter, char quote) {
   const char* s = p;
   while (s < end && is_blank(*s, delimiter)) ++s;
   if (quote != 0 && s < end && *s == quote) {
@@ -108,7 +104,7 @@ ZF_CSV_HD inline lexed_field lex_field(const char* p, const char* end, char deli
 // ---- cells ----------------------------------------------------------------------------------
 
 /// Whether [p, end) equals `lower` (a lower-case NUL-terminated literal), ASCII letter case ignored.
-ZF_CSV_HD inline bool iequals(const char* p, const char* end, const char* lower) {
+ZF_HD inline bool iequals(const char* p, const char* end, const char* lower) {
   for (; *lower != '\0'; ++p, ++lower) {
     if (p == end) return false;
     char c = *p;
@@ -119,23 +115,23 @@ ZF_CSV_HD inline bool iequals(const char* p, const char* end, const char* lower)
 }
 
 /// The missing-value spellings of csv.hpp (the empty cell excluded), any letter case.
-ZF_CSV_HD inline bool is_missing_spelling(const char* p, const char* end) {
+ZF_HD inline bool is_missing_spelling(const char* p, const char* end) {
   return iequals(p, end, "nan") || iequals(p, end, "+nan") || iequals(p, end, "-nan") || iequals(p, end, "na") ||
          iequals(p, end, "n/a") || iequals(p, end, "null") || iequals(p, end, "none");
 }
 
 /// +1 / -1 for an infinity spelling ("inf", "infinity", optionally signed), 0 otherwise.
-ZF_CSV_HD inline int infinity_sign(const char* p, const char* end) {
+ZF_HD inline int infinity_sign(const char* p, const char* end) {
   int sign = 1;
   if (p < end && (*p == '+' || *p == '-')) sign = *p++ == '-' ? -1 : 1;
   return iequals(p, end, "inf") || iequals(p, end, "infinity") ? sign : 0;
 }
 
-ZF_CSV_HD inline bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+ZF_HD inline bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 /// True when the cell may be a spelling (its first character after one sign is a letter); the
 /// spellings are only compared for those, which keeps numbers on the short path.
-ZF_CSV_HD inline bool may_be_spelling(const char* p, const char* end) {
+ZF_HD inline bool may_be_spelling(const char* p, const char* end) {
   if (p < end && (*p == '+' || *p == '-')) ++p;
   return p < end && is_letter(*p);
 }

@@ -1,8 +1,9 @@
 #pragma once
 /// @file host_device.hpp
 /// Marks for functions that host and device code share, so that the CPU and the GPU run the same
-/// arithmetic from one definition: under nvcc they are __host__ __device__, for the host compiler
-/// nothing (ZF_HD) or inline (ZF_HD_INLINE, for definitions in headers that must inline on both).
+/// arithmetic from one definition: ZF_HD is __host__ __device__ under nvcc and nothing for the
+/// host compiler (a definition in a header adds `inline`); ZF_HD_INLINE also forces inlining on
+/// the device, for the small functions of a hot loop.
 #if defined(__CUDACC__)
 #define ZF_HD __host__ __device__
 #define ZF_HD_INLINE __host__ __device__ __forceinline__
