@@ -224,6 +224,14 @@ __global__ void __launch_bounds__(reduce_threads)
   }
 }
 
+__global__ void gather_kernel(const float* __restrict__ x, const std::int64_t* __restrict__ order, std::int64_t first,
+                              std::int64_t rows, std::int64_t features, float* __restrict__ out) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows * features) return;
+  const std::int64_t r = i / features;
+  out[i] = x[order[first + r] * features + (i - r * features)];
+}
+
 int step_blocks(std::int64_t rows, const launch_plan& plan) {
   return static_cast<int>((rows + plan.rows - 1) / plan.rows);
 }
@@ -246,6 +254,15 @@ std::int64_t scratch_floats(std::int64_t rows, std::int64_t features, std::int64
   const std::int64_t blocks = step_blocks(rows, plan_for(features, hidden, code));
   const std::int64_t grads = blocks * parameter_count(features, hidden, code);
   return grads + (grads % 2) + 2 * blocks;
+}
+
+void gather_rows(const float* x, const std::int64_t* order, std::int64_t first, std::int64_t rows,
+                 std::int64_t features, float* out, stream_view stream) {
+  constexpr int threads = 256;
+  const std::int64_t values = rows * features;
+  gather_kernel<<<static_cast<unsigned>((values + threads - 1) / threads), threads, 0, stream.value()>>>(
+      x, order, first, rows, features, out);
+  ZF_CUDA_TRY(cudaGetLastError());
 }
 
 void train_step(const step_args& a, stream_view stream) {

@@ -54,6 +54,12 @@ struct step_args {
   float* scratch;  ///< scratch_floats(rows, ...) floats on the device
 };
 
+/// Queues out[r·features + c] = x[order[first + r]·features + c] for the `rows` rows of one batch
+/// on `stream` (device pointers): the batch's rows in the epoch's order, contiguous for the step.
+/// @throws cuda_error when the launch fails.
+void gather_rows(const float* x, const std::int64_t* order, std::int64_t first, std::int64_t rows,
+                 std::int64_t features, float* out, stream_view stream);
+
 /// Queues the step's two kernels on `stream`.
 /// @throws invalid_argument for unsupported widths or rows < 1; cuda_error when a launch fails.
 void train_step(const step_args& args, stream_view stream);

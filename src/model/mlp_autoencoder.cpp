@@ -1,12 +1,11 @@
 /// @file mlp_autoencoder.cpp
-/// zeroflow::model::mlp_autoencoder: zeroflow's own engines (cpu_mlp_engine.hpp,
-/// gpu_mlp_engine.hpp) and the model's bytes (safetensors) and files.
+/// zeroflow::model::mlp_autoencoder: zeroflow's own engine (mlp_engine.hpp) and the model's
+/// bytes (safetensors) and files.
 #include "zeroflow/model/mlp_autoencoder.hpp"
 
 #include <fstream>
 #include <iterator>
 
-#include "cpu_mlp_engine.hpp"
 #include "mlp_checks.hpp"
 #include "mlp_engine.hpp"
 #include "mlp_init.hpp"
@@ -16,9 +15,6 @@
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 #include "zeroflow/model/model_file.hpp"
-#if ZEROFLOW_HAS_CUDA
-#include "gpu_mlp_engine.hpp"
-#endif
 
 namespace zeroflow::model {
 
@@ -47,12 +43,10 @@ std::vector<float> packed(const mlp_shape& shape, const io::safetensors_content&
 /// the rest, saying so).
 std::unique_ptr<detail::mlp_engine> own_engine(const mlp_shape& shape, device where, const std::vector<float>& params) {
   (void)choose_mlp_training_path(where, shape);
-  if (where == cpu_device) return detail::make_cpu_mlp(shape, params);
-#if ZEROFLOW_HAS_CUDA
-  return detail::make_gpu_mlp(shape, where, params);
-#else
-  ZF_THROW(invalid_argument, "a model on ", where.name(), " in a build without CUDA");
+#if !ZEROFLOW_HAS_CUDA
+  if (where != cpu_device) ZF_THROW(invalid_argument, "a model on ", where.name(), " in a build without CUDA");
 #endif
+  return std::make_unique<detail::mlp_engine>(shape, where, params);
 }
 
 /// An engine on `where` with the weights of `content` (checked: every slot, its shape, finite).

@@ -1,4 +1,4 @@
-// The MLP autoencoder's own CPU engine (cpu_mlp_engine.hpp) beyond the notebook's full-batch loop
+// The MLP autoencoder's own CPU engine (mlp_engine.hpp, cpu_mlp_step.hpp) beyond the notebook's full-batch loop
 // (mlp_autoencoder_test.cpp checks that against LibTorch): batched trainings against LibTorch's
 // steps on the same batches, the same bits whatever the thread count, and wider models than the
 // GPU's fused step takes.
