@@ -12,8 +12,10 @@ SNRs given (bench/noise_stress.py's protocol and synthesis: the first 5 minutes 
 minutes noisy and 2 clean), once for each value of the grid (`zeroflow run --class-params
 PARAM=VALUE`), and scored to EC57's rules (`zeroflow evaluate`). For each record, the value is
 the one with the fewest VEB errors — V beats missed plus beats called V that are not, counted
-alike — over the other 21 records and every condition together (ties: the smallest value); that
-record's counts with that value are its out-of-sample result. (EC57's targets, Se and +P of
+alike — over the other 21 records (ties: the smallest value), counted over every condition
+together, and again over the clean records alone (the held-out judges of the classes are clean
+recordings; under noise the false V beats outnumber every other error); that record's counts
+with that value are its out-of-sample result under each objective. (EC57's targets, Se and +P of
 92 %, are no objective here: under noise +P stays far below its target at any value, so the
 largest worst margin only ever asks for the strictest value, whatever it costs in V beats
 missed.) The table gives, per condition, the gross VEB Se / +P and false V (beats called V that
@@ -72,23 +74,31 @@ def main():
             print(f"  {record} done", file=sys.stderr, flush=True)
 
     condition_names = sorted({c for _, c, _ in counts}, key=lambda c: (c[1] is not None, -(c[1] or 0)))
+    # Two objectives: every condition together, and the clean records alone (the held-out judges
+    # of the beat classes, DS2 among them, are clean; under noise the false V beats outnumber every
+    # other error, so the first objective buys them with clean V beats missed).
     chosen = {}
-    for held in args.records:
-        others = [r for r in args.records if r != held]
-        chosen[held] = min(
-            args.grid, key=lambda b: (veb_errors([counts[r, c, b] for r in others for c in condition_names]), b)
-        )
+    for objective in ("every condition", "clean only"):
+        counted = [c for c in condition_names if objective == "every condition" or c[1] is None]
+        for held in args.records:
+            others = [r for r in args.records if r != held]
+            chosen[objective, held] = min(
+                args.grid, key=lambda b: (veb_errors([counts[r, c, b] for r in others for c in counted]), b)
+            )
+        picks = " ".join(f"{r}:{chosen[objective, r]:g}" for r in args.records)
+        print(f"\n{args.param} chosen on {objective} (record: value):", picks)
     pct = lambda x: "     -" if x is None else f"{100 * x:6.2f}"
-    print(f"\n{args.param} chosen (record: value):", " ".join(f"{r}:{chosen[r]:g}" for r in args.records))
     print("\nVEB gross over the records, the first 5 minutes left out (EC57); Se, +P and false V in %:")
-    print(f"  {'value':>22}{'condition':>11}{'VEB Se':>9}{'VEB +P':>9}{'false V':>9}")
-    lines = [("out of sample", lambda r, c: counts[r, c, chosen[r]])]
+    print(f"  {'value':>28}{'condition':>11}{'VEB Se':>9}{'VEB +P':>9}{'false V':>9}")
+    lines = [
+        (f"out of sample, {o}", lambda r, c, o=o: counts[r, c, chosen[o, r]]) for o in ("every condition", "clean only")
+    ]
     lines += [(f"{b:g} (in sample)", lambda r, c, b=b: counts[r, c, b]) for b in args.grid]
     for name, pick in lines:
         for c in condition_names:
             g = gross([pick(r, c) for r in args.records])
             label = "clean" if c[1] is None else f"em {c[1]:g} dB"
-            print(f"  {name:>22}{label:>11}{pct(g['veb_se']):>9}{pct(g['veb_pp']):>9}{pct(g['false_v']):>9}")
+            print(f"  {name:>28}{label:>11}{pct(g['veb_se']):>9}{pct(g['veb_pp']):>9}{pct(g['false_v']):>9}")
 
 
 if __name__ == "__main__":

@@ -66,7 +66,9 @@ def classify_beats(
     ``shape.other_shape_max_similarity``), V where they and its own lead both see another shape
     (below it), else Q, as it is without them. ``other_lead_similarity`` gives that median per beat
     (NaN where no other lead reads the beat: an unreadable stretch there, or a QRS no clearer than
-    noise).
+    noise). A beat called V is N where the other leads that read it see its QRS no further from
+    the normal beats around it than those lie from each other (``shape.other_lead_min_deviation``:
+    noise in its own lead spoilt its shape and moved its R peak there only).
 
     ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
     ``**{"timing.premature_ratio": 0.85}``. Raises ValueError on sizes that disagree, peaks that do

@@ -44,9 +44,9 @@ classification classify_beats(std::span<const std::int64_t> peaks, const beat_ro
                               const class_params& p, const recording_context& context) {
   check(peaks, rows, rows.rows.size(), sample_rate, p);
   const auto beats = static_cast<std::int64_t>(peaks.size());
-  auto others = detail::other_lead_similarity(context.other_leads, rows, beats, sample_rate, p, {});
+  const detail::other_leads others(context.other_leads, rows, beats, sample_rate, p, {});
   const auto measurements = detail::host_measurements(rows, beats, sample_rate, p.shape.template_rows);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, std::move(others));
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, &others);
 }
 
 classification classify_beats(std::span<const std::int64_t> peaks, const array& rows, std::int64_t window_before,
@@ -57,9 +57,9 @@ classification classify_beats(std::span<const std::int64_t> peaks, const array& 
   const beat_rows shape{{}, rows.shape()[1], window_before, window_after};
   check(peaks, shape, static_cast<std::size_t>(rows.size()), sample_rate, p);
   const auto beats = static_cast<std::int64_t>(peaks.size());
-  auto others = detail::other_lead_similarity(context.other_leads, shape, beats, sample_rate, p, stream);
+  const detail::other_leads others(context.other_leads, shape, beats, sample_rate, p, stream);
   const auto measurements = detail::measurements_of(rows, shape, beats, sample_rate, p.shape.template_rows, stream);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, std::move(others));
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, &others);
 }
 
 namespace detail {
@@ -80,12 +80,12 @@ std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,
 
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
                                  const class_params& p, std::span<const sample_stretch> no_signal,
-                                 std::vector<float> other_lead_similarity) {
+                                 const other_leads* others) {
   classification out;
   const auto n = peaks.size();
-  out.other_lead_similarity = other_lead_similarity.empty()
-                                  ? std::vector<float>(n, std::numeric_limits<float>::quiet_NaN())
-                                  : std::move(other_lead_similarity);
+  out.other_lead_similarity = others != nullptr && !others->empty()
+                                  ? others->similarity()
+                                  : std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
   out.classes.assign(n, 'N');
   out.prematurity.assign(n, 1.0F);
   out.in_af.assign(n, 0);
@@ -222,6 +222,20 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
                                   out.p_similarity[b] <= p.timing.p_unlike_max_similarity && !irregular_rhythm[b]))) {
       out.classes[b] = 'S';
     }
+  }
+  // Step 7: a ventricular QRS is another shape in every lead. Where the other leads that read a
+  // beat called V see its QRS no further from the normal beats around it than those lie from each
+  // other, what made it unlike here is this lead's noise, which also moved its R peak: N.
+  if (others != nullptr && !others->empty() && p.shape.other_lead_min_deviation > 0) {
+    std::vector<std::int64_t> called_v;
+    std::vector<std::uint8_t> normal(n);
+    for (std::size_t b = 0; b < n; ++b) {
+      if (out.classes[b] == 'V') called_v.push_back(static_cast<std::int64_t>(b));
+      normal[b] = out.classes[b] == 'N' && !out.unreadable[b];
+    }
+    const auto deviation = others->deviation(called_v, normal, p.timing.local_rhythm_beats);
+    for (std::size_t i = 0; i < called_v.size(); ++i)
+      if (deviation[i] < p.shape.other_lead_min_deviation) out.classes[static_cast<std::size_t>(called_v[i])] = 'N';
   }
   // The first beat has no interval before it of its own (rr_before[0] is a copy): never S.
   if (out.classes[0] == 'S') out.classes[0] = 'N';

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clarity_row.hpp"
+#include "local_deviation.hpp"
 #include "zeroflow/classify/af_strip.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
 
@@ -24,6 +25,10 @@ struct qrs_window {
   std::int64_t begin = 0, end = 0, max_shift = 0;
 };
 qrs_window qrs_window_of(const beat_rows& rows, double sample_rate);
+
+/// Where local_deviation looks in a row: the QRS window, the beat's segment shifted by up to half
+/// a QRS (±50 ms).
+deviation_window deviation_window_of(const beat_rows& rows, double sample_rate);
 
 /// Where in a row the P-wave segment lies: −0.25 s (or the row's start) to −0.07 s.
 struct p_window {
@@ -82,6 +87,10 @@ class row_measurements {
   virtual std::vector<float> clarity() = 0;
   /// Each beat's echo (clarity_row.hpp's row_echo): beats × echo_parts ratios, beat after beat.
   virtual std::vector<float> echo() = 0;
+  /// local_deviation.hpp's deviation of each of `beats` from the beats that `normal` (a flag per
+  /// beat) marks within ±neighbours of it.
+  virtual std::vector<float> local_deviation(std::span<const std::int64_t> beats, std::span<const std::uint8_t> normal,
+                                             std::int64_t neighbours) = 0;
   /// The QRS segments (qrs(), unshifted) of the given beats, one after another.
   virtual std::vector<float> qrs_segments(std::span<const std::int64_t> beats) = 0;
   /// Where the QRS segment lies in a row.
@@ -102,18 +111,35 @@ std::unique_ptr<row_measurements> cuda_measurements(const array& rows, const bea
 std::unique_ptr<row_measurements> measurements_of(const array& rows, const beat_rows& shape, std::int64_t beats,
                                                   double sample_rate, std::int64_t template_rows, stream_view stream);
 
-/// classification::other_lead_similarity: each lead's rows (checked against `shape` and `beats`)
-/// measured where they are, NaN where that lead does not read the beat (an unreadable stretch, or
-/// the beat's clarity there under quality.min_clarity), and per beat the median over the leads
-/// that read it.
-std::vector<float> other_lead_similarity(std::span<const array> leads, const beat_rows& shape, std::int64_t beats,
-                                         double sample_rate, const class_params& params, stream_view stream);
+/// What a recording's other leads see of each beat (beat_classes.hpp, step 6): each lead's rows
+/// (checked against `shape` and `beats`) measured where they are, and what a lead reads per beat:
+/// nothing where its stretch is unreadable or the beat's clarity there is under
+/// quality.min_clarity.
+class other_leads {
+ public:
+  other_leads(std::span<const array> leads, const beat_rows& shape, std::int64_t beats, double sample_rate,
+              const class_params& params, stream_view stream);
+  /// Per beat, the median of its similarities over the leads that read it; NaN where none does
+  /// (classification::other_lead_similarity).
+  [[nodiscard]] std::vector<float> similarity() const;
+  /// For each of `listed`, the median of its local_deviation (`normal` marking the beats of the
+  /// local normal beat, ±neighbours) over the leads that read it; NaN where none does or none
+  /// has enough normal beats near it.
+  [[nodiscard]] std::vector<float> deviation(std::span<const std::int64_t> listed, std::span<const std::uint8_t> normal,
+                                             std::int64_t neighbours) const;
+  [[nodiscard]] bool empty() const { return measured_.empty(); }
 
-/// The rule itself, on the measurements of the rows wherever they are; `other_lead_similarity`
-/// is one entry per beat (NaN: no other lead reads it) or empty.
+ private:
+  std::vector<std::unique_ptr<row_measurements>> measured_;
+  std::vector<std::vector<float>> readable_similarity_;  ///< per lead; NaN where it does not read the beat
+  std::size_t beats_ = 0;
+};
+
+/// The rule itself, on the measurements of the rows wherever they are; `others` (null: none)
+/// what the recording's other leads see.
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
                                  const class_params& params, std::span<const sample_stretch> no_signal,
-                                 std::vector<float> other_lead_similarity);
+                                 const other_leads* others);
 
 /// 1 for the beats inside a stretch without signal and the beat on each side of it.
 std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,

@@ -1,6 +1,6 @@
 // What a recording's other leads see of each beat (beat_classes.hpp, step 6): each lead measured
-// as the beats' own lead is, where its rows are, and the beat's similarities over the leads that
-// read it reduced to one number.
+// as the beats' own lead is, where its rows are, and per beat the medians over the leads that read
+// it of its similarity and of its deviation from the normal beats around it.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,10 +22,21 @@ std::unique_ptr<row_measurements> measurements_of(const array& rows, const beat_
   return cuda_measurements(rows, shape, sample_rate, template_rows, stream);
 }
 
-std::vector<float> other_lead_similarity(std::span<const array> leads, const beat_rows& shape, std::int64_t beats,
-                                         double sample_rate, const class_params& params, stream_view stream) {
-  const auto n = static_cast<std::size_t>(beats);
-  std::vector<std::vector<float>> readable_similarity;  // per lead; NaN where the lead does not read the beat
+namespace {
+
+/// The median of values[0..n), reordering them; NaN for none.
+float median_of(std::vector<float>& values) {
+  if (values.empty()) return std::numeric_limits<float>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : 0.5F * (values[middle - 1] + values[middle]);
+}
+
+}  // namespace
+
+other_leads::other_leads(std::span<const array> leads, const beat_rows& shape, std::int64_t beats, double sample_rate,
+                         const class_params& params, stream_view stream)
+    : beats_{static_cast<std::size_t>(beats)} {
   for (std::size_t k = 0; k < leads.size(); ++k) {
     const array& rows = leads[k];
     ZF_EXPECTS(rows.type() == float32 && rows.ndim() == 2 && rows.is_contiguous(), "other lead ", k,
@@ -33,29 +44,45 @@ std::vector<float> other_lead_similarity(std::span<const array> leads, const bea
     ZF_EXPECTS(rows.shape()[0] == beats && rows.shape()[1] == shape.row_width, "other lead ", k, ": expected ", beats,
                " rows of ", shape.row_width, " samples (one per beat, as in the beats' own lead), got ",
                rows.shape()[0], " x ", rows.shape()[1]);
-    if (n < 3) continue;
-    const auto lead = measurements_of(rows, shape, beats, sample_rate, params.shape.template_rows, stream);
+    if (beats_ < 3) continue;
+    auto lead = measurements_of(rows, shape, beats, sample_rate, params.shape.template_rows, stream);
     auto similarity = lead->similarity();
     const auto clarity = lead->clarity();
     const auto unreadable = unreadable_beats(clarity, params.quality);
     // A lead reads a beat where its stretch is readable and the beat's own QRS stands out of the
     // noise as clearly as readable ECG does: otherwise the beat's shape there is the noise's.
-    for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t b = 0; b < beats_; ++b)
       if (unreadable[b] || !(clarity[b] >= params.quality.min_clarity))
         similarity[b] = std::numeric_limits<float>::quiet_NaN();
-    readable_similarity.push_back(std::move(similarity));
+    measured_.push_back(std::move(lead));
+    readable_similarity_.push_back(std::move(similarity));
   }
-  std::vector<float> out(n, std::numeric_limits<float>::quiet_NaN());
-  std::vector<float> seen;
-  for (std::size_t b = 0; b < n; ++b) {
+}
+
+std::vector<float> other_leads::similarity() const {
+  // The median, so that one lead's noise does not outvote the others in a 12-lead recording.
+  std::vector<float> out(beats_, std::numeric_limits<float>::quiet_NaN()), seen;
+  for (std::size_t b = 0; b < beats_; ++b) {
     seen.clear();
-    for (const auto& lead : readable_similarity)
+    for (const auto& lead : readable_similarity_)
       if (!std::isnan(lead[b])) seen.push_back(lead[b]);
-    if (seen.empty()) continue;
-    // The median, so that one lead's noise does not outvote the others in a 12-lead recording.
-    std::sort(seen.begin(), seen.end());
-    const std::size_t middle = seen.size() / 2;
-    out[b] = seen.size() % 2 ? seen[middle] : 0.5F * (seen[middle - 1] + seen[middle]);
+    out[b] = median_of(seen);
+  }
+  return out;
+}
+
+std::vector<float> other_leads::deviation(std::span<const std::int64_t> listed, std::span<const std::uint8_t> normal,
+                                          std::int64_t neighbours) const {
+  ZF_EXPECTS(normal.size() == beats_, "expected a normal flag per beat (", beats_, "), got ", normal.size());
+  std::vector<std::vector<float>> per_lead;
+  for (const auto& lead : measured_) per_lead.push_back(lead->local_deviation(listed, normal, neighbours));
+  std::vector<float> out(listed.size()), seen;
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    seen.clear();
+    const auto b = static_cast<std::size_t>(listed[i]);
+    for (std::size_t k = 0; k < measured_.size(); ++k)
+      if (!std::isnan(readable_similarity_[k][b]) && !std::isnan(per_lead[k][i])) seen.push_back(per_lead[k][i]);
+    out[i] = median_of(seen);
   }
   return out;
 }

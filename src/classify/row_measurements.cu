@@ -157,6 +157,16 @@ __global__ void clarity_kernel(const float* rows, std::int64_t beats, std::int64
     out[b] = row_clarity(rows + b * row_width, w);
 }
 
+/// The listed beats' deviations, one thread per listed beat: the host's function
+/// (local_deviation.hpp), the same bits; each thread's local normal beat in its own scratch row.
+__global__ void deviation_kernel(const float* rows, std::int64_t beats, std::int64_t row_width,
+                                 const std::int64_t* listed, std::int64_t count, const std::uint8_t* normal,
+                                 std::int64_t neighbours, deviation_window w, float* scratch, float* out) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    out[i] = local_deviation(rows, row_width, beats, listed[i], normal, neighbours, w, scratch + i * w.length);
+}
+
 /// Each beat's echo, one thread per beat: the host's function (clarity_row.hpp), the same bits.
 __global__ void echo_kernel(const float* rows, std::int64_t beats, std::int64_t row_width, echo_window w, float* out) {
   for (std::int64_t b = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; b < beats;
@@ -251,6 +261,22 @@ class cuda_rows final : public row_measurements {
           rows_.data_as<const float>(), beats_, shape_.row_width, echo_window_of(shape_, rate_), out.data_as<float>());
       ZF_CUDA_TRY(cudaGetLastError());
     }
+    return to_host<float>(out, stream_);
+  }
+
+  std::vector<float> local_deviation(std::span<const std::int64_t> beats, std::span<const std::uint8_t> normal,
+                                     std::int64_t neighbours) override {
+    const auto count = static_cast<std::int64_t>(beats.size());
+    if (count == 0) return {};
+    const deviation_window w = deviation_window_of(shape_, rate_);
+    const array device_beats = to_device<std::int64_t>(beats, rows_.where(), stream_);
+    const array device_normal = to_device<std::uint8_t>(normal, rows_.where(), stream_);
+    const array scratch = empty({count, w.length}, float32, rows_.where(), stream_);
+    array out = empty({count}, float32, rows_.where(), stream_);
+    deviation_kernel<<<grid_for(count, threads, rows_.where().id), threads, 0, raw(stream_)>>>(
+        rows_.data_as<const float>(), beats_, shape_.row_width, device_beats.data_as<const std::int64_t>(), count,
+        device_normal.data_as<const std::uint8_t>(), neighbours, w, scratch.data_as<float>(), out.data_as<float>());
+    ZF_CUDA_TRY(cudaGetLastError());
     return to_host<float>(out, stream_);
   }
 

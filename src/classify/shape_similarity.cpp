@@ -15,6 +15,12 @@ qrs_window qrs_window_of(const beat_rows& rows, double sample_rate) {
           static_cast<std::int64_t>(std::lround(0.02 * sample_rate))};
 }
 
+deviation_window deviation_window_of(const beat_rows& rows, double sample_rate) {
+  const qrs_window qrs = qrs_window_of(rows, sample_rate);
+  return {qrs.begin, qrs.end - qrs.begin, static_cast<std::int64_t>(std::lround(0.05 * sample_rate)),
+          rows.window_before + rows.window_after};
+}
+
 p_window p_window_of(const beat_rows& rows, double sample_rate) {
   const auto begin = std::max<std::int64_t>(0, rows.window_before - std::lround(0.25 * sample_rate));
   const auto end = rows.window_before - std::lround(0.07 * sample_rate);
@@ -153,6 +159,16 @@ class host_rows final : public row_measurements {
 
   std::vector<float> clarity() override { return detail::clarity(rows_, beats_, clarity_window_of(rows_, rate_)); }
   std::vector<float> echo() override { return detail::echo(rows_, beats_, echo_window_of(rows_, rate_)); }
+
+  std::vector<float> local_deviation(std::span<const std::int64_t> beats, std::span<const std::uint8_t> normal,
+                                     std::int64_t neighbours) override {
+    const deviation_window w = deviation_window_of(rows_, rate_);
+    std::vector<float> out(beats.size()), local_normal(static_cast<std::size_t>(w.length));
+    for (std::size_t i = 0; i < beats.size(); ++i)
+      out[i] = detail::local_deviation(rows_.rows.data(), rows_.row_width, beats_, beats[i], normal.data(), neighbours,
+                                       w, local_normal.data());
+    return out;
+  }
 
   std::vector<float> qrs_segments(std::span<const std::int64_t> beats) override {
     const qrs_window w = qrs();

@@ -111,9 +111,9 @@ mlp_train_result mlp_engine::train(const array& rows, const mlp_train_options& o
   const array order = on_gpu && batch < n ? empty({n}, int64, where_, stream) : array{};
   const array batch_rows = on_gpu && batch < n ? empty({batch, features}, float32, where_, stream) : array{};
 #if ZEROFLOW_HAS_CUDA
-  const array scratch = on_gpu ? empty({fused_mlp::scratch_floats(batch, features, shape_.hidden, shape_.code)},
-                                       float32, where_, stream)
-                               : array{};
+  const array scratch =
+      on_gpu ? empty({fused_mlp::scratch_floats(batch, features, shape_.hidden, shape_.code)}, float32, where_, stream)
+             : array{};
   const auto gradient = [&](int s) { return pointer<float>(grads) + offsets_[static_cast<std::size_t>(s)]; };
   fused_mlp::step_args gpu_step{
       .w = mlp_weights_at(pointer<float>(params_), shape_),

@@ -1,6 +1,7 @@
-// The class rule with a recording's other leads (beat_classes.hpp, step 6): a beat whose own lead
-// sees an unlike shape without a ventricular timing is V where the other leads see another shape
-// too, and N where they see the dominant one; each other lead measured as a lead of its own.
+// The class rule with a recording's other leads (beat_classes.hpp, steps 6 and 7): a beat whose
+// own lead sees an unlike shape without a ventricular timing is V where the other leads see
+// another shape too, and N where they see the dominant one; a beat called V that the other leads
+// see as the normal beats around it is N; each other lead measured as a lead of its own.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -65,6 +66,29 @@ two_leads make_two_leads(std::uint32_t seed = 3) {
       add_row(r.other, 0.012, 3.0, rng);
       r.truth.push_back('N');
     }
+  }
+  return r;
+}
+
+/// make_two_leads with beats 15, 35, 55, ... as noise makes them in the beats' own lead: another
+/// shape, and the R peak moved 0.15 s early (early, then a pause). The other lead, whose noise is
+/// its own, shows the normal beat's QRS (here without its noise). `spoilt` gets those beats.
+two_leads make_noise_spoilt_leads(std::vector<std::size_t>& spoilt) {
+  auto r = make_two_leads();
+  std::mt19937 rng(5);
+  for (std::size_t b = 15; b < r.truth.size(); b += 20) {
+    r.peaks[b] -= static_cast<std::int64_t>(0.15 * rate);
+    std::vector<float> own, other;
+    add_row(own, 0.04, -3.5, rng);
+    for (std::int64_t j = 0; j < width; ++j) {
+      const double t = static_cast<double>(j - before) / rate;
+      other.push_back(j < before + after ? static_cast<float>(3.0 * bump(t, 0.0, 0.012) + 0.6 * bump(t, 0.28, 0.05) +
+                                                              0.5 * bump(t, -0.16, 0.025))
+                                         : 0.0F);
+    }
+    std::copy(own.begin(), own.end(), r.own.begin() + static_cast<std::ptrdiff_t>(b) * width);
+    std::copy(other.begin(), other.end(), r.other.begin() + static_cast<std::ptrdiff_t>(b) * width);
+    spoilt.push_back(b);
   }
   return r;
 }
@@ -136,6 +160,25 @@ TEST(OtherLeads, ABeatSpoiltInEachLeadItsOwnWayIsNotV) {
   EXPECT_EQ(count(r, c, 'V', 'V'), 25);
 }
 
+TEST(OtherLeads, AVBeatTheOtherLeadSeesAsNormalIsThisLeadsNoise) {
+  // A ventricular QRS is another shape in every lead: the spoilt beats are N (step 7), and V
+  // without the other leads' check; the true V beats stay V either way.
+  std::vector<std::size_t> spoilt;
+  const auto r = make_noise_spoilt_leads(spoilt);
+  const std::vector<zf::array> others{host_array(r.other)};
+  const zc::beat_rows own{r.own, width, before, after};
+  const auto checked = zc::classify_beats(r.peaks, own, rate, {}, {.other_leads = others});
+  zc::class_params unchecked_params;
+  unchecked_params.shape.other_lead_min_deviation = 0;
+  const auto unchecked = zc::classify_beats(r.peaks, own, rate, unchecked_params, {.other_leads = others});
+  for (const auto b : spoilt) {
+    EXPECT_EQ(unchecked.classes[b], 'V') << "beat " << b;
+    EXPECT_EQ(checked.classes[b], 'N') << "beat " << b;
+  }
+  EXPECT_EQ(count(r, checked, 'V', 'V'), 25);
+  EXPECT_EQ(count(r, unchecked, 'V', 'V'), 25);
+}
+
 TEST(OtherLeads, EachLeadIsMeasuredAsALeadOfItsOwn) {
   // The other lead's similarity is the one that lead gives when classified alone; over three
   // leads, their median.
@@ -205,4 +248,16 @@ TEST(OtherLeads, GpuRowsGiveTheHostsAnswer) {
   EXPECT_EQ(gpu.classes, host.classes);
   for (std::size_t k = 0; k < r.peaks.size(); ++k)
     EXPECT_NEAR(gpu.other_lead_similarity[k], host.other_lead_similarity[k], 1e-5) << "beat " << k;
+
+  // The other leads' check of V (step 7) on the device: the same N beats.
+  std::vector<std::size_t> spoilt;
+  const auto s = make_noise_spoilt_leads(spoilt);
+  const std::vector<zf::array> spoilt_host{host_array(s.other)};
+  const auto on_host =
+      zc::classify_beats(s.peaks, host_array(s.own), before, after, rate, {}, {}, {.other_leads = spoilt_host});
+  const std::vector<zf::array> spoilt_gpu{zf::copy_to(spoilt_host[0], zf::cuda_device(0))};
+  const auto on_gpu = zc::classify_beats(s.peaks, zf::copy_to(host_array(s.own), zf::cuda_device(0)), before, after,
+                                         rate, {}, {}, {.other_leads = spoilt_gpu});
+  EXPECT_EQ(on_gpu.classes, on_host.classes);
+  for (const auto b : spoilt) EXPECT_EQ(on_gpu.classes[b], 'N') << "beat " << b;
 }

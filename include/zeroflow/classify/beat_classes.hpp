@@ -63,6 +63,13 @@
 ///    of the last `runs.reference_intervals` normal intervals of the last `runs.reference_seconds`) and goes on while
 ///    each interval stays below `runs.continue_ratio` of it and within `runs.regularity_log_ratio` (log ratio) of the
 ///    one before. N: every other beat.
+/// 7. The other leads' check of V: a ventricular QRS is another shape in every lead, while noise
+///    in this lead spoils a normal beat's shape and moves its R peak (its timing) here only. A beat
+///    called V is N where the other leads that read it see its QRS no further from the normal
+///    beats (N) within ±`timing.local_rhythm_beats` than those lie from each other: its mean
+///    squared difference from their per-sample median, at the best shift of up to half a QRS,
+///    under `shape.other_lead_min_deviation` times the median of theirs (the median over the
+///    leads).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -91,6 +98,11 @@ struct shape_params {
   /// one conducted a little differently: V inside AF (step 5), and V where the other leads see it
   /// so (step 6).
   double other_shape_max_similarity = 0.5;
+  /// A beat called V stays V only where the other leads that read it see its QRS at least this
+  /// far from the normal beats around it (within ±`timing.local_rhythm_beats`), in units of how
+  /// far those lie from each other (the median over the leads; step 7). 1: no nearer than a
+  /// typical normal beat. 0: the other leads never take V away.
+  double other_lead_min_deviation = 1.0;
 };
 
 /// The timing half (steps 3, 4 and 6): what is early, a pause, premature, and how unlike a P wave is.
