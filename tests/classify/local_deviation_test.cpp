@@ -1,6 +1,8 @@
 // A beat's deviation from the normal beats around it (classify/local_deviation.hpp) against a
 // straightforward re-computation with the standard library's sort, and what it says of beats
 // built to be normal, shifted or of another shape.
+#include "classify/local_deviation.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <random>
 #include <vector>
 
-#include "classify/local_deviation.hpp"
 #include "synthetic_rows.hpp"
 
 namespace zd = zeroflow::classify::detail;
