@@ -2,10 +2,10 @@
 // the dominant beat, shared by the host and CUDA measurements, and the host's measurement.
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <vector>
 
 #include "features.hpp"
+#include "zeroflow/core/detail/parallel_chunks.hpp"
 
 namespace zeroflow::classify::detail {
 
@@ -134,15 +134,7 @@ class host_rows final : public row_measurements {
       }
     };
     // Independent beats: split over the cores (each writes only its own entries).
-    const auto workers = static_cast<std::int64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
-    const std::int64_t per_worker = (beats_ + workers - 1) / workers;
-    if (beats_ < 4096 || workers == 1) {
-      measure(0, beats_);
-    } else {
-      std::vector<std::jthread> threads;
-      for (std::int64_t w = 0; w < workers; ++w)
-        threads.emplace_back(measure, w * per_worker, std::min(beats_, (w + 1) * per_worker));
-    }
+    zeroflow::detail::parallel_chunks(beats_, 4096, measure);
     return similarity;
   }
 
@@ -163,10 +155,15 @@ class host_rows final : public row_measurements {
   std::vector<float> local_deviation(std::span<const std::int64_t> beats, std::span<const std::uint8_t> normal,
                                      std::int64_t neighbours) override {
     const deviation_window w = deviation_window_of(rows_, rate_);
-    std::vector<float> out(beats.size()), local_normal(static_cast<std::size_t>(w.length));
-    for (std::size_t i = 0; i < beats.size(); ++i)
-      out[i] = detail::local_deviation(rows_.rows.data(), rows_.row_width, beats_, beats[i], normal.data(), neighbours,
-                                       w, local_normal.data());
+    std::vector<float> out(beats.size());
+    // Each beat's local normal beat is a few thousand operations: a few hundred beats a thread.
+    zeroflow::detail::parallel_chunks(
+        static_cast<std::int64_t>(beats.size()), 256, [&](std::int64_t first, std::int64_t last) {
+          std::vector<float> local_normal(static_cast<std::size_t>(w.length));
+          for (auto i = static_cast<std::size_t>(first); i < static_cast<std::size_t>(last); ++i)
+            out[i] = detail::local_deviation(rows_.rows.data(), rows_.row_width, beats_, beats[i], normal.data(),
+                                             neighbours, w, local_normal.data());
+        });
     return out;
   }
 
