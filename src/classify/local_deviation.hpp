@@ -47,9 +47,8 @@ ZF_HD_INLINE double segment_mean(const float* x, std::int64_t n) {
   return s / static_cast<double>(n);
 }
 
-/// The mean squared difference of the mean-centred x[0..n) from the template t.
-ZF_HD_INLINE double centred_residual(const float* x, const float* t, std::int64_t n) {
-  const double mean = segment_mean(x, n);
+/// The mean squared difference of x[0..n), less its mean `mean`, from the template t.
+ZF_HD_INLINE double centred_residual(const float* x, double mean, const float* t, std::int64_t n) {
   double e = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     const double d = static_cast<double>(x[i]) - mean - static_cast<double>(t[i]);
@@ -83,14 +82,15 @@ ZF_HD inline float local_deviation(const float* rows, std::int64_t row_width, st
     t[i] = small_upper_median(column, count);
   }
   double residual[deviation_max_neighbours];
-  for (int k = 0; k < count; ++k) residual[k] = centred_residual(rows + near[k] * row_width + w.begin, t, w.length);
+  for (int k = 0; k < count; ++k)
+    residual[k] = centred_residual(rows + near[k] * row_width + w.begin, mean[k], t, w.length);
   const double spread = small_upper_median(residual, count);
   double best = -1;
   const float* row = rows + b * row_width;
   for (std::int64_t shift = -w.max_shift; shift <= w.max_shift; ++shift) {
     const std::int64_t begin = w.begin + shift;
     if (begin < 0 || begin + w.length > w.width) continue;
-    const double e = centred_residual(row + begin, t, w.length);
+    const double e = centred_residual(row + begin, segment_mean(row + begin, w.length), t, w.length);
     if (best < 0 || e < best) best = e;
   }
   if (best < 0) return std::numeric_limits<float>::quiet_NaN();  // no shift fits the row

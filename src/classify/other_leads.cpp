@@ -74,16 +74,23 @@ std::vector<float> other_leads::similarity() const {
 std::vector<float> other_leads::deviation(std::span<const std::int64_t> listed, std::span<const std::uint8_t> normal,
                                           std::int64_t neighbours) const {
   ZF_EXPECTS(normal.size() == beats_, "expected a normal flag per beat (", beats_, "), got ", normal.size());
-  std::vector<std::vector<float>> per_lead;
-  for (const auto& lead : measured_) per_lead.push_back(lead->local_deviation(listed, normal, neighbours));
-  std::vector<float> out(listed.size()), seen;
-  for (std::size_t i = 0; i < listed.size(); ++i) {
-    seen.clear();
-    const auto b = static_cast<std::size_t>(listed[i]);
-    for (std::size_t k = 0; k < measured_.size(); ++k)
-      if (!std::isnan(readable_similarity_[k][b]) && !std::isnan(per_lead[k][i])) seen.push_back(per_lead[k][i]);
-    out[i] = median_of(seen);
+  // Each lead measures only the listed beats it reads.
+  std::vector<std::vector<float>> seen(listed.size());
+  std::vector<std::int64_t> read;
+  for (std::size_t k = 0; k < measured_.size(); ++k) {
+    read.clear();
+    for (const std::int64_t b : listed)
+      if (!std::isnan(readable_similarity_[k][static_cast<std::size_t>(b)])) read.push_back(b);
+    if (read.empty()) continue;
+    const std::vector<float> lead = measured_[k]->local_deviation(read, normal, neighbours);
+    for (std::size_t i = 0, r = 0; i < listed.size() && r < read.size(); ++i)
+      if (listed[i] == read[r]) {
+        if (!std::isnan(lead[r])) seen[i].push_back(lead[r]);
+        ++r;
+      }
   }
+  std::vector<float> out(listed.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) out[i] = median_of(seen[i]);
   return out;
 }
 

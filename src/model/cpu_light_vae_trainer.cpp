@@ -61,24 +61,13 @@ double cpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, s
 
 trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std::int64_t n_train,
                                             const trainer_options& options) {
-  ZF_EXPECTS(options.epochs >= 0 && options.batch >= 1, "CPU training: epochs must be >= 0 and batch >= 1");
-  ZF_EXPECTS(options.first_epoch >= 0 && options.first_epoch <= options.epochs,
-             "CPU training: the first epoch must be in [0, epochs]");
-  ZF_EXPECTS(n_train >= 1, "CPU training: no training rows");
-  gradient_group* const group = options.group;
-  const int ranks = group != nullptr ? group->size() : 1;
-  const std::int64_t offset = group != nullptr ? group->rank() * options.batch : 0;
-  ZF_EXPECTS(ranks == 1 || options.drop_last, "CPU training: a group trains whole global batches only");
+  const batch_schedule plan = schedule_batches(n_train, options, "CPU training");
   for (std::int64_t i = 0; i < n_train; ++i)
     ZF_EXPECTS(train_index[i] >= 0 && train_index[i] < rows_, "CPU training: row index ", train_index[i],
                " outside the ", rows_, " rows");
+  gradient_group* const group = options.group;
   trainer_report report;
   if (options.first_epoch == options.epochs) return report;
-  const std::int64_t global_batch = options.batch * ranks;
-  const std::int64_t full_steps = n_train / global_batch;
-  const std::int64_t tail = options.drop_last ? 0 : n_train % global_batch;
-  ZF_EXPECTS(full_steps + (tail > 0 ? 1 : 0) >= 1, "CPU training: ", n_train, " training rows make no whole batch of ",
-             global_batch, " rows");
   if (options.resume_from != nullptr) {
     ZF_EXPECTS(
         options.resume_from->exp_avg.size() == grads_.size() && options.resume_from->exp_avg_sq.size() == grads_.size(),
@@ -93,7 +82,7 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
 
   std::vector<std::int64_t> order;
   std::vector<float> eps(static_cast<std::size_t>(2 * std::min(options.batch, n_train)));
-  const auto trained = static_cast<double>(full_steps * global_batch + tail);
+  const double trained = plan.rows_trained();
   for (int epoch = options.first_epoch; epoch < options.epochs; ++epoch) {
     epoch_order(train_index, n_train, options.seed, epoch, threads_, order);
     double sum = 0;
@@ -108,9 +97,10 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
       }
       sum += step(order.data() + first, eps.data(), batch, group);
     };
-    for (std::int64_t k = 0; k < full_steps; ++k) take(k * global_batch + offset, options.batch, offset);
-    if (tail > 0) take(full_steps * global_batch, tail, 0);
-    report.replays += full_steps + (tail > 0 ? 1 : 0);
+    for (std::int64_t k = 0; k < plan.full_steps; ++k)
+      take(k * plan.global_batch + plan.offset, options.batch, plan.offset);
+    if (plan.tail > 0) take(plan.full_steps * plan.global_batch, plan.tail, 0);
+    report.replays += plan.steps();
     if (group != nullptr) group->sum(&sum, 1, {});
     report.epoch_loss.push_back(sum / trained);
     if (options.on_epoch) options.on_epoch(epoch, sum / trained);

@@ -260,22 +260,13 @@ double gpu_light_vae_trainer::step(const std::int64_t* rows, const float* eps, s
 
 trainer_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std::int64_t n_train,
                                             const trainer_options& options) {
-  ZF_EXPECTS(options.epochs >= 0 && options.batch >= 1, "GPU training: epochs must be >= 0 and batch >= 1");
-  ZF_EXPECTS(options.first_epoch >= 0 && options.first_epoch <= options.epochs,
-             "GPU training: the first epoch must be in [0, epochs]");
-  ZF_EXPECTS(n_train >= 1, "GPU training: no training rows");
+  const batch_schedule plan = schedule_batches(n_train, options, "GPU training");
+  const std::int64_t global_batch = plan.global_batch, offset = plan.offset, full_steps = plan.full_steps,
+                     tail = plan.tail;
   gradient_group* const group = options.group;
-  const int ranks = group != nullptr ? group->size() : 1;
-  const std::int64_t offset = group != nullptr ? group->rank() * options.batch : 0;
-  ZF_EXPECTS(ranks == 1 || options.drop_last, "GPU training: a group trains whole global batches only");
   trainer_report report;
   if (options.first_epoch == options.epochs) return report;
   state& s = *state_;
-  const std::int64_t global_batch = options.batch * ranks;
-  const std::int64_t full_steps = n_train / global_batch;
-  const std::int64_t tail = options.drop_last ? 0 : n_train % global_batch;
-  ZF_EXPECTS(full_steps + (tail > 0 ? 1 : 0) >= 1, "GPU training: ", n_train, " training rows make no whole batch of ",
-             global_batch, " rows");
 
   // Capture needs a stream other than the legacy default one; it starts after the caller's work
   // and the caller's stream waits for it at the end.
@@ -337,7 +328,7 @@ trainer_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std
     ++report.graphs;
   }
 
-  const auto trained = static_cast<double>(full_steps * global_batch + tail);
+  const double trained = plan.rows_trained();
   for (int epoch = options.first_epoch; epoch < options.epochs; ++epoch) {
     shuffle_keys<<<blocks_for(n_train), block, 0, side>>>(pointer<std::uint32_t>(keys), n_train, options.seed,
                                                           static_cast<std::uint32_t>(epoch));
@@ -346,7 +337,7 @@ trainer_report gpu_light_vae_trainer::train(const std::int64_t* train_index, std
                                                 pointer<std::int64_t>(order), n_train, 0, 32, side));
     for (std::int64_t k = 0; k < full_steps; ++k) full_graph.replay(side);
     if (tail > 0) tail_graph.replay(side);
-    report.replays += full_steps + (tail > 0 ? 1 : 0);
+    report.replays += plan.steps();
     close_epoch<<<1, 1, 0, side>>>(pointer<double>(s.total), pointer<double>(epoch_sums) + epoch,
                                    pointer<step_counters>(s.counters));
     ZF_CUDA_TRY(cudaGetLastError());

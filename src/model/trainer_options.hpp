@@ -45,6 +45,23 @@ struct trainer_options {
   std::function<void(int epoch, double loss)> on_epoch;
 };
 
+/// How train() cuts every epoch's training rows into steps (schedule_batches).
+struct batch_schedule {
+  std::int64_t global_batch = 0;  ///< rows per step over the group (batch × ranks)
+  std::int64_t offset = 0;        ///< where this process's slice of a global batch starts
+  std::int64_t full_steps = 0;    ///< whole global batches per epoch
+  std::int64_t tail = 0;          ///< rows of the smaller last batch (0: none, or drop_last)
+
+  [[nodiscard]] std::int64_t steps() const { return full_steps + (tail > 0 ? 1 : 0); }
+  /// Rows an epoch trains on over the group: what its summed batch losses are divided by.
+  [[nodiscard]] double rows_trained() const { return static_cast<double>(full_steps * global_batch + tail); }
+};
+
+/// The steps of an epoch of n_train rows under `options`, checked the same way for every
+/// trainer. @param trainer names it in the messages ("GPU training").
+/// @throws invalid_argument for epochs or a batch out of range, no rows, or no whole batch.
+batch_schedule schedule_batches(std::int64_t n_train, const trainer_options& options, const char* trainer);
+
 /// What train() did.
 struct trainer_report {
   std::vector<double> epoch_loss;  ///< per epoch trained: Σ batch losses (over the group) / rows trained
