@@ -70,8 +70,10 @@ ZF_HD inline float local_deviation(const float* rows, std::int64_t row_width, st
   int count = 0;
   for (std::int64_t j = b - reach < 0 ? 0 : b - reach; j < beats && j <= b + reach; ++j) {
     if (j == b || !normal[j]) continue;
+    const double m = segment_mean(rows + j * row_width + w.begin, w.length);
+    if (!(m - m == 0)) continue;  // not finite: a gap (NaN) in the segment, no part of the template
     near[count] = j;
-    mean[count] = segment_mean(rows + j * row_width + w.begin, w.length);
+    mean[count] = m;
     ++count;
   }
   if (count < deviation_min_neighbours) return std::numeric_limits<float>::quiet_NaN();
@@ -91,10 +93,12 @@ ZF_HD inline float local_deviation(const float* rows, std::int64_t row_width, st
     const std::int64_t begin = w.begin + shift;
     if (begin < 0 || begin + w.length > w.width) continue;
     const double e = centred_residual(row + begin, segment_mean(row + begin, w.length), t, w.length);
-    if (best < 0 || e < best) best = e;
+    if (e >= 0 && (best < 0 || e < best)) best = e;  // a shift over a gap (NaN) measures nothing
   }
-  if (best < 0) return std::numeric_limits<float>::quiet_NaN();  // no shift fits the row
-  if (!(spread > 0)) return best > 0 ? std::numeric_limits<float>::infinity() : 0.0F;
+  // No shift fits the row, or every one reaches into a gap.
+  if (best < 0) return std::numeric_limits<float>::quiet_NaN();
+  if (!(spread >= 0)) return std::numeric_limits<float>::quiet_NaN();
+  if (spread == 0) return best > 0 ? std::numeric_limits<float>::infinity() : 0.0F;
   const double z = best / spread;
   return static_cast<float>(z < 3.0e38 ? z : 3.0e38);
 }

@@ -74,15 +74,21 @@ std::vector<float> other_leads::similarity() const {
 std::vector<float> other_leads::deviation(std::span<const std::int64_t> listed, std::span<const std::uint8_t> normal,
                                           std::int64_t neighbours) const {
   ZF_EXPECTS(normal.size() == beats_, "expected a normal flag per beat (", beats_, "), got ", normal.size());
-  // Each lead measures only the listed beats it reads.
+  // Each lead measures only the listed beats it reads, against the normal beats it reads: a
+  // neighbour that is noise or a flat line in this lead is no part of its normal beat.
   std::vector<std::vector<float>> seen(listed.size());
   std::vector<std::int64_t> read;
+  std::vector<std::uint8_t> normal_here(beats_);
   for (std::size_t k = 0; k < measured_.size(); ++k) {
     read.clear();
-    for (const std::int64_t b : listed)
+    for (const std::int64_t b : listed) {
+      ZF_EXPECTS(b >= 0 && static_cast<std::size_t>(b) < beats_, "beat ", b, " is not one of the ", beats_, " beats");
       if (!std::isnan(readable_similarity_[k][static_cast<std::size_t>(b)])) read.push_back(b);
+    }
     if (read.empty()) continue;
-    const std::vector<float> lead = measured_[k]->local_deviation(read, normal, neighbours);
+    for (std::size_t j = 0; j < beats_; ++j)
+      normal_here[j] = normal[j] != 0 && !std::isnan(readable_similarity_[k][j]) ? 1 : 0;
+    const std::vector<float> lead = measured_[k]->local_deviation(read, normal_here, neighbours);
     for (std::size_t i = 0, r = 0; i < listed.size() && r < read.size(); ++i)
       if (listed[i] == read[r]) {
         if (!std::isnan(lead[r])) seen[i].push_back(lead[r]);

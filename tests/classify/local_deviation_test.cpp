@@ -138,3 +138,43 @@ TEST(LocalDeviation, SeparatesAnotherShapeFromANormalBeatMovedWithinItsQrs) {
   std::fill(normal.begin(), normal.begin() + 40, 0);
   EXPECT_TRUE(std::isnan(deviation(30)));
 }
+
+TEST(LocalDeviation, AGapInTheSignalIsNoNormalBeatAndNoMeasurement) {
+  // Rows of a lead with gaps (NaN: WFDB's missing samples, empty CSV cells).
+  std::mt19937 rng(5);
+  const std::int64_t beats = 40;
+  std::vector<float> rows;
+  for (std::int64_t b = 0; b < beats; ++b) add_row(rows, b == 20 ? 0.045 : 0.012, b == 20 ? -2.5 : 3.0, 0.0, 0.02, rng);
+  const auto row = [&](std::int64_t b) { return rows.begin() + b * width; };
+  std::vector<std::uint8_t> normal(static_cast<std::size_t>(beats), 1);
+  normal[20] = 0;
+  std::vector<float> scratch(static_cast<std::size_t>(window.length));
+  const auto deviation = [&](const std::vector<float>& r, std::int64_t b) {
+    return zd::local_deviation(r.data(), width, beats, b, normal.data(), 8, window, scratch.data());
+  };
+  const float clean = deviation(rows, 20);
+  ASSERT_GT(clean, 100.0F);
+
+  // A neighbour with a gap in its QRS is left out: the same as that neighbour not being normal.
+  std::vector<float> gapped = rows;
+  gapped[static_cast<std::size_t>((17 * width) + window.begin + 10)] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<std::uint8_t> without_17 = normal;
+  without_17[17] = 0;
+  EXPECT_EQ(deviation(gapped, 20),
+            zd::local_deviation(rows.data(), width, beats, 20, without_17.data(), 8, window, scratch.data()));
+
+  // The beat's own first shifts reach into a gap: the shifts that do not still measure it.
+  std::vector<float> early_gap = rows;
+  early_gap[static_cast<std::size_t>((20 * width) + window.begin - window.max_shift)] =
+      std::numeric_limits<float>::quiet_NaN();
+  const float shifted = deviation(early_gap, 20);
+  EXPECT_FALSE(std::isnan(shifted));
+  EXPECT_GT(shifted, 100.0F);
+
+  // A lead that is all gap measures nothing: NaN, never "like the normal beats" (0).
+  std::fill(rows.begin(), rows.end(), std::numeric_limits<float>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(deviation(rows, 20)));
+  std::fill(row(0), row(beats), 0.0F);
+  std::fill(row(20), row(21), std::numeric_limits<float>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(deviation(rows, 20)));
+}

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "classify/features.hpp"
 #include "synthetic_rows.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
 #include "zeroflow/core/cuda.hpp"
@@ -179,6 +180,36 @@ TEST(OtherLeads, AVBeatTheOtherLeadSeesAsNormalIsThisLeadsNoise) {
   EXPECT_EQ(count(r, unchecked, 'V', 'V'), 25);
 }
 
+TEST(OtherLeads, ANormalBeatTheOtherLeadCannotReadIsNoPartOfItsNormalBeat) {
+  // The other lead is a flat line (an electrode off) for the four beats before each V beat: those
+  // beats are N in the beats' own lead, but in the other lead they are no normal beat to measure
+  // the V beat against (they would halve its local normal beat and swell its spread). The other
+  // leads' deviation is the lead's own with those beats left out of the normal ones.
+  auto r = make_two_leads();
+  std::vector<std::int64_t> v_beats;
+  std::vector<std::uint8_t> normal(r.truth.size()), normal_read_there(r.truth.size());
+  for (std::size_t b = 0; b < r.truth.size(); ++b) normal[b] = normal_read_there[b] = r.truth[b] != 'V';
+  for (std::size_t b = 5; b < r.truth.size(); b += 20) {
+    v_beats.push_back(static_cast<std::int64_t>(b));
+    std::fill(r.other.begin() + static_cast<std::ptrdiff_t>(b - 4) * width,
+              r.other.begin() + static_cast<std::ptrdiff_t>(b) * width, 0.0F);
+    std::fill(normal_read_there.begin() + static_cast<std::ptrdiff_t>(b - 4),
+              normal_read_there.begin() + static_cast<std::ptrdiff_t>(b), 0);
+  }
+  const auto beats = static_cast<std::int64_t>(r.truth.size());
+  const zc::beat_rows other{r.other, width, before, after};
+  const std::vector<zf::array> leads{host_array(r.other)};
+  const zc::detail::other_leads others(leads, other, beats, rate, {}, {});
+  const auto got = others.deviation(v_beats, normal, 8);
+  const auto want =
+      zc::detail::host_measurements(other, beats, rate, 2048)->local_deviation(v_beats, normal_read_there, 8);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_GT(want[i], 10.0F) << "beat " << v_beats[i];  // another QRS, far from the normal beats
+    EXPECT_EQ(got[i], want[i]) << "beat " << v_beats[i];
+  }
+}
+
 TEST(OtherLeads, EachLeadIsMeasuredAsALeadOfItsOwn) {
   // The other lead's similarity is the one that lead gives when classified alone; over three
   // leads, their median.
@@ -260,4 +291,28 @@ TEST(OtherLeads, GpuRowsGiveTheHostsAnswer) {
                                          rate, {}, {}, {.other_leads = spoilt_gpu});
   EXPECT_EQ(on_gpu.classes, on_host.classes);
   for (const auto b : spoilt) EXPECT_EQ(on_gpu.classes[b], 'N') << "beat " << b;
+
+  // The deviation itself, to the bit (one function, no FMA contraction on the device), with gaps
+  // (NaN) in some rows and every beat measured.
+  std::vector<float> gapped = s.other;
+  for (std::size_t b = 3; b < s.truth.size(); b += 17) gapped[b * width + static_cast<std::size_t>(before)] = NAN;
+  const auto beats = static_cast<std::int64_t>(s.truth.size());
+  std::vector<std::int64_t> every(s.truth.size());
+  std::vector<std::uint8_t> normal(s.truth.size());
+  for (std::size_t b = 0; b < s.truth.size(); ++b) {
+    every[b] = static_cast<std::int64_t>(b);
+    normal[b] = s.truth[b] == 'N';
+  }
+  const zc::beat_rows shape{gapped, width, before, after};
+  const auto want = zc::detail::host_measurements(shape, beats, rate, 2048)->local_deviation(every, normal, 8);
+  const auto got =
+      zc::detail::cuda_measurements(zf::copy_to(host_array(gapped), zf::cuda_device(0)), shape, rate, 2048, {})
+          ->local_deviation(every, normal, 8);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t b = 0; b < got.size(); ++b) {
+    if (std::isnan(want[b]))
+      EXPECT_TRUE(std::isnan(got[b])) << "beat " << b;
+    else
+      EXPECT_EQ(got[b], want[b]) << "beat " << b;
+  }
 }
