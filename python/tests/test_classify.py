@@ -71,7 +71,8 @@ def test_parameters_by_name():
     assert CLASS_DEFAULTS["timing.one_cue_min_clarity"] == 0.0
     assert CLASS_DEFAULTS["shape.family_min_voters"] == 1
     assert CLASS_DEFAULTS["shape.other_lead_min_deviation"] == 1.0
-    assert len(CLASS_DEFAULTS) == 31 + len(zeroflow.rhythm.AF_DEFAULTS)
+    assert CLASS_DEFAULTS["shape.unconfirmed_v_min_clarity"] == 0.0
+    assert len(CLASS_DEFAULTS) == 32 + len(zeroflow.rhythm.AF_DEFAULTS)
     peaks = np.arange(10, dtype=np.int64) * 200 + 100
     rows = np.zeros((10, 256), np.float32)
     kw = dict(window_before=62, window_after=112, sample_rate=RATE)

@@ -64,11 +64,13 @@ def classify_beats(
     unlike the dominant one in its own lead, without a ventricular timing, is then N where the
     other leads that read it see the dominant shape (median similarity at least
     ``shape.other_shape_max_similarity``), V where they and its own lead both see another shape
-    (below it), else Q, as it is without them. ``other_lead_similarity`` gives that median per beat
-    (NaN where no other lead reads the beat: an unreadable stretch there, or a QRS no clearer than
-    noise). A beat called V is N where the other leads that read it see its QRS no further from
-    the normal beats around it than those lie from each other (``shape.other_lead_min_deviation``:
-    noise in its own lead spoilt its shape and moved its R peak there only).
+    (below it), else N, the rhythm it sits in, as it is without them. ``other_lead_similarity`` gives
+    that median per beat (NaN where no other lead reads the beat: an unreadable stretch there, or a
+    QRS no clearer than noise). A beat called V is N where the other leads that read it see its QRS
+    no further from the normal (N and S) beats around it than those lie from each other
+    (``shape.other_lead_min_deviation``: noise in its own lead spoilt its shape and moved its R
+    peak there only). With ``shape.unconfirmed_v_min_clarity`` above 0 (off by default), a beat
+    called V that no other lead reads is Q when its own clarity is under that bound.
 
     ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
     ``**{"timing.premature_ratio": 0.85}``. Raises ValueError on sizes that disagree, peaks that do

@@ -224,19 +224,28 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     }
   }
   // Step 7: a ventricular QRS is another shape in every lead. Where the other leads that read a
-  // beat called V see its QRS no further from the normal beats around it than those lie from each
-  // other, what made it unlike here is this lead's noise, which also moved its R peak: N.
+  // beat called V see its QRS no further from the normal beats around it (N and S: both are
+  // conducted through the His bundle, one QRS) than those lie from each other, what made it
+  // unlike here is this lead's noise, which also moved its R peak: N.
   if (others != nullptr && !others->empty() && p.shape.other_lead_min_deviation > 0) {
     std::vector<std::int64_t> called_v;
     std::vector<std::uint8_t> normal(n);
     for (std::size_t b = 0; b < n; ++b) {
       if (out.classes[b] == 'V') called_v.push_back(static_cast<std::int64_t>(b));
-      normal[b] = out.classes[b] == 'N' && !out.unreadable[b];
+      normal[b] = (out.classes[b] == 'N' || out.classes[b] == 'S') && !out.unreadable[b];
     }
-    const auto deviation = others->deviation(called_v, normal, p.timing.local_rhythm_beats);
+    const auto deviation =
+        others->deviation(called_v, normal, p.timing.local_rhythm_beats, p.shape.smallest_qrs_fraction);
     for (std::size_t i = 0; i < called_v.size(); ++i)
       if (deviation[i] < p.shape.other_lead_min_deviation) out.classes[static_cast<std::size_t>(called_v[i])] = 'N';
   }
+  // Step 8: a beat called V that no other lead reads stands where they are noisy; with a QRS only
+  // a little clearer than noise in this lead too, no lead can say what its shape is: Q.
+  if (others != nullptr && !others->empty() && p.shape.unconfirmed_v_min_clarity > 0)
+    for (std::size_t b = 0; b < n; ++b)
+      if (out.classes[b] == 'V' && std::isnan(out.other_lead_similarity[b]) &&
+          out.clarity[b] < p.shape.unconfirmed_v_min_clarity)
+        out.classes[b] = 'Q';
   // The first beat has no interval before it of its own (rr_before[0] is a copy): never S.
   if (out.classes[0] == 'S') out.classes[0] = 'N';
   // Where no QRS stands out of the noise, no shape or timing can be read: Q, and the stretch reported.

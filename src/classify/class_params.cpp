@@ -46,6 +46,7 @@ void check_class_params(const class_params& p) {
   within("shape.smallest_qrs_fraction", s.smallest_qrs_fraction, 0, 1);
   within("shape.other_shape_max_similarity", s.other_shape_max_similarity, -1, 1);
   within("shape.other_lead_min_deviation", s.other_lead_min_deviation, 0, 1e30);
+  within("shape.unconfirmed_v_min_clarity", s.unconfirmed_v_min_clarity, 0, 1e30);
   const auto& t = p.timing;
   at_least("timing.local_rhythm_beats", t.local_rhythm_beats, 1);
   within("timing.ventricular_early_ratio", t.ventricular_early_ratio, 1e-9, 1);

@@ -88,9 +88,9 @@ class row_measurements {
   /// Each beat's echo (clarity_row.hpp's row_echo): beats × echo_parts ratios, beat after beat.
   virtual std::vector<float> echo() = 0;
   /// local_deviation.hpp's deviation of each of `beats` from the beats that `normal` (a flag per
-  /// beat) marks within ±neighbours of it.
+  /// beat) marks within ±neighbours of it, less those spanning under min_span_fraction of their median.
   virtual std::vector<float> local_deviation(std::span<const std::int64_t> beats, std::span<const std::uint8_t> normal,
-                                             std::int64_t neighbours) = 0;
+                                             std::int64_t neighbours, double min_span_fraction) = 0;
   /// The QRS segments (qrs(), unshifted) of the given beats, one after another.
   virtual std::vector<float> qrs_segments(std::span<const std::int64_t> beats) = 0;
   /// Where the QRS segment lies in a row.
@@ -123,10 +123,10 @@ class other_leads {
   /// (classification::other_lead_similarity).
   [[nodiscard]] std::vector<float> similarity() const;
   /// For each of `listed`, the median of its local_deviation (`normal` marking the beats of the
-  /// local normal beat, ±neighbours) over the leads that read it; NaN where none does or none
-  /// has enough normal beats near it.
+  /// local normal beat, ±neighbours, those spanning under min_span_fraction of their median left
+  /// out) over the leads that read it; NaN where none does or none has enough normal beats near it.
   [[nodiscard]] std::vector<float> deviation(std::span<const std::int64_t> listed, std::span<const std::uint8_t> normal,
-                                             std::int64_t neighbours) const;
+                                             std::int64_t neighbours, double min_span_fraction) const;
   [[nodiscard]] bool empty() const { return measured_.empty(); }
 
  private:

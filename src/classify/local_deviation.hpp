@@ -28,6 +28,16 @@ inline constexpr int deviation_max_neighbours = 64;
 /// Fewer normal neighbours than this make no local normal beat: no measurement (NaN).
 inline constexpr int deviation_min_neighbours = 4;
 
+/// The span (largest less smallest sample) of x[0..n).
+ZF_HD_INLINE float segment_span(const float* x, std::int64_t n) {
+  float lo = x[0], hi = x[0];
+  for (std::int64_t i = 1; i < n; ++i) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  return hi - lo;
+}
+
 /// The upper median of v[0..n), reordering v (an insertion sort: n is at most a few dozen).
 template <class T>
 ZF_HD_INLINE T small_upper_median(T* v, int n) {
@@ -58,15 +68,18 @@ ZF_HD_INLINE double centred_residual(const float* x, double mean, const float* t
 }
 
 /// Beat b's deviation (see above) among `beats` rows of row_width floats; `normal` marks the
-/// beats that make the local normal beat. `t` is scratch of w.length floats (the local normal
-/// beat). NaN where fewer than deviation_min_neighbours normal beats are near; +inf where they
-/// are all alike and the beat is not.
+/// beats that make the local normal beat, of which those whose QRS segment spans less than
+/// min_span_fraction of the median span of them are left out (where a lead comes loose its beats
+/// shrink to a few percent of their size: no normal beat of that lead). `t` is scratch of
+/// w.length floats (the local normal beat). NaN where fewer than deviation_min_neighbours normal
+/// beats are near; +inf where they are all alike and the beat is not.
 ZF_HD inline float local_deviation(const float* rows, std::int64_t row_width, std::int64_t beats, std::int64_t b,
-                                   const std::uint8_t* normal, std::int64_t neighbours, const deviation_window& w,
-                                   float* t) {
+                                   const std::uint8_t* normal, std::int64_t neighbours, double min_span_fraction,
+                                   const deviation_window& w, float* t) {
   const std::int64_t reach = neighbours < deviation_max_neighbours / 2 ? neighbours : deviation_max_neighbours / 2;
   std::int64_t near[deviation_max_neighbours];
   double mean[deviation_max_neighbours];
+  float span[deviation_max_neighbours], column[deviation_max_neighbours];
   int count = 0;
   for (std::int64_t j = b - reach < 0 ? 0 : b - reach; j < beats && j <= b + reach; ++j) {
     if (j == b || !normal[j]) continue;
@@ -74,10 +87,21 @@ ZF_HD inline float local_deviation(const float* rows, std::int64_t row_width, st
     if (!(m - m == 0)) continue;  // not finite: a gap (NaN) in the segment, no part of the template
     near[count] = j;
     mean[count] = m;
+    span[count] = segment_span(rows + j * row_width + w.begin, w.length);
     ++count;
   }
   if (count < deviation_min_neighbours) return std::numeric_limits<float>::quiet_NaN();
-  float column[deviation_max_neighbours];
+  for (int k = 0; k < count; ++k) column[k] = span[k];
+  const double least_span = min_span_fraction * small_upper_median(column, count);
+  int kept = 0;
+  for (int k = 0; k < count; ++k)
+    if (span[k] >= least_span) {
+      near[kept] = near[k];
+      mean[kept] = mean[k];
+      ++kept;
+    }
+  count = kept;
+  if (count < deviation_min_neighbours) return std::numeric_limits<float>::quiet_NaN();
   for (std::int64_t i = 0; i < w.length; ++i) {
     for (int k = 0; k < count; ++k)
       column[k] = static_cast<float>(static_cast<double>(rows[near[k] * row_width + w.begin + i]) - mean[k]);

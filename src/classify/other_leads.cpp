@@ -72,13 +72,13 @@ std::vector<float> other_leads::similarity() const {
 }
 
 std::vector<float> other_leads::deviation(std::span<const std::int64_t> listed, std::span<const std::uint8_t> normal,
-                                          std::int64_t neighbours) const {
+                                          std::int64_t neighbours, double min_span_fraction) const {
   ZF_EXPECTS(normal.size() == beats_, "expected a normal flag per beat (", beats_, "), got ", normal.size());
-  // Each lead measures only the listed beats it reads, against the normal beats it reads: a
-  // neighbour that is noise or a flat line in this lead is no part of its normal beat.
+  // Each lead measures only the listed beats it reads. Their normal neighbours count with this
+  // lead's noise, which is what a beat here is measured against; a neighbour where the lead is
+  // flat (it came loose) is left out by its size.
   std::vector<std::vector<float>> seen(listed.size());
   std::vector<std::int64_t> read;
-  std::vector<std::uint8_t> normal_here(beats_);
   for (std::size_t k = 0; k < measured_.size(); ++k) {
     read.clear();
     for (const std::int64_t b : listed) {
@@ -86,9 +86,7 @@ std::vector<float> other_leads::deviation(std::span<const std::int64_t> listed, 
       if (!std::isnan(readable_similarity_[k][static_cast<std::size_t>(b)])) read.push_back(b);
     }
     if (read.empty()) continue;
-    for (std::size_t j = 0; j < beats_; ++j)
-      normal_here[j] = normal[j] != 0 && !std::isnan(readable_similarity_[k][j]) ? 1 : 0;
-    const std::vector<float> lead = measured_[k]->local_deviation(read, normal_here, neighbours);
+    const std::vector<float> lead = measured_[k]->local_deviation(read, normal, neighbours, min_span_fraction);
     for (std::size_t i = 0, r = 0; i < listed.size() && r < read.size(); ++i)
       if (listed[i] == read[r]) {
         if (!std::isnan(lead[r])) seen[i].push_back(lead[r]);

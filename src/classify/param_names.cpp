@@ -43,6 +43,7 @@ std::vector<param_field> param_fields(class_params& p) {
       {"shape.smallest_qrs_fraction", &s.smallest_qrs_fraction},
       {"shape.other_shape_max_similarity", &s.other_shape_max_similarity},
       {"shape.other_lead_min_deviation", &s.other_lead_min_deviation},
+      {"shape.unconfirmed_v_min_clarity", &s.unconfirmed_v_min_clarity},
       {"timing.local_rhythm_beats", nullptr, &t.local_rhythm_beats},
       {"timing.ventricular_early_ratio", &t.ventricular_early_ratio},
       {"timing.ventricular_pause_ratio", &t.ventricular_pause_ratio},

@@ -161,10 +161,12 @@ __global__ void clarity_kernel(const float* rows, std::int64_t beats, std::int64
 /// (local_deviation.hpp), the same bits; each thread's local normal beat in its own scratch row.
 __global__ void deviation_kernel(const float* rows, std::int64_t beats, std::int64_t row_width,
                                  const std::int64_t* listed, std::int64_t count, const std::uint8_t* normal,
-                                 std::int64_t neighbours, deviation_window w, float* scratch, float* out) {
+                                 std::int64_t neighbours, double min_span_fraction, deviation_window w, float* scratch,
+                                 float* out) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    out[i] = local_deviation(rows, row_width, beats, listed[i], normal, neighbours, w, scratch + i * w.length);
+    out[i] = local_deviation(rows, row_width, beats, listed[i], normal, neighbours, min_span_fraction, w,
+                             scratch + i * w.length);
 }
 
 /// Each beat's echo, one thread per beat: the host's function (clarity_row.hpp), the same bits.
@@ -265,7 +267,7 @@ class cuda_rows final : public row_measurements {
   }
 
   std::vector<float> local_deviation(std::span<const std::int64_t> beats, std::span<const std::uint8_t> normal,
-                                     std::int64_t neighbours) override {
+                                     std::int64_t neighbours, double min_span_fraction) override {
     const auto count = static_cast<std::int64_t>(beats.size());
     if (count == 0) return {};
     const deviation_window w = deviation_window_of(shape_, rate_);
@@ -275,7 +277,8 @@ class cuda_rows final : public row_measurements {
     array out = empty({count}, float32, rows_.where(), stream_);
     deviation_kernel<<<grid_for(count, threads, rows_.where().id), threads, 0, raw(stream_)>>>(
         rows_.data_as<const float>(), beats_, shape_.row_width, device_beats.data_as<const std::int64_t>(), count,
-        device_normal.data_as<const std::uint8_t>(), neighbours, w, scratch.data_as<float>(), out.data_as<float>());
+        device_normal.data_as<const std::uint8_t>(), neighbours, min_span_fraction, w, scratch.data_as<float>(),
+        out.data_as<float>());
     ZF_CUDA_TRY(cudaGetLastError());
     return to_host<float>(out, stream_);
   }

@@ -153,7 +153,7 @@ class host_rows final : public row_measurements {
   std::vector<float> echo() override { return detail::echo(rows_, beats_, echo_window_of(rows_, rate_)); }
 
   std::vector<float> local_deviation(std::span<const std::int64_t> beats, std::span<const std::uint8_t> normal,
-                                     std::int64_t neighbours) override {
+                                     std::int64_t neighbours, double min_span_fraction) override {
     const deviation_window w = deviation_window_of(rows_, rate_);
     std::vector<float> out(beats.size());
     // Each beat's local normal beat is a few thousand operations: a few hundred beats a thread.
@@ -162,7 +162,7 @@ class host_rows final : public row_measurements {
           std::vector<float> local_normal(static_cast<std::size_t>(w.length));
           for (auto i = static_cast<std::size_t>(first); i < static_cast<std::size_t>(last); ++i)
             out[i] = detail::local_deviation(rows_.rows.data(), rows_.row_width, beats_, beats[i], normal.data(),
-                                             neighbours, w, local_normal.data());
+                                             neighbours, min_span_fraction, w, local_normal.data());
         });
     return out;
   }

@@ -19,8 +19,7 @@ batch_schedule schedule_batches(std::int64_t n_train, const trainer_options& opt
   s.offset = options.group != nullptr ? options.group->rank() * options.batch : 0;
   s.full_steps = n_train / s.global_batch;
   s.tail = options.drop_last ? 0 : n_train % s.global_batch;
-  ZF_EXPECTS(s.steps() >= 1, trainer, ": ", n_train, " training rows make no whole batch of ", s.global_batch,
-             " rows");
+  ZF_EXPECTS(s.steps() >= 1, trainer, ": ", n_train, " training rows make no whole batch of ", s.global_batch, " rows");
   return s;
 }
 

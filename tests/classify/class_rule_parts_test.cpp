@@ -119,6 +119,7 @@ TEST(ClassParams, EveryPartIsCheckedAndNamed) {
   refused([](zc::class_params& p) { p.shape.family_min_voters = 0; }, "shape.family_min_voters");
   refused([](zc::class_params& p) { p.shape.max_families = 0; }, "shape.max_families");
   refused([](zc::class_params& p) { p.shape.other_lead_min_deviation = -1; }, "shape.other_lead_min_deviation");
+  refused([](zc::class_params& p) { p.shape.unconfirmed_v_min_clarity = -1; }, "shape.unconfirmed_v_min_clarity");
   refused([](zc::class_params& p) { p.shape.smallest_qrs_fraction = std::nan(""); }, "shape.smallest_qrs_fraction");
   refused([](zc::class_params& p) { p.timing.ventricular_pause_ratio = 0.9; }, "timing.ventricular_pause_ratio");
   refused([](zc::class_params& p) { p.timing.premature_with_p_ratio = 0.8; }, "timing.premature_with_p_ratio");

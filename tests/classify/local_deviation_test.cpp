@@ -41,9 +41,20 @@ float reference_deviation(const std::vector<float>& rows, std::int64_t beats, st
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
   };
-  std::vector<std::int64_t> near;
+  std::vector<std::int64_t> candidates, near;
+  std::vector<float> spans;
   for (std::int64_t j = std::max<std::int64_t>(0, b - neighbours); j <= std::min(beats - 1, b + neighbours); ++j)
-    if (j != b && normal[static_cast<std::size_t>(j)]) near.push_back(j);
+    if (j != b && normal[static_cast<std::size_t>(j)]) {
+      candidates.push_back(j);
+      const auto s = segment(j, 0);
+      const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
+      spans.push_back(static_cast<float>(*hi - *lo));
+    }
+  if (candidates.size() < 4) return std::numeric_limits<float>::quiet_NaN();
+  // Neighbours spanning under an eighth of the median span are no normal beats (a lead come loose).
+  const double least_span = 0.125 * upper_median(spans);
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    if (spans[k] >= least_span) near.push_back(candidates[k]);
   if (near.size() < 4) return std::numeric_limits<float>::quiet_NaN();
   std::vector<std::vector<double>> segments;
   for (auto j : near) segments.push_back(segment(j, 0));
@@ -91,12 +102,15 @@ TEST(LocalDeviation, IsTheDefinitionComputedPlainly) {
     add_row(rows, width_s(rng), height(rng), centre(rng), 0.05, rng);
     normal.push_back(is_normal(rng) ? 1 : 0);
   }
+  // Every 13th beat where the lead came loose: a fiftieth of its size, no normal beat.
+  for (std::int64_t b = 0; b < beats; b += 13)
+    for (std::int64_t j = 0; j < width; ++j) rows[static_cast<std::size_t>(b * width + j)] *= 0.02F;
   std::vector<float> scratch(static_cast<std::size_t>(window.length));
   int measured = 0;
   for (std::int64_t neighbours : {2, 5, 8, 20}) {
     for (std::int64_t b = 0; b < beats; ++b) {
       const float got =
-          zd::local_deviation(rows.data(), width, beats, b, normal.data(), neighbours, window, scratch.data());
+          zd::local_deviation(rows.data(), width, beats, b, normal.data(), neighbours, 0.125, window, scratch.data());
       const float want = reference_deviation(rows, beats, b, normal, neighbours);
       if (std::isnan(want)) {
         EXPECT_TRUE(std::isnan(got)) << "beat " << b << ", ±" << neighbours;
@@ -127,13 +141,14 @@ TEST(LocalDeviation, SeparatesAnotherShapeFromANormalBeatMovedWithinItsQrs) {
   normal[20] = normal[30] = 0;
   std::vector<float> scratch(static_cast<std::size_t>(window.length));
   const auto deviation = [&](std::int64_t b) {
-    return zd::local_deviation(rows.data(), width, beats, b, normal.data(), 8, window, scratch.data());
+    return zd::local_deviation(rows.data(), width, beats, b, normal.data(), 8, 0.125, window, scratch.data());
   };
   EXPECT_LT(deviation(20), 1.0F);    // the normal QRS, found by the shift
   EXPECT_GT(deviation(30), 100.0F);  // another QRS: far beyond the normal beats' spread
   zd::deviation_window unshifted = window;
   unshifted.max_shift = 0;
-  EXPECT_GT(zd::local_deviation(rows.data(), width, beats, 20, normal.data(), 8, unshifted, scratch.data()), 10.0F);
+  EXPECT_GT(zd::local_deviation(rows.data(), width, beats, 20, normal.data(), 8, 0.125, unshifted, scratch.data()),
+            10.0F);
   // Too few normal beats near: no measurement.
   std::fill(normal.begin(), normal.begin() + 40, 0);
   EXPECT_TRUE(std::isnan(deviation(30)));
@@ -150,7 +165,7 @@ TEST(LocalDeviation, AGapInTheSignalIsNoNormalBeatAndNoMeasurement) {
   normal[20] = 0;
   std::vector<float> scratch(static_cast<std::size_t>(window.length));
   const auto deviation = [&](const std::vector<float>& r, std::int64_t b) {
-    return zd::local_deviation(r.data(), width, beats, b, normal.data(), 8, window, scratch.data());
+    return zd::local_deviation(r.data(), width, beats, b, normal.data(), 8, 0.125, window, scratch.data());
   };
   const float clean = deviation(rows, 20);
   ASSERT_GT(clean, 100.0F);
@@ -161,7 +176,7 @@ TEST(LocalDeviation, AGapInTheSignalIsNoNormalBeatAndNoMeasurement) {
   std::vector<std::uint8_t> without_17 = normal;
   without_17[17] = 0;
   EXPECT_EQ(deviation(gapped, 20),
-            zd::local_deviation(rows.data(), width, beats, 20, without_17.data(), 8, window, scratch.data()));
+            zd::local_deviation(rows.data(), width, beats, 20, without_17.data(), 8, 0.125, window, scratch.data()));
 
   // The beat's own first shifts reach into a gap: the shifts that do not still measure it.
   std::vector<float> early_gap = rows;

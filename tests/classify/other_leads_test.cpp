@@ -180,34 +180,70 @@ TEST(OtherLeads, AVBeatTheOtherLeadSeesAsNormalIsThisLeadsNoise) {
   EXPECT_EQ(count(r, unchecked, 'V', 'V'), 25);
 }
 
-TEST(OtherLeads, ANormalBeatTheOtherLeadCannotReadIsNoPartOfItsNormalBeat) {
+TEST(OtherLeads, ANeighbourWhereTheLeadCameLooseIsNoPartOfItsNormalBeat) {
   // The other lead is a flat line (an electrode off) for the four beats before each V beat: those
   // beats are N in the beats' own lead, but in the other lead they are no normal beat to measure
-  // the V beat against (they would halve its local normal beat and swell its spread). The other
-  // leads' deviation is the lead's own with those beats left out of the normal ones.
+  // the V beat against (they would halve its local normal beat and swell its spread until the V
+  // beat looked normal). Their QRS spans nothing: they are left out, as if they were not normal.
   auto r = make_two_leads();
   std::vector<std::int64_t> v_beats;
-  std::vector<std::uint8_t> normal(r.truth.size()), normal_read_there(r.truth.size());
-  for (std::size_t b = 0; b < r.truth.size(); ++b) normal[b] = normal_read_there[b] = r.truth[b] != 'V';
+  std::vector<std::uint8_t> normal(r.truth.size()), normal_there(r.truth.size());
+  for (std::size_t b = 0; b < r.truth.size(); ++b) normal[b] = normal_there[b] = r.truth[b] != 'V';
   for (std::size_t b = 5; b < r.truth.size(); b += 20) {
     v_beats.push_back(static_cast<std::int64_t>(b));
     std::fill(r.other.begin() + static_cast<std::ptrdiff_t>(b - 4) * width,
               r.other.begin() + static_cast<std::ptrdiff_t>(b) * width, 0.0F);
-    std::fill(normal_read_there.begin() + static_cast<std::ptrdiff_t>(b - 4),
-              normal_read_there.begin() + static_cast<std::ptrdiff_t>(b), 0);
+    std::fill(normal_there.begin() + static_cast<std::ptrdiff_t>(b - 4),
+              normal_there.begin() + static_cast<std::ptrdiff_t>(b), 0);
   }
   const auto beats = static_cast<std::int64_t>(r.truth.size());
   const zc::beat_rows other{r.other, width, before, after};
   const std::vector<zf::array> leads{host_array(r.other)};
   const zc::detail::other_leads others(leads, other, beats, rate, {}, {});
-  const auto got = others.deviation(v_beats, normal, 8);
-  const auto want =
-      zc::detail::host_measurements(other, beats, rate, 2048)->local_deviation(v_beats, normal_read_there, 8);
+  const auto got = others.deviation(v_beats, normal, 8, 0.125);
+  const auto lead = zc::detail::host_measurements(other, beats, rate, 2048);
+  const auto want = lead->local_deviation(v_beats, normal_there, 8, 0);
+  const auto flat_counted = lead->local_deviation(v_beats, normal, 8, 0);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
     EXPECT_GT(want[i], 10.0F) << "beat " << v_beats[i];  // another QRS, far from the normal beats
     EXPECT_EQ(got[i], want[i]) << "beat " << v_beats[i];
+    EXPECT_LT(flat_counted[i], 0.9F * want[i]) << "beat " << v_beats[i];
   }
+  // And in the rule: every V beat stays V.
+  const auto c = zc::classify_beats(r.peaks, {r.own, width, before, after}, rate, {}, {.other_leads = leads});
+  EXPECT_EQ(count(r, c, 'V', 'V'), 25);
+}
+
+TEST(OtherLeads, AVBeatNoLeadConfirmsIsQUnderItsClarityBound) {
+  // The other lead is flat at every V beat (not read there): with a bound above the V beats' own
+  // clarity they are Q (step 8), below it or with the step off they stay V; a recording of one
+  // lead has no lead that could confirm, and is not touched.
+  auto r = make_two_leads();
+  for (std::size_t b = 5; b < r.truth.size(); b += 20)
+    std::fill(r.other.begin() + static_cast<std::ptrdiff_t>(b) * width,
+              r.other.begin() + static_cast<std::ptrdiff_t>(b + 1) * width, 0.0F);
+  const std::vector<zf::array> others{host_array(r.other)};
+  const zc::beat_rows own{r.own, width, before, after};
+  // Without the other lead's word the V beats need a timing: make them early, then a pause.
+  for (std::size_t b = 5; b < r.truth.size(); b += 20) r.peaks[b] -= static_cast<std::int64_t>(0.25 * rate);
+  const auto off = zc::classify_beats(r.peaks, own, rate, {}, {.other_leads = others});
+  ASSERT_EQ(count(r, off, 'V', 'V'), 25);
+  float least = 1e30F, most = 0;
+  for (std::size_t b = 5; b < r.truth.size(); b += 20) {
+    least = std::min(least, off.clarity[b]);
+    most = std::max(most, off.clarity[b]);
+  }
+  zc::class_params strict;
+  strict.shape.unconfirmed_v_min_clarity = 2.0 * most;
+  const auto q = zc::classify_beats(r.peaks, own, rate, strict, {.other_leads = others});
+  EXPECT_EQ(count(r, q, 'V', 'Q'), 25);
+  EXPECT_EQ(count(r, q, 'N', 'N'), count(r, off, 'N', 'N'));  // only the unconfirmed V beats change
+  zc::class_params lenient;
+  lenient.shape.unconfirmed_v_min_clarity = 0.5 * least;
+  EXPECT_EQ(count(r, zc::classify_beats(r.peaks, own, rate, lenient, {.other_leads = others}), 'V', 'V'), 25);
+  const auto one_lead = zc::classify_beats(r.peaks, own, rate, strict);
+  EXPECT_EQ(count(r, one_lead, 'V', 'V'), 25);
 }
 
 TEST(OtherLeads, EachLeadIsMeasuredAsALeadOfItsOwn) {
@@ -304,10 +340,10 @@ TEST(OtherLeads, GpuRowsGiveTheHostsAnswer) {
     normal[b] = s.truth[b] == 'N';
   }
   const zc::beat_rows shape{gapped, width, before, after};
-  const auto want = zc::detail::host_measurements(shape, beats, rate, 2048)->local_deviation(every, normal, 8);
+  const auto want = zc::detail::host_measurements(shape, beats, rate, 2048)->local_deviation(every, normal, 8, 0.125);
   const auto got =
       zc::detail::cuda_measurements(zf::copy_to(host_array(gapped), zf::cuda_device(0)), shape, rate, 2048, {})
-          ->local_deviation(every, normal, 8);
+          ->local_deviation(every, normal, 8, 0.125);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t b = 0; b < got.size(); ++b) {
     if (std::isnan(want[b]))

@@ -66,10 +66,14 @@
 /// 7. The other leads' check of V: a ventricular QRS is another shape in every lead, while noise
 ///    in this lead spoils a normal beat's shape and moves its R peak (its timing) here only. A beat
 ///    called V is N where the other leads that read it see its QRS no further from the normal
-///    beats (N) within ±`timing.local_rhythm_beats` than those lie from each other: its mean
+///    beats (N and S, conducted alike) within ±`timing.local_rhythm_beats` (at most 32 a side;
+///    those under `shape.smallest_qrs_fraction` of their median QRS span left out, where the
+///    lead came loose; fewer than 4: that lead says nothing) than those lie from each other: its mean
 ///    squared difference from their per-sample median, at the best shift of up to half a QRS,
 ///    under `shape.other_lead_min_deviation` times the median of theirs (the median over the
 ///    leads).
+/// 8. Unconfirmed V: where the recording has other leads and none of them reads a beat called V,
+///    the beat is Q when its own clarity is under `shape.unconfirmed_v_min_clarity`.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -103,6 +107,11 @@ struct shape_params {
   /// far those lie from each other (the median over the leads; step 7). 1: no nearer than a
   /// typical normal beat. 0: the other leads never take V away.
   double other_lead_min_deviation = 1.0;
+  /// A beat called V that none of the recording's other leads reads (they are noisy there) stays
+  /// V only with a QRS at least this clear in its own lead (clarity, step 0); else Q, unreadable:
+  /// no lead confirms its shape, and its own QRS stands only a little out of the noise, which
+  /// shapes it and moves its R peak (step 8). 0: never. Single-lead recordings are not touched.
+  double unconfirmed_v_min_clarity = 0;
 };
 
 /// The timing half (steps 3, 4 and 6): what is early, a pause, premature, and how unlike a P wave is.
