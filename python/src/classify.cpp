@@ -55,6 +55,7 @@ void bind_classify(nb::module_& m) {
         d["classes"] = std::string(c.classes.begin(), c.classes.end());
         d["similarity"] = c.similarity;
         d["other_lead_similarity"] = c.other_lead_similarity;
+        d["other_lead_deviation"] = c.other_lead_deviation;
         d["p_similarity"] = c.p_similarity;
         d["p_coherence"] = c.p_coherence;
         d["family"] = c.family;

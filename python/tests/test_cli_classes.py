@@ -206,7 +206,10 @@ def test_seed_segmentation_writes_no_classes(zeroflow_bin, tmp_path):
         pathlib.Path(out / "beats.csv")
         .read_text()
         .splitlines()[0]
-        .endswith("class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity")
+        .endswith(
+            "class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity,"
+            "other_lead_deviation"
+        )
     )
 
 
@@ -242,6 +245,13 @@ def test_every_ecg_lead_informs_the_shapes(zeroflow_bin, tmp_path):
     assert np.isfinite(written).mean() > 0.9
     np.testing.assert_allclose(c.other_lead_similarity, written, atol=0.02)
     np.testing.assert_array_equal(c.classes, [r["class"] for r in rows])
+    # The other leads' check of V: measured for the beats called V before it, and the run wrote it.
+    deviation = np.array([float(r["other_lead_deviation"] or "nan") for r in rows])
+    measured = np.isfinite(deviation)
+    assert measured.sum() > 100 and set(c.classes[measured]) <= {"N", "V"}
+    np.testing.assert_allclose(c.other_lead_deviation, deviation, rtol=1e-3, atol=0.02)
+    bound = zeroflow.classify.CLASS_DEFAULTS["shape.other_lead_min_deviation"]
+    np.testing.assert_array_equal(c.classes[measured] == "N", deviation[measured] < bound)
     # Without V1 the same beats' other-lead similarity is NaN, as it is in a run told to use MLII alone.
     assert np.isnan(
         classify_beats(peaks, own, window_before=before, window_after=after, sample_rate=rate).other_lead_similarity

@@ -36,6 +36,7 @@ BEATS_COLUMNS = [
     "clarity",
     "family",
     "other_lead_similarity",
+    "other_lead_deviation",
 ]
 
 

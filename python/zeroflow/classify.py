@@ -25,8 +25,8 @@ CLASS_DEFAULTS: Dict[str, float] = dict(_core._class_defaults())
 @dataclass
 class BeatClasses:
     """Per beat: ``classes`` ('N', 'S', 'V', 'Q' as a 1-D array of 1-character strings), the
-    measurements the rule used (``similarity``, ``other_lead_similarity``, ``p_similarity``, ``p_coherence``, ``prematurity``,
-    ``clarity``), ``in_af``, ``unreadable`` (inside a stretch without readable ECG: Q) and
+    measurements the rule used (``similarity``, ``other_lead_similarity``, ``other_lead_deviation``, ``p_similarity``,
+    ``p_coherence``, ``prematurity``, ``clarity``), ``in_af``, ``unreadable`` (inside a stretch without readable ECG: Q) and
     ``family`` (the beat's shape family, 0 the dominant shape); ``dominant_bound``; ``episodes`` (AF)
     and ``fast_rhythm`` (stretches with a second QRS between every two beats: a rhythm the detector
     may have halved) as (first_beat, last_beat, onset, offset)."""
@@ -41,6 +41,7 @@ class BeatClasses:
     unreadable: np.ndarray
     dominant_bound: float
     other_lead_similarity: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    other_lead_deviation: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     episodes: List[Tuple[int, int, int, int]] = field(default_factory=list)
     fast_rhythm: List[Tuple[int, int, int, int]] = field(default_factory=list)
@@ -69,7 +70,8 @@ def classify_beats(
     QRS no clearer than noise). A beat called V is N where the other leads that read it see its QRS
     no further from the normal (N and S) beats around it than those lie from each other
     (``shape.other_lead_min_deviation``: noise in its own lead spoilt its shape and moved its R
-    peak there only). With ``shape.unconfirmed_v_min_clarity`` above 0 (off by default), a beat
+    peak there only); ``other_lead_deviation`` gives that measure for the beats called V before
+    it (NaN for the others). With ``shape.unconfirmed_v_min_clarity`` above 0 (off by default), a beat
     called V that no other lead reads is Q when its own clarity is under that bound.
 
     ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
@@ -101,6 +103,7 @@ def classify_beats(
         unreadable=np.asarray(d["unreadable"], dtype=bool),
         dominant_bound=float(d["dominant_bound"]),
         other_lead_similarity=np.asarray(d["other_lead_similarity"], dtype=np.float32),
+        other_lead_deviation=np.asarray(d["other_lead_deviation"], dtype=np.float32),
         family=np.asarray(d["family"], dtype=np.int32),
         episodes=[tuple(int(v) for v in e) for e in d["episodes"]],
         fast_rhythm=[tuple(int(v) for v in e) for e in d["fast_rhythm"]],

@@ -86,6 +86,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   out.other_lead_similarity = others != nullptr && !others->empty()
                                   ? others->similarity()
                                   : std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+  out.other_lead_deviation.assign(n, std::numeric_limits<float>::quiet_NaN());
   out.classes.assign(n, 'N');
   out.prematurity.assign(n, 1.0F);
   out.in_af.assign(n, 0);
@@ -236,8 +237,11 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     }
     const auto deviation =
         others->deviation(called_v, normal, p.timing.local_rhythm_beats, p.shape.smallest_qrs_fraction);
-    for (std::size_t i = 0; i < called_v.size(); ++i)
-      if (deviation[i] < p.shape.other_lead_min_deviation) out.classes[static_cast<std::size_t>(called_v[i])] = 'N';
+    for (std::size_t i = 0; i < called_v.size(); ++i) {
+      const auto b = static_cast<std::size_t>(called_v[i]);
+      out.other_lead_deviation[b] = deviation[i];
+      if (deviation[i] < p.shape.other_lead_min_deviation) out.classes[b] = 'N';
+    }
   }
   // Step 8: a beat called V that no other lead reads stands where they are noisy; with a QRS only
   // a little clearer than noise in this lead too, no lead can say what its shape is: Q.

@@ -390,6 +390,7 @@ void classify_beats(run_state& s) {
                                             result.sample_rate, s.stream, s.options.classes,
                                             {.no_signal = no_signal, .other_leads = other_rows});
     result.other_lead_similarity = std::move(classes.other_lead_similarity);
+    result.other_lead_deviation = std::move(classes.other_lead_deviation);
     result.beat_class = std::move(classes.classes);
     // The evidence gains the parts the rule measured (a QRS and a P wave unlike the dominant
     // beat's), then the ranking follows the answer: beats called S or V first, then Q

@@ -54,7 +54,7 @@ void put_row(std::ostream& out, const pipeline::run_result& r, std::size_t c, co
     out << ",,,,,,";
   }
   if (!classes) {
-    out << ",,,,,,,,,\n";
+    out << ",,,,,,,,,,\n";
     return;
   }
   out << ',' << r.beat_class[c] << ',';
@@ -71,6 +71,8 @@ void put_row(std::ostream& out, const pipeline::run_result& r, std::size_t c, co
   if (r.family.size() == r.length.size()) out << r.family[c];
   out << ',';
   put_float(out, at(r.other_lead_similarity));
+  out << ',';
+  put_float(out, at(r.other_lead_deviation));
   out << '\n';
 }
 
@@ -92,7 +94,8 @@ void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path&
     // The first nine columns are the outputs contract; the rhythm columns, the flags and the
     // beat's class follow (empty cells with the seed's method, which has neither).
     out << "beat,start,peak,length,kept,split,score,mu0,mu1,rr_before,rr_after,local_rr,morphology,rhythm,flags,"
-           "class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity\n";
+           "class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity,"
+           "other_lead_deviation\n";
     for (auto& part : parts) out << part.get();
   });
 }

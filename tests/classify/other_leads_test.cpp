@@ -175,9 +175,17 @@ TEST(OtherLeads, AVBeatTheOtherLeadSeesAsNormalIsThisLeadsNoise) {
   for (const auto b : spoilt) {
     EXPECT_EQ(unchecked.classes[b], 'V') << "beat " << b;
     EXPECT_EQ(checked.classes[b], 'N') << "beat " << b;
+    EXPECT_LT(checked.other_lead_deviation[b], 1.0F) << "beat " << b;  // the measure it was decided by
   }
   EXPECT_EQ(count(r, checked, 'V', 'V'), 25);
   EXPECT_EQ(count(r, unchecked, 'V', 'V'), 25);
+  // Measured for the beats called V before the check only; with the check off, for none.
+  for (std::size_t b = 0; b < r.truth.size(); ++b) {
+    const bool checked_v = r.truth[b] == 'V' || std::find(spoilt.begin(), spoilt.end(), b) != spoilt.end();
+    EXPECT_EQ(std::isnan(checked.other_lead_deviation[b]), !checked_v) << "beat " << b;
+    if (r.truth[b] == 'V') EXPECT_GT(checked.other_lead_deviation[b], 10.0F) << "beat " << b;
+    EXPECT_TRUE(std::isnan(unchecked.other_lead_deviation[b])) << "beat " << b;
+  }
 }
 
 TEST(OtherLeads, ANeighbourWhereTheLeadCameLooseIsNoPartOfItsNormalBeat) {

@@ -39,6 +39,7 @@ zeroflow::pipeline::run_result run_of(std::size_t n) {
     for (auto* v : {&r.similarity, &r.p_similarity, &r.prematurity, &r.p_coherence, &r.clarity}) v->push_back(0.5F);
     r.family.push_back(static_cast<std::int32_t>(b % 3));
     r.other_lead_similarity.push_back(std::nanf(""));
+    r.other_lead_deviation.push_back(b % 4 == 2 ? 0.25F * static_cast<float>(b % 16) : std::nanf(""));
   }
   r.episodes.push_back({"AFIB", 100, 20'099, r.peak[100], r.peak[20'099]});
   return r;
@@ -59,7 +60,8 @@ TEST(BeatsCsv, ALongRunComesOutWholeAndInOrder) {
   const auto t = zr::parse_beats_table(text.str(), "beats.csv");
   ASSERT_EQ(t.rows.size(), n);
   const auto beat = t.column("beat"), peak = t.column("peak"), score = t.column("score"), cls = t.column("class"),
-             af = t.column("af"), family = t.column("family"), other = t.column("other_lead_similarity");
+             af = t.column("af"), family = t.column("family"), other = t.column("other_lead_similarity"),
+             deviation = t.column("other_lead_deviation");
   for (std::size_t b = 0; b < n; ++b) {
     ASSERT_EQ(t.sample(b, beat), static_cast<std::int64_t>(b));
     ASSERT_EQ(t.sample(b, peak), r.peak[b]);
@@ -68,5 +70,9 @@ TEST(BeatsCsv, ALongRunComesOutWholeAndInOrder) {
     ASSERT_EQ(t.rows[b][af], (b >= 100 && b <= 20'099) ? "1" : "0");
     ASSERT_EQ(t.sample(b, family), r.family[b]);
     ASSERT_TRUE(t.rows[b][other].empty());
+    if (b % 4 == 2)
+      ASSERT_EQ(static_cast<float>(t.number(b, deviation)), r.other_lead_deviation[b]);
+    else
+      ASSERT_TRUE(t.rows[b][deviation].empty());
   }
 }

@@ -193,6 +193,10 @@ struct classification {
   /// The median of the beat's shape similarities to each other lead's dominant beat, over the
   /// other leads where it is readable (−1..1); NaN where none is (or the recording has one lead).
   std::vector<float> other_lead_similarity;
+  /// Step 7's measure for each beat called V before it: the median over the other leads that read
+  /// it of its deviation from the normal beats around it, in units of their own spread (under
+  /// `shape.other_lead_min_deviation`: N). NaN for every other beat, and where no lead measured it.
+  std::vector<float> other_lead_deviation;
   /// The beat's shape family: 0 the dominant shape, k ≥ 1 the k-th family of unlike beats (step 4;
   /// numbered in the order of their first member): what a reader reviews as one template.
   std::vector<std::int32_t> family;

@@ -179,6 +179,9 @@ struct run_result {
   std::vector<std::int32_t> family;  ///< shape family (0: the dominant shape; classify::classification::family)
   /// classify::classification::other_lead_similarity (NaN: no other lead read the beat).
   std::vector<float> other_lead_similarity;
+  /// classify::classification::other_lead_deviation (NaN: not a beat called V before that check, or
+  /// no other lead measured it).
+  std::vector<float> other_lead_deviation;
   /// The other leads whose shapes the class rule used (classify::recording_context::other_leads),
   /// besides `lead`; empty for one lead, a CSV, or when `lead` named the one to use.
   std::vector<std::string> shape_leads;
