@@ -16,6 +16,7 @@
 #include "mlp_checks.hpp"
 #include "mlp_forward.hpp"
 #include "zeroflow/config.hpp"
+#include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
@@ -183,7 +184,7 @@ array mlp_engine::reconstruct(const array& rows, stream_view stream) const {
   const array x = rows_here(rows, stream);
   const array out = empty(x.shape(), float32, where_, stream);
   forward(x, nullptr, pointer<float>(out), stream);
-  return rows.where() == where_ ? out : copy_to(out, rows.where(), stream);
+  return on_rows_device(out, rows, stream);
 }
 
 array mlp_engine::score(const array& rows, stream_view stream) const {
@@ -191,7 +192,7 @@ array mlp_engine::score(const array& rows, stream_view stream) const {
   const array x = rows_here(rows, stream);
   const array out = empty({x.shape(0)}, float32, where_, stream);
   forward(x, pointer<float>(out), nullptr, stream);
-  return rows.where() == where_ ? out : copy_to(out, rows.where(), stream);
+  return on_rows_device(out, rows, stream);
 }
 
 std::vector<io::safetensor> mlp_engine::weights() const {
@@ -201,6 +202,13 @@ std::vector<io::safetensor> mlp_engine::weights() const {
     out.push_back(io::make_safetensor(mlp_slot_names[static_cast<std::size_t>(s)], mlp_slot_shape(s, shape_),
                                       pointer<float>(host) + offsets_[static_cast<std::size_t>(s)]));
   return out;
+}
+
+array mlp_engine::on_rows_device(const array& out, const array& rows, stream_view stream) const {
+  if (rows.where() == where_) return out;
+  array there = copy_to(out, rows.where(), stream);
+  if (rows.where().is_cuda()) synchronize(stream);
+  return there;
 }
 
 array mlp_engine::rows_here(const array& rows, stream_view stream) const {

@@ -40,6 +40,9 @@ class mlp_engine {
   /// The rows as a contiguous N × F array on the model's device (a view when they already are),
   /// checked finite.
   [[nodiscard]] array rows_here(const array& rows, stream_view stream) const;
+  /// `out` on the rows' device: a copy from the model's device, finished before it returns when it
+  /// lands on a GPU (the caller's work there is on a stream of its own).
+  [[nodiscard]] array on_rows_device(const array& out, const array& rows, stream_view stream) const;
   /// The scoring pass over every row: `score` and/or `recon` on the model's device, or null.
   void forward(const array& x, float* score, float* recon, stream_view stream) const;
 
