@@ -83,9 +83,9 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
                                  const other_leads* others) {
   classification out;
   const auto n = peaks.size();
-  out.other_lead_similarity = others != nullptr && !others->empty()
-                                  ? others->similarity()
-                                  : std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+  const bool other_leads_read = others != nullptr && !others->empty();
+  out.other_lead_similarity =
+      other_leads_read ? others->similarity() : std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
   out.other_lead_deviation.assign(n, std::numeric_limits<float>::quiet_NaN());
   out.classes.assign(n, 'N');
   out.prematurity.assign(n, 1.0F);
@@ -228,7 +228,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   // beat called V see its QRS no further from the normal beats around it (N and S: both are
   // conducted through the His bundle, one QRS) than those lie from each other, what made it
   // unlike here is this lead's noise, which also moved its R peak: N.
-  if (others != nullptr && !others->empty() && p.shape.other_lead_min_deviation > 0) {
+  if (other_leads_read && p.shape.other_lead_min_deviation > 0) {
     std::vector<std::int64_t> called_v;
     std::vector<std::uint8_t> normal(n);
     for (std::size_t b = 0; b < n; ++b) {
@@ -245,7 +245,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   }
   // Step 8: a beat called V that no other lead reads stands where they are noisy; with a QRS only
   // a little clearer than noise in this lead too, no lead can say what its shape is: Q.
-  if (others != nullptr && !others->empty() && p.shape.unconfirmed_v_min_clarity > 0)
+  if (other_leads_read && p.shape.unconfirmed_v_min_clarity > 0)
     for (std::size_t b = 0; b < n; ++b)
       if (out.classes[b] == 'V' && std::isnan(out.other_lead_similarity[b]) &&
           out.clarity[b] < p.shape.unconfirmed_v_min_clarity)

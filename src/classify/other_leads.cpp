@@ -74,6 +74,8 @@ std::vector<float> other_leads::similarity() const {
 std::vector<float> other_leads::deviation(std::span<const std::int64_t> listed, std::span<const std::uint8_t> normal,
                                           std::int64_t neighbours, double min_span_fraction) const {
   ZF_EXPECTS(normal.size() == beats_, "expected a normal flag per beat (", beats_, "), got ", normal.size());
+  for (const std::int64_t b : listed)
+    ZF_EXPECTS(b >= 0 && static_cast<std::size_t>(b) < beats_, "beat ", b, " is not one of the ", beats_, " beats");
   // Each lead measures only the listed beats it reads. Their normal neighbours count with this
   // lead's noise, which is what a beat here is measured against; a neighbour where the lead is
   // flat (it came loose) is left out by its size.
@@ -81,10 +83,8 @@ std::vector<float> other_leads::deviation(std::span<const std::int64_t> listed, 
   std::vector<std::int64_t> read;
   for (std::size_t k = 0; k < measured_.size(); ++k) {
     read.clear();
-    for (const std::int64_t b : listed) {
-      ZF_EXPECTS(b >= 0 && static_cast<std::size_t>(b) < beats_, "beat ", b, " is not one of the ", beats_, " beats");
+    for (const std::int64_t b : listed)
       if (!std::isnan(readable_similarity_[k][static_cast<std::size_t>(b)])) read.push_back(b);
-    }
     if (read.empty()) continue;
     const std::vector<float> lead = measured_[k]->local_deviation(read, normal, neighbours, min_span_fraction);
     for (std::size_t i = 0, r = 0; i < listed.size() && r < read.size(); ++i)
