@@ -66,7 +66,10 @@ ZF_HD_INLINE void adam_element(float& p, float g, float& m, float& v, const adam
 void queue_adam_update(const adam_update& update, stream_view stream);
 
 /// The same update on the host, now (`update.step` a host pointer).
-void apply_adam_on_host(const adam_update& update);
+inline void apply_adam_on_host(const adam_update& u) {
+  const adam_constants c = adam_constants_at(u, *u.step);
+  for (std::int64_t i = 0; i < u.count; ++i) adam_element(u.params[i], u.grads[i], u.exp_avg[i], u.exp_avg_sq[i], c);
+}
 
 /// Queues t ← t + 1 on the device step count.
 void queue_adam_step_count(float* step, stream_view stream);

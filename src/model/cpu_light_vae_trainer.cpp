@@ -1,17 +1,16 @@
 /// @file cpu_light_vae_trainer.cpp
 /// The LightVAE's training on the CPU (cpu_light_vae_trainer.hpp): the per-epoch order
-/// (epoch_order.hpp), the batches and their noise as the GPU trainer draws them (counter_rng.hpp),
+/// (row_order.hpp), the batches and their noise as the GPU trainer draws them (counter_rng.hpp),
 /// the fused step of cpu_vae_kernels.hpp and torch.optim.Adam's update (adam_update.hpp).
 #include "cpu_light_vae_trainer.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "adam_update.hpp"
 #include "counter_rng.hpp"
 #include "cpu_vae_kernels.hpp"
-#include "epoch_order.hpp"
 #include "light_vae_init.hpp"
+#include "row_order.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/population.hpp"
 
@@ -20,9 +19,9 @@ namespace zeroflow::model::detail {
 cpu_light_vae_trainer::cpu_light_vae_trainer(float* params, std::int64_t width, const float* data, std::int64_t rows,
                                              double learning_rate, int threads)
     : params_{params}, width_{width}, data_{data}, rows_{rows}, learning_rate_{learning_rate}, threads_{threads} {
-  ZF_EXPECTS(width >= 16 && (width & (width - 1)) == 0, "the CPU training kernels take widths that are powers of two ",
-             "from 16, got ", width);
-  ZF_EXPECTS(learning_rate > 0 && std::isfinite(learning_rate), "learning_rate must be > 0, got ", learning_rate);
+  ZF_EXPECTS(is_light_vae_width(width), "the CPU training kernels take widths that are powers of two from 16, got ",
+             width);
+  check_trainer_learning_rate(learning_rate);
   ZF_EXPECTS(threads >= 1, "the CPU kernels need at least 1 thread, got ", threads);
   const auto n = static_cast<std::size_t>(light_vae_slot_offsets(width).back());
   grads_.assign(n, 0.0F);
@@ -69,10 +68,7 @@ trainer_report cpu_light_vae_trainer::train(const std::int64_t* train_index, std
   trainer_report report;
   if (options.first_epoch == options.epochs) return report;
   if (options.resume_from != nullptr) {
-    ZF_EXPECTS(
-        options.resume_from->exp_avg.size() == grads_.size() && options.resume_from->exp_avg_sq.size() == grads_.size(),
-        "the optimiser state to resume holds ", options.resume_from->exp_avg.size(), " moments, the model ",
-        grads_.size(), " parameters");
+    check_resume_state(*options.resume_from, static_cast<std::int64_t>(grads_.size()));
     state_ = *options.resume_from;
   } else {
     std::fill(state_.exp_avg.begin(), state_.exp_avg.end(), 0.0F);

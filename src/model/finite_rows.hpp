@@ -15,10 +15,6 @@ struct non_finite_count {
   std::int64_t first = -1;  ///< flat index row · W + column of the first one; -1 when none
 };
 
-/// @param data the element (0, 0) in host memory; @param row_stride, col_stride in elements.
-[[nodiscard]] non_finite_count count_non_finite_on_host(const float* data, std::int64_t rows, std::int64_t width,
-                                                        std::int64_t row_stride, std::int64_t col_stride);
-
 /// @param data the element (0, 0) on the current GPU; @param row_stride, col_stride in elements.
 /// Waits for `stream` to read the count.
 [[nodiscard]] non_finite_count count_non_finite_on_gpu(const float* data, std::int64_t rows, std::int64_t width,

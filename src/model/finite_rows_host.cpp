@@ -11,6 +11,9 @@
 
 namespace zeroflow::model::detail {
 
+namespace {
+
+/// @param data the element (0, 0) in host memory; @param row_stride, col_stride in elements.
 non_finite_count count_non_finite_on_host(const float* data, std::int64_t rows, std::int64_t width,
                                           std::int64_t row_stride, std::int64_t col_stride) {
   non_finite_count found;
@@ -22,6 +25,8 @@ non_finite_count count_non_finite_on_host(const float* data, std::int64_t rows, 
       }
   return found;
 }
+
+}  // namespace
 
 non_finite_count count_non_finite(const float* data, device where, std::int64_t rows, std::int64_t width,
                                   std::int64_t row_stride, std::int64_t col_stride,

@@ -187,9 +187,7 @@ struct gpu_light_vae_trainer::state {
   /// The optimiser of a training being resumed (the host values stay alive until `s` has copied them).
   void restore_optimiser(const optimiser_state& from, const step_counters& start, cudaStream_t s) {
     const std::int64_t n = parameter_count();
-    ZF_EXPECTS(
-        static_cast<std::int64_t>(from.exp_avg.size()) == n && static_cast<std::int64_t>(from.exp_avg_sq.size()) == n,
-        "the optimiser state to resume holds ", from.exp_avg.size(), " moments, the model ", n, " parameters");
+    check_resume_state(from, n);
     const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
     ZF_CUDA_TRY(cudaMemcpyAsync(exp_avg.data(), from.exp_avg.data(), bytes, cudaMemcpyHostToDevice, s));
     ZF_CUDA_TRY(cudaMemcpyAsync(exp_avg_sq.data(), from.exp_avg_sq.data(), bytes, cudaMemcpyHostToDevice, s));
@@ -203,7 +201,7 @@ gpu_light_vae_trainer::gpu_light_vae_trainer(float* params, std::int64_t width, 
     : state_{std::make_unique<state>()} {
   ZF_EXPECTS(fused_vae::supported_width(width), "the GPU training kernels take widths that are powers of two from 16 ",
              "to 1024, got ", width);
-  ZF_EXPECTS(learning_rate > 0 && std::isfinite(learning_rate), "learning_rate must be > 0, got ", learning_rate);
+  check_trainer_learning_rate(learning_rate);
   int id = 0;
   ZF_CUDA_TRY(cudaGetDevice(&id));
   state& s = *state_;

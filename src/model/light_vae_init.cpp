@@ -29,6 +29,8 @@ std::vector<std::int64_t> light_vae_slot_shape(int s, std::int64_t width) {
   return {c.out};
 }
 
+bool is_light_vae_width(std::int64_t width) { return width >= 16 && (width & (width - 1)) == 0; }
+
 std::array<std::int64_t, slot_count + 1> light_vae_slot_offsets(std::int64_t width) {
   std::array<std::int64_t, slot_count + 1> offsets{};
   for (int s = 0; s < slot_count; ++s)

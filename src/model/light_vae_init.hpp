@@ -20,6 +20,10 @@ extern const std::array<const char*, slot_count> light_vae_slot_names;
 /// [width, 2], biases [out], alpha [1]).
 [[nodiscard]] std::vector<std::int64_t> light_vae_slot_shape(int s, std::int64_t width);
 
+/// Whether `width` is a LightVAE's row width: a power of two from 16 (the CPU kernels take every one;
+/// a GPU's only up to fused_vae::supported_width's limit).
+[[nodiscard]] bool is_light_vae_width(std::int64_t width);
+
 /// Where each slot starts in the packed parameters (slot_count + 1 offsets; the last is the total).
 [[nodiscard]] std::array<std::int64_t, slot_count + 1> light_vae_slot_offsets(std::int64_t width);
 

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "mlp_checks.hpp"
 #include "mlp_engine.hpp"
 #include "mlp_init.hpp"
+#include "model_checks.hpp"
 #include "model_stream.hpp"
 #include "vae_state.hpp"
 #include "zeroflow/config.hpp"

@@ -11,10 +11,10 @@
 #include "adam_update.hpp"
 #include "cpu_mlp_step.hpp"
 #include "cpu_threads.hpp"
-#include "epoch_order.hpp"
 #include "finite_rows.hpp"
-#include "mlp_checks.hpp"
 #include "mlp_forward.hpp"
+#include "model_checks.hpp"
+#include "row_order.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
@@ -28,11 +28,6 @@
 namespace zeroflow::model::detail {
 
 namespace {
-
-template <class T>
-T* pointer(const array& a) {
-  return static_cast<T*>(a.data());
-}
 
 /// Rows a thread scores at a time on the CPU (each row's result depends on that row alone).
 constexpr std::int64_t scoring_chunk_rows = 256;
@@ -54,11 +49,6 @@ class on_model_device {
 #endif
 };
 
-#if !ZEROFLOW_HAS_CUDA
-/// A build without CUDA holds no model on a GPU (the constructor refuses one).
-[[noreturn]] void no_cuda() { ZF_THROW(cuda_error, "an MLP on a GPU needs a CUDA build of zeroflow"); }
-#endif
-
 }  // namespace
 
 mlp_engine::mlp_engine(const mlp_shape& shape, device where, const std::vector<float>& params)
@@ -66,7 +56,7 @@ mlp_engine::mlp_engine(const mlp_shape& shape, device where, const std::vector<f
   ZF_EXPECTS(static_cast<std::int64_t>(params.size()) == offsets_.back(), "the MLP needs ", offsets_.back(),
              " parameters, got ", params.size());
   array host = empty({offsets_.back()}, float32, cpu_device);
-  std::copy(params.begin(), params.end(), pointer<float>(host));
+  std::copy(params.begin(), params.end(), host.data_as<float>());
   if (!where_.is_cuda()) {
     params_ = std::move(host);
     return;
@@ -77,7 +67,8 @@ mlp_engine::mlp_engine(const mlp_shape& shape, device where, const std::vector<f
   const on_model_device on(where_);
   params_ = copy_to(host, where_, {});  // from pageable memory: staged before it returns
 #else
-  no_cuda();
+  // A build without CUDA holds no model on a GPU, so train() and forward() need no such case.
+  ZF_THROW(cuda_error, "an MLP on a GPU needs a CUDA build of zeroflow");
 #endif
 }
 
@@ -97,11 +88,11 @@ mlp_train_result mlp_engine::train(const array& rows, const mlp_train_options& o
   const array exp_avg_sq = zeros({count}, float32, where_, stream);
   const array step = zeros({1}, float32, where_, stream);
   const array losses = zeros({options.epochs * batches}, float64, where_, stream);  // one per batch
-  const adam_update update{.params = pointer<float>(params_),
-                           .grads = pointer<float>(grads),
-                           .exp_avg = pointer<float>(exp_avg),
-                           .exp_avg_sq = pointer<float>(exp_avg_sq),
-                           .step = pointer<float>(step),
+  const adam_update update{.params = params_.data_as<float>(),
+                           .grads = grads.data_as<float>(),
+                           .exp_avg = exp_avg.data_as<float>(),
+                           .exp_avg_sq = exp_avg_sq.data_as<float>(),
+                           .step = step.data_as<float>(),
                            .count = count,
                            .learning_rate = options.learning_rate,
                            .weight_decay = options.weight_decay};
@@ -115,35 +106,33 @@ mlp_train_result mlp_engine::train(const array& rows, const mlp_train_options& o
   const array scratch =
       on_gpu ? empty({fused_mlp::scratch_floats(batch, features, shape_.hidden, shape_.code)}, float32, where_, stream)
              : array{};
-  const auto gradient = [&](int s) { return pointer<float>(grads) + offsets_[static_cast<std::size_t>(s)]; };
+  const auto gradient = [&](int s) { return grads.data_as<float>() + offsets_[static_cast<std::size_t>(s)]; };
   fused_mlp::step_args gpu_step{
-      .w = mlp_weights_at(pointer<float>(params_), shape_),
+      .w = mlp_weights_at(params_.data_as<const float>(), shape_),
       .grads = {gradient(0), gradient(1), gradient(2), gradient(3), gradient(4), gradient(5), gradient(6), gradient(7)},
-      .x = batch < n && on_gpu ? pointer<float>(batch_rows) : pointer<float>(x),
+      .x = batch < n && on_gpu ? batch_rows.data_as<const float>() : x.data_as<const float>(),
       .rows = batch,
       .loss = nullptr,
-      .scratch = on_gpu ? pointer<float>(scratch) : nullptr};
+      .scratch = on_gpu ? scratch.data_as<float>() : nullptr};
 #endif
   const auto queue_step = [&](std::int64_t first, std::int64_t m, double* loss) {
     if (!on_gpu) {
       const std::int64_t* rows_of = batch < n ? order_here.data() + first : nullptr;
-      *loss = cpu_mlp_step(shape_, offsets_, pointer<float>(params_), pointer<float>(x), rows_of, m,
-                           pointer<float>(grads), kernel_threads());
-      *pointer<float>(step) += 1.0F;
+      *loss = cpu_mlp_step(shape_, offsets_, params_.data_as<const float>(), x.data_as<const float>(), rows_of, m,
+                           grads.data_as<float>(), kernel_threads());
+      *step.data_as<float>() += 1.0F;
       apply_adam_on_host(update);
       return;
     }
 #if ZEROFLOW_HAS_CUDA
     if (batch < n)
-      fused_mlp::gather_rows(pointer<float>(x), pointer<std::int64_t>(order), first, m, features,
-                             pointer<float>(batch_rows), stream);
+      fused_mlp::gather_rows(x.data_as<const float>(), order.data_as<const std::int64_t>(), first, m, features,
+                             batch_rows.data_as<float>(), stream);
     gpu_step.rows = m;
     gpu_step.loss = loss;
     fused_mlp::train_step(gpu_step, stream);
-    queue_adam_step_count(pointer<float>(step), stream);
+    queue_adam_step_count(step.data_as<float>(), stream);
     queue_adam_update(update, stream);
-#else
-    no_cuda();
 #endif
   };
   // An epoch's loss: its batches' losses weighted by their rows.
@@ -163,7 +152,7 @@ mlp_train_result mlp_engine::train(const array& rows, const mlp_train_options& o
       // From pageable memory: staged before the call returns, so order_here may change after.
       if (on_gpu) copy_bytes(order.data(), where_, order_here.data(), cpu_device, order.nbytes(), stream);
     }
-    double* epoch_losses = pointer<double>(losses) + epoch * batches;
+    double* epoch_losses = losses.data_as<double>() + epoch * batches;
     for (std::int64_t b = 0; b < batches; ++b) queue_step(b * batch, std::min(batch, n - b * batch), epoch_losses + b);
     if (!read_each_epoch) continue;
     copy_bytes(read.data(), cpu_device, epoch_losses, where_, read.size() * sizeof(double), stream);
@@ -173,7 +162,7 @@ mlp_train_result mlp_engine::train(const array& rows, const mlp_train_options& o
   }
   const array host = on_gpu ? copy_to(losses, cpu_device, stream) : losses;
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
-    result.epoch_loss.push_back(epoch_loss(pointer<double>(host) + epoch * batches));
+    result.epoch_loss.push_back(epoch_loss(host.data_as<const double>() + epoch * batches));
     if (!std::isfinite(result.epoch_loss.back())) throw_mlp_diverged(epoch, result.epoch_loss.back(), options);
   }
   return result;
@@ -183,7 +172,7 @@ array mlp_engine::reconstruct(const array& rows, stream_view stream) const {
   const on_model_device on(where_);
   const array x = rows_here(rows, stream);
   const array out = empty(x.shape(), float32, where_, stream);
-  forward(x, nullptr, pointer<float>(out), stream);
+  forward(x, nullptr, out.data_as<float>(), stream);
   return on_rows_device(out, rows, stream);
 }
 
@@ -191,7 +180,7 @@ array mlp_engine::score(const array& rows, stream_view stream) const {
   const on_model_device on(where_);
   const array x = rows_here(rows, stream);
   const array out = empty({x.shape(0)}, float32, where_, stream);
-  forward(x, pointer<float>(out), nullptr, stream);
+  forward(x, out.data_as<float>(), nullptr, stream);
   return on_rows_device(out, rows, stream);
 }
 
@@ -200,7 +189,7 @@ std::vector<io::safetensor> mlp_engine::weights() const {
   std::vector<io::safetensor> out;
   for (int s = 0; s < mlp_slots; ++s)
     out.push_back(io::make_safetensor(mlp_slot_names[static_cast<std::size_t>(s)], mlp_slot_shape(s, shape_),
-                                      pointer<float>(host) + offsets_[static_cast<std::size_t>(s)]));
+                                      host.data_as<const float>() + offsets_[static_cast<std::size_t>(s)]));
   return out;
 }
 
@@ -215,28 +204,26 @@ array mlp_engine::rows_here(const array& rows, stream_view stream) const {
   check_mlp_rows(rows, shape_.features);
   const array x = rows.where() == where_ && rows.is_contiguous() ? rows : copy_to(rows, where_, stream);
   const non_finite_count bad =
-      count_non_finite(pointer<float>(x), where_, x.shape(0), shape_.features, shape_.features, 1, stream);
+      count_non_finite(x.data_as<const float>(), where_, x.shape(0), shape_.features, shape_.features, 1, stream);
   if (bad.count > 0) throw_mlp_non_finite(bad.count, bad.first / shape_.features);
   return x;
 }
 
-void mlp_engine::forward(const array& x, float* score, float* recon, stream_view stream) const {
-  const mlp_forward::weights w = mlp_weights_at(pointer<float>(params_), shape_);
+void mlp_engine::forward(const array& x, float* score, float* recon, [[maybe_unused]] stream_view stream) const {
+  const mlp_forward::weights w = mlp_weights_at(params_.data_as<const float>(), shape_);
+  const float* rows = x.data_as<const float>();
   const std::int64_t n = x.shape(0);
-  if (where_.is_cuda()) {
 #if ZEROFLOW_HAS_CUDA
-    mlp_forward::forward_rows_cuda(w, pointer<float>(x), n, score, recon, stream);
+  if (where_.is_cuda()) {
+    mlp_forward::forward_rows_cuda(w, rows, n, score, recon, stream);
     return;
-#else
-    (void)stream;
-    no_cuda();
-#endif
   }
+#endif
   const std::int64_t chunks = (n + scoring_chunk_rows - 1) / scoring_chunk_rows;
 #pragma omp parallel for schedule(static) num_threads(kernel_threads())
   for (std::int64_t c = 0; c < chunks; ++c)
-    mlp_forward::forward_rows_host(w, pointer<float>(x), c * scoring_chunk_rows,
-                                   std::min(n, (c + 1) * scoring_chunk_rows), score, recon);
+    mlp_forward::forward_rows_host(w, rows, c * scoring_chunk_rows, std::min(n, (c + 1) * scoring_chunk_rows), score,
+                                   recon);
 }
 
 }  // namespace zeroflow::model::detail

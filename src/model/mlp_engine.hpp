@@ -1,7 +1,7 @@
 #pragma once
 /// @file mlp_engine.hpp
 /// Internal: the MLP autoencoder behind model::mlp_autoencoder on zeroflow's own kernels, on the
-/// CPU or a GPU. One training loop for both: batches in epoch_order.hpp's per-epoch order, each
+/// CPU or a GPU. One training loop for both: batches in row_order.hpp's per-epoch order, each
 /// batch's step (cpu_mlp_step.hpp on the host; fused_mlp_step.hpp's kernels on a GPU, the batch
 /// gathered there first), then Adam (adam_update.hpp, the same rounding on both), the scoring
 /// pass of mlp_forward.hpp (the same bits on both). The parameters are one packed array

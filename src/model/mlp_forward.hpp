@@ -34,7 +34,7 @@ void forward_rows_host(const weights& w, const float* x, std::int64_t begin, std
                        float* recon);
 
 /// Whether forward_rows_cuda can run a model of these widths (its activations of one row must
-/// fit in a GPU block's shared memory).
+/// fit in a GPU block's shared memory). It and forward_rows_cuda exist in CUDA builds only.
 [[nodiscard]] bool fits_cuda(std::int64_t hidden, std::int64_t code);
 
 /// forward_rows_host of all `rows` rows on the GPU: `w`, `x`, `score` and `recon` are device

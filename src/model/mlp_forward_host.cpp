@@ -5,8 +5,6 @@
 
 #include "mlp_forward.hpp"
 #include "mlp_forward_row.hpp"
-#include "zeroflow/config.hpp"
-#include "zeroflow/core/error.hpp"
 
 namespace zeroflow::model::detail::mlp_forward {
 
@@ -36,15 +34,5 @@ void forward_rows_host(const weights& w, const float* x, std::int64_t begin, std
     if (score != nullptr) score[r] = static_cast<float>(row::div(row::fold_lanes(partial), static_cast<double>(f)));
   }
 }
-
-#if !ZEROFLOW_HAS_CUDA
-
-bool fits_cuda(std::int64_t /*hidden*/, std::int64_t /*code*/) { return false; }
-
-void forward_rows_cuda(const weights&, const float*, std::int64_t, float*, float*, stream_view) {
-  ZF_THROW(invalid_argument, "this zeroflow was built without CUDA: score on the CPU");
-}
-
-#endif
 
 }  // namespace zeroflow::model::detail::mlp_forward

@@ -15,7 +15,7 @@
 #include "light_vae_init.hpp"
 #include "model_stream.hpp"
 #include "population_checkpoint.hpp"
-#include "row_split.hpp"
+#include "row_order.hpp"
 #include "vae_state.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
@@ -43,10 +43,6 @@ void check_options(const population_options& o, int ranks) {
   ZF_EXPECTS(o.checkpoint_every >= 0, "population training: checkpoint_every must be >= 0, got ", o.checkpoint_every);
   ZF_EXPECTS(!o.resume || !o.checkpoint.empty(), "population training: resuming needs the checkpoint's path");
 }
-
-}  // namespace
-
-namespace {
 
 /// Trains with `trainer` (cpu_light_vae_trainer or gpu_light_vae_trainer: the same steps) from the
 /// split onwards: checkpoints, resumption and the test loss alike on both devices.

@@ -1,6 +1,9 @@
 /// @file trainer_options.cpp
-/// The batch schedule that both LightVAE trainers follow (trainer_options.hpp).
+/// The batch schedule that both LightVAE trainers follow, and what both refuse in the same words
+/// (trainer_options.hpp).
 #include "trainer_options.hpp"
+
+#include <cmath>
 
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/population.hpp"
@@ -21,6 +24,17 @@ batch_schedule schedule_batches(std::int64_t n_train, const trainer_options& opt
   s.tail = options.drop_last ? 0 : n_train % s.global_batch;
   ZF_EXPECTS(s.steps() >= 1, trainer, ": ", n_train, " training rows make no whole batch of ", s.global_batch, " rows");
   return s;
+}
+
+void check_trainer_learning_rate(double learning_rate) {
+  ZF_EXPECTS(learning_rate > 0 && std::isfinite(learning_rate), "learning_rate must be > 0, got ", learning_rate);
+}
+
+void check_resume_state(const optimiser_state& resume_from, std::int64_t parameters) {
+  ZF_EXPECTS(static_cast<std::int64_t>(resume_from.exp_avg.size()) == parameters &&
+                 static_cast<std::int64_t>(resume_from.exp_avg_sq.size()) == parameters,
+             "the optimiser state to resume holds ", resume_from.exp_avg.size(), " moments, the model ", parameters,
+             " parameters");
 }
 
 }  // namespace zeroflow::model::detail

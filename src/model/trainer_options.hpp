@@ -1,6 +1,6 @@
 #pragma once
 /// @file trainer_options.hpp
-/// Internal: what the LightVAE's own trainers take and report — on a GPU
+/// Internal: what the LightVAE's own trainers take, refuse and report — on a GPU
 /// (gpu_light_vae_trainer.hpp) and on the CPU (cpu_light_vae_trainer.hpp) the same options, the
 /// same optimiser state and so the same checkpoints.
 ///
@@ -61,6 +61,12 @@ struct batch_schedule {
 /// trainer. @param trainer names it in the messages ("GPU training").
 /// @throws invalid_argument for epochs or a batch out of range, no rows, or no whole batch.
 batch_schedule schedule_batches(std::int64_t n_train, const trainer_options& options, const char* trainer);
+
+/// @throws invalid_argument for a learning rate that is not a positive number.
+void check_trainer_learning_rate(double learning_rate);
+
+/// @throws invalid_argument when `resume_from` does not hold one pair of moments per parameter.
+void check_resume_state(const optimiser_state& resume_from, std::int64_t parameters);
 
 /// What train() did.
 struct trainer_report {

@@ -3,6 +3,7 @@
 /// LightVAE or an MLP autoencoder on its device (see training_path.hpp).
 #include "zeroflow/model/training_path.hpp"
 
+#include "light_vae_init.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/model/mlp_autoencoder.hpp"
@@ -58,7 +59,7 @@ const char* training_path_name(training_path path) {
 bool training_path_possible(training_path path, device where, std::int64_t width) {
   if (path != training_path::fused_kernels) return false;
   // The CPU kernels take every width a LightVAE has (a power of two from 16).
-  if (where.type == device_type::cpu) return width >= 16 && (width & (width - 1)) == 0;
+  if (where.type == device_type::cpu) return detail::is_light_vae_width(width);
   return cuda_build && where.type == device_type::cuda && fused_width(width);
 }
 

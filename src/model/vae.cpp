@@ -15,9 +15,9 @@
 #include "cpu_vae_kernels.hpp"
 #include "finite_rows.hpp"
 #include "light_vae_init.hpp"
+#include "model_checks.hpp"
 #include "model_stream.hpp"
-#include "row_split.hpp"
-#include "vae_checks.hpp"
+#include "row_order.hpp"
 #include "vae_state.hpp"
 #include "zeroflow/config.hpp"
 #include "zeroflow/core/cuda.hpp"
@@ -36,15 +36,13 @@ namespace zeroflow::model {
 
 namespace {
 
-bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
 /// NaN and ±inf among N × W float32 rows wherever they live (finite_rows.hpp).
 detail::non_finite_count count_non_finite(const array& rows, stream_view stream) {
   return detail::count_non_finite(static_cast<const float*>(rows.data()), rows.where(), rows.shape(0), rows.shape(1),
                                   rows.strides()[0], rows.strides()[1], stream);
 }
 
-/// Says why an epoch's loss is not finite (vae_checks.hpp), from the rows' largest magnitude.
+/// Says why an epoch's loss is not finite (model_checks.hpp), from the rows' largest magnitude.
 /// epoch < 0: the test split's loss after training.
 [[noreturn]] void throw_diverged(int epoch, double loss, const train_options& options, const array& rows) {
   const array host = rows.where().type == device_type::cpu ? rows : copy_to(rows, cpu_device);
@@ -150,7 +148,7 @@ vae& vae::operator=(vae&&) noexcept = default;
 vae::~vae() = default;
 
 vae vae::create(std::int64_t width, device where, std::uint64_t seed) {
-  ZF_EXPECTS(width >= 16 && is_power_of_two(width), "the VAE's width must be a power of two >= 16, got ", width);
+  ZF_EXPECTS(detail::is_light_vae_width(width), "the VAE's width must be a power of two >= 16, got ", width);
   detail::check_model_place(where);
   // LibTorch's default initialisation for the seed, drawn on the host: the same on every device.
   const std::vector<float> initial = detail::light_vae_initial_parameters(width, seed);
@@ -185,7 +183,7 @@ train_result vae::train(const array& rows, const train_options& options) {
   const auto n_train = static_cast<std::int64_t>(std::floor((1.0 - options.test_fraction) * static_cast<double>(n)));
   ZF_EXPECTS(n_train >= 1, "too few rows to train on: ", n, " rows, test_fraction ", options.test_fraction);
 
-  // zeroflow's own split (row_split.hpp): the same on every path and device for a given seed.
+  // zeroflow's own split (row_order.hpp): the same on every path and device for a given seed.
   const detail::row_split split = detail::split_rows(n, options.test_fraction, options.seed);
   train_result result;
   result.path = path;

@@ -142,7 +142,7 @@ vae vae::load(const std::filesystem::path& path, device where) {
       if (read.model != "lightvae")
         ZF_THROW(error, "it holds a model of kind '", read.model,
                  "', not a LightVAE (`zeroflow score` reads either kind)");
-      if (read.width < 16 || read.width > largest_width || (read.width & (read.width - 1)) != 0)
+      if (!detail::is_light_vae_width(read.width) || read.width > largest_width)
         ZF_THROW(error, "its row width ", read.width, " is not a power of two from 16 to ", largest_width);
       params = read_weights(content, read.width);
       header = std::move(read);

@@ -10,7 +10,7 @@
 #include <numeric>
 #include <set>
 
-#include "model/row_split.hpp"
+#include "model/row_order.hpp"
 
 namespace zfd = zeroflow::model::detail;
 

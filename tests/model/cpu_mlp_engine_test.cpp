@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "model/epoch_order.hpp"
+#include "model/row_order.hpp"
 #include "torch_oracle/mlp_autoencoder.hpp"
 #include "zeroflow/memory/allocate.hpp"
 #include "zeroflow/model/mlp_autoencoder.hpp"

@@ -1,12 +1,27 @@
-/// @file mlp_checks.cpp
-/// The MLP autoencoder's refusals (mlp_checks.hpp).
-#include "mlp_checks.hpp"
+/// @file model_checks.cpp
+/// The models' refusals and divergence messages (model_checks.hpp).
+#include "model_checks.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::model::detail {
+
+void throw_vae_diverged(int epoch, double loss, double largest, const train_options& options) {
+  char magnitude[32];
+  std::snprintf(magnitude, sizeof magnitude, "%.3g", largest);
+  const std::string why =
+      largest > 1e15 ? std::string("the rows reach ") + magnitude +
+                           " in magnitude, too large for float32 arithmetic: normalise them (robust z-scores) or "
+                           "remove the spikes that make them"
+                     : "lower the learning rate (now " + std::to_string(options.learning_rate) + ")";
+  const char* value = std::isnan(loss) ? "NaN" : "infinite";
+  if (epoch < 0) ZF_THROW(error, "training diverged: the loss of the test rows is ", value, "; ", why);
+  ZF_THROW(error, "training diverged at epoch ", epoch + 1, " of ", options.epochs, ": its loss is ", value, "; ", why);
+}
 
 void check_mlp_shape(const mlp_shape& s) {
   ZF_EXPECTS(s.features >= 1 && s.hidden >= 1 && s.code >= 1,

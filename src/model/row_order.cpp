@@ -1,13 +1,15 @@
-/// @file row_split.cpp
-/// vae::train's split of its rows (row_split.hpp).
-#include "row_split.hpp"
+/// @file row_order.cpp
+/// vae::train's split of its rows and the CPU trainers' per-epoch order (row_order.hpp).
+#include "row_order.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <utility>
 
+#include "counter_rng.hpp"
 #include "zeroflow/memory/allocate.hpp"
 
 namespace zeroflow::model::detail {
@@ -31,6 +33,22 @@ array indices_on(const std::vector<std::int64_t>& values, device where, stream_v
   array host = empty({static_cast<std::int64_t>(values.size())}, int64, cpu_device);
   if (!values.empty()) std::memcpy(host.data(), values.data(), values.size() * sizeof(std::int64_t));
   return where.type == device_type::cpu ? host : copy_to(host, where, stream);
+}
+
+void epoch_order(const std::int64_t* index, std::int64_t n, std::uint64_t seed, int epoch, int threads,
+                 std::vector<std::int64_t>& order) {
+  std::vector<std::pair<std::uint32_t, std::int64_t>> keyed(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const philox_block r =
+        philox4x32({{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32),
+                     static_cast<std::uint32_t>(epoch), static_cast<std::uint32_t>(rng_stream::shuffle)}},
+                   seed);
+    keyed[static_cast<std::size_t>(i)] = {r.v[0], index[i]};
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  order.resize(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
 }
 
 }  // namespace zeroflow::model::detail
