@@ -71,7 +71,7 @@ def test_parameters_by_name():
     assert CLASS_DEFAULTS["timing.one_cue_min_clarity"] == 0.0
     assert CLASS_DEFAULTS["shape.family_min_voters"] == 1
     assert CLASS_DEFAULTS["shape.other_lead_min_deviation"] == 1.0
-    assert CLASS_DEFAULTS["shape.unconfirmed_v_min_clarity"] == 0.0
+    assert CLASS_DEFAULTS["shape.unconfirmed_v_min_clarity"] == 15.0
     assert len(CLASS_DEFAULTS) == 32 + len(zeroflow.rhythm.AF_DEFAULTS)
     peaks = np.arange(10, dtype=np.int64) * 200 + 100
     rows = np.zeros((10, 256), np.float32)

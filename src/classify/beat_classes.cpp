@@ -243,13 +243,18 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
       if (deviation[i] < p.shape.other_lead_min_deviation) out.classes[b] = 'N';
     }
   }
-  // Step 8: a beat called V that no other lead reads stands where they are noisy; with a QRS only
-  // a little clearer than noise in this lead too, no lead can say what its shape is: Q.
-  if (other_leads_read && p.shape.unconfirmed_v_min_clarity > 0)
-    for (std::size_t b = 0; b < n; ++b)
-      if (out.classes[b] == 'V' && std::isnan(out.other_lead_similarity[b]) &&
+  // Step 8: a lone beat called V that no other lead reads stands where they are noisy; with a QRS
+  // only a little clearer than noise in this lead too, no lead can say what its shape is: Q. In a
+  // couplet or a run each QRS crowds its neighbours' rows, so there clarity cannot tell noise.
+  if (other_leads_read && p.shape.unconfirmed_v_min_clarity > 0) {
+    const std::vector<char> called(out.classes.begin(), out.classes.end());
+    for (std::size_t b = 0; b < n; ++b) {
+      const bool lone = (b == 0 || called[b - 1] != 'V') && (b + 1 == n || called[b + 1] != 'V');
+      if (called[b] == 'V' && lone && std::isnan(out.other_lead_similarity[b]) &&
           out.clarity[b] < p.shape.unconfirmed_v_min_clarity)
         out.classes[b] = 'Q';
+    }
+  }
   // The first beat has no interval before it of its own (rr_before[0] is a copy): never S.
   if (out.classes[0] == 'S') out.classes[0] = 'N';
   // Where no QRS stands out of the noise, no shape or timing can be read: Q, and the stretch reported.

@@ -235,7 +235,9 @@ TEST(OtherLeads, AVBeatNoLeadConfirmsIsQUnderItsClarityBound) {
   const zc::beat_rows own{r.own, width, before, after};
   // Without the other lead's word the V beats need a timing: make them early, then a pause.
   for (std::size_t b = 5; b < r.truth.size(); b += 20) r.peaks[b] -= static_cast<std::int64_t>(0.25 * rate);
-  const auto off = zc::classify_beats(r.peaks, own, rate, {}, {.other_leads = others});
+  zc::class_params step_off;
+  step_off.shape.unconfirmed_v_min_clarity = 0;
+  const auto off = zc::classify_beats(r.peaks, own, rate, step_off, {.other_leads = others});
   ASSERT_EQ(count(r, off, 'V', 'V'), 25);
   float least = 1e30F, most = 0;
   for (std::size_t b = 5; b < r.truth.size(); b += 20) {
@@ -252,6 +254,43 @@ TEST(OtherLeads, AVBeatNoLeadConfirmsIsQUnderItsClarityBound) {
   EXPECT_EQ(count(r, zc::classify_beats(r.peaks, own, rate, lenient, {.other_leads = others}), 'V', 'V'), 25);
   const auto one_lead = zc::classify_beats(r.peaks, own, rate, strict);
   EXPECT_EQ(count(r, one_lead, 'V', 'V'), 25);
+}
+
+TEST(OtherLeads, AVBeatBesideAnotherIsNotTakenForUnconfirmed) {
+  // Every other V beat becomes a couplet: the beat after it is a V beat too. In a couplet each QRS
+  // crowds its neighbour's row, so clarity cannot tell noise there: step 8 leaves both V, and
+  // takes only the lone ones.
+  auto r = make_two_leads();
+  for (std::size_t b = 5; b < r.truth.size(); b += 20) {
+    r.peaks[b] -= static_cast<std::int64_t>(0.25 * rate);
+    const bool couplet = b % 40 == 5;
+    for (const std::size_t k : couplet ? std::vector<std::size_t>{b, b + 1} : std::vector<std::size_t>{b}) {
+      const auto row = static_cast<std::ptrdiff_t>(k) * width;
+      std::copy(r.own.begin() + static_cast<std::ptrdiff_t>(b) * width,
+                r.own.begin() + static_cast<std::ptrdiff_t>(b + 1) * width, r.own.begin() + row);
+      std::fill(r.other.begin() + row, r.other.begin() + row + width, 0.0F);
+      r.truth[k] = 'V';
+    }
+    if (couplet) r.peaks[b + 1] -= static_cast<std::int64_t>(0.25 * rate);
+  }
+  const std::vector<zf::array> others{host_array(r.other)};
+  const zc::beat_rows own{r.own, width, before, after};
+  zc::class_params step_off;
+  step_off.shape.unconfirmed_v_min_clarity = 0;
+  const auto off = zc::classify_beats(r.peaks, own, rate, step_off, {.other_leads = others});
+  ASSERT_EQ(count(r, off, 'V', 'V'), 38);
+  zc::class_params strict;
+  strict.shape.unconfirmed_v_min_clarity = 1e6;
+  const auto q = zc::classify_beats(r.peaks, own, rate, strict, {.other_leads = others});
+  std::int64_t lone_q = 0, couplet_v = 0;
+  for (std::size_t b = 5; b < r.truth.size(); b += 20) {
+    if (b % 40 == 5)
+      couplet_v += (q.classes[b] == 'V') + (q.classes[b + 1] == 'V');
+    else
+      lone_q += q.classes[b] == 'Q';
+  }
+  EXPECT_EQ(lone_q, 12);
+  EXPECT_EQ(couplet_v, 26);
 }
 
 TEST(OtherLeads, EachLeadIsMeasuredAsALeadOfItsOwn) {

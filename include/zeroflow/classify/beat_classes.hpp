@@ -72,8 +72,9 @@
 ///    squared difference from their per-sample median, at the best shift of up to half a QRS,
 ///    under `shape.other_lead_min_deviation` times the median of theirs (the median over the
 ///    leads).
-/// 8. Unconfirmed V: where the recording has other leads and none of them reads a beat called V,
-///    the beat is Q when its own clarity is under `shape.unconfirmed_v_min_clarity`.
+/// 8. Unconfirmed V: where the recording has other leads and none of them reads a lone beat called
+///    V (neither neighbour is V), the beat is Q when its own clarity is under
+///    `shape.unconfirmed_v_min_clarity`.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -107,11 +108,13 @@ struct shape_params {
   /// far those lie from each other (the median over the leads; step 7). 1: no nearer than a
   /// typical normal beat. 0: the other leads never take V away.
   double other_lead_min_deviation = 1.0;
-  /// A beat called V that none of the recording's other leads reads (they are noisy there) stays
-  /// V only with a QRS at least this clear in its own lead (clarity, step 0); else Q, unreadable:
-  /// no lead confirms its shape, and its own QRS stands only a little out of the noise, which
-  /// shapes it and moves its R peak (step 8). 0: never. Single-lead recordings are not touched.
-  double unconfirmed_v_min_clarity = 0;
+  /// A lone beat called V (neither neighbour is V) that none of the recording's other leads reads
+  /// (they are noisy there) stays V only with a QRS at least this clear in its own lead (clarity,
+  /// step 0); else Q, unreadable: no lead confirms its shape, and its own QRS stands only a little
+  /// out of the noise, which shapes it and moves its R peak (step 8). In a couplet or a run each
+  /// QRS crowds its neighbours' rows, so clarity cannot tell noise there. 0: never. Single-lead
+  /// recordings are not touched. Chosen by leave-one-record-out over DS1 (bench/class_param_cv.py).
+  double unconfirmed_v_min_clarity = 15;
 };
 
 /// The timing half (steps 3, 4 and 6): what is early, a pause, premature, and how unlike a P wave is.
