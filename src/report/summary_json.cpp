@@ -105,6 +105,7 @@ nlohmann::json detail::classes_json(const pipeline::run_result& r) {
        "AF; otherwise, where the other leads read the beat, N if their median QRS similarity is >= 0.5, V if it is "
        "< 0.5 and so is the beat's own (another shape in every lead); a beat called V is N where the other leads "
        "that read it see its QRS no further from the N and S beats within +-8 than those lie from each other; "
+       "Q = a lone beat called V that no other lead reads, with a clarity under 15; "
        "Q = unlike with a QRS under 1/8 of the dominant size or no clearer than noise, N = unlike otherwise; "
        "S = dominant shape outside AF, R-R before < 0.87 of the local normal interval, or < 0.95 with a P wave "
        "unlike the dominant "
