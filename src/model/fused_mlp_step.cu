@@ -1,11 +1,12 @@
 // The MLP autoencoder's training step in two kernels (see fused_mlp_step.hpp): one
 // thread a row runs the forward pass and the deltas of its row; the block then sums each weight's
-// gradient over its rows, and a second kernel adds the blocks' partial gradients and losses.
+// gradient over its rows, and sum_partials (partial_sums.cuh) adds the blocks' partial gradients and losses.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "fused_mlp_step.hpp"
+#include "partial_sums.cuh"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -14,8 +15,6 @@ namespace zeroflow::model::detail::fused_mlp {
 namespace {
 
 constexpr int max_rows_per_block = 128;  // one thread a row; fewer for wide rows (launch_plan)
-constexpr int reduce_threads = 256;
-constexpr int reduce_warps = reduce_threads / 32;
 
 /// Offsets of the eight parameters in the packed vector (mlp_forward::weights' order).
 struct packing {
@@ -188,41 +187,12 @@ __global__ void __launch_bounds__(max_rows_per_block)
   block_outer(s1, ph, H, sx, pf, F, out + pk.w1, out + pk.b1);
 }
 
-// Adds the step blocks' partial gradients, 32 consecutive parameters per reduction block so that
-// every read is coalesced: warp w adds step blocks w, w + reduce_warps, ... in order, then one
-// thread per parameter adds the warps' sums in warp order. One more block adds the blocks'
-// squared errors (lanes over blocks, then a fixed shuffle tree) into the mean.
-__global__ void __launch_bounds__(reduce_threads)
-    reduce_kernel(gradients grads, int f, int h, int c, int blocks, double values,
-                  const float* __restrict__ partial_grads, const double* __restrict__ partial_loss, double* loss) {
-  __shared__ double warp_sums[reduce_warps][32];
-  const packing pk(f, h, c);
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  if (static_cast<int>(blockIdx.x) == gridDim.x - 1) {
-    if (warp == 0) {
-      double acc = 0;
-      for (int b = lane; b < blocks; b += 32) acc += partial_loss[b];
-      for (int d = 16; d > 0; d /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, d);
-      if (lane == 0) *loss = acc / values;
-    }
-    return;
-  }
-  const int p = static_cast<int>(blockIdx.x) * 32 + lane;
-  double acc = 0;
-  if (p < pk.total)
-    for (int b = warp; b < blocks; b += reduce_warps) acc += partial_grads[static_cast<std::int64_t>(b) * pk.total + p];
-  warp_sums[warp][lane] = acc;
-  __syncthreads();
-  if (warp == 0 && p < pk.total) {
-    double total = 0;
-    for (int w = 0; w < reduce_warps; ++w) total += warp_sums[w][lane];
-    float* to[8] = {grads.w1, grads.b1, grads.w2, grads.b2, grads.w3, grads.b3, grads.w4, grads.b4};
-    const int at[9] = {pk.w1, pk.b1, pk.w2, pk.b2, pk.w3, pk.b3, pk.w4, pk.b4, pk.total};
-    int s = 0;
-    while (at[s + 1] <= p) ++s;
-    to[s][p - at[s]] = static_cast<float>(total);
-  }
-}
+/// The step's loss: the blocks' squared errors over every value.
+struct mean_loss {
+  double* loss;
+  double values;
+  __device__ void operator()(double sum) const { *loss = sum / values; }
+};
 
 __global__ void gather_kernel(const float* __restrict__ x, const std::int64_t* __restrict__ order, std::int64_t first,
                               std::int64_t rows, std::int64_t features, float* __restrict__ out) {
@@ -279,9 +249,12 @@ void train_step(const step_args& a, stream_view stream) {
   step_kernel<<<blocks, plan.rows, bytes, stream.value()>>>(a.w, plan.shared_params, a.x, a.rows, a.scratch,
                                                             partial_loss);
   ZF_CUDA_TRY(cudaGetLastError());
-  const int reduce_blocks = static_cast<int>((P + 31) / 32) + 1;  // the parameters, then the loss
-  reduce_kernel<<<reduce_blocks, reduce_threads, 0, stream.value()>>>(
-      a.grads, f, h, c, blocks, static_cast<double>(a.rows) * static_cast<double>(f), a.scratch, partial_loss, a.loss);
+  const packing pk(f, h, c);
+  const gradient_slots<8> to{
+      {a.grads.w1, a.grads.b1, a.grads.w2, a.grads.b2, a.grads.w3, a.grads.b3, a.grads.w4, a.grads.b4},
+      {pk.w1, pk.b1, pk.w2, pk.b2, pk.w3, pk.b3, pk.w4, pk.b4, pk.total}};
+  sum_partials<<<partial_sum_blocks(pk.total), partial_sum_threads, 0, stream.value()>>>(
+      to, blocks, a.scratch, partial_loss, mean_loss{a.loss, static_cast<double>(a.rows) * static_cast<double>(f)});
   ZF_CUDA_TRY(cudaGetLastError());
 }
 

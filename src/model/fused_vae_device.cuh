@@ -28,7 +28,6 @@ namespace zeroflow::model::detail::fused_vae {
 
 constexpr int threads = 256;
 constexpr int warps = threads / 32;
-constexpr int reduce_threads = 256;
 
 constexpr int small_floats = 64;  // latents, noise, reduction slots
 

@@ -1,6 +1,6 @@
 // The LightVAE's training step in two kernels (see fused_vae_step.hpp): one block per few beats
 // runs forward_beat, the seed's loss and backward_beat on each (fused_vae_forward.cuh,
-// fused_vae_backward.cuh), then a second kernel adds the blocks' partial gradients.
+// fused_vae_backward.cuh), then sum_partials (partial_sums.cuh) adds the blocks' partial gradients.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "fused_vae_device.cuh"
 #include "fused_vae_forward.cuh"
 #include "fused_vae_step.hpp"
+#include "partial_sums.cuh"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -27,7 +28,6 @@ std::int64_t shared_floats(std::int64_t width) {
 
 struct pointers {
   const float* params[slot_count];
-  float* grads[slot_count];
 };
 
 // At most 64 registers a thread, so that four blocks share an SM at the default width: a block's
@@ -96,42 +96,11 @@ __global__ void __launch_bounds__(threads, step_blocks_per_sm)
   if (tid == 0) partial_loss[blockIdx.x] = block_loss;
 }
 
-// Adds the step blocks' partial gradients, 32 consecutive parameters per reduction block so that
-// every read is coalesced: warp w adds step blocks w, w + reduce_warps, ... in order, then one
-// thread per parameter adds the warps' sums in warp order. One more block adds the blocks' losses
-// (lanes over blocks, then a fixed shuffle tree) to the running total.
-constexpr int reduce_warps = reduce_threads / 32;
-
-__global__ void __launch_bounds__(reduce_threads)
-    reduce_kernel(pointers ptr, int L, int blocks, const float* __restrict__ partial_grads,
-                  const double* __restrict__ partial_loss, double* loss_total) {
-  __shared__ double warp_sums[reduce_warps][32];
-  const packing pk(L);
-  const int P = pk.total();
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  if (static_cast<int>(blockIdx.x) == gridDim.x - 1) {
-    if (warp == 0) {
-      double acc = 0;
-      for (int b = lane; b < blocks; b += 32) acc += partial_loss[b];
-      for (int d = 16; d > 0; d /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, d);
-      if (lane == 0) *loss_total += acc;
-    }
-    return;
-  }
-  const int p = static_cast<int>(blockIdx.x) * 32 + lane;
-  double acc = 0;
-  if (p < P)
-    for (int b = warp; b < blocks; b += reduce_warps) acc += partial_grads[static_cast<std::int64_t>(b) * P + p];
-  warp_sums[warp][lane] = acc;
-  __syncthreads();
-  if (warp == 0 && p < P) {
-    double total = 0;
-    for (int w = 0; w < reduce_warps; ++w) total += warp_sums[w][lane];
-    int s = 0;
-    while (pk.offset[s + 1] <= p) ++s;
-    ptr.grads[s][p - pk.offset[s]] = static_cast<float>(total);
-  }
-}
+/// The step's loss joins the running total of the epoch.
+struct add_loss {
+  double* total;
+  __device__ void operator()(double sum) const { *total += sum; }
+};
 
 }  // namespace
 
@@ -166,17 +135,19 @@ void train_step(const step_args& a, const launch_plan& p, stream_view stream) {
       supported_width(a.width) && p.blocks >= 1 && static_cast<std::int64_t>(p.blocks) * p.rows_per_block >= a.batch,
       "fused VAE step: the launch plan does not fit batch ", a.batch, " and width ", a.width);
   pointers ptr{};
+  gradient_slots<slot_count> to{};
   for (int s = 0; s < slot_count; ++s) {
     ptr.params[s] = a.params[s];
-    ptr.grads[s] = a.grads[s];
+    to.grads[s] = a.grads[s];
   }
   const int L = static_cast<int>(a.width);
   step_kernel<<<p.blocks, threads, static_cast<std::size_t>(p.shared_bytes), stream.value()>>>(
       ptr, a.data, L, a.rows, a.batch, p.rows_per_block, a.eps, a.partial_grads, a.partial_loss);
   ZF_CUDA_TRY(cudaGetLastError());
-  const int reduce_blocks = (packing(L).total() + 31) / 32 + 1;  // the parameters, then the loss
-  reduce_kernel<<<reduce_blocks, reduce_threads, 0, stream.value()>>>(ptr, L, p.blocks, a.partial_grads, a.partial_loss,
-                                                                      a.loss_total);
+  const packing pk(L);
+  for (int s = 0; s <= slot_count; ++s) to.offset[s] = pk.offset[s];
+  sum_partials<<<partial_sum_blocks(pk.total()), partial_sum_threads, 0, stream.value()>>>(
+      to, p.blocks, a.partial_grads, a.partial_loss, add_loss{a.loss_total});
   ZF_CUDA_TRY(cudaGetLastError());
 }
 
