@@ -5,7 +5,9 @@ Used for `timing.one_cue_min_clarity` (the default `--param`: how clear a QRS mu
 timing cue alone, early or before a pause, to call an unlike beat V; noise moves the detected R
 peak, and with it one cue at a time) and `shape.family_min_voters` (how many members whose timing
 counts a shape family needs before its vote makes its members V; a family of a few beats spoilt
-by noise is not a recurring ectopic focus). docs/classification.md gives both results.
+by noise is not a recurring ectopic focus), `shape.other_lead_min_deviation` (the other leads'
+check of V) and `shape.unconfirmed_v_min_clarity` (step 8: how clear a lone V beat that no other
+lead reads must be). docs/classification.md gives every result.
 
 Method. Each of the 22 DS1 records is run clean and with electrode motion in both leads at the
 SNRs given (bench/noise_stress.py's protocol and synthesis: the first 5 minutes clean, then 2
