@@ -71,8 +71,9 @@ def classify_beats(
     no further from the normal (N and S) beats around it than those lie from each other
     (``shape.other_lead_min_deviation``: noise in its own lead spoilt its shape and moved its R
     peak there only); ``other_lead_deviation`` gives that measure for the beats called V before
-    it (NaN for the others). A lone beat called V (neither neighbour V) that no other lead reads is Q when
-    its own clarity is under ``shape.unconfirmed_v_min_clarity`` (0: never).
+    it (NaN for the others). With ``other_leads``, a lone beat called V (neither neighbour V) that no other
+    lead reads is Q when its own clarity is under ``shape.unconfirmed_v_min_clarity`` (15 by
+    default; 0: never).
 
     ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
     ``**{"timing.premature_ratio": 0.85}``. Raises ValueError on sizes that disagree, peaks that do

@@ -245,12 +245,14 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   }
   // Step 8: a lone beat called V that no other lead reads stands where they are noisy; with a QRS
   // only a little clearer than noise in this lead too, no lead can say what its shape is: Q. In a
-  // couplet or a run each QRS crowds its neighbours' rows, so there clarity cannot tell noise.
+  // couplet or a run each QRS crowds its neighbours' rows, so there clarity cannot tell noise. A
+  // neighbour in an unreadable stretch is Q below, no V beat.
   if (other_leads_read && p.shape.unconfirmed_v_min_clarity > 0) {
-    const std::vector<char> called(out.classes.begin(), out.classes.end());
+    std::vector<std::uint8_t> called_v(n);
+    for (std::size_t b = 0; b < n; ++b) called_v[b] = out.classes[b] == 'V' && !out.unreadable[b];
     for (std::size_t b = 0; b < n; ++b) {
-      const bool lone = (b == 0 || called[b - 1] != 'V') && (b + 1 == n || called[b + 1] != 'V');
-      if (called[b] == 'V' && lone && std::isnan(out.other_lead_similarity[b]) &&
+      const bool lone = (b == 0 || !called_v[b - 1]) && (b + 1 == n || !called_v[b + 1]);
+      if (called_v[b] && lone && std::isnan(out.other_lead_similarity[b]) &&
           out.clarity[b] < p.shape.unconfirmed_v_min_clarity)
         out.classes[b] = 'Q';
     }

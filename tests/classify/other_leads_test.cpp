@@ -259,8 +259,15 @@ TEST(OtherLeads, AVBeatNoLeadConfirmsIsQUnderItsClarityBound) {
 TEST(OtherLeads, AVBeatBesideAnotherIsNotTakenForUnconfirmed) {
   // Every other V beat becomes a couplet: the beat after it is a V beat too. In a couplet each QRS
   // crowds its neighbour's row, so clarity cannot tell noise there: step 8 leaves both V, and
-  // takes only the lone ones.
+  // takes only the lone ones, the first and the last beat among them (V by their family's vote).
   auto r = make_two_leads();
+  const std::size_t last = r.truth.size() - 1;
+  for (const std::size_t k : {std::size_t{0}, last}) {
+    const auto row = static_cast<std::ptrdiff_t>(k) * width;
+    std::copy(r.own.begin() + 5 * width, r.own.begin() + 6 * width, r.own.begin() + row);
+    std::fill(r.other.begin() + row, r.other.begin() + row + width, 0.0F);
+    r.truth[k] = 'V';
+  }
   for (std::size_t b = 5; b < r.truth.size(); b += 20) {
     r.peaks[b] -= static_cast<std::int64_t>(0.25 * rate);
     const bool couplet = b % 40 == 5;
@@ -278,10 +285,12 @@ TEST(OtherLeads, AVBeatBesideAnotherIsNotTakenForUnconfirmed) {
   zc::class_params step_off;
   step_off.shape.unconfirmed_v_min_clarity = 0;
   const auto off = zc::classify_beats(r.peaks, own, rate, step_off, {.other_leads = others});
-  ASSERT_EQ(count(r, off, 'V', 'V'), 38);
+  ASSERT_EQ(count(r, off, 'V', 'V'), 40);
   zc::class_params strict;
   strict.shape.unconfirmed_v_min_clarity = 1e6;
   const auto q = zc::classify_beats(r.peaks, own, rate, strict, {.other_leads = others});
+  EXPECT_EQ(q.classes[0], 'Q');
+  EXPECT_EQ(q.classes[last], 'Q');
   std::int64_t lone_q = 0, couplet_v = 0;
   for (std::size_t b = 5; b < r.truth.size(); b += 20) {
     if (b % 40 == 5)
