@@ -35,6 +35,9 @@ function(zeroflow_add_layer layer)
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${dir}/*.cpp)
   if(ZEROFLOW_HAS_CUDA)
     file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${dir}/*.cu)
+    # A unity build (scripts/demo) joins host sources only: CUDA's are kept one per compiler run,
+    # as the kernels' per-file flags (-fmad=false) and device-side helpers are written for that.
+    set_source_files_properties(${cuda_sources} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
     list(APPEND sources ${cuda_sources})
   endif()
   if(arg_EXCLUDE)

@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "ratio.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::eval {
 namespace {
-
-double ratio(std::int64_t num, std::int64_t den) {
-  return den == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(num) / static_cast<double>(den);
-}
 
 /// Fills `r` for the labelled beats whose class satisfies `is_positive`, ranked against those of
 /// the others that satisfy `is_negative`. `order` lists the labelled beats by score, ascending:
@@ -90,8 +87,8 @@ beat_evaluation evaluate_beats(std::span<const std::int64_t> detected_peaks, std
   e.detection.true_positives = matched;
   e.detection.false_positives = e.detections - matched;
   e.detection.false_negatives = e.labelled_beats - matched;
-  e.detection.sensitivity = ratio(matched, e.labelled_beats);
-  e.detection.positive_predictivity = ratio(matched, e.detections);
+  e.detection.sensitivity = detail::ratio(matched, e.labelled_beats);
+  e.detection.positive_predictivity = detail::ratio(matched, e.detections);
 
   std::vector<std::size_t> order(labels.samples.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -6,16 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include "ratio.hpp"
 #include "zeroflow/core/error.hpp"
 
 namespace zeroflow::eval {
 namespace {
-
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-
-double ratio(std::int64_t num, std::int64_t den) {
-  return den == 0 ? not_a_number : static_cast<double>(num) / static_cast<double>(den);
-}
 
 /// The items sorted by score, after checking the inputs.
 template <class Score>
@@ -118,8 +113,8 @@ detection_stats match_peaks(std::span<const std::int64_t> detected, std::span<co
   s.true_positives = matched;
   s.false_positives = static_cast<std::int64_t>(detected.size()) - matched;
   s.false_negatives = static_cast<std::int64_t>(reference.size()) - matched;
-  s.sensitivity = ratio(matched, static_cast<std::int64_t>(reference.size()));
-  s.positive_predictivity = ratio(matched, static_cast<std::int64_t>(detected.size()));
+  s.sensitivity = detail::ratio(matched, static_cast<std::int64_t>(reference.size()));
+  s.positive_predictivity = detail::ratio(matched, static_cast<std::int64_t>(detected.size()));
   return s;
 }
 

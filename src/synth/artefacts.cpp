@@ -14,8 +14,6 @@ namespace {
 
 using namespace streams;
 
-constexpr double two_pi = 2.0 * std::numbers::pi;
-
 /// Arrival times in [0, duration) seconds of a Poisson process with `per_hour` events an hour.
 std::vector<double> poisson_times(double per_hour, double duration, random_source& rng) {
   std::vector<double> times;

@@ -13,9 +13,8 @@ namespace zeroflow::synth {
 namespace {
 
 using detail::random_source;
+using detail::two_pi;
 using namespace detail::streams;
-
-constexpr double two_pi = 2.0 * std::numbers::pi;
 
 /// Waves are cut at this many standard deviations (exp(-12.5) ~ 4e-6 of the amplitude).
 constexpr double wave_extent_sigmas = 5.0;

@@ -21,8 +21,8 @@ namespace zeroflow::synth {
 namespace {
 
 using namespace std::chrono;
+using detail::two_pi;
 
-constexpr double two_pi = 2.0 * std::numbers::pi;
 constexpr sys_days start_day = sys_days{year{2013} / July / 1};
 
 // Streams of their own, so that changing the anomaly rate leaves the loads and the weather as

@@ -3,9 +3,13 @@
 // for bit by the standard, the std distributions are not, so we transform its output ourselves.
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <random>
 
 namespace zeroflow::synth::detail {
+
+/// A full turn in radians: the phase step of every wave the generators draw.
+inline constexpr double two_pi = 2.0 * std::numbers::pi;
 
 namespace streams {
 // Independent random streams, so that e.g. switching the noise off or changing the sample rate

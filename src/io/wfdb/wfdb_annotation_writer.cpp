@@ -3,6 +3,7 @@
 
 #include <ostream>
 
+#include "wfdb_annotation_codes.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/atomic_file.hpp"
 
@@ -10,7 +11,8 @@ namespace zeroflow::io {
 
 namespace {
 
-constexpr unsigned skip_code = 59, aux_code = 63;
+using detail::aux_code;
+using detail::skip_code;
 constexpr std::int64_t max_interval = 1023;
 
 void put_word(std::ostream& out, unsigned word) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "wfdb_annotation_codes.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/io/labels.hpp"
 #include "zeroflow/io/mapped_file.hpp"
@@ -34,7 +35,9 @@ constexpr bool is_beat(unsigned code) {
 constexpr unsigned flutter_on_code = 32, flutter_off_code = 33;
 constexpr unsigned last_annotation_code = 49;  // WFDB's ACMAX
 constexpr unsigned note_code = 22;
-constexpr unsigned rhythm_code = 28, skip_code = 59, num_code = 60, sub_code = 61, chn_code = 62, aux_code = 63;
+constexpr unsigned rhythm_code = 28, num_code = 60, sub_code = 61, chn_code = 62;
+using detail::aux_code;
+using detail::skip_code;
 
 }  // namespace
 
