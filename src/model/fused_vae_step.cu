@@ -10,6 +10,7 @@
 #include "fused_vae_device.cuh"
 #include "fused_vae_forward.cuh"
 #include "fused_vae_step.hpp"
+#include "light_vae_init.hpp"
 #include "partial_sums.cuh"
 #include "zeroflow/core/detail/cuda_check.hpp"
 #include "zeroflow/core/error.hpp"
@@ -104,7 +105,7 @@ struct add_loss {
 
 }  // namespace
 
-bool supported_width(std::int64_t width) { return width >= 16 && width <= 1024 && (width & (width - 1)) == 0; }
+bool supported_width(std::int64_t width) { return is_light_vae_width(width) && width <= 1024; }
 
 std::int64_t launch_plan::partial_floats(std::int64_t width) const {
   return static_cast<std::int64_t>(blocks) * packing(static_cast<int>(width)).total();
