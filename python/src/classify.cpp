@@ -111,7 +111,7 @@ void bind_classify(nb::module_& m) {
         return std::vector<double>(x->begin(), x->end());
       },
       "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "p_similarity"_a, "params"_a,
-      "classify::measure_af_strip: the strip's six measures, or None when too few steps are measured.");
+      "classify::measure_af_strip: the strip's seven measures, or None when too few steps are measured.");
   m.def(
       "_af_strip_prior",
       [] {
@@ -124,6 +124,7 @@ void bind_classify(nb::module_& m) {
         d["weight"] = std::vector<double>(prior.weight.begin(), prior.weight.end());
         d["bias"] = prior.bias;
         d["threshold"] = prior.threshold;
+        d["p_wave_coherence_max"] = prior.p_wave_coherence_max;
         d["provenance"] = prior.provenance;
         return d;
       },

@@ -24,12 +24,20 @@ def read_prior():
         return {k: f.get_tensor(k) for k in f.keys()}, f.metadata()
 
 
+def half_away(v):
+    """v rounded to the nearest integer, halves away from zero (C++'s llround)."""
+    return int(np.copysign(np.floor(abs(v) + 0.5), v))
+
+
 def reference_strip_measures(before, out_, coherence, similarity, p):
-    """The strip's six measures as docs/classification.md lists them; None under eight steps."""
+    """The strip's seven measures as docs/classification.md lists them; None under eight steps."""
     n = len(before)
-    steps = [abs(np.log(before[b] / before[b - 1])) for b in range(2, n) if not (out_[b] or out_[b - 1] or out_[b - 2])]
+    signed = {b: np.log(before[b] / before[b - 1]) for b in range(2, n) if not (out_[b] or out_[b - 1] or out_[b - 2])}
+    steps = [abs(s) for s in signed.values()]
     if len(steps) < 8:
         return None
+    width = p["irregular_step_log_ratio"]
+    pairs = [(half_away(signed[b - 1] / width), half_away(signed[b] / width)) for b in signed if b - 1 in signed]
     kept = ~out_
 
     def median_or_nan(values):
@@ -47,6 +55,7 @@ def reference_strip_measures(before, out_, coherence, similarity, p):
             median_or_nan(similarity),
             np.log(np.median(before[1:][kept[1:]])),
             np.log(len(steps)),
+            len(set(pairs)) / len(pairs) if pairs else np.nan,
         ]
     )
 
@@ -55,7 +64,8 @@ def reference_strip_is_af(x):
     prior, _ = read_prior()
     z = (x - prior["mean"]) / prior["scale"]
     logit = prior["bias"][0] + np.sum(np.where(np.isfinite(z), prior["weight"] * z, 0.0))
-    return 1 / (1 + np.exp(-logit)) >= prior["threshold"][0]
+    vetoed = x[2] >= prior["p_wave_coherence_max"][0]  # a coherent P wave (NaN: unmeasured, no veto)
+    return 1 / (1 + np.exp(-logit)) >= prior["threshold"][0] and not vetoed
 
 
 def reference_unmeasured(peaks, rate, left_out, p):
@@ -241,6 +251,7 @@ def test_strip_measures_and_prior():
     for key in ("mean", "scale", "weight"):
         np.testing.assert_array_equal(AF_STRIP_PRIOR[key], prior[key])
     assert AF_STRIP_PRIOR["threshold"] == prior["threshold"][0] and AF_STRIP_PRIOR["bias"] == prior["bias"][0]
+    assert AF_STRIP_PRIOR["p_wave_coherence_max"] == prior["p_wave_coherence_max"][0]
     assert AF_STRIP_PRIOR["provenance"]["license"].startswith("ODC-By")
 
 

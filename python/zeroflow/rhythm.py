@@ -5,7 +5,7 @@
 ``zeroflow run`` uses the same rule with the recording's P waves as a second condition; here,
 without a signal, the rhythm decides. A strip (beats spanning at most ``strip_max_seconds``, a
 minute) is read whole by a small learned prior (``classify/af_strip.hpp``): :func:`measure_af_strip`
-gives its six measures, :data:`AF_STRIP_PRIOR` the prior. docs/classification.md gives the rule,
+gives its seven measures, :data:`AF_STRIP_PRIOR` the prior. docs/classification.md gives the rule,
 the cross-validation that chose its thresholds and the prior's provenance.
 """
 
@@ -85,7 +85,7 @@ def measure_af_strip(
     p_wave_similarity: Optional[Any] = None,
     **params: float,
 ) -> Optional[np.ndarray]:
-    """The strip prior's six measures (:data:`AF_STRIP_FEATURES`) of these beats, as
+    """The strip prior's seven measures (:data:`AF_STRIP_FEATURES`) of these beats, as
     :func:`find_af_episodes` measures a strip (same arguments): a float64 array, NaN for a P-wave
     measure not given, or None when fewer than eight steps are measured."""
     p, marks, coherence, similarity = _arguments(peaks, left_out, p_wave_coherence, p_wave_similarity)

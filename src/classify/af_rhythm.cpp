@@ -154,7 +154,7 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
   if (!coherence.empty() && static_cast<double>(peaks[n - 1] - peaks[0]) / sample_rate <= p.strip_max_seconds) {
     const auto features = strip_measures(rr_before, unmeasured, coherence, p_similarity, p);
     const af_strip_prior& prior = default_af_strip_prior();
-    if (features && af_strip_probability(*features, prior) >= prior.threshold) {
+    if (features && af_strip_is_af(*features, prior)) {
       std::fill(out.in_af.begin(), out.in_af.end(), std::uint8_t{1});
       out.episodes.push_back({"AFIB", 0, static_cast<std::int64_t>(n) - 1, peaks[0], peaks[n - 1]});
     }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "features.hpp"
@@ -44,6 +46,23 @@ std::vector<double> doubles_of(const io::safetensors_content& content, const std
   return out;
 }
 
+// "Irregularly irregular": of the pairs of consecutive measured steps, the share that are
+// distinct once each step is rounded to a multiple of the irregular step. AF's pairs scatter;
+// bigeminy, trigeminy or a steady ectopic pattern repeat a few pairs however irregular each step
+// is, and a regular rhythm repeats (0, 0). NaN (no evidence) without a pair or an irregular step.
+double distinct_step_pairs(const std::vector<std::optional<double>>& signed_step, double irregular_step_log_ratio) {
+  if (!(irregular_step_log_ratio > 0)) return nan;
+  std::vector<std::pair<long long, long long>> pairs;
+  for (std::size_t b = 1; b < signed_step.size(); ++b)
+    if (signed_step[b - 1] && signed_step[b])
+      pairs.emplace_back(std::llround(*signed_step[b - 1] / irregular_step_log_ratio),
+                         std::llround(*signed_step[b] / irregular_step_log_ratio));
+  if (pairs.empty()) return nan;
+  const auto count = static_cast<double>(pairs.size());
+  std::sort(pairs.begin(), pairs.end());
+  return static_cast<double>(std::unique(pairs.begin(), pairs.end()) - pairs.begin()) / count;
+}
+
 }  // namespace
 
 af_strip_prior af_strip_prior_from_safetensors(std::string_view bytes) {
@@ -67,6 +86,10 @@ af_strip_prior af_strip_prior_from_safetensors(std::string_view bytes) {
     if (!(s > 0)) ZF_THROW(parse_error, "the AF strip prior's scales must be positive, one is ", s);
   if (!(out.threshold > 0 && out.threshold < 1))
     ZF_THROW(parse_error, "the AF strip prior's threshold must be a probability in (0, 1), it is ", out.threshold);
+  out.p_wave_coherence_max = doubles_of(content, "p_wave_coherence_max", 1)[0];
+  if (!(out.p_wave_coherence_max > 0 && out.p_wave_coherence_max <= 1))
+    ZF_THROW(parse_error, "the AF strip prior's p_wave_coherence_max must be a coherence in (0, 1], it is ",
+             out.p_wave_coherence_max);
   out.provenance = content.metadata;
   return out;
 }
@@ -96,9 +119,12 @@ std::optional<af_strip_features> strip_measures(std::span<const double> rr_befor
   const std::size_t n = rr_before.size();
   // The steps the window rule measures: both intervals of the step the atria's.
   std::vector<double> steps;
+  std::vector<std::optional<double>> signed_step(n);  // ln(RR_b / RR_b−1), where measured
   for (std::size_t b = 2; b < n; ++b)
-    if (!unmeasured[b] && !unmeasured[b - 1] && !unmeasured[b - 2] && rr_before[b] > 0 && rr_before[b - 1] > 0)
-      steps.push_back(std::abs(std::log(rr_before[b] / rr_before[b - 1])));
+    if (!unmeasured[b] && !unmeasured[b - 1] && !unmeasured[b - 2] && rr_before[b] > 0 && rr_before[b - 1] > 0) {
+      signed_step[b] = std::log(rr_before[b] / rr_before[b - 1]);
+      steps.push_back(std::abs(*signed_step[b]));
+    }
   if (steps.size() < 8) return std::nullopt;
   const auto irregular =
       std::count_if(steps.begin(), steps.end(), [&](double s) { return s > params.irregular_step_log_ratio; });
@@ -115,7 +141,8 @@ std::optional<af_strip_features> strip_measures(std::span<const double> rr_befor
                            median_of(std::move(coherences)),
                            median_of(std::move(similarities)),
                            std::log(median_of(std::move(intervals))),
-                           std::log(steps_measured)};
+                           std::log(steps_measured),
+                           distinct_step_pairs(signed_step, params.irregular_step_log_ratio)};
 }
 
 }  // namespace detail
@@ -125,6 +152,11 @@ double af_strip_probability(const af_strip_features& x, const af_strip_prior& pr
   for (std::size_t i = 0; i < af_strip_feature_count; ++i)
     if (std::isfinite(x[i])) logit += prior.weight[i] * (x[i] - prior.mean[i]) / prior.scale[i];
   return 1.0 / (1.0 + std::exp(-logit));
+}
+
+bool af_strip_is_af(const af_strip_features& x, const af_strip_prior& prior) {
+  constexpr std::size_t coherence = 2;  // af_strip_feature_names
+  return af_strip_probability(x, prior) >= prior.threshold && !(x[coherence] >= prior.p_wave_coherence_max);
 }
 
 }  // namespace zeroflow::classify

@@ -41,8 +41,12 @@ std::string feature_names() {
 zio::safetensors_content prior_content() {
   zio::safetensors_content c;
   c.metadata = {{"features", feature_names()}, {"source", "a test"}};
-  c.tensors = {f64("mean", {0, 0, 0, 0, 0, 0}), f64("scale", {1, 1, 1, 1, 1, 1}), f64("weight", {1, 0, 0, 0, 0, 0}),
-               f64("bias", {-0.5}), f64("threshold", {0.5})};
+  c.tensors = {f64("mean", {0, 0, 0, 0, 0, 0, 0}),
+               f64("scale", {1, 1, 1, 1, 1, 1, 1}),
+               f64("weight", {1, 0, 0, 0, 0, 0, 0}),
+               f64("bias", {-0.5}),
+               f64("threshold", {0.5}),
+               f64("p_wave_coherence_max", {0.8})};
   return c;
 }
 
@@ -65,6 +69,9 @@ TEST(AfStrip, MeasuresARhythmWhoseValuesAreKnown) {
   EXPECT_DOUBLE_EQ((*x)[3], 0.9);
   EXPECT_NEAR((*x)[4], std::log(0.85), 1e-12);  // the median of ten 0.8 s and ten 0.9 s intervals
   EXPECT_NEAR((*x)[5], std::log(19.0), 1e-12);  // 21 beats, 19 steps
+  // Signed steps +0.118 and −0.118 alternate: rounded to the 0.10 step, +1 and −1. Of the 18
+  // pairs of consecutive steps, 2 are distinct: a repeating pattern, however irregular.
+  EXPECT_NEAR((*x)[6], 2.0 / 18.0, 1e-12);
   // Without P-wave measures those are NaN; with every beat left out there is nothing to judge.
   const auto bare = zc::measure_af_strip(peaks, rate, {}, {}, {}, {});
   ASSERT_TRUE(bare.has_value());
@@ -79,10 +86,19 @@ TEST(AfStrip, MeasuresARhythmWhoseValuesAreKnown) {
 
 TEST(AfStrip, ProbabilityIsTheLogisticOfTheStandardisedMeasures) {
   const auto prior = zc::af_strip_prior_from_safetensors(zio::to_safetensors(prior_content()));
-  zc::af_strip_features x{2, 5, 5, 5, 5, 5};
+  zc::af_strip_features x{2, 5, 5, 5, 5, 5, 5};
   EXPECT_NEAR(zc::af_strip_probability(x, prior), 1 / (1 + std::exp(-1.5)), 1e-12);
   x[0] = std::nan("");  // a measure not taken adds no evidence
   EXPECT_NEAR(zc::af_strip_probability(x, prior), 1 / (1 + std::exp(0.5)), 1e-12);
+  // The call: the threshold, and a coherent P wave vetoes however likely the rhythm makes AF.
+  x = {2, 5, 0.5, 5, 5, 5, 5};
+  EXPECT_TRUE(zc::af_strip_is_af(x, prior));
+  x[0] = 0;
+  EXPECT_FALSE(zc::af_strip_is_af(x, prior));  // p = σ(−0.5), under the threshold
+  x = {20, 5, 0.8, 5, 5, 5, 5};
+  EXPECT_FALSE(zc::af_strip_is_af(x, prior));  // coherence at the bound
+  x[2] = std::nan("");
+  EXPECT_TRUE(zc::af_strip_is_af(x, prior));  // an unmeasured P wave vetoes nothing
   EXPECT_EQ(prior.provenance.at("source"), "a test");
 }
 
@@ -96,6 +112,34 @@ TEST(AfStrip, TheShippedPriorSaysWhereItCameFrom) {
   // Irregularity is evidence for AF and a P wave like the dominant beat's against it.
   EXPECT_GT(prior.weight[0], 0);
   EXPECT_LT(prior.weight[3], 0);
+  // So is a rhythm whose pairs of steps do not repeat (irregularly irregular).
+  EXPECT_GT(prior.weight[6], 0);
+  EXPECT_GT(prior.p_wave_coherence_max, 0.4);
+  EXPECT_LE(prior.p_wave_coherence_max, 1.0);
+}
+
+TEST(AfStrip, DistinctStepPairsTellAPatternFromAnIrregularlyIrregularRhythm) {
+  // A trigeminy-like cycle of 0.6, 0.9, 0.9 s repeats three pairs of steps; intervals that
+  // cycle through eight pairs of steps make a larger share distinct.
+  std::vector<double> pattern, scattered;
+  for (int i = 0; i < 30; ++i) pattern.push_back(i % 3 == 0 ? 0.6 : 0.9);
+  double r = 0.5;
+  for (int i = 0; i < 30; ++i) {
+    const int bins = i % 2 == 0 ? 1 + (i / 2) % 4 : -(1 + (i / 2) % 4);  // +1 −1 +2 −2 … ±4: eight pairs
+    r *= std::exp(0.1 * bins + (i % 5) * 0.001);
+    scattered.push_back(r);
+  }
+  zc::af_params no_timing;
+  no_timing.ectopic_early_ratio = 0.01;  // no beat is that early: every interval counts
+  const auto repeating = zc::measure_af_strip(peaks_of(pattern), rate, {}, {}, {}, no_timing);
+  ASSERT_TRUE(repeating.has_value());
+  EXPECT_LT((*repeating)[6], 0.15);
+  const auto irregular = zc::measure_af_strip(peaks_of(scattered), rate, {}, {}, {}, no_timing);
+  ASSERT_TRUE(irregular.has_value());
+  EXPECT_GT((*irregular)[6], 0.25);
+  // Without an irregular step there are no bins: no evidence either way.
+  no_timing.irregular_step_log_ratio = 0;
+  EXPECT_TRUE(std::isnan((*zc::measure_af_strip(peaks_of(pattern), rate, {}, {}, {}, no_timing))[6]));
 }
 
 TEST(AfStrip, RefusesAPriorItCannotRead) {
@@ -106,9 +150,11 @@ TEST(AfStrip, RefusesAPriorItCannotRead) {
   };
   refused([](zio::safetensors_content& c) { c.metadata["features"] = "irregular_share"; });
   refused([](zio::safetensors_content& c) { c.tensors.pop_back(); });
-  refused([](zio::safetensors_content& c) { c.tensors[1] = f64("scale", {1, 1, 1, 1, 1, 0}); });
+  refused([](zio::safetensors_content& c) { c.tensors[1] = f64("scale", {1, 1, 1, 1, 1, 1, 0}); });
   refused([](zio::safetensors_content& c) { c.tensors[2] = f64("weight", {1, 0, 0}); });
   refused([](zio::safetensors_content& c) { c.tensors[4] = f64("threshold", {1.0}); });
   refused([](zio::safetensors_content& c) { c.tensors[3] = f64("bias", {std::nan("")}); });
+  refused([](zio::safetensors_content& c) { c.tensors[5] = f64("p_wave_coherence_max", {0.0}); });
+  refused([](zio::safetensors_content& c) { c.tensors[5] = f64("p_wave_coherence_max", {1.5}); });
   EXPECT_THROW((void)zc::af_strip_prior_from_safetensors("not a safetensors file"), zeroflow::parse_error);
 }
