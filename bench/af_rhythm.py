@@ -10,8 +10,9 @@ AF time is the reference's (AFIB and (AFL stretches; a detected episode spans it
 beat. Duration Se = overlap / reference AF time, +P = overlap / detected AF time, gross over the
 records (the EC57 measure `zeroflow evaluate` prints, here over whole records).
 
-zeroflow's rule (zeroflow.rhythm.find_af_episodes, the library's code) has three thresholds that
-this script chooses: the ectopic timing ratios (early, pause), the irregular share, and the gap
+zeroflow's rule (zeroflow.rhythm.find_af_episodes, the library's code) has four thresholds that
+this script chooses: the ectopic timing ratios (early, pause), the irregular share, the share of
+distinct step pairs an irregular window needs (irregularly irregular; 0: any), and the gap
 bridged between AF stretches. They are chosen by leave-one-record-out cross-validation over all 37
 records: for each record, the grid point with the best F1 of (Se, +P) pooled over the other 36;
 that record is then scored with it. The out-of-sample table pools those held-out scores; the
@@ -42,11 +43,17 @@ BEAT_SYMBOLS = set("NLRejAaJSVEFfQ/")
 AF_RHYTHMS = ("(AFIB", "(AFL")
 
 #: The grid the cross-validation chooses from: ectopic (early, pause) ratios (an early ratio no beat
-#: meets turns the ectopic rule off), the irregular share, the gap bridged in seconds.
+#: meets turns the ectopic rule off), the irregular share, the distinct step pairs' share, the gap
+#: bridged in seconds.
 GRID = [
-    dict(ectopic_early_ratio=e, ectopic_pause_ratio=p, irregular_share=s, bridge_gap_seconds=g)
-    for (e, p), s, g in itertools.product(
-        ((1e-9, 1.0), (0.85, 1.15), (0.90, 1.10), (0.92, 1.10)), (0.40, 0.45, 0.50), (0, 10, 20, 30, 60)
+    dict(
+        ectopic_early_ratio=e, ectopic_pause_ratio=p, irregular_share=s, distinct_pair_share_min=d, bridge_gap_seconds=g
+    )
+    for (e, p), s, d, g in itertools.product(
+        ((1e-9, 1.0), (0.85, 1.15), (0.90, 1.10), (0.92, 1.10)),
+        (0.40, 0.45, 0.50),
+        (0.0, 0.4, 0.5, 0.6, 0.7, 0.8),
+        (0, 10, 20, 30, 60),
     )
 ]
 #: The rule before this cross-validation: no ectopic timing, share 0.45, nothing bridged.

@@ -100,10 +100,11 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_sim
         # still reported below.
         x = reference_strip_measures(before, out_, p_wave_coherence, p_wave_similarity, p)
         strip_af = x is not None and reference_strip_is_af(x)
-    step = np.full(n, np.nan)
+    signed = np.full(n, np.nan)
     for b in range(2, n):
         if not (out_[b] or out_[b - 1] or out_[b - 2]):
-            step[b] = abs(np.log(before[b] / before[b - 1]))
+            signed[b] = np.log(before[b] / before[b - 1])
+    step = np.abs(signed)
     w = int(p["window_beats"])
     irregular, measurable = np.zeros(n, bool), np.zeros(n, bool)
     for b in range(n):
@@ -116,8 +117,20 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_sim
         if strip_af:
             return irregular, np.ones(n, bool), [(0, n - 1, int(peaks[0]), int(peaks[-1]))]
         return irregular, np.zeros(n, bool), []
-    # A window with a consistent P wave is not AF; NaN (unmeasured) lets the rhythm decide.
+    # A window whose pairs of consecutive steps (each rounded to the irregular step) mostly repeat
+    # is regularly irregular, not AF; a window without pairs has no say.
     window_af = irregular.copy()
+    width = p["irregular_step_log_ratio"]
+    for b in np.flatnonzero(irregular):
+        lo, hi = max(0, b - w), min(n, b + w + 1)
+        pairs = [
+            (half_away(signed[k - 1] / width), half_away(signed[k] / width))
+            for k in range(lo + 1, hi)
+            if not (np.isnan(signed[k - 1]) or np.isnan(signed[k]))
+        ]
+        if p["distinct_pair_share_min"] > 0 and pairs and len(set(pairs)) / len(pairs) < p["distinct_pair_share_min"]:
+            window_af[b] = False
+    # A window with a consistent P wave is not AF; NaN (unmeasured) lets the rhythm decide.
     if p_wave_coherence is not None:
         window_af &= ~(np.asarray(p_wave_coherence, dtype=float) > p["p_wave_coherence_max"])
     stretches = []

@@ -15,19 +15,15 @@ namespace zeroflow::classify {
 
 namespace {
 
-// |ln(rr[b] / rr[b-1])| where neither b, b − 1 nor b − 2 is left out (both intervals measured); NaN elsewhere.
-std::vector<double> irregularity(std::span<const double> rr_before, std::span<const std::uint8_t> left_out) {
-  const std::size_t n = rr_before.size();
-  std::vector<double> out(n, std::numeric_limits<double>::quiet_NaN());
-  for (std::size_t b = 2; b < n; ++b) {
-    if (left_out[b] || left_out[b - 1] || left_out[b - 2]) continue;
-    if (rr_before[b] > 0 && rr_before[b - 1] > 0) out[b] = std::abs(std::log(rr_before[b] / rr_before[b - 1]));
-  }
-  return out;
+// Beat b's window of ±window_beats among n beats, as [first, last).
+std::pair<std::size_t, std::size_t> window_of(std::int64_t b, std::int64_t n, const af_params& p) {
+  return {static_cast<std::size_t>(std::max<std::int64_t>(0, b - p.window_beats)),
+          static_cast<std::size_t>(std::min(n, b + p.window_beats + 1))};
 }
 
 // For each beat, whether more than irregular_share of the measured steps (at least eight) within
-// ±window_beats are irregular; `measurable` marks the beats with eight.
+// ±window_beats are irregular; `measurable` marks the beats with eight. `steps` are signed
+// (signed_steps).
 std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const af_params& p,
                                             std::vector<std::uint8_t>& measurable) {
   const auto n = static_cast<std::int64_t>(steps.size());
@@ -35,13 +31,12 @@ std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const
   std::vector<std::int64_t> measured(steps.size() + 1, 0), irregular(steps.size() + 1, 0);
   for (std::size_t k = 0; k < steps.size(); ++k) {
     measured[k + 1] = measured[k] + (std::isnan(steps[k]) ? 0 : 1);
-    irregular[k + 1] = irregular[k] + (steps[k] > p.irregular_step_log_ratio ? 1 : 0);
+    irregular[k + 1] = irregular[k] + (std::abs(steps[k]) > p.irregular_step_log_ratio ? 1 : 0);
   }
   std::vector<std::uint8_t> out(steps.size(), 0);
   measurable.assign(steps.size(), 0);
   for (std::int64_t b = 0; b < n; ++b) {
-    const auto lo = static_cast<std::size_t>(std::max<std::int64_t>(0, b - p.window_beats));
-    const auto hi = static_cast<std::size_t>(std::min(n, b + p.window_beats + 1));
+    const auto [lo, hi] = window_of(b, n, p);
     const std::int64_t count = measured[hi] - measured[lo];
     if (count < 8) continue;
     measurable[static_cast<std::size_t>(b)] = 1;
@@ -49,6 +44,16 @@ std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const
     out[static_cast<std::size_t>(b)] = share > p.irregular_share;
   }
   return out;
+}
+
+// Whether beat b's window repeats its pairs of steps: fewer than distinct_pair_share_min of them
+// distinct. A repeating pattern of irregular steps (grouped beating, ectopy the timing rule does
+// not catch) is regularly irregular, not AF; a window without pairs has no say.
+bool repeats_its_pairs(std::span<const double> steps, std::int64_t b, const af_params& p,
+                       std::vector<std::int64_t>& scratch) {
+  if (!(p.distinct_pair_share_min > 0)) return false;
+  const auto [lo, hi] = window_of(b, static_cast<std::int64_t>(steps.size()), p);
+  return detail::distinct_pair_share(steps, lo, hi, p.irregular_step_log_ratio, scratch) < p.distinct_pair_share_min;
 }
 
 }  // namespace
@@ -59,6 +64,8 @@ void check_af_params(const af_params& p) {
   ZF_EXPECTS(p.irregular_step_log_ratio >= 0 && p.irregular_share >= 0 && p.irregular_share < 1,
              "AF parameters: irregular_step_log_ratio must be ≥ 0 and irregular_share in [0, 1), got ",
              p.irregular_step_log_ratio, " and ", p.irregular_share);
+  ZF_EXPECTS(p.distinct_pair_share_min >= 0 && p.distinct_pair_share_min <= 1,
+             "AF parameters: distinct_pair_share_min must be a share in [0, 1], got ", p.distinct_pair_share_min);
   ZF_EXPECTS(p.ectopic_early_ratio > 0 && p.ectopic_early_ratio <= 1 && p.ectopic_pause_ratio >= 1,
              "AF parameters: ectopic_early_ratio must be in (0, 1] and ectopic_pause_ratio ≥ 1, got ",
              p.ectopic_early_ratio, " and ", p.ectopic_pause_ratio);
@@ -129,6 +136,31 @@ std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::span<const std::ui
   return out;
 }
 
+std::vector<double> signed_steps(std::span<const double> rr_before, std::span<const std::uint8_t> unmeasured) {
+  const std::size_t n = rr_before.size();
+  std::vector<double> out(n, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t b = 2; b < n; ++b) {
+    if (unmeasured[b] || unmeasured[b - 1] || unmeasured[b - 2]) continue;
+    if (rr_before[b] > 0 && rr_before[b - 1] > 0) out[b] = std::log(rr_before[b] / rr_before[b - 1]);
+  }
+  return out;
+}
+
+double distinct_pair_share(std::span<const double> steps, std::size_t first, std::size_t last, double bin_log_ratio,
+                           std::vector<std::int64_t>& scratch) {
+  if (!(bin_log_ratio > 0)) return std::numeric_limits<double>::quiet_NaN();
+  // Each pair as one key: a step is at most |ln| of a few hundred in bins of the step, far under 2^31.
+  const auto bin = [&](double s) { return std::llround(s / bin_log_ratio); };
+  scratch.clear();
+  for (std::size_t k = first + 1; k < last; ++k)
+    if (!std::isnan(steps[k - 1]) && !std::isnan(steps[k]))
+      scratch.push_back(bin(steps[k - 1]) * (std::int64_t{1} << 32) + bin(steps[k]));
+  if (scratch.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const auto pairs = static_cast<double>(scratch.size());
+  std::sort(scratch.begin(), scratch.end());
+  return static_cast<double>(std::unique(scratch.begin(), scratch.end()) - scratch.begin()) / pairs;
+}
+
 std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std::span<const double> rr_after,
                                          const af_params& p) {
   const std::vector<std::uint8_t> every(rr_before.size(), 1);
@@ -147,7 +179,8 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
 
   af_rhythm out;
   std::vector<std::uint8_t> measurable;
-  out.irregular = irregular_windows(irregularity(rr_before, unmeasured), p, measurable);
+  const std::vector<double> steps = signed_steps(rr_before, unmeasured);
+  out.irregular = irregular_windows(steps, p, measurable);
   out.in_af.assign(n, 0);
   // A strip with its P waves measured is read whole, as a clinician reads it: its prior decides,
   // not windows it barely holds. (The prior weighs the P waves; without them the windows decide.)
@@ -162,8 +195,10 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
   }
   // A window without a measurable P wave (NaN coherence), or without a signal at all, is judged by its rhythm alone.
   std::vector<std::uint8_t> window_af(n, 0);
+  std::vector<std::int64_t> pair_keys;
   for (std::size_t b = 0; b < n; ++b)
-    window_af[b] = out.irregular[b] && (coherence.empty() || !(coherence[b] > p.p_wave_coherence_max));
+    window_af[b] = out.irregular[b] && (coherence.empty() || !(coherence[b] > p.p_wave_coherence_max)) &&
+                   !repeats_its_pairs(steps, static_cast<std::int64_t>(b), p, pair_keys);
 
   // Stretches of AF close together are one episode; then short episodes are ectopy, not AF.
   std::vector<std::pair<std::size_t, std::size_t>> bridged;

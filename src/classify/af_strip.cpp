@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
-#include <utility>
 #include <vector>
 
 #include "features.hpp"
@@ -44,23 +42,6 @@ std::vector<double> doubles_of(const io::safetensors_content& content, const std
   for (double v : out)
     if (!std::isfinite(v)) ZF_THROW(parse_error, "the AF strip prior's tensor '", name, "' holds ", v);
   return out;
-}
-
-// "Irregularly irregular": of the pairs of consecutive measured steps, the share that are
-// distinct once each step is rounded to a multiple of the irregular step. AF's pairs scatter;
-// bigeminy, trigeminy or a steady ectopic pattern repeat a few pairs however irregular each step
-// is, and a regular rhythm repeats (0, 0). NaN (no evidence) without a pair or an irregular step.
-double distinct_step_pairs(const std::vector<std::optional<double>>& signed_step, double irregular_step_log_ratio) {
-  if (!(irregular_step_log_ratio > 0)) return nan;
-  std::vector<std::pair<long long, long long>> pairs;
-  for (std::size_t b = 1; b < signed_step.size(); ++b)
-    if (signed_step[b - 1] && signed_step[b])
-      pairs.emplace_back(std::llround(*signed_step[b - 1] / irregular_step_log_ratio),
-                         std::llround(*signed_step[b] / irregular_step_log_ratio));
-  if (pairs.empty()) return nan;
-  const auto count = static_cast<double>(pairs.size());
-  std::sort(pairs.begin(), pairs.end());
-  return static_cast<double>(std::unique(pairs.begin(), pairs.end()) - pairs.begin()) / count;
 }
 
 }  // namespace
@@ -118,13 +99,10 @@ std::optional<af_strip_features> strip_measures(std::span<const double> rr_befor
                                                 const af_params& params) {
   const std::size_t n = rr_before.size();
   // The steps the window rule measures: both intervals of the step the atria's.
+  const std::vector<double> signed_step = signed_steps(rr_before, unmeasured);
   std::vector<double> steps;
-  std::vector<std::optional<double>> signed_step(n);  // ln(RR_b / RR_b−1), where measured
-  for (std::size_t b = 2; b < n; ++b)
-    if (!unmeasured[b] && !unmeasured[b - 1] && !unmeasured[b - 2] && rr_before[b] > 0 && rr_before[b - 1] > 0) {
-      signed_step[b] = std::log(rr_before[b] / rr_before[b - 1]);
-      steps.push_back(std::abs(*signed_step[b]));
-    }
+  for (const double s : signed_step)
+    if (!std::isnan(s)) steps.push_back(std::abs(s));
   if (steps.size() < 8) return std::nullopt;
   const auto irregular =
       std::count_if(steps.begin(), steps.end(), [&](double s) { return s > params.irregular_step_log_ratio; });
@@ -136,13 +114,14 @@ std::optional<af_strip_features> strip_measures(std::span<const double> rr_befor
     if (b > 0) intervals.push_back(rr_before[b]);  // rr_before[0] is a copy of the second
   }
   const double steps_measured = static_cast<double>(steps.size());
+  std::vector<std::int64_t> pair_keys;
   return af_strip_features{static_cast<double>(irregular) / steps_measured,
                            median_of(steps),
                            median_of(std::move(coherences)),
                            median_of(std::move(similarities)),
                            std::log(median_of(std::move(intervals))),
                            std::log(steps_measured),
-                           distinct_step_pairs(signed_step, params.irregular_step_log_ratio)};
+                           distinct_pair_share(signed_step, 0, n, params.irregular_step_log_ratio, pair_keys)};
 }
 
 }  // namespace detail

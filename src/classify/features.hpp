@@ -220,6 +220,17 @@ std::vector<double> checked_intervals(std::span<const std::int64_t> peaks, doubl
 std::vector<std::uint8_t> unmeasured_beats(std::span<const double> rr_before, std::span<const std::uint8_t> left_out,
                                            const af_params& params);
 
+/// ln(rr[b] / rr[b − 1]), signed, where neither b, b − 1 nor b − 2 is unmeasured (both intervals
+/// the atria's); NaN elsewhere. The rule's step is its magnitude.
+std::vector<double> signed_steps(std::span<const double> rr_before, std::span<const std::uint8_t> unmeasured);
+
+/// "Irregularly irregular" as a number: of the pairs of consecutive measured steps among
+/// steps[first, last), each rounded to a multiple of `bin_log_ratio`, the share that are
+/// distinct. AF's pairs scatter; an ectopic pattern repeats a few however irregular each step is.
+/// NaN (no evidence) without a pair or a positive bin.
+double distinct_pair_share(std::span<const double> steps, std::size_t first, std::size_t last, double bin_log_ratio,
+                           std::vector<std::int64_t>& scratch);
+
 /// The strip's measures of af_strip.hpp from R–R intervals (rr_before[b]: the interval ending at
 /// beat b, the first a copy of the second) and the beats whose intervals are not the atria's.
 std::optional<af_strip_features> strip_measures(std::span<const double> rr_before,

@@ -16,6 +16,7 @@ std::vector<param_field> param_fields(af_params& a, const std::string& prefix) {
       {prefix + "window_beats", nullptr, &a.window_beats},
       {prefix + "irregular_step_log_ratio", &a.irregular_step_log_ratio},
       {prefix + "irregular_share", &a.irregular_share},
+      {prefix + "distinct_pair_share_min", &a.distinct_pair_share_min},
       {prefix + "local_rhythm_beats", nullptr, &a.local_rhythm_beats},
       {prefix + "ectopic_early_ratio", &a.ectopic_early_ratio},
       {prefix + "ectopic_pause_ratio", &a.ectopic_pause_ratio},

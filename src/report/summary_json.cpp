@@ -113,7 +113,8 @@ nlohmann::json detail::classes_json(const pipeline::run_result& r) {
        "beat's (P similarity <= 0) in a regular rhythm, or inside a supraventricular run (onset < 0.75 of the rhythm "
        "before it, regular, < 0.87); "
        "AF = over +-16 beats more than 40 % of intervals changing by > 10 % (V, unreadable and early-then-pause "
-       "beats left out) and no consistent P wave; stretches <= 30 s apart one episode"},
+       "beats left out), >= 60 % of the pairs of consecutive changes distinct (no repeating pattern) and no "
+       "consistent P wave; stretches <= 30 s apart one episode"},
       {"af_episodes", episodes},
       {"af_seconds", af_seconds},
       {"unreadable", unreadable},

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -87,16 +88,18 @@ TEST(AfRhythm, EctopicBeatsInARegularRhythmAreNotAf) {
   const auto with_rule = zc::find_af_episodes(peaks, rate);
   EXPECT_TRUE(with_rule.episodes.empty());
   EXPECT_EQ(count(with_rule.irregular), 0);
-  // Without the ectopic rule (ratios that no beat meets) the same rhythm reads as AF.
+  // Without the ectopic rule (ratios that no beat meets) the same rhythm reads as AF, once the
+  // repetition of its pattern is not asked about either.
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
+  off.distinct_pair_share_min = 0;
   const auto without = zc::find_af_episodes(peaks, rate, {}, {}, {}, off);
   EXPECT_FALSE(without.episodes.empty());
 }
 
 TEST(AfRhythm, BeatsLeftOutDoNotCount) {
   // The same trigeminy, its premature beats marked by the caller (as the class rule marks V beats)
-  // and the timing rule off: still not AF.
+  // and the timing and pattern rules off: still not AF.
   std::vector<double> rr;
   for (int i = 0; i < 200; ++i) rr.insert(rr.end(), {0.8, 0.5, 1.1});
   const auto peaks = peaks_of(rr);
@@ -104,6 +107,7 @@ TEST(AfRhythm, BeatsLeftOutDoNotCount) {
   for (std::size_t b = 2; b < peaks.size(); b += 3) left_out[b] = 1;  // the beat ending each 0.5 s interval
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
+  off.distinct_pair_share_min = 0;
   EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, {}, {}, off).episodes.empty());
   EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, {}, {}, off).episodes.empty());
 }
@@ -187,6 +191,31 @@ TEST(AfRhythm, AStripWithItsPWavesIsReadWholeByThePrior) {
   // stretch of AF is a short run.
   EXPECT_EQ(zc::find_af_episodes(strip, rate).episodes.size(), 1U);
   EXPECT_TRUE(zc::find_af_episodes(rhythm({{'s', 60}, {'a', 12}, {'s', 60}}, 17), rate).episodes.empty());
+}
+
+TEST(AfRhythm, ARepeatingPatternOfIrregularStepsIsNotAf) {
+  // Grouped beating: a cycle of 0.70, 0.80 and 1.10 s intervals (5 ms of jitter). Every step is
+  // irregular (ln 0.8/0.7 = 0.13, ln 1.1/0.8 = 0.32, ln 0.7/1.1 = −0.45) and none is early enough
+  // for ectopic timing, but the three pairs of steps repeat: regularly irregular, not AF.
+  std::mt19937 rng(23);
+  std::normal_distribution<double> jitter(0.0, 0.005);
+  std::vector<double> rr;
+  for (int i = 0; i < 300; ++i) rr.push_back(std::array{0.70, 0.80, 1.10}[i % 3] + jitter(rng));
+  const auto grouped = peaks_of(rr);
+  const auto r = zc::find_af_episodes(grouped, rate);
+  EXPECT_TRUE(r.episodes.empty());
+  EXPECT_GT(count(r.irregular), 290);  // irregular windows, every one, but none AF
+  zc::af_params any_pattern;
+  any_pattern.distinct_pair_share_min = 0;  // the share of irregular steps alone calls it AF
+  EXPECT_EQ(zc::find_af_episodes(grouped, rate, {}, {}, {}, any_pattern).episodes.size(), 1U);
+  // AF's pairs scatter: the same length of AF is still found whole.
+  const auto af = rhythm({{'a', 300}}, 29);
+  const auto found = zc::find_af_episodes(af, rate);
+  ASSERT_EQ(found.episodes.size(), 1U);
+  EXPECT_GT(count(found.in_af), 290);
+  zc::af_params bad;
+  bad.distinct_pair_share_min = 1.5;
+  EXPECT_THROW((void)zc::find_af_episodes(af, rate, {}, {}, {}, bad), zeroflow::invalid_argument);
 }
 
 TEST(AfRhythm, ACoherentPWaveVetoesAnIrregularWindow) {

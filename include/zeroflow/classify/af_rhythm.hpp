@@ -11,7 +11,9 @@
 ///    out of the irregularity, as are the beats the caller leaves out (ventricular beats).
 /// 2. A beat's step is |ln(RR_b / RR_b−1)|; it is irregular above `irregular_step_log_ratio`.
 ///    A window of ±`window_beats` is irregular when more than `irregular_share` of its measured
-///    steps (at least eight) are.
+///    steps (at least eight) are. It can be AF only if irregularly so: at least
+///    `distinct_pair_share_min` of its pairs of consecutive steps distinct, each step rounded to a
+///    multiple of the irregular step (grouped beating and ectopic patterns repeat a few pairs).
 /// 3. With the signal at hand, an irregular window is AF only without a consistent P wave (the
 ///    P-wave coherence of beat_classes.hpp at most `p_wave_coherence_max`); from beat times alone
 ///    irregularity decides.
@@ -36,12 +38,15 @@ struct af_params {
   std::int64_t window_beats = 16;          ///< beats on each side of a beat's irregularity window
   double irregular_step_log_ratio = 0.10;  ///< |ln(RR_b / RR_b−1)| above this: an irregular step
   double irregular_share = 0.40;           ///< share of irregular steps above which a window is irregular
-  std::int64_t local_rhythm_beats = 8;     ///< beats on each side of the local median R–R (ectopic timing)
-  double ectopic_early_ratio = 0.90;       ///< R–R before / local median below this ...
-  double ectopic_pause_ratio = 1.10;       ///< ... and R–R after / local median above this: ectopic timing
-  double p_wave_coherence_max = 0.20;      ///< window P-wave coherence at or below which P waves are absent
-  double bridge_gap_seconds = 30;          ///< AF stretches this close (last to first beat) are one episode
-  std::int64_t min_episode_beats = 30;     ///< shortest AF episode reported
+  /// An irregular window is AF only if at least this share of its pairs of consecutive steps are
+  /// distinct (0: any share): AF is irregularly irregular, an ectopic pattern repeats its pairs.
+  double distinct_pair_share_min = 0.6;
+  std::int64_t local_rhythm_beats = 8;  ///< beats on each side of the local median R–R (ectopic timing)
+  double ectopic_early_ratio = 0.85;    ///< R–R before / local median below this ...
+  double ectopic_pause_ratio = 1.15;    ///< ... and R–R after / local median above this: ectopic timing
+  double p_wave_coherence_max = 0.20;   ///< window P-wave coherence at or below which P waves are absent
+  double bridge_gap_seconds = 30;       ///< AF stretches this close (last to first beat) are one episode
+  std::int64_t min_episode_beats = 30;  ///< shortest AF episode reported
   /// Beats spanning at most this long are a strip, judged whole by af_strip.hpp's prior (0: never).
   /// 60 s: the longest recordings the prior was learned from.
   double strip_max_seconds = 60;
