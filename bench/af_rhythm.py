@@ -56,8 +56,14 @@ GRID = [
         (0, 10, 20, 30, 60),
     )
 ]
-#: The rule before this cross-validation: no ectopic timing, share 0.45, nothing bridged.
-BEFORE = dict(ectopic_early_ratio=1e-9, ectopic_pause_ratio=1.0, irregular_share=0.45, bridge_gap_seconds=0)
+#: The rule before this cross-validation: no ectopic timing, share 0.45, any pairs, nothing bridged.
+BEFORE = dict(
+    ectopic_early_ratio=1e-9,
+    ectopic_pause_ratio=1.0,
+    irregular_share=0.45,
+    distinct_pair_share_min=0,
+    bridge_gap_seconds=0,
+)
 
 
 def load_afdb(folder: pathlib.Path):

@@ -37,7 +37,11 @@ def reference_strip_measures(before, out_, coherence, similarity, p):
     if len(steps) < 8:
         return None
     width = p["irregular_step_log_ratio"]
-    pairs = [(half_away(signed[b - 1] / width), half_away(signed[b] / width)) for b in signed if b - 1 in signed]
+    pairs = [
+        (half_away(signed[b - 1] / width), half_away(signed[b] / width))
+        for b in signed
+        if b - 1 in signed and width > 0
+    ]
     kept = ~out_
 
     def median_or_nan(values):
@@ -121,14 +125,19 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_sim
     # is regularly irregular, not AF; a window without pairs has no say.
     window_af = irregular.copy()
     width = p["irregular_step_log_ratio"]
-    for b in np.flatnonzero(irregular):
+    for b in np.flatnonzero(irregular) if width > 0 else []:
         lo, hi = max(0, b - w), min(n, b + w + 1)
         pairs = [
             (half_away(signed[k - 1] / width), half_away(signed[k] / width))
             for k in range(lo + 1, hi)
             if not (np.isnan(signed[k - 1]) or np.isnan(signed[k]))
         ]
-        if p["distinct_pair_share_min"] > 0 and pairs and len(set(pairs)) / len(pairs) < p["distinct_pair_share_min"]:
+        if (
+            width > 0
+            and p["distinct_pair_share_min"] > 0
+            and pairs
+            and len(set(pairs)) / len(pairs) < p["distinct_pair_share_min"]
+        ):
             window_af[b] = False
     # A window with a consistent P wave is not AF; NaN (unmeasured) lets the rhythm decide.
     if p_wave_coherence is not None:
@@ -201,6 +210,9 @@ def test_matches_the_documented_rule(seed):
         dict(ectopic_early_ratio=1e-9),
         dict(irregular_share=0.6, window_beats=8),
         dict(min_episode_beats=200, local_rhythm_beats=3),
+        dict(distinct_pair_share_min=0),
+        dict(distinct_pair_share_min=0.9),
+        dict(irregular_step_log_ratio=0),
     ],
 )
 def test_parameters_are_the_rules(overrides):

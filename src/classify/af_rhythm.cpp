@@ -50,7 +50,7 @@ std::vector<std::uint8_t> irregular_windows(std::span<const double> steps, const
 // distinct. A repeating pattern of irregular steps (grouped beating, ectopy the timing rule does
 // not catch) is regularly irregular, not AF; a window without pairs has no say.
 bool repeats_its_pairs(std::span<const double> steps, std::int64_t b, const af_params& p,
-                       std::vector<std::int64_t>& scratch) {
+                       std::vector<std::pair<double, double>>& scratch) {
   if (!(p.distinct_pair_share_min > 0)) return false;
   const auto [lo, hi] = window_of(b, static_cast<std::int64_t>(steps.size()), p);
   return detail::distinct_pair_share(steps, lo, hi, p.irregular_step_log_ratio, scratch) < p.distinct_pair_share_min;
@@ -147,14 +147,13 @@ std::vector<double> signed_steps(std::span<const double> rr_before, std::span<co
 }
 
 double distinct_pair_share(std::span<const double> steps, std::size_t first, std::size_t last, double bin_log_ratio,
-                           std::vector<std::int64_t>& scratch) {
+                           std::vector<std::pair<double, double>>& scratch) {
   if (!(bin_log_ratio > 0)) return std::numeric_limits<double>::quiet_NaN();
-  // Each pair as one key: a step is at most |ln| of a few hundred in bins of the step, far under 2^31.
-  const auto bin = [&](double s) { return std::llround(s / bin_log_ratio); };
+  // Rounded, kept as doubles: whole numbers, compared exactly, whatever the bin's size.
+  const auto bin = [&](double s) { return std::round(s / bin_log_ratio); };
   scratch.clear();
   for (std::size_t k = first + 1; k < last; ++k)
-    if (!std::isnan(steps[k - 1]) && !std::isnan(steps[k]))
-      scratch.push_back(bin(steps[k - 1]) * (std::int64_t{1} << 32) + bin(steps[k]));
+    if (!std::isnan(steps[k - 1]) && !std::isnan(steps[k])) scratch.emplace_back(bin(steps[k - 1]), bin(steps[k]));
   if (scratch.empty()) return std::numeric_limits<double>::quiet_NaN();
   const auto pairs = static_cast<double>(scratch.size());
   std::sort(scratch.begin(), scratch.end());
@@ -195,7 +194,7 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
   }
   // A window without a measurable P wave (NaN coherence), or without a signal at all, is judged by its rhythm alone.
   std::vector<std::uint8_t> window_af(n, 0);
-  std::vector<std::int64_t> pair_keys;
+  std::vector<std::pair<double, double>> pair_keys;
   for (std::size_t b = 0; b < n; ++b)
     window_af[b] = out.irregular[b] && (coherence.empty() || !(coherence[b] > p.p_wave_coherence_max)) &&
                    !repeats_its_pairs(steps, static_cast<std::int64_t>(b), p, pair_keys);

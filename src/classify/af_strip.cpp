@@ -114,7 +114,7 @@ std::optional<af_strip_features> strip_measures(std::span<const double> rr_befor
     if (b > 0) intervals.push_back(rr_before[b]);  // rr_before[0] is a copy of the second
   }
   const double steps_measured = static_cast<double>(steps.size());
-  std::vector<std::int64_t> pair_keys;
+  std::vector<std::pair<double, double>> pair_keys;
   return af_strip_features{static_cast<double>(irregular) / steps_measured,
                            median_of(steps),
                            median_of(std::move(coherences)),

@@ -229,7 +229,7 @@ std::vector<double> signed_steps(std::span<const double> rr_before, std::span<co
 /// distinct. AF's pairs scatter; an ectopic pattern repeats a few however irregular each step is.
 /// NaN (no evidence) without a pair or a positive bin.
 double distinct_pair_share(std::span<const double> steps, std::size_t first, std::size_t last, double bin_log_ratio,
-                           std::vector<std::int64_t>& scratch);
+                           std::vector<std::pair<double, double>>& scratch);
 
 /// The strip's measures of af_strip.hpp from R–R intervals (rr_before[b]: the interval ending at
 /// beat b, the first a copy of the second) and the beats whose intervals are not the atria's.

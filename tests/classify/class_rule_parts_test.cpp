@@ -127,6 +127,7 @@ TEST(ClassParams, EveryPartIsCheckedAndNamed) {
   refused([](zc::class_params& p) { p.runs.onset_ratio = 0; }, "runs.onset_ratio");
   refused([](zc::class_params& p) { p.runs.reference_seconds = 0; }, "runs.reference_seconds");
   refused([](zc::class_params& p) { p.af.irregular_share = 1; }, "irregular_share");
+  refused([](zc::class_params& p) { p.af.distinct_pair_share_min = std::nan(""); }, "distinct_pair_share_min");
   refused([](zc::class_params& p) { p.quality.min_clarity = -1; }, "quality.min_clarity");
   refused([](zc::class_params& p) { p.quality.quiet_slope_ratio = 0.6; }, "quality.quiet_slope_ratio");
 }
@@ -277,6 +278,8 @@ TEST(ClassParamNames, PairsSetTheNamedFieldsAndComeBackAsChanged) {
   zc::set_class_params(again, changed);
   EXPECT_EQ(zc::changed_class_params(again), changed);
   EXPECT_EQ(again.af.window_beats, 24);
+  zc::set_class_params(again, "af.distinct_pair_share_min=0.5");
+  EXPECT_EQ(again.af.distinct_pair_share_min, 0.5);
   const auto refused = [](const char* pairs, const char* says) {
     zc::class_params q;
     try {

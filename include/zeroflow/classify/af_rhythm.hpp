@@ -16,7 +16,7 @@
 ///    multiple of the irregular step (grouped beating and ectopic patterns repeat a few pairs).
 /// 3. With the signal at hand, an irregular window is AF only without a consistent P wave (the
 ///    P-wave coherence of beat_classes.hpp at most `p_wave_coherence_max`); from beat times alone
-///    irregularity decides.
+///    the rhythm decides.
 /// 4. AF stretches at most `bridge_gap_seconds` apart are one episode: an ectopic beat, a brief
 ///    ventricular run or a few regular-looking intervals inside AF do not end it. Episodes of
 ///    fewer than `min_episode_beats` beats are dropped (runs of atrial premature beats), unless
