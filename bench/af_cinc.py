@@ -56,7 +56,6 @@ SEED = 2017
 #: 0.5 is already a P wave alike in most beats (CinC's normal strips: median 0.59), and 0.9 is
 #: nearly every beat's.
 COHERENCE_GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
-COHERENCE = 2  # the measure's column (AF_STRIP_FEATURES)
 
 
 def run_all(binary: pathlib.Path, data: pathlib.Path, work: pathlib.Path, records: list[str], jobs: int) -> None:
@@ -123,7 +122,9 @@ def threshold_of(probability: np.ndarray, labels: np.ndarray) -> float:
 
 def vetoed(X: np.ndarray, coherence_max: float) -> np.ndarray:
     """Strips whose P wave is coherent enough to veto AF (an unmeasured coherence vetoes nothing)."""
-    return np.nan_to_num(X[:, COHERENCE], nan=0.0) >= coherence_max
+    from zeroflow.rhythm import AF_STRIP_FEATURES
+
+    return np.nan_to_num(X[:, AF_STRIP_FEATURES.index("p_wave_coherence")], nan=0.0) >= coherence_max
 
 
 def called_af(prior: dict, X: np.ndarray) -> np.ndarray:

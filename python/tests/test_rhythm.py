@@ -29,19 +29,34 @@ def half_away(v):
     return int(np.copysign(np.floor(abs(v) + 0.5), v))
 
 
+def reference_signed_steps(before, out_):
+    """ln(RR_b / RR_b-1) where the three beats of the step are measured, NaN elsewhere."""
+    signed = np.full(len(before), np.nan)
+    for b in range(2, len(before)):
+        if not (out_[b] or out_[b - 1] or out_[b - 2]):
+            signed[b] = np.log(before[b] / before[b - 1])
+    return signed
+
+
+def reference_pairs(signed, first, last, width):
+    """The pairs of consecutive measured signed steps in [first, last), each rounded to a multiple
+    of width (NaN: a step not measured)."""
+    return [
+        (half_away(signed[k - 1] / width), half_away(signed[k] / width))
+        for k in range(first + 1, last)
+        if not (np.isnan(signed[k - 1]) or np.isnan(signed[k]))
+    ]
+
+
 def reference_strip_measures(before, out_, coherence, similarity, p):
     """The strip's seven measures as docs/classification.md lists them; None under eight steps."""
     n = len(before)
-    signed = {b: np.log(before[b] / before[b - 1]) for b in range(2, n) if not (out_[b] or out_[b - 1] or out_[b - 2])}
-    steps = [abs(s) for s in signed.values()]
+    signed = reference_signed_steps(before, out_)
+    steps = np.abs(signed[np.isfinite(signed)])
     if len(steps) < 8:
         return None
     width = p["irregular_step_log_ratio"]
-    pairs = [
-        (half_away(signed[b - 1] / width), half_away(signed[b] / width))
-        for b in signed
-        if b - 1 in signed and width > 0
-    ]
+    pairs = reference_pairs(signed, 0, n, width) if width > 0 else []
     kept = ~out_
 
     def median_or_nan(values):
@@ -53,7 +68,7 @@ def reference_strip_measures(before, out_, coherence, similarity, p):
 
     return np.array(
         [
-            np.mean(np.array(steps) > p["irregular_step_log_ratio"]),
+            np.mean(steps > p["irregular_step_log_ratio"]),
             np.median(steps),
             median_or_nan(coherence),
             median_or_nan(similarity),
@@ -104,10 +119,7 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_sim
         # still reported below.
         x = reference_strip_measures(before, out_, p_wave_coherence, p_wave_similarity, p)
         strip_af = x is not None and reference_strip_is_af(x)
-    signed = np.full(n, np.nan)
-    for b in range(2, n):
-        if not (out_[b] or out_[b - 1] or out_[b - 2]):
-            signed[b] = np.log(before[b] / before[b - 1])
+    signed = reference_signed_steps(before, out_)
     step = np.abs(signed)
     w = int(p["window_beats"])
     irregular, measurable = np.zeros(n, bool), np.zeros(n, bool)
@@ -127,11 +139,7 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_sim
     width = p["irregular_step_log_ratio"]
     for b in np.flatnonzero(irregular) if width > 0 else []:
         lo, hi = max(0, b - w), min(n, b + w + 1)
-        pairs = [
-            (half_away(signed[k - 1] / width), half_away(signed[k] / width))
-            for k in range(lo + 1, hi)
-            if not (np.isnan(signed[k - 1]) or np.isnan(signed[k]))
-        ]
+        pairs = reference_pairs(signed, lo, hi, width)
         if (
             width > 0
             and p["distinct_pair_share_min"] > 0

@@ -5,13 +5,13 @@
 /// learned prior: a logistic model over seven measures of the strip's rhythm and P waves.
 ///
 /// What is learned, and from what (docs/classification.md, "Short recordings"): the seven weights,
-/// the bias, the decision threshold and the P-wave coherence that vetoes AF, fitted by bench/af_cinc.py on the 4,264
-/// labelled CinC 2017 development recordings (PhysioNet/Computing in Cardiology Challenge 2017, ODC-By 1.0), the
-/// threshold the most sensitive one that calls at most 1 % of normal and 4 % of other-rhythm
-/// records AF. Nothing else is learned: the measures are the window rule's own (its irregular
-/// step, ectopic timing and left-out beats). The prior ships as a safetensors file
-/// (`data/af_strip_prior.safetensors`, its provenance in the file's metadata), embedded in the
-/// library.
+/// the bias, the decision threshold and the P-wave coherence that vetoes AF, fitted by
+/// bench/af_cinc.py on the 4,264 labelled CinC 2017 development recordings (PhysioNet/Computing in
+/// Cardiology Challenge 2017, ODC-By 1.0), the threshold the most sensitive one that calls at most
+/// 1 % of normal and 4 % of other-rhythm records AF. Nothing else is learned: the measures are the
+/// window rule's own (its irregular step, ectopic timing and left-out beats). The prior ships as a
+/// safetensors file (`data/af_strip_prior.safetensors`, its provenance in the file's metadata),
+/// embedded in the library.
 #include <array>
 #include <cstddef>
 #include <cstdint>
