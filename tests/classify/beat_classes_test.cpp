@@ -269,6 +269,33 @@ TEST(BeatClasses, InsideAfShapeDecidesWhatTimingCannot) {
   EXPECT_GE(aberrant_unlike, aberrant_total / 2);  // they are unlike the dominant shape: the rule decides them
 }
 
+TEST(BeatClasses, AStripOfAfIsNotCutByItsOwnTimings) {
+  // A strip of 45 beats (about half a minute) that is AF throughout, a third of its beats aberrantly conducted (a
+  // little wider, the same direction: one family of unlike beats). In AF most beats are early or followed by a pause,
+  // the dominant ones as often as the aberrant ones, so that timing says nothing about the family: were it voted V, a
+  // third of the beats and the steps around them would be left out of the AF test, and the strip too short to judge.
+  // The strip is AF and no aberrant beat is V.
+  std::mt19937 rng(2);  // its aberrant family: 8 of 15 timings ectopic, the dominant beats' 22 of 30
+  std::uniform_real_distribution<double> af_rr(0.35, 1.15);
+  recording r;
+  for (int b = 0; b < 45; ++b) {
+    const bool aberrant = b % 3 == 1;
+    r.add(af_rr(rng), aberrant ? 'A' : 'N', beat_row(aberrant ? 0.022 : 0.012, atria::fibrillating, rng), true);
+  }
+  const auto c = zc::classify_beats(r.peaks, {r.rows, width, before, after}, rate);
+  std::int64_t aberrant = 0, aberrant_unlike = 0, aberrant_v = 0;
+  for (std::size_t b = 0; b < r.truth.size(); ++b) {
+    if (r.truth[b] != 'A') continue;
+    ++aberrant;
+    aberrant_unlike += c.similarity[b] < c.dominant_bound;
+    aberrant_v += c.classes[b] == 'V';
+  }
+  EXPECT_GE(aberrant_unlike, aberrant / 2);  // they are unlike the dominant shape: the rule decides them
+  EXPECT_EQ(aberrant_v, 0);
+  ASSERT_EQ(c.episodes.size(), 1U);
+  EXPECT_EQ(c.episodes[0].first_beat, 0);
+}
+
 TEST(BeatClasses, FindsVentricularAndSupraventricularBeatsAndAnAfEpisode) {
   const auto r = make_recording();
   const zc::beat_rows rows{r.rows, width, before, after};
