@@ -161,7 +161,8 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     // The dominant beats' own timings, counted the same way: timing marks a family ventricular
     // only where its members keep time worse than the dominant beats do. Where those are as often
     // early or followed by a pause (AF the rule has not yet found, a marked sinus arrhythmia), the
-    // timing of a family says nothing about its origin.
+    // timing of a family says nothing about its origin. Where no dominant beat's timing counts,
+    // there is nothing to weigh the family against, and its share alone decides.
     std::int64_t dominant_voters = 0, dominant_timed = 0;
     for (std::size_t b = 0; b < n; ++b) {
       if (!dominant[b] || (!voting.empty() && !voting[b]) || (!in_af.empty() && (in_af[b] || irregular_rhythm[b])))
@@ -176,7 +177,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
       const bool votes = 2 * voters[f] >= members[f] && voters[f] >= p.shape.family_min_voters;
       const bool family_ventricular =
           votes && static_cast<double>(timed[f]) >= p.shape.family_ventricular_share * static_cast<double>(voters[f]) &&
-          timed[f] * dominant_voters > dominant_timed * voters[f];
+          (dominant_voters == 0 || timed[f] * dominant_voters > dominant_timed * voters[f]);
       // Inside AF a beat's own timing says nothing, and nor does it at an episode's irregular edges
       // for a family that lives inside AF: there the shape decides.
       const bool by_shape = !in_af.empty() && (in_af[b] || (irregular_rhythm[b] && !votes));

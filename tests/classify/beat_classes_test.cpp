@@ -294,6 +294,7 @@ TEST(BeatClasses, AStripOfAfIsNotCutByItsOwnTimings) {
   EXPECT_EQ(aberrant_v, 0);
   ASSERT_EQ(c.episodes.size(), 1U);
   EXPECT_EQ(c.episodes[0].first_beat, 0);
+  EXPECT_EQ(c.episodes[0].last_beat, 44);
 }
 
 TEST(BeatClasses, FindsVentricularAndSupraventricularBeatsAndAnAfEpisode) {

@@ -29,7 +29,7 @@
 ///    `shape.family_min_correlation` or more), and a group of which at least `shape.family_ventricular_share` of
 ///    the members outside AF have a ventricular timing, a larger share than the dominant beats'
 ///    counted the same way (where those keep time no better, as in AF, timing says nothing about
-///    the family), is V as a whole, given at least
+///    the family; where none counts, the share alone decides), is V as a whole, given at least
 ///    `shape.family_min_voters` members whose timing counts (couplets, runs,
 ///    interpolated beats), while a family of normally timed unlike beats (a second conduction
 ///    pattern, noise) is not. Timing counts only for a QRS that stands out of the noise
