@@ -150,11 +150,14 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
                             std::span<const std::uint8_t> voting) {
     std::vector<std::int64_t> members(static_cast<std::size_t>(p.shape.max_families), 0), voters(members),
         timed(members);
+    const auto timing_counts = [&](std::size_t b) {
+      return (voting.empty() || voting[b]) && (in_af.empty() || !(in_af[b] || irregular_rhythm[b]));
+    };
     for (std::size_t i = 0; i < unlike_beats.size(); ++i) {
       const auto b = static_cast<std::size_t>(unlike_beats[i]);
       const auto f = static_cast<std::size_t>(family[i]);
       ++members[f];
-      if ((!voting.empty() && !voting[b]) || (!in_af.empty() && (in_af[b] || irregular_rhythm[b]))) continue;
+      if (!timing_counts(b)) continue;
       ++voters[f];
       timed[f] += timing[b];
     }
@@ -165,8 +168,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
     // there is nothing to weigh the family against, and its share alone decides.
     std::int64_t dominant_voters = 0, dominant_timed = 0;
     for (std::size_t b = 0; b < n; ++b) {
-      if (!dominant[b] || (!voting.empty() && !voting[b]) || (!in_af.empty() && (in_af[b] || irregular_rhythm[b])))
-        continue;
+      if (!dominant[b] || !timing_counts(b)) continue;
       ++dominant_voters;
       dominant_timed += timing[b];
     }
