@@ -7,8 +7,8 @@ one process (`--jobs`), into --work. A record is called AF when its run has an A
 (episodes.csv).
 
 Every record is a strip (its beats span at most a minute), which zeroflow reads whole with a small
-learned prior (classify/af_strip.hpp): a logistic model over seven measures of the strip's rhythm
-and P waves. The measures come from each run's beats.csv through zeroflow.rhythm.measure_af_strip
+learned prior (classify/af_strip.hpp): a logistic model over eight measures of the strip's rhythm
+and atrial activity (P waves, f waves). The measures come from each run's beats.csv through zeroflow.rhythm.measure_af_strip
 (the library's own function; the run's final V and Q beats and the beats of unreadable stretches
 left out, where the run leaves out a first guess of the V beats and the unlike beats no clearer
 than noise).
@@ -95,6 +95,7 @@ def read_run(folder: pathlib.Path) -> dict:
         left_out=np.array([r["class"] in ("V", "Q") for r in rows], dtype=bool) | np.array(unreadable, dtype=bool),
         p_wave_coherence=np.array([number(r, "p_coherence") for r in rows]),
         p_wave_similarity=np.array([number(r, "p_similarity") for r in rows]),
+        f_wave_rate=np.array([number(r, "f_wave_rate") for r in rows]),
         called=called,
     )
 
@@ -104,7 +105,7 @@ def measures(run: dict) -> np.ndarray | None:
 
     return measure_af_strip(
         run["peaks"], RATE, left_out=run["left_out"], p_wave_coherence=run["p_wave_coherence"],
-        p_wave_similarity=run["p_wave_similarity"],
+        p_wave_similarity=run["p_wave_similarity"], f_wave_rate=run["f_wave_rate"],
     )  # fmt: skip
 
 

@@ -17,6 +17,7 @@
 #include "zeroflow/classify/af_rhythm.hpp"
 #include "zeroflow/classify/af_strip.hpp"
 #include "zeroflow/classify/beat_classes.hpp"
+#include "zeroflow/classify/f_wave.hpp"
 #include "zeroflow/classify/param_names.hpp"
 #include "zeroflow/core/error.hpp"
 
@@ -41,7 +42,7 @@ void bind_classify(nb::module_& m) {
       "_classify_beats",
       [](const std::vector<std::int64_t>& peaks, const py_array& rows, std::int64_t window_before,
          std::int64_t window_after, double sample_rate, const nb::dict& params,
-         const std::vector<py_array>& other_leads) {
+         const std::vector<py_array>& other_leads, const std::optional<py_array>& signal) {
         const auto p = params_from<classify::class_params>(params, "classify_beats", classify_fields);
         std::vector<array> others;
         for (const auto& lead : other_leads) others.push_back(lead.value);
@@ -49,7 +50,8 @@ void bind_classify(nb::module_& m) {
         {
           nb::gil_scoped_release release;
           c = classify::classify_beats(peaks, rows.value, window_before, window_after, sample_rate,
-                                       to_stream_view(rows.stream), p, {.other_leads = others});
+                                       to_stream_view(rows.stream), p,
+                                       {.other_leads = others, .signal = signal ? &signal->value : nullptr});
         }
         nb::dict d;
         d["classes"] = std::string(c.classes.begin(), c.classes.end());
@@ -58,6 +60,7 @@ void bind_classify(nb::module_& m) {
         d["other_lead_deviation"] = c.other_lead_deviation;
         d["p_similarity"] = c.p_similarity;
         d["p_coherence"] = c.p_coherence;
+        d["f_wave_rate"] = c.f_wave_rate;
         d["family"] = c.family;
         d["prematurity"] = c.prematurity;
         d["in_af"] = c.in_af;
@@ -74,17 +77,19 @@ void bind_classify(nb::module_& m) {
         return d;
       },
       "peaks"_a, "rows"_a, "window_before"_a, "window_after"_a, "sample_rate"_a, "params"_a, "other_leads"_a,
-      "classify::classify_beats on rows (beats x width, float32, host or CUDA) and the same beats' rows in the "
-      "recording's other leads: a dict of the classification.");
+      "signal"_a.none(),
+      "classify::classify_beats on rows (beats x width, float32, host or CUDA), the same beats' rows in the "
+      "recording's other leads and the beats' own lead (or None): a dict of the classification.");
   m.def(
       "_find_af_episodes",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
-         const std::vector<double>& coherence, const std::vector<double>& p_similarity, const nb::dict& params) {
+         const std::vector<double>& coherence, const std::vector<double>& p_similarity,
+         const std::vector<double>& f_wave_rate, const nb::dict& params) {
         const auto p = params_from<classify::af_params>(params, "find_af_episodes", classify_fields);
         classify::af_rhythm r;
         {
           nb::gil_scoped_release release;
-          r = classify::find_af_episodes(peaks, sample_rate, left_out, coherence, p_similarity, p);
+          r = classify::find_af_episodes(peaks, sample_rate, left_out, {coherence, p_similarity, f_wave_rate}, p);
         }
         nb::list episodes;
         for (const auto& e : r.episodes) {
@@ -98,20 +103,28 @@ void bind_classify(nb::module_& m) {
         }
         return nb::make_tuple(r.irregular, r.in_af, episodes);
       },
-      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "p_similarity"_a, "params"_a,
-      "classify::find_af_episodes: (irregular, in_af, episodes) from R-peak samples (and P-wave measures).");
+      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "p_similarity"_a, "f_wave_rate"_a, "params"_a,
+      "classify::find_af_episodes: (irregular, in_af, episodes) from R-peak samples (and atrial measures).");
   m.def(
       "_measure_af_strip",
       [](const std::vector<std::int64_t>& peaks, double sample_rate, const std::vector<std::uint8_t>& left_out,
          const std::vector<double>& coherence, const std::vector<double>& p_similarity,
-         const nb::dict& params) -> std::optional<std::vector<double>> {
+         const std::vector<double>& f_wave_rate, const nb::dict& params) -> std::optional<std::vector<double>> {
         const auto p = params_from<classify::af_params>(params, "measure_af_strip", classify_fields);
-        const auto x = classify::measure_af_strip(peaks, sample_rate, left_out, coherence, p_similarity, p);
+        const auto x =
+            classify::measure_af_strip(peaks, sample_rate, left_out, {coherence, p_similarity, f_wave_rate}, p);
         if (!x) return std::nullopt;
         return std::vector<double>(x->begin(), x->end());
       },
-      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "p_similarity"_a, "params"_a,
-      "classify::measure_af_strip: the strip's seven measures, or None when too few steps are measured.");
+      "peaks"_a, "sample_rate"_a, "left_out"_a, "coherence"_a, "p_similarity"_a, "f_wave_rate"_a, "params"_a,
+      "classify::measure_af_strip: the strip's measures, or None when too few steps are measured.");
+  m.def(
+      "_f_wave_rates",
+      [](const std::vector<float>& signal, const std::vector<std::int64_t>& peaks, double sample_rate) {
+        nb::gil_scoped_release release;
+        return classify::f_wave_rates(signal, peaks, sample_rate);
+      },
+      "signal"_a, "peaks"_a, "sample_rate"_a, "classify::f_wave_rates: each beat's f-wave rate (NaN: not measured).");
   m.def(
       "_af_strip_prior",
       [] {

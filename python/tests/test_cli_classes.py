@@ -208,7 +208,7 @@ def test_seed_segmentation_writes_no_classes(zeroflow_bin, tmp_path):
         .splitlines()[0]
         .endswith(
             "class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity,"
-            "other_lead_deviation"
+            "other_lead_deviation,f_wave_rate"
         )
     )
 
@@ -402,6 +402,43 @@ def test_a_csvs_ecg_columns_are_its_leads(zeroflow_bin, tmp_path):
             "--lead", "II")  # fmt: skip
     assert json.loads((alone / "summary.json").read_text())["leads"]["shapes"] == ["II"]
     assert [r["peak"] for r in beats_csv(out)] == [r["peak"] for r in beats_csv(alone)]
+
+
+def test_a_strip_measures_its_f_waves(zeroflow_bin, run_119, tmp_path):
+    # A 40 s strip (the start of 119, MLII, as a one-column CSV): beats.csv's f-wave rates are
+    # zeroflow.rhythm.f_wave_rates of the lead from a second before the first beat to a second
+    # after the last, and the strip prior's measures include their median. A 30-minute record is
+    # no strip: its column is empty.
+    from zeroflow.rhythm import AF_STRIP_FEATURES, f_wave_rates, measure_af_strip
+
+    rate = 360.0
+    signal = wfdb.rdrecord(str(DATA / "119"), channel_names=["MLII"], sampto=int(40 * rate)).p_signal[:, 0]
+    strip = tmp_path / "strip.csv"
+    strip.write_text("MLII\n" + "".join(f"{v:.3f}\n" for v in signal))
+    out = tmp_path / "out"
+    run_cli(zeroflow_bin, "run", strip, "--sample-rate", rate, "--out", out, "--device", "cpu", "--epochs", 2)
+    rows = beats_csv(out)
+    peaks = np.array([int(r["peak"]) for r in rows], dtype=np.int64)
+    got = np.array([float(r["f_wave_rate"]) if r["f_wave_rate"] else np.nan for r in rows])
+    x = np.loadtxt(strip, skiprows=1, dtype=np.float32)
+    first, end = max(0, peaks[0] - 360), min(len(x), peaks[-1] + 361)
+    want = f_wave_rates(x[first:end], peaks - first, rate)
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-6, equal_nan=True)
+    assert np.isfinite(got).sum() >= 10  # the bigeminy's short intervals hold no T-Q interval
+    measured = measure_af_strip(peaks, rate, f_wave_rate=got, left_out=[r["class"] in "VQ" for r in rows])
+    assert measured is not None and np.isfinite(measured[AF_STRIP_FEATURES.index("f_wave_rate")])
+    assert all(r["f_wave_rate"] == "" for r in beats_csv(run_119))
+    # The library's rule given the lead measures the same rates and decides the same classes.
+    import zeroflow
+    from zeroflow.classify import classify_beats
+
+    seg = zeroflow.segment_beats(x, sample_rate=rate, method="robust")
+    np.testing.assert_array_equal(np.asarray(seg.peaks), peaks)
+    kw = dict(window_before=round(0.25 * rate), window_after=round(0.45 * rate), sample_rate=rate)
+    c = classify_beats(peaks, np.asarray(seg.beats.rows), signal=x, **kw)
+    np.testing.assert_array_equal(c.f_wave_rate, got.astype(np.float32))
+    np.testing.assert_array_equal(c.classes, [r["class"] for r in rows])
+    assert np.isnan(classify_beats(peaks, np.asarray(seg.beats.rows), **kw).f_wave_rate).all()
 
 
 def test_class_params_reach_the_rule(zeroflow_bin, run_119, tmp_path):

@@ -37,6 +37,7 @@ BEATS_COLUMNS = [
     "family",
     "other_lead_similarity",
     "other_lead_deviation",
+    "f_wave_rate",
 ]
 
 

@@ -48,8 +48,8 @@ def reference_pairs(signed, first, last, width):
     ]
 
 
-def reference_strip_measures(before, out_, coherence, similarity, p):
-    """The strip's seven measures as docs/classification.md lists them; None under eight steps."""
+def reference_strip_measures(before, out_, coherence, similarity, p, f_wave=None):
+    """The strip's eight measures as docs/classification.md lists them; None under eight steps."""
     n = len(before)
     signed = reference_signed_steps(before, out_)
     steps = np.abs(signed[np.isfinite(signed)])
@@ -66,6 +66,10 @@ def reference_strip_measures(before, out_, coherence, similarity, p):
         v = v[np.isfinite(v)]
         return float(np.median(v)) if len(v) else np.nan
 
+    # The f-wave rate of the T-Q interval before beat b: b and b - 1 both measured.
+    f_kept = np.concatenate([[False], kept[1:] & kept[:-1]])
+    f_values = np.asarray(f_wave, dtype=float)[f_kept] if f_wave is not None else np.array([])
+    f_values = f_values[np.isfinite(f_values)]
     return np.array(
         [
             np.mean(steps > p["irregular_step_log_ratio"]),
@@ -75,6 +79,7 @@ def reference_strip_measures(before, out_, coherence, similarity, p):
             np.log(np.median(before[1:][kept[1:]])),
             np.log(len(steps)),
             len(set(pairs)) / len(pairs) if pairs else np.nan,
+            float(np.median(f_values)) if len(f_values) else np.nan,
         ]
     )
 
@@ -105,7 +110,9 @@ def reference_unmeasured(peaks, rate, left_out, p):
     return before, out_
 
 
-def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_similarity=None, **overrides):
+def reference_rule(
+    peaks, rate, left_out=None, p_wave_coherence=None, p_wave_similarity=None, f_wave_rate=None, **overrides
+):
     """The documented rule, step by step, written from the docs (not from the C++)."""
     p = {**AF_DEFAULTS, **overrides}
     peaks = np.asarray(peaks, dtype=np.int64)
@@ -117,7 +124,7 @@ def reference_rule(peaks, rate, left_out=None, p_wave_coherence=None, p_wave_sim
     if strip:
         # A strip with its P waves measured is read whole by the prior; its irregular windows are
         # still reported below.
-        x = reference_strip_measures(before, out_, p_wave_coherence, p_wave_similarity, p)
+        x = reference_strip_measures(before, out_, p_wave_coherence, p_wave_similarity, p, f_wave_rate)
         strip_af = x is not None and reference_strip_is_af(x)
     signed = reference_signed_steps(before, out_)
     step = np.abs(signed)
@@ -250,8 +257,16 @@ def test_strips_are_read_whole_by_the_prior():
         af = np.concatenate([[0], np.cumsum(np.round(rng.uniform(0.4, 1.1, beats) * 300))]).astype(np.int64)
         regular = np.concatenate([[0], np.cumsum(np.round(rng.normal(0.8, 0.01, beats) * 300))]).astype(np.int64)
         n = beats + 1
-        no_p = dict(p_wave_coherence=rng.uniform(0.0, 0.1, n), p_wave_similarity=rng.uniform(-0.2, 0.3, n))
-        sinus_p = dict(p_wave_coherence=rng.uniform(0.7, 0.9, n), p_wave_similarity=rng.uniform(0.9, 1.0, n))
+        no_p = dict(
+            p_wave_coherence=rng.uniform(0.0, 0.1, n),
+            p_wave_similarity=rng.uniform(-0.2, 0.3, n),
+            f_wave_rate=rng.uniform(6, 10, n),
+        )
+        sinus_p = dict(
+            p_wave_coherence=rng.uniform(0.7, 0.9, n),
+            p_wave_similarity=rng.uniform(0.9, 1.0, n),
+            f_wave_rate=rng.uniform(10, 13, n),
+        )
         called["af"] += bool(check_same(af, 300.0, **no_p).episodes)
         called["regular"] += bool(check_same(regular, 300.0, **no_p).episodes)
         called["af with sinus P waves"] += bool(check_same(af, 300.0, **sinus_p).episodes)
@@ -272,12 +287,16 @@ def test_strip_measures_and_prior():
     for _ in range(5):
         peaks = np.concatenate([[0], np.cumsum(np.round(rng.uniform(0.4, 1.1, 50) * 250))]).astype(np.int64)
         n = len(peaks)
-        coherence, similarity = rng.uniform(0, 1, n), rng.uniform(-1, 1, n)
+        coherence, similarity, f_wave = rng.uniform(0, 1, n), rng.uniform(-1, 1, n), rng.uniform(5, 13, n)
         similarity[rng.random(n) < 0.2] = np.nan
+        f_wave[rng.random(n) < 0.2] = np.nan
         left = rng.random(n) < 0.1
-        got = measure_af_strip(peaks, 250.0, left_out=left, p_wave_coherence=coherence, p_wave_similarity=similarity)
+        got = measure_af_strip(
+            peaks, 250.0, left_out=left, p_wave_coherence=coherence, p_wave_similarity=similarity, f_wave_rate=f_wave
+        )
         before, out_ = reference_unmeasured(peaks, 250.0, left, p)
-        np.testing.assert_allclose(got, reference_strip_measures(before, out_, coherence, similarity, p), rtol=1e-12)
+        want = reference_strip_measures(before, out_, coherence, similarity, p, f_wave)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
     assert measure_af_strip(np.arange(5, dtype=np.int64) * 200, 250.0) is None
     prior, metadata = read_prior()
     assert tuple(metadata["features"].split(",")) == AF_STRIP_FEATURES
@@ -299,6 +318,8 @@ def test_refusals():
         find_af_episodes([10, 20, 30], 250.0, p_wave_similarity=[0.1, 0.2])
     with pytest.raises(ValueError, match="P-wave similarities"):
         measure_af_strip([10, 20, 30], 250.0, p_wave_similarity=[0.1, 0.2])
+    with pytest.raises(ValueError, match="f-wave rates"):
+        measure_af_strip([10, 20, 30], 250.0, f_wave_rate=[9.0])
     with pytest.raises(ValueError, match="strip_max_seconds"):
         find_af_episodes([10, 20, 30], 250.0, strip_max_seconds=-1)
     with pytest.raises(ValueError, match="left-out marks"):
@@ -319,3 +340,48 @@ def test_af_database_beats():
     peaks = np.loadtxt(AFDB / "04048.qrs.csv", skiprows=1, dtype=np.int64)[:12000]
     got = check_same(peaks, 250.0)
     assert got.episodes
+
+
+def reference_f_wave_rates(x, peaks, rate):
+    """f_wave_rates as its docstring states it, with SciPy's Butterworth design and filtering."""
+    from scipy.signal import butter, sosfilt
+
+    sos = butter(2, [3.0, 12.0], "bandpass", fs=rate, output="sos")
+    x = np.asarray(x, dtype=np.float64)
+    band = sosfilt(sos, x - x[0])
+    band = sosfilt(sos, band[::-1])[::-1]
+    out = np.full(len(peaks), np.nan)
+    for b in range(1, len(peaks)):
+        rr = (peaks[b] - peaks[b - 1]) / rate
+        first = peaks[b - 1] + int(np.floor((0.1 + 0.45 * np.sqrt(rr)) * rate))
+        end = peaks[b] - half_away(0.07 * rate)
+        if end - first >= half_away(0.1 * rate):
+            segment = band[first:end] > 0
+            out[b] = np.count_nonzero(segment[1:] != segment[:-1]) * rate / (end - first)
+    return out
+
+
+def test_f_wave_rates():
+    from zeroflow.rhythm import f_wave_rates
+
+    rate = 300.0
+    rng = np.random.default_rng(11)
+    beats = np.concatenate([[150], 150 + np.cumsum(np.round(rng.uniform(0.45, 1.3, 40) * rate))]).astype(np.int64)
+    t = np.arange(beats[-1] + 200) / rate
+    spikes = np.zeros_like(t)
+    spikes[beats] = 8.0
+    wander = 2.0 * np.sin(2 * np.pi * 0.3 * t)
+    for f_hz, noise in ((5.0, 0.02), (8.0, 0.02), (30.0, 0.02)):
+        x = (wander + spikes + 0.3 * np.sin(2 * np.pi * f_hz * t) + rng.normal(0, noise, len(t))).astype(np.float32)
+        got = f_wave_rates(x, beats, rate)
+        np.testing.assert_allclose(got, reference_f_wave_rates(x, beats, rate), rtol=1e-12, atol=0)
+        assert np.isnan(got[0]) and np.isfinite(got).sum() >= 20
+        if f_hz < 12:  # an oscillation in the band crosses zero twice a cycle; the wander is gone
+            assert abs(np.nanmedian(got) - 2 * f_hz) < 1.5
+        else:  # above the band, the oscillation is filtered out: what crosses is the residue
+            assert abs(np.nanmedian(got) - 2 * f_hz) > 10
+    with pytest.raises(ValueError, match="outside the signal"):
+        f_wave_rates(np.zeros(100, np.float32), [10, 150], rate)
+    with pytest.raises(ValueError, match="must increase"):
+        f_wave_rates(np.zeros(100, np.float32), [50, 40], rate)
+    assert np.isnan(f_wave_rates(np.zeros(100, np.float32), [10, 90], 20.0)).all()  # the band is above Nyquist

@@ -26,7 +26,7 @@ CLASS_DEFAULTS: Dict[str, float] = dict(_core._class_defaults())
 class BeatClasses:
     """Per beat: ``classes`` ('N', 'S', 'V', 'Q' as a 1-D array of 1-character strings), the
     measurements the rule used (``similarity``, ``other_lead_similarity``, ``other_lead_deviation``, ``p_similarity``,
-    ``p_coherence``, ``prematurity``, ``clarity``), ``in_af``, ``unreadable`` (inside a stretch without readable ECG: Q) and
+    ``p_coherence``, ``f_wave_rate``, ``prematurity``, ``clarity``), ``in_af``, ``unreadable`` (inside a stretch without readable ECG: Q) and
     ``family`` (the beat's shape family, 0 the dominant shape); ``dominant_bound``; ``episodes`` (AF)
     and ``fast_rhythm`` (stretches with a second QRS between every two beats: a rhythm the detector
     may have halved) as (first_beat, last_beat, onset, offset)."""
@@ -43,6 +43,7 @@ class BeatClasses:
     other_lead_similarity: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     other_lead_deviation: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    f_wave_rate: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     episodes: List[Tuple[int, int, int, int]] = field(default_factory=list)
     fast_rhythm: List[Tuple[int, int, int, int]] = field(default_factory=list)
 
@@ -55,6 +56,7 @@ def classify_beats(
     window_after: int,
     sample_rate: float,
     other_leads: Sequence[Any] = (),
+    signal: Any = None,
     **params: float,
 ) -> BeatClasses:
     """Classifies every beat: ``peaks`` (R-peak samples, strictly increasing), ``rows`` (beats x
@@ -75,6 +77,12 @@ def classify_beats(
     lead reads is Q when its own clarity is under ``shape.unconfirmed_v_min_clarity`` (15 by
     default; 0: never).
 
+    ``signal``: the lead the beats were found in (1-D float32, on any device; ``peaks`` index it).
+    When the beats span a strip (at most ``af.strip_max_seconds``), its f-wave rates
+    (:func:`zeroflow.rhythm.f_wave_rates`, from a second before the first beat to a second after the
+    last) join the strip prior's measures, as ``zeroflow run`` does; ``f_wave_rate`` gives them (NaN
+    without a signal or for a longer recording).
+
     ``params`` override :data:`CLASS_DEFAULTS`; as Python names have no dots, pass them as
     ``**{"timing.premature_ratio": 0.85}``. Raises ValueError on sizes that disagree, peaks that do
     not increase or a parameter out of range (naming it), TypeError on an unknown parameter.
@@ -84,6 +92,7 @@ def classify_beats(
         raise TypeError(f"peaks must be a 1-D array of integer sample indices, got {p.dtype} of shape {p.shape}")
     r = _checked(rows, "rows", ("float32",), ndim=2)
     others = [_checked(o, f"other_leads[{k}]", ("float32",), ndim=2) for k, o in enumerate(other_leads)]
+    lead = None if signal is None else _checked(signal, "signal", ("float32",), ndim=1)
     d = _core._classify_beats(
         p.astype(np.int64).tolist(),
         r,
@@ -92,6 +101,7 @@ def classify_beats(
         float(sample_rate),
         dict(params),
         others,
+        lead,
     )
     return BeatClasses(
         classes=np.array(list(d["classes"]), dtype="<U1"),
@@ -106,6 +116,7 @@ def classify_beats(
         other_lead_similarity=np.asarray(d["other_lead_similarity"], dtype=np.float32),
         other_lead_deviation=np.asarray(d["other_lead_deviation"], dtype=np.float32),
         family=np.asarray(d["family"], dtype=np.int32),
+        f_wave_rate=np.asarray(d["f_wave_rate"], dtype=np.float32),
         episodes=[tuple(int(v) for v in e) for e in d["episodes"]],
         fast_rhythm=[tuple(int(v) for v in e) for e in d["fast_rhythm"]],
     )

@@ -76,28 +76,31 @@ void check_af_params(const af_params& p) {
 }
 
 af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_rate,
-                           std::span<const std::uint8_t> left_out, std::span<const double> coherence,
-                           std::span<const double> p_similarity, const af_params& params) {
-  const auto rr_before = detail::checked_intervals(peaks, sample_rate, left_out, coherence, p_similarity, params);
+                           std::span<const std::uint8_t> left_out, const atrial_measures& atria,
+                           const af_params& params) {
+  const auto rr_before = detail::checked_intervals(peaks, sample_rate, left_out, atria, params);
   const std::size_t n = peaks.size();
   if (n < 3) return {std::vector<std::uint8_t>(n, 0), std::vector<std::uint8_t>(n, 0), {}};
   const std::vector<std::uint8_t> none(n, 0);
   return detail::af_of(rr_before, peaks, sample_rate, left_out.empty() ? std::span<const std::uint8_t>(none) : left_out,
-                       coherence, p_similarity, params);
+                       atria, params);
 }
 
 namespace detail {
 
 std::vector<double> checked_intervals(std::span<const std::int64_t> peaks, double sample_rate,
-                                      std::span<const std::uint8_t> left_out, std::span<const double> coherence,
-                                      std::span<const double> p_similarity, const af_params& params) {
+                                      std::span<const std::uint8_t> left_out, const atrial_measures& atria,
+                                      const af_params& params) {
   ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
   ZF_EXPECTS(left_out.empty() || left_out.size() == peaks.size(), "expected ", peaks.size(),
              " left-out marks (one per beat) or none, got ", left_out.size());
-  ZF_EXPECTS(coherence.empty() || coherence.size() == peaks.size(), "expected ", peaks.size(),
-             " P-wave coherences (one per beat) or none, got ", coherence.size());
-  ZF_EXPECTS(p_similarity.empty() || p_similarity.size() == peaks.size(), "expected ", peaks.size(),
-             " P-wave similarities (one per beat) or none, got ", p_similarity.size());
+  const auto per_beat_or_none = [&](std::span<const double> values, const char* what) {
+    ZF_EXPECTS(values.empty() || values.size() == peaks.size(), "expected ", peaks.size(), " ", what,
+               " (one per beat) or none, got ", values.size());
+  };
+  per_beat_or_none(atria.p_wave_coherence, "P-wave coherences");
+  per_beat_or_none(atria.p_wave_similarity, "P-wave similarities");
+  per_beat_or_none(atria.f_wave_rate, "f-wave rates");
   for (std::size_t b = 1; b < peaks.size(); ++b)
     ZF_EXPECTS(peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b], " follows sample ",
                peaks[b - 1]);
@@ -171,8 +174,8 @@ std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std:
 }
 
 af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t> peaks, double sample_rate,
-                std::span<const std::uint8_t> left_out, std::span<const double> coherence,
-                std::span<const double> p_similarity, const af_params& p) {
+                std::span<const std::uint8_t> left_out, const atrial_measures& atria, const af_params& p) {
+  const auto coherence = atria.p_wave_coherence;
   const std::size_t n = rr_before.size();
   const auto unmeasured = unmeasured_beats(rr_before, left_out, p);
 
@@ -184,7 +187,7 @@ af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t>
   // A strip with its P waves measured is read whole, as a clinician reads it: its prior decides,
   // not windows it barely holds. (The prior weighs the P waves; without them the windows decide.)
   if (!coherence.empty() && static_cast<double>(peaks[n - 1] - peaks[0]) / sample_rate <= p.strip_max_seconds) {
-    const auto features = strip_measures(rr_before, unmeasured, coherence, p_similarity, p);
+    const auto features = strip_measures(rr_before, unmeasured, atria, p);
     const af_strip_prior& prior = default_af_strip_prior();
     if (features && af_strip_is_af(*features, prior)) {
       std::fill(out.in_af.begin(), out.in_af.end(), std::uint8_t{1});

@@ -81,21 +81,19 @@ const af_strip_prior& default_af_strip_prior() {
 }
 
 std::optional<af_strip_features> measure_af_strip(std::span<const std::int64_t> peaks, double sample_rate,
-                                                  std::span<const std::uint8_t> left_out,
-                                                  std::span<const double> coherence,
-                                                  std::span<const double> p_similarity, const af_params& params) {
-  const auto rr_before = detail::checked_intervals(peaks, sample_rate, left_out, coherence, p_similarity, params);
+                                                  std::span<const std::uint8_t> left_out, const atrial_measures& atria,
+                                                  const af_params& params) {
+  const auto rr_before = detail::checked_intervals(peaks, sample_rate, left_out, atria, params);
   if (peaks.size() < 3) return std::nullopt;
   const std::vector<std::uint8_t> none(peaks.size(), 0);
   const auto unmeasured = detail::unmeasured_beats(rr_before, left_out.empty() ? none : left_out, params);
-  return detail::strip_measures(rr_before, unmeasured, coherence, p_similarity, params);
+  return detail::strip_measures(rr_before, unmeasured, atria, params);
 }
 
 namespace detail {
 
 std::optional<af_strip_features> strip_measures(std::span<const double> rr_before,
-                                                std::span<const std::uint8_t> unmeasured,
-                                                std::span<const double> coherence, std::span<const double> p_similarity,
+                                                std::span<const std::uint8_t> unmeasured, const atrial_measures& atria,
                                                 const af_params& params) {
   const std::size_t n = rr_before.size();
   // The steps the window rule measures: both intervals of the step the atria's.
@@ -106,12 +104,14 @@ std::optional<af_strip_features> strip_measures(std::span<const double> rr_befor
   if (steps.size() < 8) return std::nullopt;
   const auto irregular =
       std::count_if(steps.begin(), steps.end(), [&](double s) { return s > params.irregular_step_log_ratio; });
-  std::vector<double> coherences, similarities, intervals;
+  std::vector<double> coherences, similarities, intervals, f_wave_rates;
   for (std::size_t b = 0; b < n; ++b) {
     if (unmeasured[b]) continue;
-    if (!coherence.empty()) coherences.push_back(coherence[b]);
-    if (!p_similarity.empty()) similarities.push_back(p_similarity[b]);
+    if (!atria.p_wave_coherence.empty()) coherences.push_back(atria.p_wave_coherence[b]);
+    if (!atria.p_wave_similarity.empty()) similarities.push_back(atria.p_wave_similarity[b]);
     if (b > 0) intervals.push_back(rr_before[b]);  // rr_before[0] is a copy of the second
+    // The T–Q interval before beat b follows beat b − 1's T wave: both must be the atria's beats.
+    if (b > 0 && !unmeasured[b - 1] && !atria.f_wave_rate.empty()) f_wave_rates.push_back(atria.f_wave_rate[b]);
   }
   const double steps_measured = static_cast<double>(steps.size());
   std::vector<std::pair<double, double>> pair_keys;
@@ -121,7 +121,8 @@ std::optional<af_strip_features> strip_measures(std::span<const double> rr_befor
                            median_of(std::move(similarities)),
                            std::log(median_of(std::move(intervals))),
                            std::log(steps_measured),
-                           distinct_pair_share(signed_step, 0, n, params.irregular_step_log_ratio, pair_keys)};
+                           distinct_pair_share(signed_step, 0, n, params.irregular_step_log_ratio, pair_keys),
+                           median_of(std::move(f_wave_rates))};
 }
 
 }  // namespace detail

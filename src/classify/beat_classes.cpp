@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "features.hpp"
+#include "zeroflow/classify/f_wave.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/core/stream.hpp"
+#include "zeroflow/memory/allocate.hpp"
 
 namespace zeroflow::classify {
 
@@ -38,6 +40,26 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size
   check_class_params(p);
 }
 
+/// A strip's f-wave rates (f_wave.hpp), measured on the host in the lead from a second before its
+/// first beat to a second after its last: only a strip's prior weighs them, and a strip is a
+/// minute of signal at most. Empty without the lead, or for a recording longer than a strip.
+std::vector<double> strip_f_wave_rates(std::span<const std::int64_t> peaks, const array* signal, double sample_rate,
+                                       const af_params& af, stream_view stream) {
+  if (signal == nullptr || peaks.size() < 2 ||
+      static_cast<double>(peaks.back() - peaks.front()) / sample_rate > af.strip_max_seconds)
+    return {};
+  ZF_EXPECTS(signal->type() == float32 && signal->ndim() == 1, "the beats' lead must be a 1-D float32 array");
+  const auto n = signal->shape()[0];
+  const auto second = std::llround(sample_rate);
+  const std::int64_t first = std::max<std::int64_t>(0, peaks.front() - second);
+  const std::int64_t end = std::min<std::int64_t>(n, peaks.back() + second + 1);
+  ZF_EXPECTS(peaks.front() >= 0 && peaks.back() < n, "R peaks must lie inside the lead's ", n, " samples");
+  const array strip = copy_to(signal->slice(0, first, end), cpu_device, stream);  // contiguous, readable
+  std::vector<std::int64_t> local(peaks.begin(), peaks.end());
+  for (auto& p : local) p -= first;
+  return f_wave_rates(strip.span<const float>(), local, sample_rate);
+}
+
 }  // namespace
 
 classification classify_beats(std::span<const std::int64_t> peaks, const beat_rows& rows, double sample_rate,
@@ -46,7 +68,8 @@ classification classify_beats(std::span<const std::int64_t> peaks, const beat_ro
   const auto beats = static_cast<std::int64_t>(peaks.size());
   const detail::other_leads others(context.other_leads, rows, beats, sample_rate, p, {});
   const auto measurements = detail::host_measurements(rows, beats, sample_rate, p.shape.template_rows);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, &others);
+  const auto f_wave = strip_f_wave_rates(peaks, context.signal, sample_rate, p.af, {});
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, &others, f_wave);
 }
 
 classification classify_beats(std::span<const std::int64_t> peaks, const array& rows, std::int64_t window_before,
@@ -59,7 +82,8 @@ classification classify_beats(std::span<const std::int64_t> peaks, const array& 
   const auto beats = static_cast<std::int64_t>(peaks.size());
   const detail::other_leads others(context.other_leads, shape, beats, sample_rate, p, stream);
   const auto measurements = detail::measurements_of(rows, shape, beats, sample_rate, p.shape.template_rows, stream);
-  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, &others);
+  const auto f_wave = strip_f_wave_rates(peaks, context.signal, sample_rate, p.af, stream);
+  return detail::classify_measured(peaks, *measurements, sample_rate, p, context.no_signal, &others, f_wave);
 }
 
 namespace detail {
@@ -80,7 +104,7 @@ std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,
 
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
                                  const class_params& p, std::span<const sample_stretch> no_signal,
-                                 const other_leads* others) {
+                                 const other_leads* others, std::span<const double> f_wave_rate) {
   classification out;
   const auto n = peaks.size();
   const bool other_leads_read = others != nullptr && !others->empty();
@@ -91,6 +115,10 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   out.prematurity.assign(n, 1.0F);
   out.in_af.assign(n, 0);
   out.family.assign(n, 0);
+  if (f_wave_rate.empty())
+    out.f_wave_rate.assign(n, std::numeric_limits<float>::quiet_NaN());
+  else
+    out.f_wave_rate.assign(f_wave_rate.begin(), f_wave_rate.end());
   if (n < 3) return out;  // no rhythm to measure against
 
   out.similarity = rows.similarity();
@@ -199,7 +227,7 @@ classification classify_measured(std::span<const std::int64_t> peaks, row_measur
   const auto coherence = rows.p_wave_coherence(first_guess, p.af.window_beats);
   out.p_coherence.assign(coherence.begin(), coherence.end());
   const std::vector<double> p_similarity(out.p_similarity.begin(), out.p_similarity.end());
-  auto rhythm = detail::af_of(rr_before, peaks, sample_rate, first_guess, coherence, p_similarity, p.af);
+  auto rhythm = detail::af_of(rr_before, peaks, sample_rate, first_guess, {coherence, p_similarity, f_wave_rate}, p.af);
   irregular_rhythm = std::move(rhythm.irregular);
   out.in_af = std::move(rhythm.in_af);
   out.episodes = std::move(rhythm.episodes);

@@ -137,9 +137,10 @@ class other_leads {
 
 /// The rule itself, on the measurements of the rows wherever they are; `others` (null: none)
 /// what the recording's other leads see.
+/// `f_wave_rate` is each beat's f-wave rate (f_wave.hpp), or empty where not measured.
 classification classify_measured(std::span<const std::int64_t> peaks, row_measurements& rows, double sample_rate,
                                  const class_params& params, std::span<const sample_stretch> no_signal,
-                                 const other_leads* others);
+                                 const other_leads* others, std::span<const double> f_wave_rate = {});
 
 /// 1 for the beats inside a stretch without signal and the beat on each side of it.
 std::vector<std::uint8_t> beside_no_signal(std::span<const std::int64_t> peaks,
@@ -212,8 +213,8 @@ std::vector<std::uint8_t> ectopic_timing(std::span<const double> rr_before, std:
 /// beats), after find_af_episodes' checks of its arguments.
 /// @throws invalid_argument as find_af_episodes documents
 std::vector<double> checked_intervals(std::span<const std::int64_t> peaks, double sample_rate,
-                                      std::span<const std::uint8_t> left_out, std::span<const double> coherence,
-                                      std::span<const double> p_similarity, const af_params& params);
+                                      std::span<const std::uint8_t> left_out, const atrial_measures& atria,
+                                      const af_params& params);
 
 /// The beats whose intervals are not the atria's: left out, or ectopic by timing (an ectopic
 /// beat's short and long intervals are no more the atria's than a V beat's are).
@@ -234,16 +235,13 @@ double distinct_pair_share(std::span<const double> steps, std::size_t first, std
 /// The strip's measures of af_strip.hpp from R–R intervals (rr_before[b]: the interval ending at
 /// beat b, the first a copy of the second) and the beats whose intervals are not the atria's.
 std::optional<af_strip_features> strip_measures(std::span<const double> rr_before,
-                                                std::span<const std::uint8_t> unmeasured,
-                                                std::span<const double> coherence, std::span<const double> p_similarity,
+                                                std::span<const std::uint8_t> unmeasured, const atrial_measures& atria,
                                                 const af_params& params);
 
 /// The AF rule of af_rhythm.hpp on R–R intervals (rr_before[b]: the interval ending at beat b, the
-/// first a copy of the second). `coherence` is each beat's window P-wave coherence, or empty where
-/// there is no signal (beat times alone), `p_similarity` each beat's P-wave similarity or empty;
-/// `left_out` one entry per beat.
+/// first a copy of the second). `atria` holds empty spans where there is no signal (beat times
+/// alone); `left_out` one entry per beat.
 af_rhythm af_of(std::span<const double> rr_before, std::span<const std::int64_t> peaks, double sample_rate,
-                std::span<const std::uint8_t> left_out, std::span<const double> coherence,
-                std::span<const double> p_similarity, const af_params& params);
+                std::span<const std::uint8_t> left_out, const atrial_measures& atria, const af_params& params);
 
 }  // namespace zeroflow::classify::detail

@@ -388,7 +388,7 @@ void classify_beats(run_state& s) {
       if (lead.ecg) result.shape_leads.push_back(lead.name);
     auto classes = classify::classify_beats(result.peak, contiguous, seg.sizes.window_before, seg.sizes.window_after,
                                             result.sample_rate, s.stream, s.options.classes,
-                                            {.no_signal = no_signal, .other_leads = other_rows});
+                                            {.no_signal = no_signal, .other_leads = other_rows, .signal = &s.signal});
     result.other_lead_similarity = std::move(classes.other_lead_similarity);
     result.other_lead_deviation = std::move(classes.other_lead_deviation);
     result.beat_class = std::move(classes.classes);
@@ -405,6 +405,7 @@ void classify_beats(run_state& s) {
     result.family = std::move(classes.family);
     result.p_similarity = std::move(classes.p_similarity);
     result.p_coherence = std::move(classes.p_coherence);
+    result.f_wave_rate = std::move(classes.f_wave_rate);
     result.clarity = std::move(classes.clarity);
     result.unreadable = std::move(classes.unreadable_stretches);
     result.fast_rhythm = std::move(classes.fast_rhythm_stretches);

@@ -54,7 +54,7 @@ void put_row(std::ostream& out, const pipeline::run_result& r, std::size_t c, co
     out << ",,,,,,";
   }
   if (!classes) {
-    out << ",,,,,,,,,,\n";
+    out << ",,,,,,,,,,,\n";
     return;
   }
   out << ',' << r.beat_class[c] << ',';
@@ -73,6 +73,8 @@ void put_row(std::ostream& out, const pipeline::run_result& r, std::size_t c, co
   put_float(out, at(r.other_lead_similarity));
   out << ',';
   put_float(out, at(r.other_lead_deviation));
+  out << ',';
+  put_float(out, at(r.f_wave_rate));
   out << '\n';
 }
 
@@ -95,7 +97,7 @@ void write_beats_csv(const pipeline::run_result& r, const std::filesystem::path&
     // beat's class follow (empty cells with the seed's method, which has neither).
     out << "beat,start,peak,length,kept,split,score,mu0,mu1,rr_before,rr_after,local_rr,morphology,rhythm,flags,"
            "class,similarity,prematurity,af,p_similarity,p_coherence,clarity,family,other_lead_similarity,"
-           "other_lead_deviation\n";
+           "other_lead_deviation,f_wave_rate\n";
     for (auto& part : parts) out << part.get();
   });
 }

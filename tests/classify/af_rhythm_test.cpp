@@ -93,7 +93,7 @@ TEST(AfRhythm, EctopicBeatsInARegularRhythmAreNotAf) {
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
   off.distinct_pair_share_min = 0;
-  const auto without = zc::find_af_episodes(peaks, rate, {}, {}, {}, off);
+  const auto without = zc::find_af_episodes(peaks, rate, {}, {}, off);
   EXPECT_FALSE(without.episodes.empty());
 }
 
@@ -108,8 +108,8 @@ TEST(AfRhythm, BeatsLeftOutDoNotCount) {
   zc::af_params off;
   off.ectopic_early_ratio = 1e-9;
   off.distinct_pair_share_min = 0;
-  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, {}, {}, off).episodes.empty());
-  EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, {}, {}, off).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, left_out, {}, off).episodes.empty());
+  EXPECT_FALSE(zc::find_af_episodes(peaks, rate, {}, {}, off).episodes.empty());
 }
 
 TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
@@ -117,7 +117,7 @@ TEST(AfRhythm, ABriefRegularStretchDoesNotSplitAnEpisode) {
     const auto peaks = rhythm({{'s', 100}, {'a', 200}, {'s', regular_beats}, {'a', 200}, {'s', 100}}, 7);
     zc::af_params p;
     p.bridge_gap_seconds = bridge_seconds;
-    return zc::find_af_episodes(peaks, rate, {}, {}, {}, p).episodes.size();
+    return zc::find_af_episodes(peaks, rate, {}, {}, p).episodes.size();
   };
   // 20 regular beats (16 s) leave regular windows between the two stretches; each stretch's edge
   // windows, half regular, are not irregular either, so the AF beats are about 25 s apart.
@@ -132,8 +132,8 @@ TEST(AfRhythm, ShortRunsAreDropped) {
   ASSERT_EQ(found.episodes.size(), 1U);
   zc::af_params longer;
   longer.min_episode_beats = found.episodes[0].last_beat - found.episodes[0].first_beat + 2;
-  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, {}, {}, longer).episodes.empty());
-  EXPECT_EQ(count(zc::find_af_episodes(peaks, rate, {}, {}, {}, longer).in_af), 0);
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, {}, longer).episodes.empty());
+  EXPECT_EQ(count(zc::find_af_episodes(peaks, rate, {}, {}, longer).in_af), 0);
 }
 
 TEST(AfRhythm, TooFewBeatsOrAGoodRhythmGiveNothing) {
@@ -155,7 +155,7 @@ TEST(AfRhythm, RefusesBadInput) {
   const auto bad = [&](auto change) {
     zc::af_params p;
     change(p);
-    EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, {}, {}, p), zeroflow::invalid_argument);
+    EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, {}, p), zeroflow::invalid_argument);
   };
   bad([](zc::af_params& p) { p.irregular_share = 1; });
   bad([](zc::af_params& p) { p.ectopic_early_ratio = 1.2; });
@@ -170,21 +170,21 @@ TEST(AfRhythm, AStripWithItsPWavesIsReadWholeByThePrior) {
   // A 20 s strip of AF: fewer beats than the shortest episode. Without P waves, as in AF.
   const auto strip = rhythm({{'a', 24}}, 17);
   const std::vector<double> incoherent(strip.size(), 0.05), unlike_p(strip.size(), 0.1);
-  const auto r = zc::find_af_episodes(strip, rate, {}, incoherent, unlike_p);
+  const auto r = zc::find_af_episodes(strip, rate, {}, {incoherent, unlike_p});
   ASSERT_EQ(r.episodes.size(), 1U);
   EXPECT_EQ(r.episodes[0].first_beat, 0);
   EXPECT_EQ(r.episodes[0].last_beat, static_cast<std::int64_t>(strip.size()) - 1);
   EXPECT_EQ(count(r.in_af), static_cast<std::int64_t>(strip.size()));
   // The same rhythm with every beat's P wave the dominant one's is not AF; nor is a regular strip.
   const std::vector<double> coherent(strip.size(), 0.9), sinus_p(strip.size(), 0.98);
-  EXPECT_TRUE(zc::find_af_episodes(strip, rate, {}, coherent, sinus_p).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(strip, rate, {}, {coherent, sinus_p}).episodes.empty());
   const auto regular = rhythm({{'s', 24}}, 17);
-  EXPECT_TRUE(zc::find_af_episodes(regular, rate, {}, incoherent, unlike_p).episodes.empty());
+  EXPECT_TRUE(zc::find_af_episodes(regular, rate, {}, {incoherent, unlike_p}).episodes.empty());
   // With the prior off, the windows decide: the strip holds no episode of 30 beats, but its
   // whole measurable rhythm is AF.
   zc::af_params windows_only;
   windows_only.strip_max_seconds = 0;
-  const auto windows = zc::find_af_episodes(strip, rate, {}, incoherent, unlike_p, windows_only);
+  const auto windows = zc::find_af_episodes(strip, rate, {}, {incoherent, unlike_p}, windows_only);
   ASSERT_EQ(windows.episodes.size(), 1U);
   EXPECT_LT(windows.episodes[0].last_beat - windows.episodes[0].first_beat + 1, zc::af_params{}.min_episode_beats);
   // So do they from beat times alone, and in a recording longer than a strip, where the same
@@ -207,7 +207,7 @@ TEST(AfRhythm, ARepeatingPatternOfIrregularStepsIsNotAf) {
   EXPECT_GT(count(r.irregular), 290);  // irregular windows, every one, but none AF
   zc::af_params any_pattern;
   any_pattern.distinct_pair_share_min = 0;  // the share of irregular steps alone calls it AF
-  EXPECT_EQ(zc::find_af_episodes(grouped, rate, {}, {}, {}, any_pattern).episodes.size(), 1U);
+  EXPECT_EQ(zc::find_af_episodes(grouped, rate, {}, {}, any_pattern).episodes.size(), 1U);
   // AF's pairs scatter: the same length of AF is still found whole.
   const auto af = rhythm({{'a', 300}}, 29);
   const auto found = zc::find_af_episodes(af, rate);
@@ -215,19 +215,19 @@ TEST(AfRhythm, ARepeatingPatternOfIrregularStepsIsNotAf) {
   EXPECT_GT(count(found.in_af), 290);
   zc::af_params bad;
   bad.distinct_pair_share_min = 1.5;
-  EXPECT_THROW((void)zc::find_af_episodes(af, rate, {}, {}, {}, bad), zeroflow::invalid_argument);
+  EXPECT_THROW((void)zc::find_af_episodes(af, rate, {}, {}, bad), zeroflow::invalid_argument);
 }
 
 TEST(AfRhythm, ACoherentPWaveVetoesAnIrregularWindow) {
   const auto peaks = rhythm({{'s', 100}, {'a', 200}, {'s', 100}}, 19);
   const std::vector<double> absent(peaks.size(), 0.05), present(peaks.size(), 0.6),
       unmeasured(peaks.size(), std::nan(""));
-  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, absent).episodes.size(), 1U);
-  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, unmeasured).episodes.size(), 1U);  // the rhythm decides
-  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, present).episodes.empty());
+  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, {absent}).episodes.size(), 1U);
+  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, {unmeasured}).episodes.size(), 1U);  // the rhythm decides
+  EXPECT_TRUE(zc::find_af_episodes(peaks, rate, {}, {present}).episodes.empty());
   zc::af_params lenient;
   lenient.p_wave_coherence_max = 0.7;
-  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, present, {}, lenient).episodes.size(), 1U);
+  EXPECT_EQ(zc::find_af_episodes(peaks, rate, {}, {present}, lenient).episodes.size(), 1U);
   const std::vector<double> short_coherence(3, 0.1);
-  EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, short_coherence), zeroflow::invalid_argument);
+  EXPECT_THROW((void)zc::find_af_episodes(peaks, rate, {}, {short_coherence}), zeroflow::invalid_argument);
 }

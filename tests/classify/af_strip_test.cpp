@@ -41,9 +41,9 @@ std::string feature_names() {
 zio::safetensors_content prior_content() {
   zio::safetensors_content c;
   c.metadata = {{"features", feature_names()}, {"source", "a test"}};
-  c.tensors = {f64("mean", {0, 0, 0, 0, 0, 0, 0}),
-               f64("scale", {1, 1, 1, 1, 1, 1, 1}),
-               f64("weight", {1, 0, 0, 0, 0, 0, 0}),
+  c.tensors = {f64("mean", {0, 0, 0, 0, 0, 0, 0, 0}),
+               f64("scale", {1, 1, 1, 1, 1, 1, 1, 1}),
+               f64("weight", {1, 0, 0, 0, 0, 0, 0, 0}),
                f64("bias", {-0.5}),
                f64("threshold", {0.5}),
                f64("p_wave_coherence_max", {0.8})};
@@ -61,7 +61,11 @@ TEST(AfStrip, MeasuresARhythmWhoseValuesAreKnown) {
   const std::vector<double> coherence(peaks.size(), 0.3);
   std::vector<double> similarity(peaks.size(), 0.9);
   similarity[0] = std::nan("");  // unmeasured values are not counted
-  const auto x = zc::measure_af_strip(peaks, rate, {}, coherence, similarity, {});
+  // The f-wave rate of the interval before beat b is b's own: 5 + b. Beat 0 has no interval.
+  std::vector<double> f_wave(peaks.size());
+  for (std::size_t b = 0; b < peaks.size(); ++b) f_wave[b] = 5.0 + static_cast<double>(b);
+  f_wave[0] = std::nan("");
+  const auto x = zc::measure_af_strip(peaks, rate, {}, {coherence, similarity, f_wave}, {});
   ASSERT_TRUE(x.has_value());
   EXPECT_DOUBLE_EQ((*x)[0], 1.0);
   EXPECT_NEAR((*x)[1], std::log(0.9 / 0.8), 1e-12);
@@ -72,30 +76,36 @@ TEST(AfStrip, MeasuresARhythmWhoseValuesAreKnown) {
   // Signed steps +0.118 and −0.118 alternate: rounded to the 0.10 step, +1 and −1. Of the 18
   // pairs of consecutive steps, 2 are distinct: a repeating pattern, however irregular.
   EXPECT_NEAR((*x)[6], 2.0 / 18.0, 1e-12);
-  // Without P-wave measures those are NaN; with every beat left out there is nothing to judge.
-  const auto bare = zc::measure_af_strip(peaks, rate, {}, {}, {}, {});
+  EXPECT_DOUBLE_EQ((*x)[7], 15.5);  // beats 1..20: 6..25, the median of twenty values
+  // A beat left out takes the f-wave rate of its own interval and of the next one with it: the
+  // T–Q interval after it follows a T wave that is not the atria's beat's.
+  std::vector<std::uint8_t> last_out(peaks.size(), 0);
+  last_out[19] = 1;  // rates 24 and 25 leave: 6..23, median 14.5
+  EXPECT_DOUBLE_EQ((*zc::measure_af_strip(peaks, rate, last_out, {coherence, similarity, f_wave}, {}))[7], 14.5);
+  // Without atrial measures those are NaN; with every beat left out there is nothing to judge.
+  const auto bare = zc::measure_af_strip(peaks, rate, {}, {}, {});
   ASSERT_TRUE(bare.has_value());
-  EXPECT_TRUE(std::isnan((*bare)[2]) && std::isnan((*bare)[3]));
+  EXPECT_TRUE(std::isnan((*bare)[2]) && std::isnan((*bare)[3]) && std::isnan((*bare)[7]));
   const std::vector<std::uint8_t> all(peaks.size(), 1);
-  EXPECT_FALSE(zc::measure_af_strip(peaks, rate, all, {}, {}, {}).has_value());
+  EXPECT_FALSE(zc::measure_af_strip(peaks, rate, all, {}, {}).has_value());
   // Left-out beats take their two steps with them: every other beat out leaves none.
   std::vector<std::uint8_t> every_other(peaks.size(), 0);
   for (std::size_t b = 0; b < peaks.size(); b += 2) every_other[b] = 1;
-  EXPECT_FALSE(zc::measure_af_strip(peaks, rate, every_other, {}, {}, {}).has_value());
+  EXPECT_FALSE(zc::measure_af_strip(peaks, rate, every_other, {}, {}).has_value());
 }
 
 TEST(AfStrip, ProbabilityIsTheLogisticOfTheStandardisedMeasures) {
   const auto prior = zc::af_strip_prior_from_safetensors(zio::to_safetensors(prior_content()));
-  zc::af_strip_features x{2, 5, 5, 5, 5, 5, 5};
+  zc::af_strip_features x{2, 5, 5, 5, 5, 5, 5, 5};
   EXPECT_NEAR(zc::af_strip_probability(x, prior), 1 / (1 + std::exp(-1.5)), 1e-12);
   x[0] = std::nan("");  // a measure not taken adds no evidence
   EXPECT_NEAR(zc::af_strip_probability(x, prior), 1 / (1 + std::exp(0.5)), 1e-12);
   // The call: the threshold, and a coherent P wave vetoes however likely the rhythm makes AF.
-  x = {2, 5, 0.5, 5, 5, 5, 5};
+  x = {2, 5, 0.5, 5, 5, 5, 5, 5};
   EXPECT_TRUE(zc::af_strip_is_af(x, prior));
   x[0] = 0;
   EXPECT_FALSE(zc::af_strip_is_af(x, prior));  // p = σ(−0.5), under the threshold
-  x = {20, 5, 0.8, 5, 5, 5, 5};
+  x = {20, 5, 0.8, 5, 5, 5, 5, 5};
   EXPECT_FALSE(zc::af_strip_is_af(x, prior));  // coherence at the bound
   x[2] = std::nan("");
   EXPECT_TRUE(zc::af_strip_is_af(x, prior));  // an unmeasured P wave vetoes nothing
@@ -114,6 +124,8 @@ TEST(AfStrip, TheShippedPriorSaysWhereItCameFrom) {
   EXPECT_LT(prior.weight[3], 0);
   // So is a rhythm whose pairs of steps do not repeat (irregularly irregular).
   EXPECT_GT(prior.weight[6], 0);
+  // And the slower zero crossings of fibrillatory waves between the beats.
+  EXPECT_LT(prior.weight[7], 0);
   EXPECT_GT(prior.p_wave_coherence_max, 0.4);
   EXPECT_LE(prior.p_wave_coherence_max, 1.0);
 }
@@ -131,15 +143,15 @@ TEST(AfStrip, DistinctStepPairsTellAPatternFromAnIrregularlyIrregularRhythm) {
   }
   zc::af_params no_timing;
   no_timing.ectopic_early_ratio = 0.01;  // no beat is that early: every interval counts
-  const auto repeating = zc::measure_af_strip(peaks_of(pattern), rate, {}, {}, {}, no_timing);
+  const auto repeating = zc::measure_af_strip(peaks_of(pattern), rate, {}, {}, no_timing);
   ASSERT_TRUE(repeating.has_value());
   EXPECT_LT((*repeating)[6], 0.15);
-  const auto irregular = zc::measure_af_strip(peaks_of(scattered), rate, {}, {}, {}, no_timing);
+  const auto irregular = zc::measure_af_strip(peaks_of(scattered), rate, {}, {}, no_timing);
   ASSERT_TRUE(irregular.has_value());
   EXPECT_GT((*irregular)[6], 0.25);
   // Without an irregular step there are no bins: no evidence either way.
   no_timing.irregular_step_log_ratio = 0;
-  EXPECT_TRUE(std::isnan((*zc::measure_af_strip(peaks_of(pattern), rate, {}, {}, {}, no_timing))[6]));
+  EXPECT_TRUE(std::isnan((*zc::measure_af_strip(peaks_of(pattern), rate, {}, {}, no_timing))[6]));
 }
 
 TEST(AfStrip, RefusesAPriorItCannotRead) {
@@ -150,7 +162,7 @@ TEST(AfStrip, RefusesAPriorItCannotRead) {
   };
   refused([](zio::safetensors_content& c) { c.metadata["features"] = "irregular_share"; });
   refused([](zio::safetensors_content& c) { c.tensors.pop_back(); });
-  refused([](zio::safetensors_content& c) { c.tensors[1] = f64("scale", {1, 1, 1, 1, 1, 1, 0}); });
+  refused([](zio::safetensors_content& c) { c.tensors[1] = f64("scale", {1, 1, 1, 1, 1, 1, 1, 0}); });
   refused([](zio::safetensors_content& c) { c.tensors[2] = f64("weight", {1, 0, 0}); });
   refused([](zio::safetensors_content& c) { c.tensors[4] = f64("threshold", {1.0}); });
   refused([](zio::safetensors_content& c) { c.tensors[3] = f64("bias", {std::nan("")}); });

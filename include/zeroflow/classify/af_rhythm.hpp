@@ -59,6 +59,19 @@ struct episode {
   std::int64_t onset = 0, offset = 0;  ///< R peaks of the first and the last beat
 };
 
+/// What the ECG shows of the atria at each beat, beyond the beat times: each one value per beat,
+/// or empty where not measured (beat times alone).
+struct atrial_measures {
+  /// Each beat's window P-wave coherence (beats.csv's `p_coherence`; NaN where unmeasured: the
+  /// rhythm decides).
+  std::span<const double> p_wave_coherence;
+  /// Each beat's P-wave similarity to the dominant beat's (beats.csv's `p_similarity`), for a
+  /// strip's prior.
+  std::span<const double> p_wave_similarity;
+  /// Each beat's f-wave rate (f_wave.hpp; beats.csv's `f_wave_rate`), for a strip's prior.
+  std::span<const double> f_wave_rate;
+};
+
 /// The rhythm rule's answer, one entry per beat where per beat.
 struct af_rhythm {
   std::vector<std::uint8_t> irregular;  ///< 1 where the beat's window is irregular (step 2)
@@ -69,21 +82,18 @@ struct af_rhythm {
 /**
  * @brief AF episodes from beat times (steps 1, 2, 4 and 5 of this file's rule), and step 3 where
  *        each beat's window P-wave coherence is given (beats.csv's `p_coherence` column of a run).
+ *        A strip's prior (step 5) also weighs the P-wave similarity and the f-wave rate.
  * @param peaks R-peak samples, strictly increasing, one per beat
  * @param sample_rate samples per second, > 0
  * @param left_out beats whose intervals are not the atria's (1: left out), e.g. ventricular beats;
  *        empty for none, else one entry per beat
- * @param coherence each beat's window P-wave coherence (NaN where unmeasured: the rhythm decides);
- *        empty for beat times alone, else one entry per beat
- * @param p_similarity each beat's P-wave similarity to the dominant beat's (beats.csv's
- *        `p_similarity`), for a strip's prior; empty for none, else one entry per beat
+ * @param atria what the signal shows of the atria at each beat; empty spans for beat times alone
  * @throws zeroflow::invalid_argument when peaks do not increase, the sizes differ, the rate is not
  *         positive or a parameter is out of range
  */
 [[nodiscard]] af_rhythm find_af_episodes(std::span<const std::int64_t> peaks, double sample_rate,
-                                         std::span<const std::uint8_t> left_out = {},
-                                         std::span<const double> coherence = {},
-                                         std::span<const double> p_similarity = {}, const af_params& params = {});
+                                         std::span<const std::uint8_t> left_out = {}, const atrial_measures& atria = {},
+                                         const af_params& params = {});
 
 /// @throws zeroflow::invalid_argument unless every parameter is in range (window_beats ≥ 4, the other
 ///         counts ≥ 1, seconds finite and ≥ 0, the early ratio in (0, 1], the pause ratio ≥ 1, a share in [0, 1))

@@ -2,9 +2,10 @@
 /// @file af_strip.hpp
 /// AF in a strip: a recording too short for the window rule of af_rhythm.hpp to hold an episode
 /// (a 10–60 s handheld or rest ECG) is judged as a whole, as a clinician reads a strip, by a small
-/// learned prior: a logistic model over seven measures of the strip's rhythm and P waves.
+/// learned prior: a logistic model over eight measures of the strip's rhythm and atrial
+/// activity.
 ///
-/// What is learned, and from what (docs/classification.md, "Short recordings"): the seven weights,
+/// What is learned, and from what (docs/classification.md, "Short recordings"): the eight weights,
 /// the bias, the decision threshold and the P-wave coherence that vetoes AF, fitted by
 /// bench/af_cinc.py on the 4,264 labelled CinC 2017 development recordings (PhysioNet/Computing in
 /// Cardiology Challenge 2017, ODC-By 1.0), the threshold the most sensitive one that calls at most
@@ -24,6 +25,7 @@
 namespace zeroflow::classify {
 
 struct af_params;
+struct atrial_measures;
 
 /// The strip's measures, in this order (each over the beats the window rule measures: not left
 /// out, not ectopic by timing):
@@ -36,13 +38,15 @@ struct af_params;
 /// 6. the share of distinct step pairs: of the pairs of consecutive measured steps (signed
 ///    ln(RR_b / RR_b−1), each rounded to a multiple of `irregular_step_log_ratio`), the distinct
 ///    ones over all (NaN: no pair). AF is irregularly irregular; an ectopic pattern repeats.
-inline constexpr std::size_t af_strip_feature_count = 7;
+/// 7. the median f-wave rate (f_wave.hpp) of the beats whose interval and the one before it are
+///    measured (NaN: none measured).
+inline constexpr std::size_t af_strip_feature_count = 8;
 using af_strip_features = std::array<double, af_strip_feature_count>;
 
 /// The names of the measures, as the prior file's metadata lists them.
 inline constexpr std::array<std::string_view, af_strip_feature_count> af_strip_feature_names{
-    "irregular_share",       "median_step_log_ratio", "p_wave_coherence",   "p_wave_similarity",
-    "log_median_rr_seconds", "log_measured_steps",    "distinct_step_pairs"};
+    "irregular_share",       "median_step_log_ratio", "p_wave_coherence",    "p_wave_similarity",
+    "log_median_rr_seconds", "log_measured_steps",    "distinct_step_pairs", "f_wave_rate"};
 
 /// The logistic model: p = 1 / (1 + exp(−(bias + Σ weight_i (x_i − mean_i) / scale_i))), AF when
 /// p ≥ threshold and the strip's median P-wave coherence is under `p_wave_coherence_max`. A
@@ -61,7 +65,7 @@ struct af_strip_prior {
 /// The prior the library ships (data/af_strip_prior.safetensors), parsed once.
 [[nodiscard]] const af_strip_prior& default_af_strip_prior();
 
-/// Reads a prior from a safetensors file's bytes (tensors `mean`, `scale`, `weight` of seven F64,
+/// Reads a prior from a safetensors file's bytes (tensors `mean`, `scale`, `weight` of eight F64,
 /// `bias`, `threshold` and `p_wave_coherence_max` of one; metadata `features` naming
 /// af_strip_feature_names in order).
 /// @throws zeroflow::parse_error naming what is missing or wrong
@@ -72,17 +76,14 @@ struct af_strip_prior {
  *        and left-out beats, as find_af_episodes measures a strip.
  * @param peaks R-peak samples, strictly increasing, one per beat
  * @param left_out beats whose intervals are not the atria's (1: left out), or empty for none
- * @param coherence each beat's window P-wave coherence, or empty
- * @param p_similarity each beat's P-wave similarity to the dominant beat's, or empty
+ * @param atria what the signal shows of the atria at each beat (empty spans: not measured)
  * @return nothing when fewer than eight steps are measured (the window rule's minimum): too
  *         little rhythm to judge
  * @throws zeroflow::invalid_argument as find_af_episodes does
  */
 [[nodiscard]] std::optional<af_strip_features> measure_af_strip(std::span<const std::int64_t> peaks, double sample_rate,
                                                                 std::span<const std::uint8_t> left_out,
-                                                                std::span<const double> coherence,
-                                                                std::span<const double> p_similarity,
-                                                                const af_params& params);
+                                                                const atrial_measures& atria, const af_params& params);
 
 /// The prior's probability that the strip is AF.
 [[nodiscard]] double af_strip_probability(const af_strip_features& features, const af_strip_prior& prior);

@@ -205,9 +205,10 @@ struct classification {
   /// The beat's shape family: 0 the dominant shape, k ≥ 1 the k-th family of unlike beats (step 4;
   /// numbered in the order of their first member): what a reader reviews as one template.
   std::vector<std::int32_t> family;
-  std::vector<float> p_similarity;       ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
-  std::vector<float> p_coherence;        ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
-  std::vector<float> clarity;            ///< how far the beat's QRS stands out of the signal around it (step 0)
+  std::vector<float> p_similarity;  ///< P-wave similarity to the dominant beat (−1..1; 0 where flat)
+  std::vector<float> p_coherence;   ///< P-wave coherence of the beat's AF window (0..1; NaN: too few beats)
+  std::vector<float> f_wave_rate;   ///< f-wave rate before the beat (f_wave.hpp; NaN: not measured, or not a strip)
+  std::vector<float> clarity;       ///< how far the beat's QRS stands out of the signal around it (step 0)
   std::vector<std::uint8_t> unreadable;  ///< 1 inside a stretch without readable ECG (called Q)
   /// Those stretches, in time order (rhythm "noise"); one around a stretch without signal
   /// (sample_stretch) reaches from its first to its last sample, beyond the R peaks of its beats.
@@ -246,6 +247,10 @@ struct recording_context {
   /// device): each is measured as the beats' own lead is (its own dominant beat and clarity), and
   /// decides the unlike beats that the beats' own lead cannot place (step 6).
   std::span<const array> other_leads;
+  /// The lead the beats were found in (1-D float32, on any device), or null. A strip's AF prior
+  /// weighs its f-wave rates (f_wave.hpp), measured in it from a second before the first beat
+  /// to a second after the last; a longer recording's are not measured.
+  const array* signal = nullptr;
 };
 
 /**

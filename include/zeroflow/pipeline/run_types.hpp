@@ -175,7 +175,7 @@ struct run_result {
   // Robust method only: each beat's AAMI class ('N', 'S', 'V', 'Q'), the measurements the class
   // rule used (classify/beat_classes.hpp) and the atrial fibrillation episodes it found.
   std::vector<char> beat_class;
-  std::vector<float> similarity, p_similarity, prematurity, p_coherence, clarity;
+  std::vector<float> similarity, p_similarity, prematurity, p_coherence, clarity, f_wave_rate;
   std::vector<std::int32_t> family;  ///< shape family (0: the dominant shape; classify::classification::family)
   /// classify::classification::other_lead_similarity (NaN: no other lead read the beat).
   std::vector<float> other_lead_similarity;
