@@ -20,6 +20,7 @@
 #include "zeroflow/classify/f_wave.hpp"
 #include "zeroflow/classify/param_names.hpp"
 #include "zeroflow/core/error.hpp"
+#include "zeroflow/memory/allocate.hpp"
 
 namespace zeroflow::python {
 
@@ -120,9 +121,14 @@ void bind_classify(nb::module_& m) {
       "classify::measure_af_strip: the strip's measures, or None when too few steps are measured.");
   m.def(
       "_f_wave_rates",
-      [](const std::vector<float>& signal, const std::vector<std::int64_t>& peaks, double sample_rate) {
+      [](const py_array& signal, const std::vector<std::int64_t>& peaks, double sample_rate) {
+        const array& x = signal.value;
+        ZF_EXPECTS(x.type() == float32 && x.ndim() == 1, "the signal must be a 1-D float32 array");
         nb::gil_scoped_release release;
-        return classify::f_wave_rates(signal, peaks, sample_rate);
+        const array host = x.where().host_accessible() && x.is_contiguous()
+                               ? x
+                               : copy_to(x, cpu_device, to_stream_view(signal.stream));  // contiguous, readable
+        return classify::f_wave_rates(host.span<const float>(), peaks, sample_rate);
       },
       "signal"_a, "peaks"_a, "sample_rate"_a, "classify::f_wave_rates: each beat's f-wave rate (NaN: not measured).");
   m.def(

@@ -439,6 +439,13 @@ def test_a_strip_measures_its_f_waves(zeroflow_bin, run_119, tmp_path):
     np.testing.assert_array_equal(c.f_wave_rate, got.astype(np.float32))
     np.testing.assert_array_equal(c.classes, [r["class"] for r in rows])
     assert np.isnan(classify_beats(peaks, np.asarray(seg.beats.rows), **kw).f_wave_rate).all()
+    # Inside a longer lead, the strip's second on either side is cut out of it.
+    pad = np.full(int(5 * rate), x[0], dtype=np.float32)
+    longer = np.concatenate([pad, x, pad])
+    inside = classify_beats(peaks + len(pad), np.asarray(seg.beats.rows), signal=longer, **kw)
+    first, end = peaks[0] + len(pad) - 360, peaks[-1] + len(pad) + 361
+    want = f_wave_rates(longer[first:end], peaks + len(pad) - first, rate).astype(np.float32)
+    np.testing.assert_array_equal(inside.f_wave_rate, want)
 
 
 def test_class_params_reach_the_rule(zeroflow_bin, run_119, tmp_path):

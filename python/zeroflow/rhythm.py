@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ._interop import _core
+from .signal import _checked
 
 #: The rule's parameters and their defaults (``classify::af_params``).
 AF_DEFAULTS: Dict[str, float] = dict(_core._af_defaults())
@@ -102,15 +103,17 @@ def measure_af_strip(
 def f_wave_rates(signal: Any, peaks: Any, sample_rate: float) -> np.ndarray:
     """Each beat's f-wave rate (``classify/f_wave.hpp``): zero crossings per second of the 3-12 Hz
     band (a 4th-order Butterworth band-pass run forward and backward from rest, the signal's first
-    value its baseline) in the T-Q interval before the beat, from the previous beat's T-wave end
-    (0.1 + 0.45 sqrt(RR) s after its R peak) to 0.07 s before this beat's R peak. AF's fibrillatory
+    finite value its baseline) in the T-Q interval before the beat, from the previous beat's T-wave
+    end (0.1 + 0.45 sqrt(RR) s after its R peak, RR the interval between the two beats) to 0.07 s
+    before this beat's R peak. AF's fibrillatory
     waves cross 8-9 times a second, a sinus rhythm's flat interval 11-12 times (its noise). A
-    float64 array, one value per beat: NaN for the first beat and for intervals under 0.1 s.
-    Raises ValueError on peaks outside the signal or not increasing, or a bad rate."""
-    x = np.ascontiguousarray(signal, dtype=np.float32)
-    if x.ndim != 1:
-        raise ValueError(f"signal must be 1-D, got shape {x.shape}")
-    return np.asarray(_core._f_wave_rates(x.tolist(), _peaks(peaks), float(sample_rate)), dtype=np.float64)
+    float64 array, one value per beat: NaN for the first beat, for intervals under 0.1 s and for
+    those within a third of a second (a period of the band's lower edge, where the filter starts
+    from rest) of the signal's ends or of a NaN sample (missing: it reads as the first finite
+    value). ``signal`` is 1-D float32 on any device. Raises ValueError on peaks outside the signal
+    or not increasing, or a bad rate; TypeError on a signal that is not float32."""
+    x = _checked(signal, "signal", ("float32",), ndim=1)
+    return np.asarray(_core._f_wave_rates(x, _peaks(peaks), float(sample_rate)), dtype=np.float64)
 
 
 __all__ = [

@@ -45,10 +45,10 @@ void check(std::span<const std::int64_t> peaks, const beat_rows& rows, std::size
 /// minute of signal at most. Empty without the lead, or for a recording longer than a strip.
 std::vector<double> strip_f_wave_rates(std::span<const std::int64_t> peaks, const array* signal, double sample_rate,
                                        const af_params& af, stream_view stream) {
-  if (signal == nullptr || peaks.size() < 2 ||
-      static_cast<double>(peaks.back() - peaks.front()) / sample_rate > af.strip_max_seconds)
-    return {};
+  if (signal == nullptr) return {};
   ZF_EXPECTS(signal->type() == float32 && signal->ndim() == 1, "the beats' lead must be a 1-D float32 array");
+  if (peaks.size() < 2 || static_cast<double>(peaks.back() - peaks.front()) / sample_rate > af.strip_max_seconds)
+    return {};
   const auto n = signal->shape()[0];
   const auto second = std::llround(sample_rate);
   const std::int64_t first = std::max<std::int64_t>(0, peaks.front() - second);

@@ -2,6 +2,7 @@
 // crossings counted in each T–Q interval.
 #include "zeroflow/classify/f_wave.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <complex>
@@ -65,39 +66,56 @@ void filter(std::span<double> values, const std::array<biquad, 2>& sections, boo
 
 }  // namespace
 
-std::vector<double> f_wave_rates(std::span<const float> signal, std::span<const std::int64_t> peaks,
-                                 double sample_rate, const f_wave_params& p) {
+std::vector<double> f_wave_rates(std::span<const float> signal, std::span<const std::int64_t> peaks, double sample_rate,
+                                 const f_wave_params& p) {
   ZF_EXPECTS(sample_rate > 0 && std::isfinite(sample_rate), "the sample rate must be positive, got ", sample_rate);
   for (const double v : {p.band_low_hz, p.band_high_hz, p.t_wave_end_margin_seconds, p.qt_seconds_per_root_rr,
                          p.qrs_onset_seconds, p.min_interval_seconds})
     ZF_EXPECTS(v > 0 && std::isfinite(v), "f-wave parameters must be positive and finite, one is ", v);
-  ZF_EXPECTS(p.band_low_hz < p.band_high_hz, "the f-wave band must run from low to high, got ", p.band_low_hz,
-             " to ", p.band_high_hz, " Hz");
+  ZF_EXPECTS(p.band_low_hz < p.band_high_hz, "the f-wave band must run from low to high, got ", p.band_low_hz, " to ",
+             p.band_high_hz, " Hz");
   const auto n = static_cast<std::int64_t>(signal.size());
   for (std::size_t b = 0; b < peaks.size(); ++b) {
-    ZF_EXPECTS(peaks[b] >= 0 && peaks[b] < n, "R peak ", b, " at sample ", peaks[b], " lies outside the signal of ",
-               n, " samples");
+    ZF_EXPECTS(peaks[b] >= 0 && peaks[b] < n, "R peak ", b, " at sample ", peaks[b], " lies outside the signal of ", n,
+               " samples");
     ZF_EXPECTS(b == 0 || peaks[b] > peaks[b - 1], "R peaks must increase: beat ", b, " at sample ", peaks[b],
                " follows sample ", peaks[b - 1]);
   }
   std::vector<double> out(peaks.size(), std::numeric_limits<double>::quiet_NaN());
-  if (peaks.size() < 2 || !(p.band_high_hz < sample_rate / 2)) return out;
+  const auto finite = std::find_if(signal.begin(), signal.end(), [](float v) { return std::isfinite(v); });
+  if (peaks.size() < 2 || !(p.band_high_hz < sample_rate / 2) || finite == signal.end()) return out;
 
-  std::vector<double> band(signal.begin(), signal.end());
-  const double baseline = band.front();
-  for (double& v : band) v -= baseline;
+  // A missing sample (NaN: a gap, an invalid value) would spread through the recursive filter:
+  // it reads as the baseline, and the intervals the filter carries it into are not measured.
+  // missing_before[i] counts the missing samples before sample i.
+  const double baseline = *finite;
+  std::vector<double> band(signal.size());
+  std::vector<std::int64_t> missing_before(signal.size() + 1, 0);
+  for (std::size_t i = 0; i < signal.size(); ++i) {
+    const bool missing = !std::isfinite(signal[i]);
+    band[i] = missing ? 0.0 : signal[i] - baseline;
+    missing_before[i + 1] = missing_before[i] + (missing ? 1 : 0);
+  }
   const auto sections = butterworth_bandpass(p.band_low_hz, p.band_high_hz, sample_rate);
   filter(band, sections, false);
   filter(band, sections, true);
 
+  // The filter starts from rest at both ends of the signal and at every missing sample: an
+  // interval within one period of the band's lower edge of them is not measured.
+  const auto reach = static_cast<std::int64_t>(std::ceil(sample_rate / p.band_low_hz));
   const auto onset = std::llround(p.qrs_onset_seconds * sample_rate);
   const auto shortest = std::llround(p.min_interval_seconds * sample_rate);
   for (std::size_t b = 1; b < peaks.size(); ++b) {
+    // The QT from the interval it lies in: measured against the cycle before beat b − 1 instead,
+    // AF strips found fell by half a point (docs/classification.md).
     const double rr_seconds = static_cast<double>(peaks[b] - peaks[b - 1]) / sample_rate;
     const double t_end_seconds = p.t_wave_end_margin_seconds + p.qt_seconds_per_root_rr * std::sqrt(rr_seconds);
     const std::int64_t first = peaks[b - 1] + static_cast<std::int64_t>(std::floor(t_end_seconds * sample_rate));
     const std::int64_t end = peaks[b] - onset;
-    if (end - first < shortest) continue;
+    if (end - first < shortest || first - reach < 0 || end + reach > n) continue;
+    if (missing_before[static_cast<std::size_t>(end + reach)] !=
+        missing_before[static_cast<std::size_t>(first - reach)])
+      continue;
     std::int64_t crossings = 0;
     for (auto i = first + 1; i < end; ++i)
       crossings += (band[static_cast<std::size_t>(i)] > 0) != (band[static_cast<std::size_t>(i - 1)] > 0) ? 1 : 0;

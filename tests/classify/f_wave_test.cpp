@@ -65,13 +65,48 @@ TEST(FWave, OnlyTheBandIsCounted) {
   const auto mixed = [](double edge_hz, double edge_amplitude) {
     strip s = oscillation(6.0, 0.1);
     for (std::size_t i = 0; i < s.signal.size(); ++i)
-      s.signal[i] += static_cast<float>(
-          edge_amplitude * std::sin(2 * std::numbers::pi * edge_hz * static_cast<double>(i) / rate));
+      s.signal[i] +=
+          static_cast<float>(edge_amplitude * std::sin(2 * std::numbers::pi * edge_hz * static_cast<double>(i) / rate));
     return median_of_measured(zc::f_wave_rates(s.signal, s.peaks, rate));
   };
   EXPECT_NEAR(mixed(12.0, 0.3), 24.0, 2.0);
   EXPECT_NEAR(mixed(40.0, 0.3), 12.0, 2.0);
   EXPECT_NEAR(mixed(0.7, 0.3), 12.0, 2.0);
+}
+
+TEST(FWave, AMissingSampleCostsOnlyTheIntervalsNearIt) {
+  strip s = oscillation(6.0, 0.1);
+  const auto clean = zc::f_wave_rates(s.signal, s.peaks, rate);
+  // A NaN in the T–Q interval before beat 10 (which ends 0.07 s before its R peak).
+  s.signal[static_cast<std::size_t>(s.peaks[10] - 40)] = std::nanf("");
+  const auto gapped = zc::f_wave_rates(s.signal, s.peaks, rate);
+  ASSERT_TRUE(std::isfinite(clean[10]));
+  EXPECT_TRUE(std::isnan(gapped[10]));
+  std::size_t lost = 0;
+  for (std::size_t b = 0; b < clean.size(); ++b) {
+    if (std::isnan(gapped[b])) lost += std::isfinite(clean[b]) ? 1 : 0;
+    if (b >= 9 && b <= 11) continue;
+    // Further away its ringing has died down: the same rates (and the same unmeasured first beat).
+    EXPECT_TRUE(gapped[b] == clean[b] || (std::isnan(gapped[b]) && std::isnan(clean[b]))) << b;
+  }
+  EXPECT_LE(lost, 2U);
+  // The first finite sample is the baseline: a NaN at the start changes nothing further on.
+  strip late = oscillation(6.0, 0.1);
+  late.signal[0] = std::nanf("");
+  EXPECT_NEAR(median_of_measured(zc::f_wave_rates(late.signal, late.peaks, rate)), 12.0, 2.0);
+  std::fill(late.signal.begin(), late.signal.end(), std::nanf(""));
+  const auto none = zc::f_wave_rates(late.signal, late.peaks, rate);
+  EXPECT_TRUE(std::all_of(none.begin(), none.end(), [](double r) { return std::isnan(r); }));
+}
+
+TEST(FWave, IntervalsNearTheEndsAreNotMeasured) {
+  // The filter starts from rest at both ends: an interval within a third of a second (a period of
+  // 3 Hz) of them is not measured, however the signal goes on.
+  const strip s = oscillation(6.0, 0.1, 1.2, 30);
+  std::vector<float> cut(s.signal.begin(), s.signal.begin() + s.peaks.back() + 10);
+  const auto rates = zc::f_wave_rates(cut, s.peaks, rate);
+  EXPECT_TRUE(std::isnan(rates.back()));  // ends 0.07 + 0.03 s before the signal does
+  EXPECT_TRUE(std::isfinite(rates[rates.size() - 2]));
 }
 
 TEST(FWave, ShortIntervalsAndLowRatesAreNotMeasured) {

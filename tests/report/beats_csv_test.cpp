@@ -40,6 +40,7 @@ zeroflow::pipeline::run_result run_of(std::size_t n) {
     r.family.push_back(static_cast<std::int32_t>(b % 3));
     r.other_lead_similarity.push_back(std::nanf(""));
     r.other_lead_deviation.push_back(b % 4 == 2 ? 0.25F * static_cast<float>(b % 16) : std::nanf(""));
+    r.f_wave_rate.push_back(b % 5 == 1 ? 8.0F + static_cast<float>(b % 7) : std::nanf(""));
   }
   r.episodes.push_back({"AFIB", 100, 20'099, r.peak[100], r.peak[20'099]});
   return r;
@@ -61,7 +62,7 @@ TEST(BeatsCsv, ALongRunComesOutWholeAndInOrder) {
   ASSERT_EQ(t.rows.size(), n);
   const auto beat = t.column("beat"), peak = t.column("peak"), score = t.column("score"), cls = t.column("class"),
              af = t.column("af"), family = t.column("family"), other = t.column("other_lead_similarity"),
-             deviation = t.column("other_lead_deviation");
+             deviation = t.column("other_lead_deviation"), f_wave = t.column("f_wave_rate");
   for (std::size_t b = 0; b < n; ++b) {
     ASSERT_EQ(t.sample(b, beat), static_cast<std::int64_t>(b));
     ASSERT_EQ(t.sample(b, peak), r.peak[b]);
@@ -74,5 +75,9 @@ TEST(BeatsCsv, ALongRunComesOutWholeAndInOrder) {
       ASSERT_EQ(static_cast<float>(t.number(b, deviation)), r.other_lead_deviation[b]);
     else
       ASSERT_TRUE(t.rows[b][deviation].empty());
+    if (b % 5 == 1)
+      ASSERT_EQ(static_cast<float>(t.number(b, f_wave)), r.f_wave_rate[b]);
+    else
+      ASSERT_TRUE(t.rows[b][f_wave].empty());
   }
 }
