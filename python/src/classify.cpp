@@ -50,9 +50,9 @@ void bind_classify(nb::module_& m) {
         classify::classification c;
         {
           nb::gil_scoped_release release;
-          c = classify::classify_beats(peaks, rows.value, window_before, window_after, sample_rate,
-                                       to_stream_view(rows.stream), p,
-                                       {.other_leads = others, .signal = signal ? &signal->value : nullptr});
+          c = classify::classify_beats(
+              peaks, rows.value, window_before, window_after, sample_rate, to_stream_view(rows.stream), p,
+              {.no_signal = {}, .other_leads = others, .signal = signal ? &signal->value : nullptr});
         }
         nb::dict d;
         d["classes"] = std::string(c.classes.begin(), c.classes.end());

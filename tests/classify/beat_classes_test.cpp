@@ -11,9 +11,11 @@
 #include <numbers>
 #include <random>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "synthetic_rows.hpp"
+#include "zeroflow/classify/f_wave.hpp"
 #include "zeroflow/core/cuda.hpp"
 #include "zeroflow/core/error.hpp"
 #include "zeroflow/memory/allocate.hpp"
@@ -516,4 +518,67 @@ TEST(BeatClasses, RowsOfTheWrongShapeAreRefused) {
   const auto r = make_recording();
   zf::array flat = zf::empty({static_cast<std::int64_t>(r.rows.size())}, zf::float32, zf::cpu_device);
   EXPECT_THROW((void)zc::classify_beats(r.peaks, flat, before, after, rate, {}), zf::invalid_argument);
+}
+
+TEST(BeatClasses, AStripWeighsTheFWavesOfItsLead) {
+  // 45 irregular beats without P waves (a 30 s strip) and their lead: 5 Hz f waves between QRS
+  // spikes. Given the lead, the rule measures each beat's f-wave rate in it (f_wave.hpp, from a
+  // second before the first beat to a second after the last) wherever lead and rows are; a
+  // recording longer than a strip, or one without its lead, has none.
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> af_rr(0.45, 1.0);
+  recording r;
+  for (int b = 0; b < 45; ++b) r.add(af_rr(rng), 'N', beat_row(0.012, atria::fibrillating, rng), true);
+  const auto n = r.peaks.back() + static_cast<std::int64_t>(3 * rate);
+  zf::array lead = zf::empty({n}, zf::float32, zf::cpu_device);
+  float* x = lead.data_as<float>();
+  for (std::int64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(0.1 * std::sin(2 * std::numbers::pi * 5.0 * static_cast<double>(i) / rate));
+  for (const auto p : r.peaks) x[p] += 3.0F;
+
+  const zc::beat_rows view{r.rows, width, before, after};
+  const auto with_lead =
+      zc::classify_beats(r.peaks, view, rate, {}, {.no_signal = {}, .other_leads = {}, .signal = &lead});
+  const auto second = static_cast<std::int64_t>(std::llround(rate));
+  const std::int64_t first = r.peaks.front() - second, end = r.peaks.back() + second + 1;
+  std::vector<std::int64_t> local(r.peaks.begin(), r.peaks.end());
+  for (auto& p : local) p -= first;
+  const auto want = zc::f_wave_rates(std::span<const float>(x + first, x + end), local, rate);
+  ASSERT_EQ(with_lead.f_wave_rate.size(), want.size());
+  std::size_t measured = 0;
+  for (std::size_t b = 0; b < want.size(); ++b) {
+    if (std::isnan(want[b])) {
+      EXPECT_TRUE(std::isnan(with_lead.f_wave_rate[b])) << b;
+      continue;
+    }
+    ++measured;
+    EXPECT_EQ(with_lead.f_wave_rate[b], static_cast<float>(want[b])) << b;
+  }
+  EXPECT_GE(measured, 20U);
+  const auto without = zc::classify_beats(r.peaks, view, rate, {}, {});
+  EXPECT_TRUE(
+      std::all_of(without.f_wave_rate.begin(), without.f_wave_rate.end(), [](float v) { return std::isnan(v); }));
+  zc::class_params no_strips;
+  no_strips.af.strip_max_seconds = 10;  // the same beats are no strip
+  const auto longer =
+      zc::classify_beats(r.peaks, view, rate, no_strips, {.no_signal = {}, .other_leads = {}, .signal = &lead});
+  EXPECT_TRUE(std::all_of(longer.f_wave_rate.begin(), longer.f_wave_rate.end(), [](float v) { return std::isnan(v); }));
+  const zf::array wrong = zf::empty({n}, zf::float64, zf::cpu_device);
+  EXPECT_THROW(
+      (void)zc::classify_beats(r.peaks, view, rate, no_strips, {.no_signal = {}, .other_leads = {}, .signal = &wrong}),
+      zf::invalid_argument);
+
+  if (!zf::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  zf::array host_rows = zf::empty({static_cast<std::int64_t>(r.peaks.size()), width}, zf::float32, zf::cpu_device);
+  std::copy(r.rows.begin(), r.rows.end(), host_rows.data_as<float>());
+  const zf::array device_lead = zf::copy_to(lead, zf::cuda_device(0));
+  const auto gpu = zc::classify_beats(r.peaks, zf::copy_to(host_rows, zf::cuda_device(0)), before, after, rate, {}, {},
+                                      {.no_signal = {}, .other_leads = {}, .signal = &device_lead});
+  ASSERT_EQ(gpu.f_wave_rate.size(), with_lead.f_wave_rate.size());
+  for (std::size_t b = 0; b < want.size(); ++b)
+    EXPECT_TRUE(gpu.f_wave_rate[b] == with_lead.f_wave_rate[b] ||
+                (std::isnan(gpu.f_wave_rate[b]) && std::isnan(with_lead.f_wave_rate[b])))
+        << b;
+  EXPECT_EQ(gpu.in_af, with_lead.in_af);
+  EXPECT_EQ(gpu.classes, with_lead.classes);
 }
