@@ -120,6 +120,10 @@ TEST(MlpAutoencoder, SameSeedSameModelOneDimensionalRowsAccepted) {
   EXPECT_EQ(values_of(a.score(column)), values_of(b.score(column)));
   EXPECT_NE(values_of(a.score(column)), values_of(c.score(column)));
   EXPECT_EQ(a.reconstruct(column).shape(), (zf::shape_t{500}));
+  // The host has one memory whatever a CPU device's number, in builds with CUDA or without, as
+  // for the LightVAE.
+  auto on_another_cpu_number = zm::mlp_autoencoder::create({}, zf::device{zf::device_type::cpu, 1}, 42);
+  EXPECT_EQ(values_of(on_another_cpu_number.score(column)), values_of(a.score(column)));
 }
 
 TEST(MlpAutoencoder, SpikesScoreHighest) {
